@@ -1,0 +1,281 @@
+#include "run_exec.h"
+
+#include <errno.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ts_affinity.h"
+#include "ts_memory.h"
+
+/* Arrays start on a huge-page boundary so that transparent huge pages never straddle two
+ * threads' chunks at the start of an array. */
+#define ARRAY_ALIGNMENT ((size_t)2 << 20)
+
+static struct ts_xsum *slot(const struct ts_run_exec *ex, int thread)
+{
+    return (struct ts_xsum *)(ex->slots + (size_t)thread * ex->slot_stride);
+}
+
+/* Items per partition granule: enough items to fill whole pages, and a multiple of what the
+ * kernel needs for its reproducible block sums. */
+static int64_t partition_granule(const struct ts_plan *plan)
+{
+    int64_t page_elems = (int64_t)(ts_memory_page_size() / sizeof(double));
+    int64_t granule = (page_elems + plan->elems_per_item - 1) / plan->elems_per_item;
+    if (granule < 1)
+        granule = 1;
+    int64_t m = plan->granule_multiple;
+    return (granule + m - 1) / m * m;
+}
+
+int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
+{
+    const struct ts_plan *plan = &ex->rp->plan;
+    int n = ex->n_threads;
+
+    int rc = ts_partition_create(&ex->part, plan->items, n, partition_granule(plan));
+    if (rc != 0)
+        return ts_fail_errno(err, TS_BAD_INPUT, rc, "cannot partition %lld items among %d threads",
+                             (long long)plan->items, n);
+
+    double t0 = omp_get_wtime();
+    for (int a = 0; a < plan->n_arrays; a++) {
+        void *mem;
+        if (ts_memory_map(&mem, ex->rp->array_bytes, ARRAY_ALIGNMENT, err) != TS_OK) {
+            ts_error_prefix(err, "array %d of %s: ", a, ex->rp->kernel->name);
+            return err->status;
+        }
+        ex->arrays[a] = mem;
+    }
+    ex->t_allocation = omp_get_wtime() - t0;
+
+    ex->cache_line = ts_topology_cache_line(ex->topo, &ex->cache_line_source);
+    ex->slot_stride = (sizeof(struct ts_xsum) + ex->cache_line - 1) / ex->cache_line * ex->cache_line;
+    ex->slots = aligned_alloc(ex->cache_line, ex->slot_stride * (size_t)n);
+    ex->threads = calloc((size_t)n, sizeof *ex->threads);
+    ex->step_times = calloc((size_t)(ex->warmup + ex->iterations), sizeof *ex->step_times);
+    ex->thread_times = calloc((size_t)n * (size_t)ex->iterations, sizeof *ex->thread_times);
+    ex->thread_partials = calloc((size_t)n, sizeof *ex->thread_partials);
+    ex->node_ids = calloc((size_t)n, sizeof *ex->node_ids);
+    ex->node_partials = calloc((size_t)n, sizeof *ex->node_partials);
+    if (!ex->slots || !ex->threads || !ex->step_times || !ex->thread_times || !ex->thread_partials
+        || !ex->node_ids || !ex->node_partials)
+        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate per-thread bookkeeping for %d threads", n);
+    return TS_OK;
+}
+
+static void first_touch(struct ts_run_exec *ex)
+{
+    const struct ts_kernel *k = ex->rp->kernel;
+    const struct ts_problem *pb = &ex->rp->problem;
+    double *const *arrays = ex->arrays;
+    int n = ex->n_threads;
+    if (ex->serial_init) {
+        /* The classic mistake, kept on purpose: every page lands on the master's node. */
+        for (int c = 0; c < n; c++)
+            k->init(pb, arrays, ts_partition_range(ex->part, c));
+        return;
+    }
+    /* Chunk c goes to thread c, exactly as in the compute loops below. */
+#pragma omp parallel for schedule(static) num_threads(n)
+    for (int c = 0; c < n; c++)
+        k->init(pb, arrays, ts_partition_range(ex->part, c));
+}
+
+static void show_progress(const struct ts_run_exec *ex, int64_t step, double started)
+{
+    static double last_print;
+    double now = omp_get_wtime();
+    int64_t total = ex->warmup + ex->iterations;
+    if (now - started < 2.0 || (now - last_print < 0.5 && step + 1 < total))
+        return;
+    last_print = now;
+    double left = (now - started) / (double)(step + 1) * (double)(total - step - 1);
+    fprintf(stderr, "\r  iteration %lld/%lld, %.1f s elapsed, ~%.1f s left   ", (long long)(step + 1),
+            (long long)total, now - started, left);
+    if (step + 1 == total)
+        fprintf(stderr, "\r%70s\r", "");
+}
+
+static void timed_steps(struct ts_run_exec *ex)
+{
+    const struct ts_kernel *k = ex->rp->kernel;
+    const struct ts_problem *pb = &ex->rp->problem;
+    double *const *arrays = ex->arrays;
+    const int n = ex->n_threads;
+    const int64_t total = ex->warmup + ex->iterations;
+    const double started = omp_get_wtime();
+
+#pragma omp parallel num_threads(n)
+    {
+        const int t = omp_get_thread_num();
+        struct ts_xsum partial;
+        ts_xsum_init(&partial);
+        ts_affinity_sample_start(ex->topo, &ex->threads[t]);
+
+        for (int64_t step = 0; step < total; step++) {
+#pragma omp barrier
+            const double t0 = omp_get_wtime();
+            ts_xsum_init(&partial);
+#pragma omp for schedule(static) nowait
+            for (int c = 0; c < n; c++)
+                k->step(pb, arrays, ts_partition_range(ex->part, c), step, &partial);
+            const double t1 = omp_get_wtime();
+            if (step >= ex->warmup)
+                ex->thread_times[(size_t)t * (size_t)ex->iterations + (size_t)(step - ex->warmup)] = t1 - t0;
+#pragma omp barrier
+#pragma omp master
+            {
+                ex->step_times[step] = omp_get_wtime() - t0;
+                if (ex->show_progress)
+                    show_progress(ex, step, started);
+            }
+        }
+
+        /* Registers to the thread's own padded slot: no false sharing, no atomics. */
+        *slot(ex, t) = partial;
+        if (k->result) {
+            ts_xsum_init(slot(ex, t));
+#pragma omp for schedule(static)
+            for (int c = 0; c < n; c++)
+                k->result(pb, arrays, ts_partition_range(ex->part, c), total, slot(ex, t));
+        }
+        ts_affinity_sample_end(&ex->threads[t]);
+    }
+
+    for (int64_t s = ex->warmup; s < total; s++)
+        ex->t_kernel += ex->step_times[s];
+}
+
+/* Groups threads by the NUMA node they ran on; node_ids ascending. */
+static void group_by_node(struct ts_run_exec *ex, int *group_of_thread)
+{
+    ex->n_nodes = 0;
+    for (int t = 0; t < ex->n_threads; t++) {
+        int32_t node = ex->threads[t].node;
+        int g = 0;
+        while (g < ex->n_nodes && ex->node_ids[g] < node)
+            g++;
+        if (g == ex->n_nodes || ex->node_ids[g] != node) {
+            memmove(&ex->node_ids[g + 1], &ex->node_ids[g], (size_t)(ex->n_nodes - g) * sizeof ex->node_ids[0]);
+            ex->node_ids[g] = node;
+            ex->n_nodes++;
+        }
+    }
+    for (int t = 0; t < ex->n_threads; t++) {
+        int g = 0;
+        while (ex->node_ids[g] != ex->threads[t].node)
+            g++;
+        group_of_thread[t] = g;
+        ex->threads[t].counted_for_node = ex->node_ids[g];
+    }
+}
+
+static int combine(struct ts_run_exec *ex, struct ts_error *err)
+{
+    const int n = ex->n_threads;
+    int *group_of_thread = calloc((size_t)n, sizeof *group_of_thread);
+    struct ts_xsum **node_acc = calloc((size_t)n, sizeof *node_acc);
+    if (!group_of_thread || !node_acc) {
+        free(group_of_thread);
+        free(node_acc);
+        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate the combine tables");
+    }
+    group_by_node(ex, group_of_thread);
+
+    for (int t = 0; t < n; t++) {
+        struct ts_xsum copy = *slot(ex, t);
+        ex->thread_partials[t] = ts_xsum_round(&copy);
+    }
+
+    int status = TS_OK;
+    for (int g = 0; g < ex->n_nodes && status == TS_OK; g++) {
+        node_acc[g] = ts_memory_alloc_on_node(sizeof(struct ts_xsum), ex->node_ids[g] < 0 ? 0 : ex->node_ids[g]);
+        if (!node_acc[g])
+            status = ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate the partial of NUMA node %d",
+                                   ex->node_ids[g]);
+    }
+
+    if (status == TS_OK) {
+        double t0 = omp_get_wtime();
+        /* One thread per node (its lowest-numbered) gathers that node's slots in thread order
+         * into the node's own memory; then the node partials are combined in node order. */
+#pragma omp parallel num_threads(n)
+        {
+            const int t = omp_get_thread_num();
+            const int g = group_of_thread[t];
+            int leader = 0;
+            while (group_of_thread[leader] != g)
+                leader++;
+            if (leader == t) {
+                ts_xsum_init(node_acc[g]);
+                for (int u = t; u < n; u++)
+                    if (group_of_thread[u] == g)
+                        ts_xsum_merge(node_acc[g], slot(ex, u));
+            }
+        }
+        struct ts_xsum global;
+        ts_xsum_init(&global);
+        for (int g = 0; g < ex->n_nodes; g++)
+            ts_xsum_merge(&global, node_acc[g]);
+        ex->global = ts_xsum_round(&global);
+        ex->t_combine = omp_get_wtime() - t0;
+        for (int g = 0; g < ex->n_nodes; g++)
+            ex->node_partials[g] = ts_xsum_round(node_acc[g]);
+    }
+
+    for (int g = 0; g < ex->n_nodes; g++)
+        if (node_acc[g])
+            ts_memory_free_on_node(node_acc[g], sizeof(struct ts_xsum));
+    free(node_acc);
+    free(group_of_thread);
+    return status;
+}
+
+int ts_run_exec_run(struct ts_run_exec *ex, struct ts_error *err)
+{
+    int team = 0;
+#pragma omp parallel num_threads(ex->n_threads)
+    {
+#pragma omp single
+        team = omp_get_num_threads();
+    }
+    if (team != ex->n_threads)
+        return ts_fail(err, TS_BAD_INPUT,
+                       "the OpenMP runtime started %d threads instead of %d (check OMP_DYNAMIC and OMP_THREAD_LIMIT)",
+                       team, ex->n_threads);
+
+    double t0 = omp_get_wtime();
+    first_touch(ex);
+    ex->t_init = omp_get_wtime() - t0;
+
+    timed_steps(ex);
+    for (int t = 0; t < ex->n_threads; t++) {
+        struct ts_range r = ts_partition_range(ex->part, t);
+        ex->threads[t].item_begin = r.begin;
+        ex->threads[t].item_end = r.end;
+    }
+    return combine(ex, err);
+}
+
+void ts_run_exec_release(struct ts_run_exec *ex)
+{
+    for (int a = 0; a < 3; a++)
+        if (ex->arrays[a])
+            ts_memory_unmap(ex->arrays[a], ex->rp->array_bytes);
+    ts_partition_destroy(ex->part);
+    free(ex->slots);
+    free(ex->threads);
+    free(ex->step_times);
+    free(ex->thread_times);
+    free(ex->thread_partials);
+    free(ex->node_ids);
+    free(ex->node_partials);
+    memset(ex->arrays, 0, sizeof ex->arrays);
+    ex->part = NULL;
+    ex->slots = NULL;
+    ex->threads = NULL;
+}

@@ -1,0 +1,56 @@
+/* The OpenMP part of a run: first-touch init, the timed iterations, the per-node and global
+ * combination of partial results. Every loop over data takes its range from one partition. */
+#ifndef TS_RUN_EXEC_H
+#define TS_RUN_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "run_plan.h"
+#include "ts_error.h"
+#include "ts_record.h"
+#include "ts_topology.h"
+
+struct ts_run_exec {
+    /* inputs */
+    const struct ts_run_plan *rp;
+    const ts_topology *topo;
+    int n_threads;
+    int serial_init;
+    int64_t warmup;
+    int64_t iterations;
+    int show_progress;
+
+    /* owned resources */
+    ts_partition *part;
+    double *arrays[3];
+    unsigned char *slots;        /* n_threads exact accumulators, one per cache-line-padded slot */
+    size_t slot_stride;
+    size_t cache_line;
+    const char *cache_line_source;
+
+    /* per thread */
+    struct ts_thread_rec *threads;  /* n_threads */
+    double *step_times;             /* [step], warm-up first */
+    double *thread_times;           /* [thread][timed iteration], warm-up excluded */
+    double *thread_partials;        /* n_threads */
+
+    /* per node */
+    int n_nodes;
+    int32_t *node_ids;              /* ascending OS indices of the nodes threads ran on */
+    double *node_partials;
+
+    double global;
+    double t_allocation, t_init, t_kernel, t_combine;
+};
+
+/* Maps the arrays untouched and builds the partition (chunk boundaries on pages). */
+int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err);
+
+/* First touch: parallel (each thread its own chunk, the compute loops' static schedule) or
+ * serial (the master thread touches every chunk), then the timed steps, then the combine. */
+int ts_run_exec_run(struct ts_run_exec *ex, struct ts_error *err);
+
+void ts_run_exec_release(struct ts_run_exec *ex);
+
+#endif

@@ -1,0 +1,257 @@
+#include "run_record.h"
+
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Variables that decide where threads run: the OpenMP runtime's and the batch system's. */
+static const char *const recorded_prefixes[] = {"OMP_", "GOMP_", "SLURM_", "SRUN_", "SBATCH_"};
+
+void ts_run_record_start(struct ts_run_record *rr)
+{
+    memset(rr, 0, sizeof *rr);
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(rr->start_time, sizeof rr->start_time, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+}
+
+void ts_run_record_warn(struct ts_run_record *rr, const char *text)
+{
+    int n = rr->rec.n_warnings;
+    if (n >= 64)
+        return;
+    snprintf(rr->warning_text[n], sizeof rr->warning_text[n], "%s", text);
+    rr->warnings[n] = rr->warning_text[n];
+    rr->rec.warnings = rr->warnings;
+    rr->rec.n_warnings = n + 1;
+}
+
+/* argv as a shell would need it typed again. */
+static char *join_command_line(int argc, char **argv)
+{
+    size_t len = 1;
+    for (int i = 0; i < argc; i++)
+        len += 4 * strlen(argv[i]) + 3;
+    char *out = malloc(len), *p = out;
+    if (!out)
+        return NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int plain = a[0] != '\0' && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,%+@")
+                                        == strlen(a);
+        if (i > 0)
+            *p++ = ' ';
+        if (plain) {
+            p += sprintf(p, "%s", a);
+            continue;
+        }
+        *p++ = '\'';
+        for (; *a; a++)
+            p += *a == '\'' ? sprintf(p, "'\\''") : sprintf(p, "%c", *a);
+        *p++ = '\'';
+    }
+    *p = '\0';
+    return out;
+}
+
+static int fill_environment(struct ts_run_record *rr)
+{
+    int count = 0;
+    for (char **e = environ; *e; e++)
+        count++;
+    rr->environment = calloc((size_t)count + 1, sizeof *rr->environment);
+    if (!rr->environment)
+        return -1;
+    int n = 0;
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq)
+            continue;
+        int wanted = 0;
+        for (size_t p = 0; p < sizeof recorded_prefixes / sizeof recorded_prefixes[0]; p++)
+            wanted |= strncmp(*e, recorded_prefixes[p], strlen(recorded_prefixes[p])) == 0;
+        if (!wanted)
+            continue;
+        snprintf(rr->environment[n].name, sizeof rr->environment[n].name, "%.*s", (int)(eq - *e), *e);
+        snprintf(rr->environment[n].value, sizeof rr->environment[n].value, "%s", eq + 1);
+        n++;
+    }
+    rr->rec.environment = rr->environment;
+    rr->rec.n_environment = n;
+    return 0;
+}
+
+static int fill_config(struct ts_run_record *rr, const struct ts_config *cfg)
+{
+    size_t n = ts_config_key_count();
+    rr->config = calloc(n, sizeof *rr->config);
+    size_t overrides_len = 1;
+    for (int i = 0; i < cfg->n_sets; i++)
+        overrides_len += strlen(cfg->sets[i]) + 1;
+    rr->overrides = malloc(overrides_len);
+    if (!rr->config || !rr->overrides)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        snprintf(rr->config[i].name, sizeof rr->config[i].name, "%s", ts_config_key_name(i));
+        ts_config_value_string(cfg, i, rr->config[i].value, sizeof rr->config[i].value);
+    }
+    rr->overrides[0] = '\0';
+    for (int i = 0; i < cfg->n_sets; i++) {
+        strcat(rr->overrides, cfg->sets[i]);
+        if (i + 1 < cfg->n_sets)
+            strcat(rr->overrides, "\n");
+    }
+    rr->rec.config = rr->config;
+    rr->rec.n_config = (int32_t)n;
+    rr->rec.config_path = cfg->path;
+    rr->rec.config_text = cfg->text ? cfg->text : "";
+    rr->rec.config_overrides = rr->overrides;
+    return 0;
+}
+
+static void add_binding(struct ts_run_record *rr, const char *name, const char *value)
+{
+    int n = rr->rec.n_binding;
+    if (n >= (int)(sizeof rr->binding / sizeof rr->binding[0]))
+        return;
+    snprintf(rr->binding[n].name, sizeof rr->binding[n].name, "%s", name);
+    snprintf(rr->binding[n].value, sizeof rr->binding[n].value, "%s", value);
+    rr->rec.binding = rr->binding;
+    rr->rec.n_binding = n + 1;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void fill_results(struct ts_run_record *rr, const struct ts_config *cfg, const struct ts_run_exec *ex)
+{
+    const struct ts_kernel *k = ex->rp->kernel;
+    const struct ts_problem *pb = &ex->rp->problem;
+    struct ts_results_rec *r = &rr->results;
+    int is_stencil = k->id == TS_KERNEL_STENCIL2D || k->id == TS_KERNEL_STENCIL3D;
+
+    r->kernel = k->name;
+    r->unit = k->unit;
+    r->byte_model = k->byte_model;
+    r->result_name = k->result_name;
+    r->n = is_stencil ? 0 : pb->n;
+    r->nx = is_stencil ? pb->nx : 0;
+    r->ny = is_stencil ? pb->ny : 0;
+    r->nz = k->id == TS_KERNEL_STENCIL3D ? pb->nz : (is_stencil ? 1 : 0);
+    r->n_threads = ex->n_threads;
+    r->init_mode = cfg->init_mode;
+    r->global = ex->global;
+    r->thread_partials = ex->thread_partials;
+    r->n_nodes = ex->n_nodes;
+    r->node_ids = ex->node_ids;
+    r->node_partials = ex->node_partials;
+    r->units_per_iteration = ex->rp->plan.units_per_step;
+    r->bytes_per_unit = k->bytes_per_unit;
+    r->flops_per_unit = k->flops_per_unit;
+
+    size_t n = (size_t)ex->iterations;
+    double *sorted = malloc(n * sizeof *sorted);
+    if (sorted) {
+        memcpy(sorted, ex->step_times + ex->warmup, n * sizeof *sorted);
+        qsort(sorted, n, sizeof *sorted, compare_doubles);
+        r->time_min = sorted[0];
+        r->time_max = sorted[n - 1];
+        r->time_median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+        free(sorted);
+    } else {
+        r->time_min = r->time_median = r->time_max = NAN;
+    }
+    double units = (double)r->units_per_iteration;
+    r->gbs_best = units * r->bytes_per_unit / r->time_min * 1e-9;
+    r->gbs_median = units * r->bytes_per_unit / r->time_median * 1e-9;
+    r->gflops_best = units * r->flops_per_unit / r->time_min * 1e-9;
+    r->gflops_median = units * r->flops_per_unit / r->time_median * 1e-9;
+    r->glups_best = is_stencil ? units / r->time_min * 1e-9 : NAN;
+    r->glups_median = is_stencil ? units / r->time_median * 1e-9 : NAN;
+    rr->rec.results = r;
+}
+
+int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, const struct ts_binding_choice *binding,
+                       const struct ts_run_exec *ex, const struct ts_verification *ver, int write_field,
+                       int argc, char **argv, struct ts_error *err)
+{
+    struct ts_record *rec = &rr->rec;
+    rec->program_version = TS_VERSION;
+    rr->command_line = join_command_line(argc, argv);
+    rec->command_line = rr->command_line;
+    if (gethostname(rr->host, sizeof rr->host - 1) != 0)
+        snprintf(rr->host, sizeof rr->host, "unknown");
+    rec->host = rr->host;
+    rec->start_time = rr->start_time;
+    if (!rr->command_line || fill_config(rr, cfg) != 0 || fill_environment(rr) != 0)
+        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot build the output record");
+
+    char buf[64];
+    add_binding(rr, "OMP_PLACES", binding->places);
+    add_binding(rr, "OMP_PLACES_source", binding->places_source);
+    add_binding(rr, "OMP_PROC_BIND", binding->proc_bind);
+    add_binding(rr, "OMP_PROC_BIND_source", binding->proc_bind_source);
+    add_binding(rr, "launch_cpus", binding->launch_cpus);
+    snprintf(buf, sizeof buf, "%d", omp_get_num_places());
+    add_binding(rr, "num_places", buf);
+    snprintf(buf, sizeof buf, "%d", ex->n_threads);
+    add_binding(rr, "num_threads", buf);
+    add_binding(rr, "init_mode", cfg->init_mode);
+
+    rec->threads = ex->threads;
+    rec->n_threads = ex->n_threads;
+
+    struct ts_timings_rec *t = &rr->timings;
+    t->allocation = ex->t_allocation;
+    t->init = ex->t_init;
+    t->kernel = ex->t_kernel;
+    t->combine = ex->t_combine;
+    t->timer_resolution = omp_get_wtick();
+    t->n_warmup = ex->warmup;
+    t->n_iterations = ex->iterations;
+    t->warmup = ex->step_times;
+    t->iteration = ex->step_times + ex->warmup;
+    t->thread_iteration = ex->thread_times;
+    rec->timings = t;
+
+    fill_results(rr, cfg, ex);
+
+    struct ts_verification_rec *v = &rr->verification;
+    v->expected = ver->expected;
+    v->observed = ver->observed;
+    v->error = ver->error;
+    v->tolerance = ver->tolerance;
+    v->passed = ver->passed;
+    v->checked = ver->checked;
+    v->failures = ver->failures;
+    v->method = ver->method;
+    rec->verification = v;
+
+    rec->topology = &rr->topology;
+    if (write_field) {
+        rec->field = ts_kernel_field(&ex->rp->problem, ex->arrays, ex->warmup + ex->iterations, rec->field_dims);
+    }
+    return TS_OK;
+}
+
+void ts_run_record_release(struct ts_run_record *rr)
+{
+    free(rr->config);
+    free(rr->environment);
+    free(rr->command_line);
+    free(rr->overrides);
+    rr->config = NULL;
+    rr->environment = NULL;
+    rr->command_line = NULL;
+    rr->overrides = NULL;
+}

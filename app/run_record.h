@@ -1,0 +1,42 @@
+/* Turning a finished run into the plain-data record that io/ writes. */
+#ifndef TS_RUN_RECORD_H
+#define TS_RUN_RECORD_H
+
+#include "run_exec.h"
+#include "ts_binding.h"
+#include "ts_config.h"
+#include "ts_kernel.h"
+#include "ts_record.h"
+
+/* Storage behind the record's borrowed pointers. */
+struct ts_run_record {
+    struct ts_record rec;
+    struct ts_topology_rec topology;
+    struct ts_timings_rec timings;
+    struct ts_results_rec results;
+    struct ts_verification_rec verification;
+    struct ts_attr *config;
+    struct ts_attr *environment;
+    struct ts_attr binding[8];
+    char *command_line;
+    char *overrides;
+    char host[256];
+    char start_time[64];
+    const char *warnings[64];
+    char warning_text[64][512];
+};
+
+/* Fills everything but topology, timings.total and the warnings. */
+int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, const struct ts_binding_choice *binding,
+                       const struct ts_run_exec *ex, const struct ts_verification *ver, int write_field,
+                       int argc, char **argv, struct ts_error *err);
+
+/* Adds a warning (kept in order; silently capped at 64). */
+void ts_run_record_warn(struct ts_run_record *rr, const char *text);
+
+void ts_run_record_release(struct ts_run_record *rr);
+
+/* Records when the run started (call first). */
+void ts_run_record_start(struct ts_run_record *rr);
+
+#endif

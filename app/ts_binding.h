@@ -1,0 +1,27 @@
+/* Making openmp.places / openmp.proc_bind effective. The OpenMP runtime reads OMP_PLACES and
+ * OMP_PROC_BIND once, when it is loaded, so a value that the environment does not already
+ * carry is applied by re-executing touchstone once with the variables set. A value set in
+ * the environment wins over the config and is reported as such. */
+#ifndef TS_BINDING_H
+#define TS_BINDING_H
+
+#include "ts_config.h"
+#include "ts_error.h"
+
+struct ts_binding_choice {
+    char places[256];
+    char places_source[32];    /* "config" or "environment" */
+    char proc_bind[32];
+    char proc_bind_source[32];
+    char config_places[256];   /* what the config asked for, to report an override */
+    char config_proc_bind[32];
+    char launch_cpus[256];     /* the process's CPU list before OpenMP bound anything; "" if unknown */
+};
+
+/* Decides the effective values; when one must come from the config and this process has not
+ * been re-executed yet, sets the variables and re-executes argv (does not return on success).
+ * Otherwise fills choice and returns TS_OK. */
+int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding_choice *choice,
+                     struct ts_error *err);
+
+#endif

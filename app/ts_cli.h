@@ -1,0 +1,31 @@
+/* Command-line parsing: turns argv into a command and its options, or an error. */
+#ifndef TS_CLI_H
+#define TS_CLI_H
+
+#include "ts_config.h"
+#include "ts_error.h"
+
+enum ts_command {
+    TS_CMD_HELP,
+    TS_CMD_VERSION,
+    TS_CMD_RUN,
+    TS_CMD_CHECK
+};
+
+struct ts_cli {
+    enum ts_command command;
+    const char *config_path;
+    /* Options that override config keys, in the order given; each is "section.key=value"
+     * (--serial-init, --threads and -o are shorthands for such overrides). */
+    const char *overrides[TS_CONFIG_MAX_SETS];
+    char shorthand[TS_CONFIG_MAX_SETS][1100]; /* storage for overrides built from shorthands */
+    int n_overrides;
+    int quiet;
+};
+
+int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err);
+
+/* The --help text. */
+const char *ts_cli_usage(void);
+
+#endif

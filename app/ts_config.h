@@ -1,0 +1,89 @@
+/* The run configuration: one table of keys (section, name, type, default, range, doc)
+ * drives parsing (libinih), --set overrides, validation, `touchstone check`, the
+ * /config group of the HDF5 file and the README's key list. */
+#ifndef TS_CONFIG_H
+#define TS_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ts_error.h"
+
+/* Where a key's value came from. */
+enum ts_config_source {
+    TS_CONFIG_DEFAULT,
+    TS_CONFIG_FILE,  /* line holds the line number in the config file */
+    TS_CONFIG_SET    /* line holds the 1-based index of the --set argument */
+};
+
+struct ts_config_origin {
+    enum ts_config_source source;
+    int line;
+};
+
+#define TS_CONFIG_MAX_KEYS 32
+#define TS_CONFIG_MAX_SETS 64
+
+struct ts_config {
+    /* [run] */
+    char kernel[16];       /* sum | triad | stencil2d | stencil3d */
+    int64_t iterations;    /* timed iterations */
+    int64_t warmup;        /* untimed iterations before them */
+    /* [sum] */
+    int64_t sum_n;
+    /* [triad] */
+    int64_t triad_n;
+    double triad_scalar;
+    /* [stencil] */
+    int64_t nx, ny, nz;
+    double alpha;
+    /* [init] */
+    char init_mode[16];    /* parallel | serial */
+    int64_t seed;
+    /* [openmp] */
+    int64_t threads;       /* 0: the OpenMP default (OMP_NUM_THREADS or all CPUs) */
+    char places[256];      /* OMP_PLACES syntax */
+    char proc_bind[16];    /* OMP_PROC_BIND value */
+    /* [output] */
+    char file[1024];       /* name template: %k kernel, %i init mode, %j Slurm job id or "local", %t timestamp, %% */
+    bool write_field;
+
+    /* Bookkeeping, filled by the loader. */
+    char path[4096];       /* the config file, "" before loading */
+    char *text;            /* its full text (owned; freed by ts_config_free) */
+    struct ts_config_origin origin[TS_CONFIG_MAX_KEYS]; /* indexed like the key table */
+    char sets[TS_CONFIG_MAX_SETS][1200];                /* the --set arguments, in order */
+    int n_sets;
+};
+
+/* Every key at its documented default; path and text empty. */
+void ts_config_defaults(struct ts_config *cfg);
+
+/* Reads and parses the INI file at path over the current values. Errors (TS_BAD_INPUT) name
+ * "path:line" and the key: unknown section or key, duplicate key, unparsable or out-of-range
+ * value, syntax errors, and a file that cannot be read (with the errno text). */
+int ts_config_load(struct ts_config *cfg, const char *path, struct ts_error *err);
+
+/* Applies one --set argument "section.key=value" (recorded in cfg->sets). */
+int ts_config_set(struct ts_config *cfg, const char *assignment, struct ts_error *err);
+
+/* Checks the rules that span several keys (e.g. stencil.alpha against the kernel's
+ * stability limit); errors name where the offending key was set. */
+int ts_config_validate(const struct ts_config *cfg, struct ts_error *err);
+
+void ts_config_free(struct ts_config *cfg);
+
+/* The key table, for iteration: "section.key", its current value as text, and where it came
+ * from ("default", "<path>:<line>", "--set #<n>"). */
+size_t ts_config_key_count(void);
+const char *ts_config_key_name(size_t index);
+const char *ts_config_key_doc(size_t index);      /* one line: meaning, default, range */
+void ts_config_value_string(const struct ts_config *cfg, size_t index, char *buf, size_t len);
+void ts_config_origin_string(const struct ts_config *cfg, size_t index, char *buf, size_t len);
+
+/* The resolved config as INI text with each key's origin as a comment (for `check`). */
+void ts_config_print(const struct ts_config *cfg, FILE *out);
+
+#endif

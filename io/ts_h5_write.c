@@ -1,0 +1,258 @@
+/* The file's life: assembled in memory part by part, written to a temporary file next to the
+ * final one, synced and renamed into place, so final_path only ever holds a complete file. */
+#include "ts_h5_write.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ts_h5_parts.h"
+
+/* How much the in-memory file grows at a time: few reallocations, little slack. */
+#define IMAGE_INCREMENT ((size_t)4 << 20)
+
+/* In file order; root-level parts have no group. */
+static const struct part {
+    const char *group;
+    h5w_part_fn *write;
+    int needs_field;
+} parts[] = {
+    { NULL, h5w_write_root, 0 },
+    { "config", h5w_write_config, 0 },
+    { "environment", h5w_write_environment, 0 },
+    { "topology", h5w_write_topology, 0 },
+    { "threads", h5w_write_threads, 0 },
+    { "timings", h5w_write_timings, 0 },
+    { "results", h5w_write_results, 0 },
+    { "verification", h5w_write_verification, 0 },
+    { "field", h5w_write_field, 1 },
+    { NULL, h5w_write_warnings, 0 },
+};
+
+static void parent_dir(const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, size, ".");
+    else if (slash == path)
+        snprintf(dir, size, "/");
+    else
+        snprintf(dir, size, "%.*s", (int)(slash - path), path);
+}
+
+static unsigned long long random_tag(void)
+{
+    unsigned long long r = 0;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        r = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)ts.tv_sec << 30);
+    }
+    return r;
+}
+
+/* Created exclusively, so a name in use by another writer is never reused and the reason a
+ * directory refuses files is an errno of ours. Returns the open descriptor, or -1. */
+static int create_temp(const char *final_path, char *tmp, size_t size, struct ts_error *err)
+{
+    int e = EEXIST;
+    for (int attempt = 0; attempt < 8 && e == EEXIST; attempt++) {
+        int n = snprintf(tmp, size, "%s.tmp.%ld.%016llx", final_path, (long)getpid(),
+                         random_tag());
+        if (n < 0 || (size_t)n >= size) {
+            e = ENAMETOOLONG;
+            break;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0)
+            return fd;
+        e = errno;
+    }
+    ts_fail_errno(err, TS_BAD_INPUT, e, "cannot write output %s", final_path);
+    return -1;
+}
+
+static int refuse_directory(const char *final_path, struct ts_error *err)
+{
+    struct stat st;
+    if (stat(final_path, &st) == 0 && S_ISDIR(st.st_mode))
+        return ts_fail_errno(err, TS_BAD_INPUT, EISDIR, "cannot write output %s", final_path);
+    return TS_OK;
+}
+
+int ts_output_check(const char *final_path, struct ts_error *err)
+{
+    char probe[PATH_MAX];
+    int fd = -1;
+    if (refuse_directory(final_path, err)
+        || (fd = create_temp(final_path, probe, sizeof probe, err)) < 0)
+        return err->status;
+    close(fd);
+    if (unlink(probe) != 0)
+        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot write output %s: removing %s",
+                             final_path, probe);
+    return TS_OK;
+}
+
+/* Syncing a directory is how a rename survives a crash; some filesystems cannot (EINVAL),
+ * and by then the file's own data is synced already. */
+static int sync_dir(const char *final_path, struct ts_error *err)
+{
+    char dir[PATH_MAX];
+    parent_dir(final_path, dir, sizeof dir);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot write output %s: opening %s",
+                             final_path, dir);
+    int rc = fsync(fd);
+    int e = errno;
+    close(fd);
+    if (rc != 0 && e != EINVAL)
+        return ts_fail_errno(err, TS_BAD_INPUT, e, "cannot write output %s: syncing %s",
+                             final_path, dir);
+    return TS_OK;
+}
+
+static int write_all(int fd, const unsigned char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t done = write(fd, buf, n);
+        if (done < 0 && errno == EINTR)
+            continue;
+        if (done <= 0)
+            return done < 0 ? errno : EIO;
+        buf += done;
+        n -= (size_t)done;
+    }
+    return 0;
+}
+
+/* The image goes out through our own descriptor, so every OS failure has its errno. */
+static int store_image(int fd, const void *image, size_t size, const char *tmp,
+                       const char *final_path, struct ts_error *err)
+{
+    int e = write_all(fd, image, size);
+    if (e == 0 && fsync(fd) != 0)
+        e = errno;
+    if (close(fd) != 0 && e == 0) /* NFS reports delayed write errors here */
+        e = errno;
+    if (e != 0)
+        return ts_fail_errno(err, TS_BAD_INPUT, e, "cannot write output %s: writing %s",
+                             final_path, tmp);
+    return TS_OK;
+}
+
+static int write_parts(struct h5w *w, hid_t file, const struct ts_record *rec)
+{
+    for (size_t i = 0; i < H5W_COUNT(parts); i++) {
+        const struct part *p = &parts[i];
+        if (p->needs_field && !rec->field)
+            continue;
+        hid_t loc = file;
+        if (p->group && (loc = h5w_group(w, file, p->group)) < 0)
+            return w->err->status;
+        int failed = p->write(w, loc, rec);
+        if (p->group)
+            H5Gclose(loc);
+        if (failed)
+            return w->err->status;
+    }
+    return TS_OK;
+}
+
+/* Variable-length UTF-8: h5py reads such attributes as str, h5dump prints them as text. */
+static hid_t vlen_string(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+        H5Tclose(t);
+        t = -1;
+    }
+    return t;
+}
+
+/* The file is assembled in memory (core driver, no backing store) and never touched by
+ * HDF5 on disk: HDF5 1.10 leaves a file whose flush failed (full disk, quota) half-closed and
+ * crashes at exit trying again. The price is the file's size in memory twice, briefly. */
+static hid_t memory_file(const char *name, struct h5w *w)
+{
+    hid_t fapl = -1, file = -1;
+    /* STRONG: closing the file after a failed part also closes whatever it left open. */
+    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0
+        || H5Pset_fapl_core(fapl, IMAGE_INCREMENT, 0) < 0
+        || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0
+        || (file = H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
+        h5w_fail(w, -1, "creating in memory", name);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    return file;
+}
+
+/* On success *image holds the whole file (caller frees). */
+static int build_image(const struct ts_record *rec, const char *name, struct h5w *w,
+                       void **image, size_t *size)
+{
+    hid_t file = memory_file(name, w);
+    if (file < 0)
+        return w->err->status;
+    int st = TS_OK;
+    ssize_t n = -1;
+    if ((w->vstr = vlen_string()) < 0)
+        st = h5w_fail(w, -1, "creating", "the string type");
+    else
+        st = write_parts(w, file, rec);
+    if (st == TS_OK
+        && (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0 || (n = H5Fget_file_image(file, NULL, 0)) <= 0))
+        st = h5w_fail(w, -1, "assembling", "the file image");
+    if (st == TS_OK && !(*image = malloc((size_t)n)))
+        st = ts_fail_errno(w->err, TS_BAD_INPUT, ENOMEM,
+                           "cannot write output %s: %zd bytes for the file image",
+                           w->final_path, n);
+    if (st == TS_OK && H5Fget_file_image(file, *image, (size_t)n) != n)
+        st = h5w_fail(w, -1, "copying", "the file image");
+    if (st == TS_OK)
+        *size = (size_t)n;
+    if (w->vstr >= 0)
+        H5Tclose(w->vstr);
+    if (H5Fclose(file) < 0 && st == TS_OK)
+        st = h5w_fail(w, -1, "closing", "the in-memory file");
+    return st;
+}
+
+int ts_record_write(const struct ts_record *rec, const char *final_path, struct ts_error *err)
+{
+    /* Errors travel back through err; HDF5 printing its stack would bypass that. */
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+
+    char tmp[PATH_MAX];
+    if (h5w_check_record(rec, final_path, err) || refuse_directory(final_path, err))
+        return err->status;
+    void *image = NULL;
+    size_t size = 0;
+    struct h5w w = { .final_path = final_path, .err = err, .vstr = -1 };
+    /* Built before the temporary file exists, so a failure here leaves nothing to undo. */
+    if (build_image(rec, final_path, &w, &image, &size)) {
+        free(image);
+        return err->status;
+    }
+    int fd = create_temp(final_path, tmp, sizeof tmp, err);
+    int st = fd < 0 ? err->status : store_image(fd, image, size, tmp, final_path, err);
+    free(image);
+    if (fd >= 0 && st == TS_OK && rename(tmp, final_path) != 0)
+        st = ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot write output %s: renaming %s",
+                           final_path, tmp);
+    if (st != TS_OK) {
+        if (fd >= 0)
+            unlink(tmp);
+        return st;
+    }
+    /* After the rename, so that the new directory entry itself survives a crash. */
+    return sync_dir(final_path, err);
+}

@@ -1,0 +1,163 @@
+/* Everything one run writes to its HDF5 file, as plain data. app/ fills it,
+ * io/ts_h5_write.c turns it into the schema documented in the README (and
+ * later readers turn files back into it). Pointers are borrowed: the record
+ * owns nothing. */
+#ifndef TS_RECORD_H
+#define TS_RECORD_H
+
+#include <stdint.h>
+
+#include "ts_error.h"
+
+/* Bump when a group, dataset or attribute changes meaning or disappears. */
+#define TS_SCHEMA_VERSION 1
+
+/* A named string value: config keys, environment variables, binding facts. */
+struct ts_attr {
+    char name[96];
+    char value[1024];
+};
+
+struct ts_numa_rec {
+    int32_t os_index;      /* node number as the OS (and numactl) calls it */
+    uint64_t memory_bytes; /* local memory of the node */
+    char cpus[256];        /* OS CPU numbers, list syntax "0-3,8" */
+};
+
+struct ts_core_rec {
+    int32_t index;    /* hwloc logical index */
+    int32_t os_index; /* core id as the OS reports it */
+    int32_t package;  /* hwloc logical package index */
+    int32_t numa;     /* OS index of its NUMA node, -1 unknown */
+    char cpus[64];    /* OS CPU numbers of its PUs */
+};
+
+struct ts_cache_rec {
+    int32_t level;        /* 1, 2, 3 ... */
+    char type[16];        /* "data", "instruction", "unified" */
+    uint64_t size_bytes;  /* per instance */
+    uint32_t line_bytes;
+    int32_t count;        /* instances in the machine */
+};
+
+struct ts_topology_rec {
+    int32_t n_packages;
+    int32_t n_cores;
+    int32_t n_pus;
+    int32_t n_numa;
+    struct ts_numa_rec *numa;       /* n_numa */
+    int32_t *distances;             /* n_numa x n_numa, row-major, relative (10 = local) */
+    int32_t n_cores_rec;
+    struct ts_core_rec *cores;      /* n_cores_rec */
+    int32_t n_caches;
+    struct ts_cache_rec *caches;    /* n_caches, one per (level, type) */
+    uint32_t cache_line_bytes;      /* the padding used for per-thread slots */
+    char cache_line_source[64];     /* "hwloc L1d", "sysconf", ... */
+    char hwloc_version[32];
+};
+
+/* One OpenMP thread of the run: where it was bound and where it really ran. */
+struct ts_thread_rec {
+    int32_t thread;          /* omp_get_thread_num() */
+    int32_t place;           /* omp_get_place_num(), -1 when unbound */
+    char place_cpus[64];     /* CPUs of that place, "" when unbound */
+    char affinity[64];       /* the thread's affinity mask as a CPU list */
+    int32_t cpu_start;       /* sched_getcpu() before the first timed iteration */
+    int32_t cpu_end;         /* sched_getcpu() after the last one */
+    int32_t core;            /* hwloc logical core of cpu_start */
+    int32_t node;            /* OS index of the NUMA node of cpu_start */
+    int32_t counted_for_node;/* node whose partial this thread's partial went into */
+    int64_t item_begin;      /* partition items owned: [item_begin, item_end) */
+    int64_t item_end;
+};
+
+struct ts_timings_rec {
+    double allocation;      /* seconds, mapping the arrays (untouched) */
+    double init;            /* first-touch initialisation */
+    double kernel;          /* all timed iterations, warm-up excluded */
+    double combine;         /* per-node then global combination of partials */
+    double verify;
+    double write;           /* filled by the writer's caller from a previous estimate; may be 0 */
+    double total;           /* wall time of the whole run up to writing */
+    double timer_resolution;/* seconds, measured */
+    int64_t n_warmup;
+    int64_t n_iterations;
+    const double *warmup;            /* n_warmup seconds */
+    const double *iteration;         /* n_iterations seconds, from the barrier before to the barrier after */
+    const double *thread_iteration;  /* n_threads x n_iterations, row-major: [thread][iteration] */
+};
+
+struct ts_results_rec {
+    const char *kernel;        /* "sum", "triad", "stencil2d", "stencil3d" */
+    const char *unit;          /* "element" or "lattice update" */
+    const char *byte_model;
+    const char *result_name;   /* what `global` is: "sum of x", "sum of u^2", ... */
+    int64_t n, nx, ny, nz;     /* problem size (n for 1D kernels, grid for stencils, 0 otherwise) */
+    int32_t n_threads;
+    const char *init_mode;     /* "parallel" or "serial" */
+    double global;             /* the combined result */
+    const double *thread_partials; /* n_threads, each thread's partial rounded to double */
+    int32_t n_nodes;
+    const int32_t *node_ids;       /* n_nodes, OS index of each node that had threads, ascending */
+    const double *node_partials;   /* n_nodes */
+    int64_t units_per_iteration;
+    double bytes_per_unit;
+    double flops_per_unit;
+    double time_min, time_median, time_max;      /* seconds per iteration */
+    double gbs_best, gbs_median;                 /* GB/s = 1e9 bytes/s, from time_min and time_median */
+    double gflops_best, gflops_median;
+    double glups_best, glups_median;             /* stencils only; NaN otherwise */
+};
+
+struct ts_verification_rec {
+    double expected;
+    double observed;
+    double error;
+    double tolerance;
+    int32_t passed;
+    int64_t checked;
+    int64_t failures;
+    const char *method;
+};
+
+struct ts_record {
+    /* root attributes */
+    const char *program_version;
+    const char *command_line;
+    const char *host;
+    const char *start_time;    /* ISO 8601, UTC */
+
+    /* /config: every resolved key as an attribute, plus the file text */
+    const struct ts_attr *config;
+    int32_t n_config;
+    const char *config_path;
+    const char *config_text;
+    const char *config_overrides; /* the --set arguments, one per line; "" for none */
+
+    /* /environment */
+    const struct ts_attr *environment;
+    int32_t n_environment;
+
+    /* /threads attributes: effective OMP_PLACES, OMP_PROC_BIND, their source, ... */
+    const struct ts_attr *binding;
+    int32_t n_binding;
+
+    const struct ts_topology_rec *topology;
+
+    const struct ts_thread_rec *threads;
+    int32_t n_threads;
+
+    const struct ts_timings_rec *timings;
+    const struct ts_results_rec *results;
+    const struct ts_verification_rec *verification;
+
+    /* /field, written only when field != NULL (output.write_field = true on a stencil) */
+    const double *field;
+    int64_t field_dims[3]; /* nz, ny, nx */
+
+    /* /warnings: what the run warned about, in the order printed */
+    const char *const *warnings;
+    int32_t n_warnings;
+};
+
+#endif

@@ -1,0 +1,69 @@
+#include "ts_summary.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *binding_value(const struct ts_record *rec, const char *name)
+{
+    for (int i = 0; i < rec->n_binding; i++)
+        if (strcmp(rec->binding[i].name, name) == 0)
+            return rec->binding[i].value;
+    return "?";
+}
+
+static void print_size(const struct ts_results_rec *r, FILE *out)
+{
+    if (r->nx > 0 && r->nz > 1)
+        fprintf(out, "%lld x %lld x %lld grid", (long long)r->nx, (long long)r->ny, (long long)r->nz);
+    else if (r->nx > 0)
+        fprintf(out, "%lld x %lld grid", (long long)r->nx, (long long)r->ny);
+    else
+        fprintf(out, "%lld elements", (long long)r->n);
+    fprintf(out, ", %.4g M %ss per iteration", (double)r->units_per_iteration * 1e-6, r->unit);
+}
+
+/* "t0 cpu0/core0/node0, t1 cpu1/core1/node0", shortened for big runs. */
+static void print_threads(const struct ts_record *rec, FILE *out)
+{
+    const int shown = rec->n_threads <= 8 ? rec->n_threads : 6;
+    fprintf(out, "  placement  ");
+    for (int t = 0; t < shown; t++) {
+        const struct ts_thread_rec *th = &rec->threads[t];
+        fprintf(out, "%st%d cpu%d/core%d/node%d", t ? ", " : "", th->thread, th->cpu_start, th->core, th->node);
+    }
+    if (shown < rec->n_threads)
+        fprintf(out, ", ... (all %d threads in /threads)", rec->n_threads);
+    fprintf(out, "\n");
+}
+
+void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE *out)
+{
+    const struct ts_results_rec *r = rec->results;
+    const struct ts_timings_rec *t = rec->timings;
+    const struct ts_verification_rec *v = rec->verification;
+
+    fprintf(out, "touchstone %s: %s, ", rec->program_version, r->kernel);
+    print_size(r, out);
+    fprintf(out, "\n");
+    fprintf(out, "  threads    %d, OMP_PLACES=%s (%s), OMP_PROC_BIND=%s (%s)\n", r->n_threads,
+            binding_value(rec, "OMP_PLACES"), binding_value(rec, "OMP_PLACES_source"),
+            binding_value(rec, "OMP_PROC_BIND"), binding_value(rec, "OMP_PROC_BIND_source"));
+    print_threads(rec, out);
+    fprintf(out, "  init       %s first touch, %.3f s\n", r->init_mode, t->init);
+    fprintf(out, "  kernel     %lld iterations (+%lld warm-up), per iteration: min %.4g s, median %.4g s, max %.4g s\n",
+            (long long)t->n_iterations, (long long)t->n_warmup, r->time_min, r->time_median, r->time_max);
+    fprintf(out, "  bandwidth  %.2f GB/s median, %.2f GB/s best  [%s]\n", r->gbs_median, r->gbs_best, r->byte_model);
+    if (!isnan(r->glups_median))
+        fprintf(out, "  rate       %.3f GLUP/s median (%.3f best), %.2f GFLOP/s median (%.0f flops/update)\n",
+                r->glups_median, r->glups_best, r->gflops_median, r->flops_per_unit);
+    else
+        fprintf(out, "  rate       %.2f GFLOP/s median (%.0f flop/%s)\n", r->gflops_median, r->flops_per_unit, r->unit);
+    fprintf(out, "  result     %s = %.17g  (%d thread partials -> %d node partial%s -> 1)\n", r->result_name, r->global,
+            r->n_threads, r->n_nodes, r->n_nodes == 1 ? "" : "s");
+    fprintf(out, "  verified   %s: error %.3g, tolerance %.3g (%lld value%s checked)\n",
+            v->passed ? "PASSED" : "FAILED", v->error, v->tolerance, (long long)v->checked,
+            v->checked == 1 ? "" : "s");
+    if (rec->n_warnings > 0)
+        fprintf(out, "  warnings   %d (see above and /warnings)\n", rec->n_warnings);
+    fprintf(out, "  output     %s\n", output_path);
+}

@@ -1,0 +1,57 @@
+#include "block_sum.h"
+
+#include "ts_kernel.h"
+
+static double reduce_lanes(double lane[TS_BLOCK_LANES])
+{
+    for (int width = TS_BLOCK_LANES / 2; width >= 1; width /= 2)
+        for (int j = 0; j < width; j++)
+            lane[j] += lane[j + width];
+    return lane[0];
+}
+
+double ts_block_sum(const double *restrict x, int64_t len)
+{
+    double lane[TS_BLOCK_LANES] = {0};
+    int64_t i = 0;
+    for (; i + TS_BLOCK_LANES <= len; i += TS_BLOCK_LANES)
+        for (int j = 0; j < TS_BLOCK_LANES; j++)
+            lane[j] += x[i + j];
+    for (int j = 0; i + j < len; j++)
+        lane[j] += x[i + j];
+    return reduce_lanes(lane);
+}
+
+double ts_block_sum_squares(const double *restrict x, int64_t len)
+{
+    double lane[TS_BLOCK_LANES] = {0};
+    int64_t i = 0;
+    for (; i + TS_BLOCK_LANES <= len; i += TS_BLOCK_LANES)
+        for (int j = 0; j < TS_BLOCK_LANES; j++)
+            lane[j] += x[i + j] * x[i + j];
+    for (int j = 0; i + j < len; j++)
+        lane[j] += x[i + j] * x[i + j];
+    return reduce_lanes(lane);
+}
+
+void ts_block_sum_range(const double *restrict x, int64_t begin, int64_t end, struct ts_xsum *acc)
+{
+    int64_t start = begin;
+    while (start < end) {
+        int64_t block_end = (start / TS_SUM_BLOCK + 1) * TS_SUM_BLOCK;
+        if (block_end > end)
+            block_end = end;
+        ts_xsum_add(acc, ts_block_sum(x + start, block_end - start));
+        start = block_end;
+    }
+}
+
+double ts_block_sum_error_factor(int64_t len)
+{
+    /* Each lane adds ceil(len / lanes) terms in sequence, then log2(lanes) tree levels
+     * (Higham's bound for recursive summation, first order). */
+    int levels = 0;
+    for (int w = TS_BLOCK_LANES; w > 1; w /= 2)
+        levels++;
+    return (double)((len + TS_BLOCK_LANES - 1) / TS_BLOCK_LANES + levels);
+}

@@ -1,0 +1,27 @@
+/* Fixed-order block sums deposited exactly: the shared reduction of the 1D kernels
+ * and of the stencils' field norm. Internal to kernels/. */
+#ifndef TS_BLOCK_SUM_H
+#define TS_BLOCK_SUM_H
+
+#include <stdint.h>
+
+#include "ts_xsum.h"
+
+/* Independent partial sums per block: enough to keep several vector adders busy. */
+#define TS_BLOCK_LANES 32
+
+/* Sums x[0..len) in one fixed order (TS_BLOCK_LANES strided lanes, then a pairwise tree). */
+double ts_block_sum(const double *restrict x, int64_t len);
+
+/* Same order, summing squares. */
+double ts_block_sum_squares(const double *restrict x, int64_t len);
+
+/* Deposits the block sums of x[begin..end) into acc; blocks are the TS_SUM_BLOCK-element
+ * blocks counted from index 0, so a range that starts on a block boundary contributes
+ * the same block values whichever thread sums it. */
+void ts_block_sum_range(const double *restrict x, int64_t begin, int64_t end, struct ts_xsum *acc);
+
+/* Error bound, in units of roundoff times sum |x|, of one fixed-order block sum. */
+double ts_block_sum_error_factor(int64_t len);
+
+#endif

@@ -1,0 +1,35 @@
+/* Shared by the kernel implementations; not part of the kernel interface. */
+#ifndef TS_KERNELS_INTERNAL_H
+#define TS_KERNELS_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "ts_kernel.h"
+
+/* u = 2^-53, the unit roundoff of double. */
+#define TS_UNIT_ROUNDOFF 0x1.0p-53
+
+/* A long-double Neumaier sum and the sum of magnitudes (for error bounds). */
+struct ts_compensated {
+    long double sum;
+    long double abs_sum;
+};
+
+/* Sum over i < n of hash(stream_a, i) + scale_b * hash(stream_b, i), in long double
+ * with compensation, independent of the kernels' own summation. scale_b = 0 skips b. */
+struct ts_compensated ts_compensated_hash_sum(uint64_t seed, uint64_t stream_a, double scale_b,
+                                              uint64_t stream_b, int64_t n);
+
+/* Fills out for a 1D reduction: observed against expected, with the tolerance of a
+ * TS_SUM_BLOCK block sum deposited exactly, plus extra_roundings per element (the
+ * rounding of values that are themselves computed) times abs_sum. */
+void ts_verify_sum(struct ts_verification *out, long double expected, long double abs_sum,
+                   double observed, int64_t n, double extra_roundings, const char *what);
+
+extern const struct ts_kernel ts_kernel_sum;
+extern const struct ts_kernel ts_kernel_triad;
+extern const struct ts_kernel ts_kernel_stencil2d;
+extern const struct ts_kernel ts_kernel_stencil3d;
+
+#endif

@@ -1,0 +1,111 @@
+/* triad: a = b + scalar * c, STREAM's bandwidth reference. */
+#include <math.h>
+#include <stdio.h>
+
+#include "block_sum.h"
+#include "kernels_internal.h"
+#include "ts_hash.h"
+
+enum { TRIAD_STREAM_B = 1, TRIAD_STREAM_C = 2 };
+
+static int triad_plan(const struct ts_problem *pb, struct ts_plan *plan, char *why, size_t why_len)
+{
+    if (pb->n < 1) {
+        snprintf(why, why_len, "triad needs at least 1 element, got %lld", (long long)pb->n);
+        return 1;
+    }
+    *plan = (struct ts_plan){
+        .n_arrays = 3,
+        .array_elems = pb->n,
+        .items = pb->n,
+        .elems_per_item = 1,
+        .granule_multiple = TS_SUM_BLOCK,
+        .units_per_step = pb->n,
+    };
+    return 0;
+}
+
+static void triad_init(const struct ts_problem *pb, double *const *arrays, struct ts_range r)
+{
+    double *restrict a = arrays[0];
+    double *restrict b = arrays[1];
+    double *restrict c = arrays[2];
+    for (int64_t i = r.begin; i < r.end; i++) {
+        a[i] = 0.0;
+        b[i] = ts_hash_unit(pb->seed, TRIAD_STREAM_B, (uint64_t)i);
+        c[i] = ts_hash_unit(pb->seed, TRIAD_STREAM_C, (uint64_t)i);
+    }
+}
+
+static void triad_step(const struct ts_problem *pb, double *const *arrays, struct ts_range r,
+                       int64_t step, struct ts_xsum *partial)
+{
+    (void)step;
+    (void)partial;
+    double *restrict a = arrays[0];
+    const double *restrict b = arrays[1];
+    const double *restrict c = arrays[2];
+    const double s = pb->scalar;
+    for (int64_t i = r.begin; i < r.end; i++)
+        a[i] = b[i] + s * c[i];
+}
+
+static void triad_result(const struct ts_problem *pb, double *const *arrays, struct ts_range r,
+                         int64_t steps, struct ts_xsum *partial)
+{
+    (void)pb;
+    (void)steps;
+    ts_block_sum_range(arrays[0], r.begin, r.end, partial);
+}
+
+static void triad_verify(const struct ts_problem *pb, double *const *arrays, int64_t steps,
+                         double result, struct ts_verification *out)
+{
+    const double *a = arrays[0];
+    const double *b = arrays[1];
+    const double *c = arrays[2];
+    const double s = pb->scalar;
+    /* a[i] is one multiply and one add of exact inputs: at most 2 roundings of |b| + |s c|. */
+    const double rel = 2.0 * TS_UNIT_ROUNDOFF;
+    int64_t failures = 0;
+    double max_error = 0.0;
+
+#pragma omp parallel for schedule(static) reduction(+ : failures) reduction(max : max_error)
+    for (int64_t i = 0; i < pb->n; i++) {
+        double bi = ts_hash_unit(pb->seed, TRIAD_STREAM_B, (uint64_t)i);
+        double ci = ts_hash_unit(pb->seed, TRIAD_STREAM_C, (uint64_t)i);
+        double want = steps > 0 ? bi + s * ci : 0.0;
+        double err = fabs(a[i] - want);
+        if (err > rel * (fabs(bi) + fabs(s * ci)) || b[i] != bi || c[i] != ci)
+            failures++;
+        if (err > max_error)
+            max_error = err;
+    }
+
+    struct ts_compensated expected = ts_compensated_hash_sum(pb->seed, TRIAD_STREAM_B,
+                                                             steps > 0 ? s : 0.0, TRIAD_STREAM_C, pb->n);
+    if (steps == 0)
+        expected = (struct ts_compensated){0.0, 0.0};
+    ts_verify_sum(out, expected.sum, expected.abs_sum, result, pb->n, 2.0, "sum of a[i]");
+    out->checked += pb->n;
+    out->failures += failures;
+    out->passed = out->passed && failures == 0;
+    snprintf(out->method + strlen(out->method), sizeof out->method - strlen(out->method),
+             "; every a[i] against b[i] + s*c[i] from the hash (|err| <= 2u(|b|+|s c|), max %.3g), b and c unchanged",
+             max_error);
+}
+
+const struct ts_kernel ts_kernel_triad = {
+    .id = TS_KERNEL_TRIAD,
+    .name = "triad",
+    .unit = "element",
+    .bytes_per_unit = 24.0,
+    .flops_per_unit = 2.0,
+    .byte_model = "24 B/element (read b and c, write a; write-allocate not counted, as STREAM)",
+    .result_name = "sum of a",
+    .plan = triad_plan,
+    .init = triad_init,
+    .step = triad_step,
+    .result = triad_result,
+    .verify = triad_verify,
+};

@@ -1,0 +1,97 @@
+/* The kernel interface: the driver knows a kernel only through this table entry
+ * (BabelStream-style). Every function works on a range of partition items, so
+ * init and compute share one partition; none of them prints or talks to the OS,
+ * and only init and verify take (small, temporary) scratch tables. */
+#ifndef TS_KERNEL_H
+#define TS_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ts_partition.h"
+#include "ts_xsum.h"
+
+enum ts_kernel_id {
+    TS_KERNEL_SUM,
+    TS_KERNEL_TRIAD,
+    TS_KERNEL_STENCIL2D,
+    TS_KERNEL_STENCIL3D,
+    TS_KERNEL_COUNT
+};
+
+/* What to compute; filled by the driver from the resolved config. */
+struct ts_problem {
+    enum ts_kernel_id kernel;
+    int64_t n;          /* sum, triad: elements per array */
+    int64_t nx, ny, nz; /* stencil grid points per dimension, boundary included (nz = 1 in 2D) */
+    double alpha;       /* stencil diffusion number: u += alpha * (discrete Laplacian of u) */
+    double scalar;      /* triad: a = b + scalar * c */
+    uint64_t seed;      /* sum, triad: seed of the counter-based values */
+};
+
+/* Sizes derived from a problem, for allocation, partitioning and metrics. */
+struct ts_plan {
+    int n_arrays;             /* arrays of array_elems doubles each */
+    int64_t array_elems;
+    int64_t items;            /* partition items: elements (1D) or grid rows (2D) or planes (3D) */
+    int64_t elems_per_item;   /* consecutive doubles of each array that one item covers */
+    int64_t granule_multiple; /* partition granules must be a multiple of this many items */
+    int64_t units_per_step;   /* elements or lattice updates per iteration */
+};
+
+struct ts_verification {
+    double expected;
+    double observed;
+    double error;     /* absolute error of observed against expected */
+    double tolerance; /* passed when error <= tolerance */
+    int passed;
+    int64_t checked;  /* values compared (1 for a sum, every element or grid point otherwise) */
+    int64_t failures; /* values outside the tolerance */
+    char method[320]; /* what was compared and where the tolerance comes from */
+};
+
+struct ts_kernel {
+    enum ts_kernel_id id;
+    const char *name;
+    const char *unit;       /* "element" or "lattice update" */
+    double bytes_per_unit;  /* byte model for GB/s */
+    double flops_per_unit;
+    const char *byte_model; /* stated next to every bandwidth figure */
+    const char *result_name;
+
+    /* Fills plan; returns 0, or non-zero with a reason in why when the sizes cannot work. */
+    int (*plan)(const struct ts_problem *pb, struct ts_plan *plan, char *why, size_t why_len);
+
+    /* First touch: writes the initial values of every array over items. */
+    void (*init)(const struct ts_problem *pb, double *const *arrays, struct ts_range items);
+
+    /* One timed iteration over items. step counts from 0 (the warm-up). Kernels whose
+     * iteration is itself a reduction deposit into partial; others ignore it. */
+    void (*step)(const struct ts_problem *pb, double *const *arrays, struct ts_range items,
+                 int64_t step, struct ts_xsum *partial);
+
+    /* The run's result over items after `steps` iterations, deposited into partial;
+     * NULL when the last step's partial is the result. */
+    void (*result)(const struct ts_problem *pb, double *const *arrays, struct ts_range items,
+                   int64_t steps, struct ts_xsum *partial);
+
+    /* Compares the arrays and the combined result with the analytic answer.
+     * Runs its own OpenMP loops (verification is not timed and not partitioned). */
+    void (*verify)(const struct ts_problem *pb, double *const *arrays, int64_t steps,
+                   double result, struct ts_verification *out);
+};
+
+const struct ts_kernel *ts_kernel_get(enum ts_kernel_id id);
+/* NULL when no kernel has that name. */
+const struct ts_kernel *ts_kernel_find(const char *name);
+
+/* The grid holding the field after `steps` iterations of a stencil (NULL for other
+ * kernels); dims receives (nz, ny, nx), slowest first. */
+const double *ts_kernel_field(const struct ts_problem *pb, double *const *arrays, int64_t steps,
+                              int64_t dims[3]);
+
+/* Number of elements per exact-sum block of the 1D kernels: partition granules of sum and
+ * triad are multiples of it, which keeps their results independent of the thread count. */
+#define TS_SUM_BLOCK 512
+
+#endif

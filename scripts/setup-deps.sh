@@ -1,0 +1,40 @@
+#!/bin/sh
+# Installs the Debian packages touchstone needs to build and test, and nothing else.
+# Idempotent: when every package is present it only says so. Safe to run often
+# (make run / make test call it every time).
+set -eu
+
+# One package list per purpose; the test list is only needed by `make test`.
+BUILD_PKGS="gcc make cmake pkg-config libc6-dev libgomp1 libhwloc-dev libnuma-dev libinih-dev libhdf5-dev"
+TEST_PKGS="hdf5-tools"
+
+want="$BUILD_PKGS"
+if [ "${1:-}" = "--test" ]; then
+    want="$want $TEST_PKGS"
+fi
+
+missing=""
+for pkg in $want; do
+    status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+    if [ "$status" != "installed" ]; then
+        missing="$missing $pkg"
+    fi
+done
+
+if [ -z "$missing" ]; then
+    exit 0
+fi
+
+echo "setup-deps: missing Debian packages:$missing" >&2
+if [ "$(id -u)" -ne 0 ]; then
+    echo "setup-deps: not root, cannot install them. Run as root, or ask an admin for:" >&2
+    echo "    apt-get install -y --no-install-recommends$missing" >&2
+    exit 2
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine has no package lists yet; refresh only when install fails on stale lists.
+if ! apt-get install -y --no-install-recommends $missing; then
+    apt-get update
+    apt-get install -y --no-install-recommends $missing
+fi

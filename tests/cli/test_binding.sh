@@ -1,0 +1,37 @@
+#!/bin/sh
+# Binding: config values applied before the runtime starts, environment wins and is reported,
+# and bad bindings warn loudly on stderr and in the file.
+. "$(dirname "$0")/lib.sh"
+unset OMP_PLACES OMP_PROC_BIND OMP_NUM_THREADS
+
+# Defaults (cores, close) on 2 threads: applied from the config, no warnings.
+# shellcheck disable=SC2086
+run_ts 0 "default binding" run "$SRC/configs/sum.ini" $SMALL --threads 2 --set openmp.places=cores --set openmp.proc_bind=close -o "$WORK/a.h5"
+expect_in "$OUT" "OMP_PLACES=cores \(config\), OMP_PROC_BIND=close \(config\)" "config binding applied and reported"
+expect_not_in "$ERR" "warning" "a sane binding gives no warnings"
+expect_in "$OUT" "t0 cpu[0-9]+/core[0-9]+/node[0-9]+, t1 cpu" "summary shows where threads ran"
+
+# All threads on one core: impossible to miss.
+# shellcheck disable=SC2086
+OMP_PLACES='{0}' run_ts 0 "stacked threads" run "$SRC/configs/sum.ini" $SMALL --threads 2 -o "$WORK/b.h5"
+expect_in "$ERR" "warning: ALL 2 THREADS ARE ON ONE CORE" "stacked threads warning"
+expect_in "$ERR" "OMP_PLACES=\{0\} from the environment overrides openmp.places = cores" "environment override reported"
+expect_in "$OUT" "OMP_PLACES=\{0\} \(environment\)" "summary names the environment as the source"
+h5dump -d /warnings "$WORK/b.h5" >"$WORK/warnings.txt" 2>&1 || fail "h5dump could not read /warnings"
+expect_in "$WORK/warnings.txt" "ALL 2 THREADS ARE ON ONE CORE" "the warning is in the file"
+
+# Binding off.
+# shellcheck disable=SC2086
+run_ts 0 "binding off" run "$SRC/configs/sum.ini" $SMALL --threads 2 --set openmp.proc_bind=false -o "$WORK/c.h5"
+expect_in "$ERR" "binding is off" "binding off warning"
+
+# More threads than CPUs.
+ncpu=$(nproc)
+# shellcheck disable=SC2086
+run_ts 0 "oversubscribed" run "$SRC/configs/sum.ini" $SMALL --threads $((ncpu + 1)) -o "$WORK/d.h5"
+expect_in "$ERR" "$((ncpu + 1)) threads but only $ncpu CPUs" "oversubscription warning"
+
+# The effective values are recorded with their source.
+h5dump -A -g /threads "$WORK/a.h5" >"$WORK/threads.txt" 2>&1 || fail "h5dump could not read /threads"
+expect_in "$WORK/threads.txt" "OMP_PLACES_source" "binding source recorded in /threads"
+finish

@@ -1,0 +1,33 @@
+#!/bin/sh
+# Results are bitwise identical for any thread count, binding and init mode.
+. "$(dirname "$0")/lib.sh"
+
+compare_results() { # KERNEL EXTRA_ARGS: run over thread counts, bindings and init modes
+    kernel=$1
+    shift
+    reference=""
+    for threads in 1 2 3 4 7; do
+        for init in parallel serial; do
+            # shellcheck disable=SC2086
+            run_ts 0 "$kernel on $threads threads, $init init" run "$SRC/configs/$kernel.ini" $SMALL "$@" \
+                --threads "$threads" --set init.mode=$init -o "$WORK/r.h5" --set openmp.proc_bind=close || continue
+            got=$(result_of)
+            [ -n "$got" ] || fail "$kernel: no result in the summary"
+            [ -z "$reference" ] && reference=$got
+            [ "$got" = "$reference" ] || fail "$kernel on $threads threads, $init init: result $got differs from $reference"
+        done
+    done
+    for binding in "OMP_PROC_BIND=false" "OMP_PLACES=threads OMP_PROC_BIND=spread" "OMP_PLACES={0} OMP_PROC_BIND=close"; do
+        # shellcheck disable=SC2086
+        env $binding "$TS" run "$SRC/configs/$kernel.ini" $SMALL "$@" --threads 3 -o "$WORK/r.h5" >"$OUT" 2>"$ERR" \
+            || fail "$kernel with $binding failed"
+        got=$(result_of)
+        [ "$got" = "$reference" ] || fail "$kernel with $binding: result $got differs from $reference"
+    done
+}
+
+compare_results sum --set sum.n=1000003
+compare_results triad --set triad.n=1000003
+compare_results stencil2d --set stencil.nx=129 --set stencil.ny=65
+compare_results stencil3d --set stencil.nx=9 --set stencil.ny=9 --set stencil.nz=9
+finish

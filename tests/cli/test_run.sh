@@ -1,0 +1,50 @@
+#!/bin/sh
+# `touchstone run` on every kernel: verified, summarised, written; output naming and errors.
+. "$(dirname "$0")/lib.sh"
+
+for kernel in sum triad stencil2d stencil3d; do
+    # shellcheck disable=SC2086
+    run_ts 0 "run $kernel" run "$SRC/configs/$kernel.ini" $SMALL -o "$WORK/$kernel.h5" || continue
+    expect_in "$OUT" "^touchstone [0-9.]+: $kernel, " "$kernel summary names the kernel"
+    expect_in "$OUT" "verified   PASSED" "$kernel verifies"
+    expect_in "$OUT" "GB/s median, .* GB/s best  \[[0-9]+ B/" "$kernel states bandwidth with its byte model"
+    expect_in "$OUT" "per iteration: min .* median .* max" "$kernel reports min/median/max"
+    expect_in "$OUT" "output     $WORK/$kernel.h5" "$kernel names its output"
+    [ -s "$WORK/$kernel.h5" ] || fail "$kernel: no output file"
+    ls "$WORK" | grep -q '\.tmp' && fail "$kernel: temporary file left behind"
+done
+expect_in "$OUT" "GLUP/s" "stencils report GLUP/s"
+
+# --quiet prints nothing on success.
+# shellcheck disable=SC2086
+run_ts 0 "quiet run" run "$SRC/configs/sum.ini" $SMALL -o "$WORK/quiet.h5" --quiet
+[ -s "$OUT" ] && fail "--quiet printed to stdout"
+[ -s "$WORK/quiet.h5" ] || fail "--quiet run wrote no file"
+
+# Default output name from the template, in the current directory.
+cd "$WORK" || exit 1
+# shellcheck disable=SC2086
+run_ts 0 "default output name" run "$SRC/configs/sum.ini" $SMALL --serial-init
+ls "$WORK" | grep -Eq '^touchstone-sum-serial-local-[0-9]{8}-[0-9]{6}\.h5$' || fail "default name: $(ls "$WORK")"
+# shellcheck disable=SC2086
+SLURM_JOB_ID=4242 run_ts 0 "Slurm job id in the name" run "$SRC/configs/sum.ini" $SMALL -o 'job-%j-%k-%i.h5'
+[ -s job-4242-sum-parallel.h5 ] || fail "%j did not expand to the Slurm job id: $(ls "$WORK")"
+# shellcheck disable=SC2086
+SLURM_JOB_ID=77 SLURM_ARRAY_JOB_ID=70 SLURM_ARRAY_TASK_ID=3 run_ts 0 "array job in the name" run "$SRC/configs/sum.ini" $SMALL -o 'a-%j.h5'
+[ -s a-70_3.h5 ] || fail "%j did not expand to <array job>_<task>: $(ls "$WORK")"
+# shellcheck disable=SC2086
+run_ts 2 "bad placeholder" run "$SRC/configs/sum.ini" $SMALL -o 'x-%q.h5'
+expect_in "$ERR" "%q" "bad placeholder named"
+
+# Unwritable output: exit 2 before running, the path and the errno text, no file.
+# shellcheck disable=SC2086
+run_ts 2 "missing output directory" run "$SRC/configs/sum.ini" $SMALL -o "$WORK/missing/out.h5"
+expect_in "$ERR" "$WORK/missing/out.h5.*No such file or directory" "missing directory: path and errno text"
+[ -e "$WORK/missing" ] && fail "missing directory was created"
+# shellcheck disable=SC2086
+run_ts 2 "output under /proc" run "$SRC/configs/sum.ini" $SMALL -o /proc/touchstone-test.h5
+expect_in "$ERR" "/proc/touchstone-test.h5" "unwritable path named"
+# shellcheck disable=SC2086
+run_ts 2 "output is a directory" run "$SRC/configs/sum.ini" $SMALL -o "$WORK"
+expect_in "$ERR" "$WORK" "directory as output named"
+finish

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Command-line usage errors: each has exit status 2 and a message naming the problem.
+. "$(dirname "$0")/lib.sh"
+
+run_ts 0 "--help" --help && expect_in "$OUT" "usage: touchstone run CONFIG" "--help prints usage"
+run_ts 0 "run --help" run --help && expect_in "$OUT" "exit status: 0 verified run" "run --help documents exit codes"
+run_ts 0 "--version" --version && expect_in "$OUT" "^touchstone [0-9]+\.[0-9]+\.[0-9]+$" "--version format"
+run_ts 2 "no arguments" && expect_in "$ERR" "no command given" "no arguments"
+run_ts 2 "unknown command" frobnicate && expect_in "$ERR" "unknown command 'frobnicate'" "unknown command"
+run_ts 2 "run without config" run && expect_in "$ERR" "missing CONFIG" "run without config"
+run_ts 2 "check without config" check && expect_in "$ERR" "missing CONFIG" "check without config"
+run_ts 2 "unknown option" run "$SRC/configs/default.ini" --bogus && expect_in "$ERR" "unknown option '--bogus'" "unknown option"
+run_ts 2 "--threads without value" run "$SRC/configs/default.ini" --threads && expect_in "$ERR" "needs a value" "--threads without value"
+run_ts 2 "--set without value" run "$SRC/configs/default.ini" --set && expect_in "$ERR" "needs a value" "--set without value"
+run_ts 2 "two config files" run "$SRC/configs/default.ini" "$SRC/configs/sum.ini" && expect_in "$ERR" "unexpected argument" "two config files"
+run_ts 2 "check rejects run options" check "$SRC/configs/default.ini" --serial-init && expect_in "$ERR" "unknown option '--serial-init'" "check --serial-init"
+run_ts 2 "missing config file" run "$WORK/nope.ini" && expect_in "$ERR" "nope.ini.*No such file or directory" "missing config file"
+run_ts 2 "config is a directory" check "$WORK" && expect_in "$ERR" "$WORK" "config path that is a directory"
+run_ts 2 "--threads not a number" run "$SRC/configs/default.ini" --threads many && expect_in "$ERR" "threads.*many" "--threads many"
+run_ts 2 "--threads out of range" run "$SRC/configs/default.ini" --threads 100000 && expect_in "$ERR" "threads.*100000" "--threads 100000"
+run_ts 2 "--set unknown key" run "$SRC/configs/default.ini" --set stencil.nxx=3 && expect_in "$ERR" "nxx" "--set unknown key"
+run_ts 2 "--set malformed" run "$SRC/configs/default.ini" --set nodot && expect_in "$ERR" "nodot" "--set malformed"
+finish

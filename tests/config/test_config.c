@@ -1,0 +1,511 @@
+/* The config module through its public API: what good files and --set arguments produce,
+ * that every bad input fails with status 2 and a message naming the place and the key, that
+ * the printed config reads back, and that every file in configs/ loads and validates.
+ * Usage: test_config good|bad|fields|print|keys|examples <configs dir> */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ts_config.h"
+
+static int failures;
+
+static void fail(const char *case_name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(const char *case_name, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "FAIL [%s]: ", case_name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    failures++;
+}
+
+/* Writes text to a fresh file under /tmp; the caller removes it. */
+static void write_temp(char path[64], const char *text)
+{
+    snprintf(path, 64, "/tmp/ts-config-test-XXXXXX.ini");
+    int fd = mkstemps(path, 4);
+    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+        perror("test_config: cannot write a temporary file");
+        exit(2);
+    }
+    close(fd);
+}
+
+static size_t key_index(const char *name)
+{
+    for (size_t i = 0; i < ts_config_key_count(); i++)
+        if (strcmp(ts_config_key_name(i), name) == 0)
+            return i;
+    fprintf(stderr, "test_config: no key %s in the table\n", name);
+    exit(2);
+}
+
+/* Replaces each "%f" in pattern by path. */
+static void expand(char *out, size_t len, const char *pattern, const char *path)
+{
+    size_t used = 0;
+    for (const char *p = pattern; *p && used + 1 < len; p++) {
+        if (p[0] == '%' && p[1] == 'f') {
+            used += (size_t)snprintf(out + used, len - used, "%s", path);
+            p++;
+        } else {
+            out[used++] = *p;
+        }
+    }
+    out[used < len ? used : len - 1] = '\0';
+}
+
+#define MAX_SETS 3
+
+/* Loads ini (from a temp file, unless path is given), applies the sets, validates.
+ * Returns the first non-OK status; the file path is left in file_path. */
+static int run_case(struct ts_config *cfg, const char *ini, const char *path, const char *const sets[MAX_SETS],
+                    int repeat, bool sets_first, char file_path[64], struct ts_error *err)
+{
+    int rc = TS_OK;
+    ts_config_defaults(cfg);
+    ts_error_clear(err);
+    file_path[0] = '\0';
+    if (path)
+        snprintf(file_path, 64, "%s", path);
+    else if (ini)
+        write_temp(file_path, ini);
+    if (file_path[0] && !sets_first)
+        rc = ts_config_load(cfg, file_path, err);
+    for (int r = 0; r < (repeat ? repeat : 1); r++)
+        for (int i = 0; i < MAX_SETS && sets[i] && rc == TS_OK; i++)
+            rc = ts_config_set(cfg, sets[i], err);
+    if (rc == TS_OK && file_path[0] && sets_first)
+        rc = ts_config_load(cfg, file_path, err);
+    if (rc == TS_OK)
+        rc = ts_config_validate(cfg, err);
+    if (ini && !path)
+        unlink(file_path);
+    return rc;
+}
+
+/* ---- good inputs: values and origins as the table expects ---- */
+
+struct expect {
+    const char *key, *value;
+    const char *origin; /* "default", "--set #N", or ":N" for line N of the case's file */
+};
+
+struct good_case {
+    const char *name, *ini;
+    const char *sets[MAX_SETS];
+    bool sets_first;
+    struct expect expect[6];
+};
+
+static const struct good_case good_cases[] = {
+    {"empty file keeps every default", "", {0}, false,
+     {{"run.kernel", "stencil2d", "default"}, {"run.iterations", "100", "default"}, {"stencil.alpha", "0.1", "default"},
+      {"openmp.places", "cores", "default"}, {"output.file", "touchstone-%k-%i-%j-%t.h5", "default"},
+      {"output.write_field", "false", "default"}}},
+    {"comments, blank lines, inline comment", "; comment\n# comment\n\n[run]\nkernel = sum ; inline\n", {0}, false,
+     {{"run.kernel", "sum", ":5"}, {"run.warmup", "1", "default"}}},
+    {"CRLF line endings", "[run]\r\nkernel = triad\r\niterations = 7\r\n", {0}, false,
+     {{"run.kernel", "triad", ":2"}, {"run.iterations", "7", ":3"}}},
+    {"scientific notation integers", "[sum]\nn = 1e8\n[triad]\nn = 2.5e3\n[run]\niterations = 1.0E1\n", {0}, false,
+     {{"sum.n", "100000000", ":2"}, {"triad.n", "2500", ":4"}, {"run.iterations", "10", ":6"}}},
+    {"leading plus and largest seed", "[init]\nseed = +9223372036854775807\nmode = serial\n", {0}, false,
+     {{"init.seed", "9223372036854775807", ":2"}, {"init.mode", "serial", ":3"}}},
+    {"range limits are inclusive",
+     "[stencil]\nnx = 3\nny = 16777216\nnz = 1048576\n[sum]\nn = 1099511627776\n[run]\nwarmup = 0\n", {0}, false,
+     {{"stencil.nx", "3", ":2"}, {"stencil.ny", "16777216", ":3"}, {"stencil.nz", "1048576", ":4"},
+      {"sum.n", "1099511627776", ":6"}, {"run.warmup", "0", ":8"}}},
+    {"doubles", "[triad]\nscalar = -1.5e-3\n[stencil]\nalpha = 0.25\n", {0}, false,
+     {{"triad.scalar", "-0.0015", ":2"}, {"stencil.alpha", "0.25", ":4"}}},
+    {"alpha 1/6 is stable for stencil3d", "[run]\nkernel = stencil3d\n[stencil]\nalpha = 0.16666666666666666\n", {0},
+     false, {{"stencil.alpha", "0.16666666666666666", ":4"}}},
+    {"alpha is not checked for sum", "[run]\nkernel = sum\n[stencil]\nalpha = 0.9\n", {0}, false,
+     {{"stencil.alpha", "0.9", ":4"}}},
+    {"bool spellings, any case", "[output]\nwrite_field = YES\n", {0}, false,
+     {{"output.write_field", "true", ":2"}}},
+    {"bool off", "[output]\nwrite_field = Off\n", {0}, false, {{"output.write_field", "false", ":2"}}},
+    {"places with a count and proc_bind", "[openmp]\nplaces = sockets(2)\nproc_bind = primary\nthreads = 4096\n",
+     {0}, false,
+     {{"openmp.places", "sockets(2)", ":2"}, {"openmp.proc_bind", "primary", ":3"}, {"openmp.threads", "4096", ":4"}}},
+    {"explicit places list", "[openmp]\nplaces = {0:4}:2:4,!{8},{9,10,11},{12:4:-1}\n", {0}, false,
+     {{"openmp.places", "{0:4}:2:4,!{8},{9,10,11},{12:4:-1}", ":2"}}},
+    {"file template with every placeholder", "[output]\nfile = out/%k-%i-%j-%t-100%%.h5\n", {0}, false,
+     {{"output.file", "out/%k-%i-%j-%t-100%%.h5", ":2"}}},
+    {"--set overrides the file and is recorded", "[stencil]\nnx = 100\nny = 50\n",
+     {"stencil.nx=200", " run.kernel = stencil3d "}, false,
+     {{"stencil.nx", "200", "--set #1"}, {"run.kernel", "stencil3d", "--set #2"}, {"stencil.ny", "50", ":3"}}},
+    {"the later --set wins", NULL, {"stencil.nx=200", "stencil.nx=3e2"}, false,
+     {{"stencil.nx", "300", "--set #2"}}},
+    {"--set before the file still wins", "[stencil]\nnx = 100\n", {"stencil.nx=200"}, true,
+     {{"stencil.nx", "200", "--set #1"}}},
+    {"--set value may contain '=' and '.'", NULL, {"output.file=a=b.c-%k.h5"}, false,
+     {{"output.file", "a=b.c-%k.h5", "--set #1"}}},
+};
+
+static void check_expect(const char *name, const struct ts_config *cfg, const struct expect *e, const char *path)
+{
+    char value[1200], origin[4200], want_origin[4200];
+    size_t k = key_index(e->key);
+    ts_config_value_string(cfg, k, value, sizeof value);
+    ts_config_origin_string(cfg, k, origin, sizeof origin);
+    snprintf(want_origin, sizeof want_origin, "%s%s", e->origin[0] == ':' ? path : "", e->origin);
+    if (strcmp(value, e->value) != 0)
+        fail(name, "%s is '%s', expected '%s'", e->key, value, e->value);
+    if (strcmp(origin, want_origin) != 0)
+        fail(name, "%s comes from '%s', expected '%s'", e->key, origin, want_origin);
+}
+
+static void test_good(void)
+{
+    for (size_t c = 0; c < sizeof good_cases / sizeof good_cases[0]; c++) {
+        const struct good_case *g = &good_cases[c];
+        struct ts_config cfg;
+        struct ts_error err;
+        char path[64];
+        int rc = run_case(&cfg, g->ini, NULL, g->sets, 0, g->sets_first, path, &err);
+        if (rc != TS_OK) {
+            fail(g->name, "expected success, got status %d: %s", rc, err.message);
+        } else {
+            for (size_t i = 0; i < 6 && g->expect[i].key; i++)
+                check_expect(g->name, &cfg, &g->expect[i], path);
+            int n_sets = 0;
+            while (n_sets < MAX_SETS && g->sets[n_sets])
+                n_sets++;
+            if (cfg.n_sets != n_sets)
+                fail(g->name, "%d --set arguments recorded, expected %d", cfg.n_sets, n_sets);
+            for (int i = 0; i < n_sets && i < cfg.n_sets; i++)
+                if (strcmp(cfg.sets[i], g->sets[i]) != 0)
+                    fail(g->name, "--set #%d recorded as '%s', expected '%s'", i + 1, cfg.sets[i], g->sets[i]);
+            if (g->ini && (!cfg.text || strcmp(cfg.text, g->ini) != 0))
+                fail(g->name, "cfg->text does not hold the file's text");
+        }
+        ts_config_free(&cfg);
+    }
+}
+
+/* ---- bad inputs: status 2 and a message naming where and what ---- */
+
+struct bad_case {
+    const char *name;
+    const char *ini;            /* written to a temp file; NULL for none */
+    const char *path;           /* a fixed path instead of a temp file */
+    const char *sets[MAX_SETS];
+    int repeat;                 /* apply the sets this many times */
+    const char *expect[2];      /* substrings of the message; %f is the file's path */
+};
+
+static char long_line[400];
+
+static const struct bad_case bad_cases[] = {
+    {"missing file", NULL, "/nonexistent-ts-dir/nope.ini", {0}, 0,
+     {"/nonexistent-ts-dir/nope.ini: cannot read config: No such file or directory"}},
+    {"directory as config", NULL, "/tmp", {0}, 0, {"/tmp: cannot read config: Is a directory"}},
+    {"unknown section", "[run]\nkernel = sum\n[stencl]\nnx = 5\n", NULL, {0}, 0,
+     {"%f:4: unknown section [stencl] (known sections: run, sum, triad, stencil, init, openmp, output)"}},
+    {"section names are case-sensitive", "[RUN]\nkernel = sum\n", NULL, {0}, 0, {"%f:2: unknown section [RUN]"}},
+    {"unknown key", "[stencil]\nnxx = 5\n", NULL, {0}, 0,
+     {"%f:2: unknown key 'nxx' in section [stencil] (known keys: nx, ny, nz, alpha)"}},
+    {"key before any section", "; settings\nkernel = sum\n", NULL, {0}, 0,
+     {"%f:2: key 'kernel' outside any section"}},
+    {"duplicate key", "[run]\nkernel = sum\n\n[run]\nkernel = triad\n", NULL, {0}, 0,
+     {"%f:5: duplicate key [run] kernel (first set at line 2)"}},
+    {"indented continuation line", "[run]\nkernel = sum\n  iterations = 5\n", NULL, {0}, 0,
+     {"%f:3: indented line continues the value of [run] kernel from line 2"}},
+    {"syntax error: no '='", "[run]\nkernel = sum\niterations 5\n", NULL, {0}, 0,
+     {"%f:3: syntax error (expected 'key = value' or '[section]'): iterations 5"}},
+    {"syntax error: unclosed section", "[run\nkernel = sum\n", NULL, {0}, 0, {"%f:1: syntax error"}},
+    {"first error by line wins: syntax before value", "[stencil]\nny 5\nnx = abc\n", NULL, {0}, 0,
+     {"%f:2: syntax error"}},
+    {"first error by line wins: value before syntax", "[stencil]\nnx = abc\nny 5\n", NULL, {0}, 0,
+     {"%f:2: [stencil] nx = abc: not an integer"}},
+    {"line too long", long_line, NULL, {0}, 0, {"%f:2: line too long"}},
+    {"empty value", "[stencil]\nnx =\n", NULL, {0}, 0, {"%f:2: [stencil] nx = : empty value, must be 3..16777216"}},
+    {"empty file name", "[output]\nfile =\n", NULL, {0}, 0, {"%f:2: [output] file = : empty value"}},
+    {"not a number", "[stencil]\nnx = abc\n", NULL, {0}, 0,
+     {"%f:2: [stencil] nx = abc: not an integer, must be 3..16777216"}},
+    {"trailing garbage", "[stencil]\nny = 100x\n", NULL, {0}, 0,
+     {"%f:2: [stencil] ny = 100x: trailing characters after the number"}},
+    {"'#' is not an inline comment", "[run]\niterations = 10 # more\n", NULL, {0}, 0,
+     {"%f:2: [run] iterations = 10 # more: trailing characters"}},
+    {"hex is not decimal", "[run]\niterations = 0x10\n", NULL, {0}, 0, {"%f:2: [run] iterations = 0x10: trailing"}},
+    {"fraction for an integer", "[stencil]\nnx = 100.5\n", NULL, {0}, 0,
+     {"%f:2: [stencil] nx = 100.5: not a whole number"}},
+    {"fraction in scientific notation", "[run]\nwarmup = 15e-1\n", NULL, {0}, 0,
+     {"%f:2: [run] warmup = 15e-1: not a whole number"}},
+    {"overflow of 64 bits", "[init]\nseed = 9223372036854775808\n", NULL, {0}, 0,
+     {"%f:2: [init] seed = 9223372036854775808: out of range, must be 0..9223372036854775807"}},
+    {"overflow in scientific notation", "[sum]\nn = 1e30\n", NULL, {0}, 0,
+     {"%f:2: [sum] n = 1e30: out of range, must be 1..1099511627776"}},
+    {"nx below its minimum", "[stencil]\nnx = 2\n", NULL, {0}, 0,
+     {"%f:2: [stencil] nx = 2: out of range, must be 3..16777216"}},
+    {"ny above its maximum", "[stencil]\nny = 16777217\n", NULL, {0}, 0,
+     {"%f:2: [stencil] ny = 16777217: out of range, must be 3..16777216"}},
+    {"nz above its maximum", "[stencil]\nnz = 1048577\n", NULL, {0}, 0,
+     {"%f:2: [stencil] nz = 1048577: out of range, must be 3..1048576"}},
+    {"zero iterations", "[run]\niterations = 0\n", NULL, {0}, 0,
+     {"%f:2: [run] iterations = 0: out of range, must be 1..1000000000"}},
+    {"negative warmup", "[run]\nwarmup = -1\n", NULL, {0}, 0,
+     {"%f:2: [run] warmup = -1: out of range, must be 0..1000000"}},
+    {"too many threads", "[openmp]\nthreads = 4097\n", NULL, {0}, 0,
+     {"%f:2: [openmp] threads = 4097: out of range, must be 0..4096"}},
+    {"sum n above 2^40", "[sum]\nn = 1099511627777\n", NULL, {0}, 0, {"%f:2: [sum] n = 1099511627777: out of range"}},
+    {"triad n zero", "[triad]\nn = 0\n", NULL, {0}, 0, {"%f:2: [triad] n = 0: out of range, must be 1..1099511627776"}},
+    {"negative seed", "[init]\nseed = -5\n", NULL, {0}, 0, {"%f:2: [init] seed = -5: out of range"}},
+    {"alpha zero", "[stencil]\nalpha = 0\n", NULL, {0}, 0, {"%f:2: [stencil] alpha = 0: out of range, must be > 0"}},
+    {"alpha not a number", "[stencil]\nalpha = fast\n", NULL, {0}, 0, {"%f:2: [stencil] alpha = fast: not a number"}},
+    {"scalar nan", "[triad]\nscalar = nan\n", NULL, {0}, 0,
+     {"%f:2: [triad] scalar = nan: not a finite number, must be any finite number"}},
+    {"scalar overflows a double", "[triad]\nscalar = 1e400\n", NULL, {0}, 0, {"%f:2: [triad] scalar = 1e400: not a finite"}},
+    {"scalar trailing garbage", "[triad]\nscalar = 3.0.0\n", NULL, {0}, 0, {"%f:2: [triad] scalar = 3.0.0: trailing"}},
+    {"bad kernel", "[run]\nkernel = stencil4d\n", NULL, {0}, 0,
+     {"%f:2: [run] kernel = stencil4d: unknown value, must be sum|triad|stencil2d|stencil3d"}},
+    {"enums are case-sensitive", "[run]\nkernel = Sum\n", NULL, {0}, 0, {"%f:2: [run] kernel = Sum: unknown value"}},
+    {"bad init mode", "[init]\nmode = random\n", NULL, {0}, 0,
+     {"%f:2: [init] mode = random: unknown value, must be parallel|serial"}},
+    {"bad bool", "[output]\nwrite_field = maybe\n", NULL, {0}, 0,
+     {"%f:2: [output] write_field = maybe: not a boolean, must be true|false|yes|no|on|off|1|0"}},
+    {"places: unknown name", "[openmp]\nplaces = core\n", NULL, {0}, 0,
+     {"%f:2: [openmp] places = core: invalid OMP_PLACES syntax at 'core'"}},
+    {"places: zero count", "[openmp]\nplaces = cores(0)\n", NULL, {0}, 0, {"%f:2: [openmp] places = cores(0): invalid"}},
+    {"places: unclosed brace", "[openmp]\nplaces = {0:4\n", NULL, {0}, 0,
+     {"%f:2: [openmp] places = {0:4: invalid OMP_PLACES syntax: unexpected end"}},
+    {"places: empty resource", "[openmp]\nplaces = {0,,1}\n", NULL, {0}, 0,
+     {"%f:2: [openmp] places = {0,,1}: invalid OMP_PLACES syntax at ',1}'"}},
+    {"places: garbage after a name", "[openmp]\nplaces = cores x\n", NULL, {0}, 0, {"%f:2: [openmp] places = cores x"}},
+    {"bad proc_bind", "[openmp]\nproc_bind = closest\n", NULL, {0}, 0,
+     {"%f:2: [openmp] proc_bind = closest: unknown value, must be close|spread|master|primary|true|false"}},
+    {"unknown file placeholder", "[output]\nfile = run-%x.h5\n", NULL, {0}, 0,
+     {"%f:2: [output] file = run-%x.h5: unknown placeholder '%x'"}},
+    {"lone % ending the file name", "[output]\nfile = run-%\n", NULL, {0}, 0,
+     {"%f:2: [output] file = run-%: lone '%' at the end"}},
+    {"alpha unstable for stencil2d", "[stencil]\nalpha = 0.3\n", NULL, {0}, 0,
+     {"[stencil] alpha = 0.3 (%f:2) is unstable for kernel stencil2d (default)", "alpha <= 0.25"}},
+    {"alpha unstable for stencil3d", "[run]\nkernel = stencil3d\n[stencil]\nalpha = 0.2\n", NULL, {0}, 0,
+     {"[stencil] alpha = 0.2 (%f:4) is unstable for kernel stencil3d (%f:2)", "alpha <= 1/6"}},
+    {"alpha unstable after --set", NULL, NULL, {"run.kernel=stencil3d", "stencil.alpha=0.25"}, 0,
+     {"alpha = 0.25 (--set #2) is unstable for kernel stencil3d (--set #1)"}},
+    {"--set without a dot", NULL, NULL, {"nx=5"}, 0, {"--set nx=5: expected section.key=value"}},
+    {"--set without '='", NULL, NULL, {"stencil.nx"}, 0, {"--set stencil.nx: expected section.key=value"}},
+    {"--set without a key", NULL, NULL, {"stencil.=5"}, 0, {"--set stencil.=5: expected section.key=value"}},
+    {"--set unknown key", NULL, NULL, {"stencil.nxx=5"}, 0,
+     {"--set stencil.nxx=5: unknown key 'nxx' in section [stencil]"}},
+    {"--set unknown section", NULL, NULL, {"stencl.nx=5"}, 0, {"--set stencl.nx=5: unknown section [stencl]"}},
+    {"--set bad value", NULL, NULL, {"stencil.nx=abc"}, 0, {"--set stencil.nx=abc: [stencil] nx = abc: not an integer"}},
+    {"--set empty value", NULL, NULL, {"run.kernel="}, 0, {"--set run.kernel=: [run] kernel = : empty value"}},
+    {"too many --set", NULL, NULL, {"run.iterations=5"}, TS_CONFIG_MAX_SETS + 1,
+     {"--set run.iterations=5: too many --set arguments (at most 64)"}},
+};
+
+static void test_bad(void)
+{
+    /* inih's line buffer is 200 bytes by default; a longer line must fail, not be split. */
+    snprintf(long_line, sizeof long_line, "[output]\nfile = %0300d.h5\n", 0);
+    for (size_t c = 0; c < sizeof bad_cases / sizeof bad_cases[0]; c++) {
+        const struct bad_case *b = &bad_cases[c];
+        struct ts_config cfg;
+        struct ts_error err;
+        char path[64];
+        int rc = run_case(&cfg, b->ini, b->path, b->sets, b->repeat, false, path, &err);
+        if (rc != TS_BAD_INPUT)
+            fail(b->name, "expected status %d, got %d (%s)", TS_BAD_INPUT, rc, rc ? err.message : "accepted");
+        for (size_t i = 0; i < 2 && b->expect[i] && rc != TS_OK; i++) {
+            char want[512];
+            expand(want, sizeof want, b->expect[i], path);
+            if (!strstr(err.message, want))
+                fail(b->name, "message '%s' lacks '%s'", err.message, want);
+        }
+        ts_config_free(&cfg);
+    }
+    printf("%zu bad inputs checked\n", sizeof bad_cases / sizeof bad_cases[0]);
+}
+
+/* ---- the struct members themselves, not only their text ---- */
+
+static void test_fields(void)
+{
+    static const char ini[] = "[run]\nkernel = triad\niterations = 1e3\nwarmup = 2\n"
+                              "[sum]\nn = 1000\n[triad]\nn = 2000\nscalar = 0.5\n"
+                              "[stencil]\nnx = 10\nny = 20\nnz = 30\nalpha = 0.125\n"
+                              "[init]\nmode = serial\nseed = 42\n"
+                              "[openmp]\nthreads = 8\nplaces = {0:4},{4:4}\nproc_bind = spread\n"
+                              "[output]\nfile = x-%k.h5\nwrite_field = on\n";
+    const char *const no_sets[MAX_SETS] = {0};
+    struct ts_config cfg;
+    struct ts_error err;
+    char path[64];
+    const char *name = "all keys land in their struct members";
+    if (run_case(&cfg, ini, NULL, no_sets, 0, false, path, &err) != TS_OK) {
+        fail(name, "load failed: %s", err.message);
+        return;
+    }
+    if (strcmp(cfg.kernel, "triad") || cfg.iterations != 1000 || cfg.warmup != 2 || cfg.sum_n != 1000 ||
+        cfg.triad_n != 2000 || cfg.triad_scalar != 0.5 || cfg.nx != 10 || cfg.ny != 20 || cfg.nz != 30 ||
+        cfg.alpha != 0.125 || strcmp(cfg.init_mode, "serial") || cfg.seed != 42 || cfg.threads != 8 ||
+        strcmp(cfg.places, "{0:4},{4:4}") || strcmp(cfg.proc_bind, "spread") || strcmp(cfg.file, "x-%k.h5") ||
+        !cfg.write_field)
+        fail(name, "a member differs from the file (kernel %s, iterations %lld, nx %lld, places %s, file %s)",
+             cfg.kernel, (long long)cfg.iterations, (long long)cfg.nx, cfg.places, cfg.file);
+    for (size_t i = 0; i < ts_config_key_count(); i++)
+        if (cfg.origin[i].source != TS_CONFIG_FILE)
+            fail(name, "%s does not come from the file", ts_config_key_name(i));
+    if (strcmp(cfg.path, path) != 0)
+        fail(name, "cfg->path is '%s', expected '%s'", cfg.path, path);
+    struct ts_error err2;
+    if (ts_config_set(&cfg, "stencil.nx=abc", &err2) == TS_OK || cfg.nx != 10)
+        fail(name, "a rejected --set changed stencil.nx to %lld", (long long)cfg.nx);
+    ts_config_free(&cfg);
+}
+
+/* ---- ts_config_print reads back as the same config ---- */
+
+static void test_print(void)
+{
+    const char *name = "printed config reads back";
+    const char *const sets[MAX_SETS] = {"stencil.nx=1e3", "output.file=a;b-%t.h5", "triad.scalar=0.1"};
+    struct ts_config cfg, again;
+    struct ts_error err;
+    char path[64], printed[64];
+    if (run_case(&cfg, "[run]\nkernel = stencil3d\n[openmp]\nplaces = {0:2}:4:2\n", NULL, sets, 0, false, path,
+                 &err) != TS_OK) {
+        fail(name, "setup failed: %s", err.message);
+        return;
+    }
+    snprintf(printed, sizeof printed, "/tmp/ts-config-print-XXXXXX.ini");
+    int fd = mkstemps(printed, 4);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w+");
+    if (!f) {
+        perror("test_config: temporary file");
+        exit(2);
+    }
+    ts_config_print(&cfg, f);
+    fflush(f);
+    rewind(f);
+    char text[8192];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+
+    char want[256];
+    snprintf(want, sizeof want, "kernel = stencil3d              ; %s:2\n", path);
+    if (!strstr(text, want))
+        fail(name, "no line '%s' in:\n%s", want, text);
+    if (!strstr(text, "nx = 1000                       ; --set #1\n") || !strstr(text, "; default\n") ||
+        !strstr(text, "\n[openmp]\n"))
+        fail(name, "origins or sections missing in:\n%s", text);
+
+    ts_config_defaults(&again);
+    if (ts_config_load(&again, printed, &err) != TS_OK || ts_config_validate(&again, &err) != TS_OK) {
+        fail(name, "printed config does not load: %s", err.message);
+    } else {
+        for (size_t i = 0; i < ts_config_key_count(); i++) {
+            char a[1200], b[1200];
+            ts_config_value_string(&cfg, i, a, sizeof a);
+            ts_config_value_string(&again, i, b, sizeof b);
+            if (strcmp(a, b) != 0)
+                fail(name, "%s printed as '%s' reads back as '%s'", ts_config_key_name(i), a, b);
+        }
+    }
+    unlink(printed);
+    ts_config_free(&cfg);
+    ts_config_free(&again);
+}
+
+/* ---- the key table as iterated by check, the HDF5 writer and the README ---- */
+
+static void test_keys(void)
+{
+    const char *name = "key table";
+    struct ts_config cfg;
+    struct ts_error err;
+    ts_config_defaults(&cfg);
+    if (ts_config_validate(&cfg, &err) != TS_OK)
+        fail(name, "the defaults do not validate: %s", err.message);
+    size_t n = ts_config_key_count();
+    if (n != 17 || n > TS_CONFIG_MAX_KEYS)
+        fail(name, "%zu keys, expected 17", n);
+    for (size_t i = 0; i < n; i++) {
+        const char *key = ts_config_key_name(i), *doc = ts_config_key_doc(i);
+        char value[1200], want[1300];
+        ts_config_value_string(&cfg, i, value, sizeof value);
+        snprintf(want, sizeof want, "(default %s, range ", value);
+        if (!strchr(key, '.'))
+            fail(name, "key name '%s' is not section.key", key);
+        if (!doc || !strstr(doc, want) || strchr(doc, '\n'))
+            fail(name, "doc of %s is not one line with '%s': %s", key, want, doc ? doc : "(null)");
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(key, ts_config_key_name(j)) == 0)
+                fail(name, "key %s appears twice", key);
+        /* Assigning each default through --set must be accepted: the same parser reads both. */
+        char set[1300];
+        snprintf(set, sizeof set, "%s=%s", key, value);
+        if (ts_config_set(&cfg, set, &err) != TS_OK)
+            fail(name, "default of %s does not read back: %s", key, err.message);
+    }
+    if (ts_config_key_name(n) || ts_config_key_doc(n))
+        fail(name, "index %zu past the table has a name or doc", n);
+}
+
+/* ---- every shipped config loads and validates ---- */
+
+static void test_examples(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fail("examples", "cannot open %s", dir);
+        return;
+    }
+    int count = 0;
+    bool have_default = false;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0)
+            continue;
+        char path[4096], kernel[64];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        snprintf(kernel, sizeof kernel, "%.*s", (int)(len - 4), e->d_name);
+        struct ts_config cfg;
+        struct ts_error err;
+        ts_config_defaults(&cfg);
+        if (ts_config_load(&cfg, path, &err) != TS_OK || ts_config_validate(&cfg, &err) != TS_OK)
+            fail(e->d_name, "%s", err.message);
+        /* A file named after a kernel runs that kernel. */
+        else if (strstr("|sum|triad|stencil2d|stencil3d|", kernel) && strcmp(cfg.kernel, kernel) != 0)
+            fail(e->d_name, "selects kernel %s, not %s", cfg.kernel, kernel);
+        have_default |= strcmp(e->d_name, "default.ini") == 0;
+        count++;
+        ts_config_free(&cfg);
+    }
+    closedir(d);
+    if (count < 5 || !have_default)
+        fail("examples", "%d config files in %s, expected default.ini and one per kernel", count, dir);
+    printf("%d config files checked\n", count);
+}
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "";
+    if (strcmp(what, "good") == 0)
+        test_good();
+    else if (strcmp(what, "bad") == 0)
+        test_bad();
+    else if (strcmp(what, "fields") == 0)
+        test_fields();
+    else if (strcmp(what, "print") == 0)
+        test_print();
+    else if (strcmp(what, "keys") == 0)
+        test_keys();
+    else if (strcmp(what, "examples") == 0 && argc > 2)
+        test_examples(argv[2]);
+    else {
+        fprintf(stderr, "usage: test_config good|bad|fields|print|keys|examples <configs dir>\n");
+        return 2;
+    }
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,196 @@
+#include "io_fixture.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int io_failures;
+
+/* Non-ASCII on purpose: the file promises UTF-8 strings. */
+const char io_config_text[] = "[run]\nkernel = stencil2d\n# grid in µm-free units\n"
+                              "[grid]\nnx = 5\nny = 4\n";
+
+static void set_attr(struct ts_attr *a, const char *name, const char *value)
+{
+    snprintf(a->name, sizeof a->name, "%s", name);
+    snprintf(a->value, sizeof a->value, "%s", value);
+}
+
+static void fill_topology(struct io_fixture *f)
+{
+    for (int i = 0; i < FX_NUMA; i++) {
+        f->numa[i] = (struct ts_numa_rec){ .os_index = i, .memory_bytes = (uint64_t)(i + 1) << 33 };
+        snprintf(f->numa[i].cpus, sizeof f->numa[i].cpus, i == 0 ? "0-1" : "2-3");
+        for (int j = 0; j < FX_NUMA; j++)
+            f->distances[i * FX_NUMA + j] = i == j ? 10 : 21;
+    }
+    for (int c = 0; c < 4; c++) {
+        f->cores[c] = (struct ts_core_rec){ .index = c, .os_index = 100 + c, .package = c / 2,
+                                            .numa = c / 2 };
+        snprintf(f->cores[c].cpus, sizeof f->cores[c].cpus, "%d", c);
+    }
+    f->caches[0] = (struct ts_cache_rec){ 1, "data", 32768, 64, 4 };
+    f->caches[1] = (struct ts_cache_rec){ 2, "unified", 1048576, 64, 4 };
+    f->caches[2] = (struct ts_cache_rec){ 3, "unified", 33554432, 64, 2 };
+    f->topo = (struct ts_topology_rec){
+        .n_packages = 2, .n_cores = 4, .n_pus = 4, .n_numa = FX_NUMA, .numa = f->numa,
+        .distances = f->distances, .n_cores_rec = 4, .cores = f->cores, .n_caches = 3,
+        .caches = f->caches, .cache_line_bytes = 64, .cache_line_source = "hwloc L1d",
+        .hwloc_version = "2.9.0" };
+}
+
+static void fill_threads(struct io_fixture *f)
+{
+    for (int t = 0; t < FX_THREADS; t++) {
+        f->threads[t] = (struct ts_thread_rec){
+            .thread = t, .place = t, .cpu_start = t + 1, .cpu_end = t + 1, .core = t + 1,
+            .node = t == 0 ? 0 : 1, .counted_for_node = t == 0 ? 0 : 1,
+            .item_begin = 7 * t, .item_end = 7 * (t + 1) };
+        snprintf(f->threads[t].place_cpus, sizeof f->threads[t].place_cpus, "{%d}", t + 1);
+        snprintf(f->threads[t].affinity, sizeof f->threads[t].affinity, "%d", t + 1);
+    }
+    set_attr(&f->binding[0], "OMP_PLACES", "cores");
+    set_attr(&f->binding[1], "OMP_PROC_BIND", "close");
+}
+
+static void fill_timings(struct io_fixture *f)
+{
+    for (int i = 0; i < FX_WARMUP; i++)
+        f->warmup[i] = 0.01 + 0.001 * i;
+    for (int i = 0; i < FX_ITER; i++)
+        f->iteration[i] = 0.002 + 0.0001 * i;
+    for (int t = 0; t < FX_THREADS; t++)
+        for (int i = 0; i < FX_ITER; i++)
+            f->thread_iteration[t * FX_ITER + i] = 0.001 * (t + 1) + 0.0001 * i;
+    f->timings = (struct ts_timings_rec){
+        .allocation = 0.5, .init = 0.25, .kernel = 0.125, .combine = 1e-6, .verify = 0.0625,
+        .write = 0.03125, .total = 1.5, .timer_resolution = 1e-9, .n_warmup = FX_WARMUP,
+        .n_iterations = FX_ITER, .warmup = f->warmup, .iteration = f->iteration,
+        .thread_iteration = f->thread_iteration };
+}
+
+static void fill_results(struct io_fixture *f)
+{
+    for (int t = 0; t < FX_THREADS; t++)
+        f->thread_partials[t] = 1.5 * (t + 1);
+    f->node_ids[0] = 0;
+    f->node_ids[1] = 1;
+    f->node_partials[0] = 1.5;
+    f->node_partials[1] = 7.5;
+    f->results = (struct ts_results_rec){
+        .kernel = "stencil2d", .unit = "lattice update", .byte_model = "2 loads + 1 store",
+        .result_name = "sum of u^2", .n = 0, .nx = FX_NX, .ny = FX_NY, .nz = 1,
+        .n_threads = FX_THREADS, .init_mode = "parallel", .global = 9.0,
+        .thread_partials = f->thread_partials, .n_nodes = FX_NUMA, .node_ids = f->node_ids,
+        .node_partials = f->node_partials, .units_per_iteration = FX_NX * FX_NY,
+        .bytes_per_unit = 24.0, .flops_per_unit = 6.0, .time_min = 0.002,
+        .time_median = 0.0022, .time_max = 0.0024, .gbs_best = 0.24, .gbs_median = 0.2,
+        .gflops_best = 0.06, .gflops_median = 0.05, .glups_best = 0.01, .glups_median = 0.009 };
+    f->verification = (struct ts_verification_rec){
+        .expected = 9.0, .observed = 9.0, .error = 0.0, .tolerance = 1e-12, .passed = 1,
+        .checked = 20, .failures = 0, .method = "closed form" };
+}
+
+void io_fixture_full(struct io_fixture *f)
+{
+    memset(f, 0, sizeof *f);
+    fill_topology(f);
+    fill_threads(f);
+    fill_timings(f);
+    fill_results(f);
+    set_attr(&f->config[0], "run.kernel", "stencil2d");
+    set_attr(&f->config[1], "grid.nx", "5");
+    set_attr(&f->config[2], "grid.ny", "4");
+    set_attr(&f->environment[0], "OMP_NUM_THREADS", "3");
+    set_attr(&f->environment[1], "SLURM_JOB_ID", "4242");
+    for (int i = 0; i < FX_NY * FX_NX; i++)
+        f->field[i] = 0.5 * i - 1.0;
+    f->warnings[0] = "OMP_PLACES unset: using cores";
+    f->warnings[1] = "node 1 has 2 threads, node 0 has 1";
+    f->rec = (struct ts_record){
+        .program_version = "0.1.0", .command_line = "touchstone run configs/x.ini --set a=b",
+        .host = "node-7", .start_time = "2024-05-01T12:00:00Z", .config = f->config,
+        .n_config = 3, .config_path = "configs/x.ini", .config_text = io_config_text,
+        .config_overrides = "a=b\n", .environment = f->environment, .n_environment = 2,
+        .binding = f->binding, .n_binding = 2, .topology = &f->topo, .threads = f->threads,
+        .n_threads = FX_THREADS, .timings = &f->timings, .results = &f->results,
+        .verification = &f->verification, .field = f->field, .field_dims = { 1, FX_NY, FX_NX },
+        .warnings = f->warnings, .n_warnings = 2 };
+}
+
+void io_fixture_minimal(struct io_fixture *f)
+{
+    static char big_text[200001];
+    memset(big_text, 'x', sizeof big_text - 1);
+    for (size_t i = 79; i < sizeof big_text - 1; i += 80)
+        big_text[i] = '\n';
+    io_fixture_full(f);
+    f->rec.config_text = big_text;
+    f->rec.field = NULL;
+    f->rec.warnings = NULL;
+    f->rec.n_warnings = 0;
+    f->results.kernel = "sum";
+    f->results.unit = "element";
+    f->results.glups_best = NAN;
+    f->results.glups_median = NAN;
+}
+
+void io_dir_make(char *dir, size_t size)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(dir, size, "%s/ts-io-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+}
+
+void io_dir_remove(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (unlink(path) != 0)
+            rmdir(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+int io_dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+long io_stderr_bytes(void (*fn)(void *), void *arg)
+{
+    fflush(stderr);
+    FILE *scratch = tmpfile();
+    int saved = dup(2);
+    if (!scratch || saved < 0 || dup2(fileno(scratch), 2) < 0) {
+        perror("redirecting stderr");
+        exit(1);
+    }
+    fn(arg);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    long bytes = lseek(fileno(scratch), 0, SEEK_END);
+    fclose(scratch);
+    return bytes;
+}

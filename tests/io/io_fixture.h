@@ -1,0 +1,66 @@
+/* Synthetic run records and scratch directories shared by the io tests. */
+#ifndef IO_FIXTURE_H
+#define IO_FIXTURE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "ts_record.h"
+
+extern int io_failures;
+
+/* Counts a failure and says which behaviour broke; the test keeps going to report them all. */
+#define CHECK(cond, ...)                                                                     \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);                            \
+            fprintf(stderr, __VA_ARGS__);                                                    \
+            fputc('\n', stderr);                                                             \
+            io_failures++;                                                                   \
+        }                                                                                    \
+    } while (0)
+
+enum { FX_NUMA = 2, FX_THREADS = 3, FX_ITER = 5, FX_WARMUP = 2, FX_NY = 4, FX_NX = 5 };
+
+/* Owns every array the record points to. */
+struct io_fixture {
+    struct ts_record rec;
+    struct ts_topology_rec topo;
+    struct ts_numa_rec numa[FX_NUMA];
+    int32_t distances[FX_NUMA * FX_NUMA];
+    struct ts_core_rec cores[4];
+    struct ts_cache_rec caches[3];
+    struct ts_thread_rec threads[FX_THREADS];
+    struct ts_timings_rec timings;
+    double warmup[FX_WARMUP];
+    double iteration[FX_ITER];
+    double thread_iteration[FX_THREADS * FX_ITER];
+    struct ts_results_rec results;
+    double thread_partials[FX_THREADS];
+    int32_t node_ids[FX_NUMA];
+    double node_partials[FX_NUMA];
+    struct ts_verification_rec verification;
+    struct ts_attr config[3];
+    struct ts_attr environment[2];
+    struct ts_attr binding[2];
+    double field[FX_NY * FX_NX];
+    const char *warnings[2];
+};
+
+extern const char io_config_text[];
+
+/* Everything filled: a 2D stencil run with a 4x5 field and two warnings. */
+void io_fixture_full(struct io_fixture *f);
+/* An array-sum run: no field, no warnings, NaN GLUP/s, and a 200 kB config text. */
+void io_fixture_minimal(struct io_fixture *f);
+
+/* A fresh directory under $TMPDIR (or /tmp); io_dir_remove deletes it and its files. */
+void io_dir_make(char *dir, size_t size);
+void io_dir_remove(const char *dir);
+/* Number of entries in dir other than . and .., or -1 when it cannot be read. */
+int io_dir_entries(const char *dir);
+
+/* Runs fn(arg) with stderr sent to a scratch file; returns how many bytes it printed there. */
+long io_stderr_bytes(void (*fn)(void *), void *arg);
+
+#endif

@@ -1,0 +1,204 @@
+/* Every kernel at odd sizes and 1-4 threads: verified against its analytic answer, results
+ * bitwise identical across thread counts and init modes, and verification that notices a
+ * wrong value. The driver here is deliberately minimal: the real one is tested end to end
+ * through the CLI. */
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "ts_kernel.h"
+
+struct outcome {
+    double result;
+    struct ts_verification ver;
+    double *arrays[3];
+    struct ts_plan plan;
+};
+
+static void release(struct outcome *o)
+{
+    for (int a = 0; a < 3; a++)
+        free(o->arrays[a]);
+    memset(o, 0, sizeof *o);
+}
+
+static int run(const struct ts_problem *pb, int threads, int serial_init, int64_t steps, struct outcome *o)
+{
+    const struct ts_kernel *k = ts_kernel_get(pb->kernel);
+    memset(o, 0, sizeof *o);
+    char why[256];
+    if (k->plan(pb, &o->plan, why, sizeof why) != 0) {
+        fprintf(stderr, "plan refused: %s\n", why);
+        return -1;
+    }
+    for (int a = 0; a < o->plan.n_arrays; a++)
+        o->arrays[a] = malloc((size_t)o->plan.array_elems * sizeof(double));
+    ts_partition *part;
+    if (ts_partition_create(&part, o->plan.items, threads, o->plan.granule_multiple) != 0)
+        return -1;
+
+    if (serial_init) {
+        for (int c = 0; c < threads; c++)
+            k->init(pb, o->arrays, ts_partition_range(part, c));
+    } else {
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (int c = 0; c < threads; c++)
+            k->init(pb, o->arrays, ts_partition_range(part, c));
+    }
+
+    struct ts_xsum slots[8];
+    for (int64_t s = 0; s < steps; s++) {
+#pragma omp parallel num_threads(threads)
+        {
+            struct ts_xsum partial;
+            ts_xsum_init(&partial);
+#pragma omp for schedule(static)
+            for (int c = 0; c < threads; c++)
+                k->step(pb, o->arrays, ts_partition_range(part, c), s, &partial);
+            slots[omp_get_thread_num()] = partial;
+        }
+    }
+    if (k->result) {
+#pragma omp parallel num_threads(threads)
+        {
+            ts_xsum_init(&slots[omp_get_thread_num()]);
+#pragma omp for schedule(static)
+            for (int c = 0; c < threads; c++)
+                k->result(pb, o->arrays, ts_partition_range(part, c), steps, &slots[omp_get_thread_num()]);
+        }
+    }
+    struct ts_xsum total;
+    ts_xsum_init(&total);
+    for (int t = 0; t < threads; t++)
+        ts_xsum_merge(&total, &slots[t]);
+    o->result = ts_xsum_round(&total);
+    k->verify(pb, o->arrays, steps, o->result, &o->ver);
+    ts_partition_destroy(part);
+    return 0;
+}
+
+static int same_arrays(const struct outcome *a, const struct outcome *b)
+{
+    for (int i = 0; i < a->plan.n_arrays; i++)
+        if (memcmp(a->arrays[i], b->arrays[i], (size_t)a->plan.array_elems * sizeof(double)) != 0)
+            return 0;
+    return 1;
+}
+
+static const char *describe(const struct ts_problem *pb)
+{
+    static char buf[128];
+    if (pb->kernel == TS_KERNEL_SUM || pb->kernel == TS_KERNEL_TRIAD)
+        snprintf(buf, sizeof buf, "%s n=%lld", ts_kernel_get(pb->kernel)->name, (long long)pb->n);
+    else
+        snprintf(buf, sizeof buf, "%s %lldx%lldx%lld", ts_kernel_get(pb->kernel)->name, (long long)pb->nx,
+                 (long long)pb->ny, (long long)pb->nz);
+    return buf;
+}
+
+/* Runs pb on 1..4 threads with both init modes; all must verify and agree bitwise. */
+static void check_problem(const struct ts_problem *pb, int64_t steps)
+{
+    struct outcome first;
+    if (run(pb, 1, 0, steps, &first) != 0) {
+        CHECK(0, "%s: could not run", describe(pb));
+        return;
+    }
+    CHECK(first.ver.passed, "%s, 1 thread: verification failed: error %g > tolerance %g (%s)", describe(pb),
+          first.ver.error, first.ver.tolerance, first.ver.method);
+    for (int threads = 1; threads <= 4; threads++) {
+        for (int serial = 0; serial <= 1; serial++) {
+            struct outcome o;
+            if (run(pb, threads, serial, steps, &o) != 0) {
+                CHECK(0, "%s: could not run", describe(pb));
+                continue;
+            }
+            CHECK(o.ver.passed, "%s, %d threads, %s init: verification failed: error %g > tolerance %g",
+                  describe(pb), threads, serial ? "serial" : "parallel", o.ver.error, o.ver.tolerance);
+            CHECK(memcmp(&o.result, &first.result, sizeof o.result) == 0,
+                  "%s, %d threads, %s init: result %a differs from 1 thread's %a", describe(pb), threads,
+                  serial ? "serial" : "parallel", o.result, first.result);
+            CHECK(same_arrays(&o, &first), "%s, %d threads, %s init: arrays differ from 1 thread's", describe(pb),
+                  threads, serial ? "serial" : "parallel");
+            release(&o);
+        }
+    }
+    release(&first);
+}
+
+/* Verification must fail when one value is wrong. */
+static void check_detects(const struct ts_problem *pb, int64_t steps, int array, int64_t index, double factor,
+                          double result_factor)
+{
+    struct outcome o;
+    if (run(pb, 2, 0, steps, &o) != 0)
+        return;
+    o.arrays[array][index] *= factor;
+    o.result *= result_factor;
+    const struct ts_kernel *k = ts_kernel_get(pb->kernel);
+    struct ts_verification ver;
+    k->verify(pb, o.arrays, steps, o.result, &ver);
+    CHECK(!ver.passed, "%s: verification passed although array %d element %lld was scaled by %.15g and the result by %.15g",
+          describe(pb), array, (long long)index, factor, result_factor);
+    release(&o);
+}
+
+static void sum_and_triad(void)
+{
+    const int64_t sizes[] = {1, 2, 3, 17, 1000003};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        struct ts_problem sum = {.kernel = TS_KERNEL_SUM, .n = sizes[i], .seed = 7};
+        struct ts_problem triad = {.kernel = TS_KERNEL_TRIAD, .n = sizes[i], .scalar = 3.0, .seed = 7};
+        check_problem(&sum, 2);
+        check_problem(&triad, 2);
+    }
+    struct ts_problem sum = {.kernel = TS_KERNEL_SUM, .n = 1000, .seed = 3};
+    check_detects(&sum, 1, 0, 0, 1.0, 1.0 + 1e-12);
+    struct ts_problem triad = {.kernel = TS_KERNEL_TRIAD, .n = 1000, .scalar = 3.0, .seed = 3};
+    check_detects(&triad, 1, 0, 999, 1.0 + 1e-12, 1.0);
+    check_detects(&triad, 1, 1, 5, 2.0, 1.0); /* b changed behind the kernel's back */
+}
+
+static void stencils(void)
+{
+    const int64_t grids2d[][2] = {{3, 3}, {5, 7}, {129, 65}};
+    for (size_t i = 0; i < 3; i++) {
+        struct ts_problem pb = {.kernel = TS_KERNEL_STENCIL2D, .nx = grids2d[i][0], .ny = grids2d[i][1], .nz = 1,
+                                .alpha = 0.2};
+        check_problem(&pb, 7);
+    }
+    const int64_t grids3d[][3] = {{3, 3, 3}, {9, 9, 9}, {17, 5, 11}};
+    for (size_t i = 0; i < 3; i++) {
+        struct ts_problem pb = {.kernel = TS_KERNEL_STENCIL3D, .nx = grids3d[i][0], .ny = grids3d[i][1],
+                                .nz = grids3d[i][2], .alpha = 1.0 / 6.0};
+        check_problem(&pb, 7);
+    }
+    /* Many steps at the stability limit: the eigenmode decays and the tolerance still holds. */
+    struct ts_problem long_run = {.kernel = TS_KERNEL_STENCIL2D, .nx = 33, .ny = 17, .nz = 1, .alpha = 0.25};
+    check_problem(&long_run, 500);
+
+    struct ts_problem grid = {.kernel = TS_KERNEL_STENCIL2D, .nx = 17, .ny = 9, .nz = 1, .alpha = 0.2};
+    check_detects(&grid, 4, 0, 4 * 17 + 8, 1.0 + 1e-9, 1.0);
+    struct ts_problem cube = {.kernel = TS_KERNEL_STENCIL3D, .nx = 9, .ny = 9, .nz = 9, .alpha = 0.1};
+    check_detects(&cube, 3, 1, (4 * 9 + 4) * 9 + 4, 1.0 + 1e-9, 1.0);
+
+    /* Plans refuse grids without an interior point. */
+    struct ts_plan plan;
+    char why[256];
+    struct ts_problem tiny = {.kernel = TS_KERNEL_STENCIL2D, .nx = 2, .ny = 5, .nz = 1, .alpha = 0.1};
+    CHECK(ts_kernel_get(TS_KERNEL_STENCIL2D)->plan(&tiny, &plan, why, sizeof why) != 0, "2x5 grid accepted");
+    CHECK(ts_kernel_find("stencil3d") == ts_kernel_get(TS_KERNEL_STENCIL3D), "lookup by name");
+    CHECK(ts_kernel_find("stencil4d") == NULL, "unknown kernel name found");
+}
+
+int main(int argc, char **argv)
+{
+    const char *which = argc > 1 ? argv[1] : "all";
+    if (strcmp(which, "1d") == 0 || strcmp(which, "all") == 0)
+        sum_and_triad();
+    if (strcmp(which, "stencils") == 0 || strcmp(which, "all") == 0)
+        stencils();
+    CHECK_DONE();
+}

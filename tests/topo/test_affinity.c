@@ -1,0 +1,85 @@
+#include "ts_affinity.h"
+#include "ts_check.h"
+
+#include <omp.h>
+
+static ts_topology *topo;
+static struct ts_thread_rec rows[2];
+
+/* Samples two threads the way the solver does: start, (work), end. */
+static int sample_two(void)
+{
+    struct ts_error err = {0};
+    CHECK(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
+    memset(rows, 0, sizeof rows);
+    int team = 0;
+    omp_set_num_threads(2);
+#pragma omp parallel
+    {
+        int t = omp_get_thread_num();
+#pragma omp single
+        team = omp_get_num_threads();
+        if (t < 2) {
+            ts_affinity_sample_start(topo, &rows[t]);
+            ts_affinity_sample_end(&rows[t]);
+        }
+    }
+    CHECK(team == 2, "asked for 2 threads, got %d", team);
+    return team;
+}
+
+static void two_threads(void)
+{
+    sample_two();
+    for (int t = 0; t < 2; t++) {
+        struct ts_thread_rec *r = &rows[t];
+        printf("thread %d: place %d {%s} mask %s cpu %d->%d core %d node %d\n", r->thread, r->place,
+               r->place_cpus, r->affinity, r->cpu_start, r->cpu_end, r->core, r->node);
+        CHECK(r->thread == t, "row %d says thread %d", t, r->thread);
+        CHECK(r->affinity[0] && ts_list_has(r->affinity, r->cpu_start),
+              "thread %d ran on CPU %d, outside its affinity mask \"%s\"", t, r->cpu_start,
+              r->affinity);
+        CHECK(r->core >= 0 && r->node >= 0, "thread %d on CPU %d: core %d, node %d", t,
+              r->cpu_start, r->core, r->node);
+        CHECK(r->cpu_end >= 0, "thread %d: no cpu_end", t);
+        CHECK((r->place < 0) == (r->place_cpus[0] == '\0'),
+              "thread %d: place %d but place CPUs \"%s\"", t, r->place, r->place_cpus);
+    }
+    CHECK(ts_affinity_mask_cpus() >= 1, "the main thread's mask has no CPU");
+    ts_topology_destroy(topo);
+}
+
+/* Run by CTest with OMP_PLACES={0} OMP_PROC_BIND=close OMP_NUM_THREADS=2. */
+static void one_place(void)
+{
+    sample_two();
+    for (int t = 0; t < 2; t++) {
+        CHECK(rows[t].place == 0, "thread %d: place %d, want 0 (is OMP_PLACES={0} set?)", t,
+              rows[t].place);
+        CHECK(strcmp(rows[t].place_cpus, "0") == 0, "thread %d: place CPUs \"%s\", want \"0\"", t,
+              rows[t].place_cpus);
+        CHECK(rows[t].cpu_start == 0, "thread %d bound to {0} ran on CPU %d", t, rows[t].cpu_start);
+    }
+    CHECK(rows[0].core == rows[1].core, "both threads on CPU 0 but cores %d and %d", rows[0].core,
+          rows[1].core);
+    struct ts_binding_facts facts = {omp_get_proc_bind() != omp_proc_bind_false, 2,
+                                     ts_affinity_mask_cpus()};
+    char lines[8][512];
+    int n = ts_affinity_warnings(&facts, rows, 2, lines, 8);
+    int loud = 0;
+    for (int i = 0; i < n; i++) {
+        printf("warning: %s\n", lines[i]);
+        loud |= strstr(lines[i], "ALL 2 THREADS ARE ON ONE CORE") != NULL;
+    }
+    CHECK(loud, "2 threads bound to CPU 0: no ALL-THREADS-ON-ONE-CORE warning");
+    ts_topology_destroy(topo);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct ts_case cases[] = {
+        {"two_threads", two_threads},
+        {"one_place", one_place},
+    };
+    return TS_RUN_CASES(cases);
+}

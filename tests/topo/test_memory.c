@@ -1,0 +1,113 @@
+#include "ts_check.h"
+#include "ts_memory.h"
+#include "ts_topology.h"
+
+#include <errno.h>
+#include <numa.h>
+#include <numaif.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static size_t resident_pages(void *p, size_t bytes)
+{
+    size_t page = ts_memory_page_size(), n = bytes / page, resident = 0;
+    unsigned char *vec = malloc(n);
+    CHECK(vec && mincore(p, bytes, vec) == 0, "mincore failed: %s", strerror(errno));
+    for (size_t i = 0; i < n; i++)
+        resident += vec[i] & 1;
+    free(vec);
+    return resident;
+}
+
+static void map_is_aligned_and_untouched(void)
+{
+    size_t bytes = 64u << 20, align = 2u << 20;
+    void *p;
+    struct ts_error err = {0};
+    CHECK(ts_memory_map(&p, bytes, align, &err) == TS_OK, "mapping 64 MiB failed: %s", err.message);
+    CHECK((uintptr_t)p % align == 0, "%p is not aligned to 2 MiB", p);
+    size_t before = resident_pages(p, bytes);
+    CHECK(before == 0, "%zu pages resident before anything wrote them: first touch is lost", before);
+    memset(p, 1, bytes);
+    size_t after = resident_pages(p, bytes);
+    CHECK(after == bytes / ts_memory_page_size(), "only %zu pages resident after writing all", after);
+    ts_memory_unmap(p, bytes);
+    unsigned char v;
+    CHECK(mincore(p, ts_memory_page_size(), &v) != 0 && errno == ENOMEM,
+          "the range is still mapped after ts_memory_unmap");
+}
+
+static void map_absurd_size_fails(void)
+{
+    void *p = (void *)1;
+    struct ts_error err = {0};
+    int rc = ts_memory_map(&p, (size_t)1 << 62, 2u << 20, &err);
+    printf("error: %s\n", err.message);
+    CHECK(rc == TS_BAD_INPUT && err.status == TS_BAD_INPUT, "mapping 4 EiB returned %d", rc);
+    CHECK(p == NULL, "a failed map left a pointer behind");
+    /* The kernel says ENOMEM; valgrind's mmap says EINVAL. */
+    CHECK(strstr(err.message, "cannot map 4.00 EiB: ")
+              && (strstr(err.message, strerror(ENOMEM)) || strstr(err.message, strerror(EINVAL))),
+          "message \"%s\" lacks the size or the errno text", err.message);
+}
+
+static void map_bad_alignment_fails(void)
+{
+    void *p;
+    struct ts_error err = {0};
+    CHECK(ts_memory_map(&p, 4096, 3 * ts_memory_page_size(), &err) == TS_BAD_INPUT,
+          "an alignment of 3 pages was accepted");
+    CHECK(strstr(err.message, "power of two"), "message \"%s\" does not say why", err.message);
+}
+
+static void alloc_on_node_of_cpu0(void)
+{
+    ts_topology *topo;
+    struct ts_error err = {0};
+    CHECK(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
+    int node = ts_topology_node_of_cpu(topo, 0);
+    char *p = ts_memory_alloc_on_node(4096, node);
+    CHECK(p, "4096 bytes on node %d failed", node);
+    p[0] = 1;
+    if (numa_available() >= 0) {
+        int where = -1;
+        CHECK(get_mempolicy(&where, NULL, 0, p, MPOL_F_NODE | MPOL_F_ADDR) == 0,
+              "get_mempolicy: %s", strerror(errno));
+        CHECK(where == node, "page asked on node %d landed on node %d", node, where);
+    }
+    ts_memory_free_on_node(p, 4096);
+    ts_topology_destroy(topo);
+}
+
+/* A wrong node must give NULL, and quietly: libnuma would print and place the page anywhere. */
+static void alloc_on_bad_node_fails_quietly(void)
+{
+    fflush(stderr);
+    FILE *captured = tmpfile();
+    int saved = dup(2);
+    CHECK(captured && saved >= 0 && dup2(fileno(captured), 2) == 2, "cannot capture stderr");
+    void *p = ts_memory_alloc_on_node(4096, 1 << 20);
+    int e = errno;
+    fflush(stderr);
+    dup2(saved, 2);
+    fseek(captured, 0, SEEK_END);
+    long printed = ftell(captured);
+    fclose(captured);
+    close(saved);
+    CHECK(p == NULL, "node 1048576 does not exist but the allocation succeeded");
+    CHECK(e == EINVAL, "errno %d (%s), want EINVAL", e, strerror(e));
+    CHECK(printed == 0, "the failed allocation printed %ld bytes to stderr", printed);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct ts_case cases[] = {
+        {"map_untouched", map_is_aligned_and_untouched},
+        {"map_absurd", map_absurd_size_fails},
+        {"map_bad_alignment", map_bad_alignment_fails},
+        {"alloc_on_node", alloc_on_node_of_cpu0},
+        {"alloc_bad_node", alloc_on_bad_node_fails_quietly},
+    };
+    return TS_RUN_CASES(cases);
+}

@@ -1,0 +1,120 @@
+#include "ts_affinity.h"
+#include "ts_topology_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sink {
+    char (*lines)[512];
+    int max, n;
+};
+
+static void __attribute__((format(printf, 2, 3))) warn(struct sink *s, const char *fmt, ...)
+{
+    if (s->n >= s->max)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->lines[s->n++], sizeof s->lines[0], fmt, ap);
+    va_end(ap);
+}
+
+static const char *plural(int n)
+{
+    return n == 1 ? "" : "s";
+}
+
+static int int_order(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorted, duplicates dropped, as a compressed list. */
+static void list_of(int *v, int n, char *buf, size_t len)
+{
+    qsort(v, (size_t)n, sizeof *v, int_order);
+    struct ts_list l;
+    ts_list_init(&l, buf, len);
+    for (int i = 0; i < n; i++)
+        if (i == 0 || v[i] != v[i - 1])
+            ts_list_add(&l, v[i]);
+    ts_list_end(&l);
+}
+
+static int all_on_one_core(const struct ts_thread_rec *rows, int n)
+{
+    if (n < 2 || rows[0].core < 0)
+        return 0;
+    for (int i = 1; i < n; i++)
+        if (rows[i].core != rows[0].core)
+            return 0;
+    return 1;
+}
+
+/* One line per core that holds several threads. Threads on one CPU take turns; threads on
+ * different CPUs of one core (SMT siblings) split its execution units: both cost speed. */
+static void shared_cores(struct sink *s, const struct ts_thread_rec *rows, int n)
+{
+    int *threads = malloc(2 * (size_t)n * sizeof *threads);
+    if (!threads)
+        return;
+    int *cpus = threads + n;
+    for (int i = 0; i < n; i++) {
+        int core = rows[i].core, seen = 0, k = 0;
+        for (int j = 0; j < i; j++)
+            seen |= rows[j].core == core;
+        if (core < 0 || seen)
+            continue;
+        for (int j = i; j < n; j++)
+            if (rows[j].core == core) {
+                threads[k] = rows[j].thread;
+                cpus[k++] = rows[j].cpu_start;
+            }
+        if (k < 2)
+            continue;
+        char tlist[200], clist[200];
+        list_of(threads, k, tlist, sizeof tlist);
+        list_of(cpus, k, clist, sizeof clist);
+        int one_cpu = strpbrk(clist, ",-") == NULL;
+        warn(s, "threads %s share core %d (CPU%s %s): %s", tlist, core, one_cpu ? "" : "s", clist,
+             one_cpu ? "they time-slice one core"
+                     : "they split one core's execution units (SMT siblings)");
+    }
+    free(threads);
+}
+
+/* A thread bound to a one-CPU place cannot move; only the other cases are worth a line. */
+static int may_move(const struct ts_binding_facts *f, const struct ts_thread_rec *r)
+{
+    return !f->bound || r->place < 0 || strpbrk(r->place_cpus, ",-") != NULL;
+}
+
+int ts_affinity_warnings(const struct ts_binding_facts *facts, const struct ts_thread_rec *rows,
+                         int n_rows, char (*warnings)[512], int max)
+{
+    struct sink s = {warnings, max, 0};
+    if (!facts->bound)
+        warn(&s, "binding is off (OMP_PROC_BIND=false or unset): threads may migrate between "
+                 "CPUs and away from their first-touched pages");
+    if (facts->available_cpus > 0 && facts->n_threads > facts->available_cpus)
+        warn(&s, "%d threads but only %d CPU%s available: threads time-slice and every timing "
+                 "stretches; use at most %d thread%s or ask for more CPUs (srun -c / "
+                 "--cpus-per-task)", facts->n_threads, facts->available_cpus,
+             plural(facts->available_cpus), facts->available_cpus, plural(facts->available_cpus));
+    if (all_on_one_core(rows, n_rows))
+        warn(&s, "ALL %d THREADS ARE ON ONE CORE (core %d): expect ~1/%d of the speed of %d "
+                 "separate cores; check OMP_PLACES, taskset, or srun -c / --cpus-per-task",
+             n_rows, rows[0].core, n_rows, n_rows);
+    else
+        shared_cores(&s, rows, n_rows);
+    for (int i = 0; i < n_rows; i++) {
+        const struct ts_thread_rec *r = &rows[i];
+        if (r->cpu_start >= 0 && r->cpu_end >= 0 && r->cpu_end != r->cpu_start && may_move(facts, r))
+            warn(&s, "thread %d moved from CPU %d to CPU %d during the run", r->thread,
+                 r->cpu_start, r->cpu_end);
+    }
+    return s.n;
+}

@@ -1,0 +1,32 @@
+/* Memory for the arrays and the per-node partials, and the limits a run must fit in. */
+#ifndef TS_MEMORY_H
+#define TS_MEMORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ts_error.h"
+
+/* A fresh anonymous mapping of bytes aligned to alignment (a power of two, at least the page
+ * size), not touched: no page exists until a thread writes it (first touch). */
+int ts_memory_map(void **out, size_t bytes, size_t alignment, struct ts_error *err);
+void ts_memory_unmap(void *ptr, size_t bytes);
+
+/* Memory on NUMA node node_os_index (libnuma); falls back to ordinary memory when libnuma
+ * reports NUMA unavailable. NULL on failure. */
+void *ts_memory_alloc_on_node(size_t bytes, int node_os_index);
+void ts_memory_free_on_node(void *ptr, size_t bytes);
+
+size_t ts_memory_page_size(void);
+
+/* One limit a run's memory must fit in. */
+struct ts_memory_limit {
+    uint64_t bytes;
+    char source[160]; /* "MemAvailable in /proc/meminfo", "cgroup memory.max (/sys/fs/...)",
+                         "RLIMIT_AS", "SLURM_MEM_PER_NODE", ... */
+};
+
+/* Collects every limit that applies to this process (up to max); returns how many. */
+int ts_memory_limits(struct ts_memory_limit *out, int max);
+
+#endif
