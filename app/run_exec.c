@@ -90,7 +90,7 @@ static void show_progress(const struct ts_run_exec *ex, int64_t step, double sta
     static double last_print;
     double now = omp_get_wtime();
     int64_t total = ex->warmup + ex->iterations;
-    if (now - started < 2.0 || (now - last_print < 0.5 && step + 1 < total))
+    if (now - started < ex->progress_delay || (now - last_print < 0.5 && step + 1 < total))
         return;
     last_print = now;
     double left = (now - started) / (double)(step + 1) * (double)(total - step - 1);

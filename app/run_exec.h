@@ -20,6 +20,7 @@ struct ts_run_exec {
     int64_t warmup;
     int64_t iterations;
     int show_progress;
+    double progress_delay;  /* seconds before the first progress line */
 
     /* owned resources */
     ts_partition *part;

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -26,6 +27,15 @@ static double measured_timer_resolution(void)
             best = t1 - t0;
     }
     return best;
+}
+
+/* Seconds before a run on a terminal starts showing progress: TOUCHSTONE_PROGRESS_DELAY, else 2. */
+static double progress_delay(void)
+{
+    const char *text = getenv("TOUCHSTONE_PROGRESS_DELAY");
+    char *end;
+    double delay = text ? strtod(text, &end) : 2.0;
+    return text && (end == text || *end != '\0' || !(delay >= 0.0)) ? 2.0 : delay;
 }
 
 static void warn(struct ts_run_record *rr, const char *text)
@@ -113,6 +123,7 @@ int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding,
         .warmup = cfg->warmup,
         .iterations = cfg->iterations,
         .show_progress = !cli->quiet && isatty(STDERR_FILENO),
+        .progress_delay = progress_delay(),
     };
 
     struct ts_verification ver = {0};

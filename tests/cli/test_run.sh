@@ -15,6 +15,22 @@ for kernel in sum triad stencil2d stencil3d; do
 done
 expect_in "$OUT" "GLUP/s" "stencils report GLUP/s"
 
+# The final field only on request, with the grid's shape (z, y, x).
+# shellcheck disable=SC2086
+run_ts 0 "write_field" run "$SRC/configs/stencil3d.ini" $SMALL --set output.write_field=true -o "$WORK/field.h5"
+h5dump -H "$WORK/field.h5" >"$WORK/field.txt" 2>&1 || fail "h5dump cannot read field.h5"
+expect_in "$WORK/field.txt" 'DATASET "u"' "/field/u written with output.write_field = true"
+expect_in "$WORK/field.txt" "SIMPLE \{ \( 16, 48, 64 \)" "/field/u has shape (nz, ny, nx)"
+
+# On a terminal, progress shows after TOUCHSTONE_PROGRESS_DELAY seconds (script(1) gives it a tty).
+# shellcheck disable=SC2086
+TOUCHSTONE_PROGRESS_DELAY=0 script -qec "$TS run $SRC/configs/stencil2d.ini $SMALL --set run.iterations=8000 -o $WORK/progress.h5" \
+    "$WORK/typescript" >/dev/null 2>&1 || fail "long run under script(1) failed"
+expect_in "$WORK/typescript" "iteration [0-9]+/8001, [0-9.]+ s elapsed" "progress line on a terminal"
+# shellcheck disable=SC2086
+run_ts 0 "no progress when not a terminal" run "$SRC/configs/sum.ini" $SMALL -o "$WORK/np.h5"
+expect_not_in "$ERR" "elapsed" "no progress line when stderr is not a terminal"
+
 # --quiet prints nothing on success.
 # shellcheck disable=SC2086
 run_ts 0 "quiet run" run "$SRC/configs/sum.ini" $SMALL -o "$WORK/quiet.h5" --quiet
