@@ -2,6 +2,7 @@
 #ifndef TS_KERNELS_INTERNAL_H
 #define TS_KERNELS_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -26,6 +27,11 @@ struct ts_compensated ts_compensated_hash_sum(uint64_t seed, uint64_t stream_a, 
  * rounding of values that are themselves computed) times abs_sum. */
 void ts_verify_sum(struct ts_verification *out, long double expected, long double abs_sum,
                    double observed, int64_t n, double extra_roundings, const char *what);
+
+/* The plan of a 1D kernel over n_arrays arrays of pb->n elements, partitioned by element in
+ * multiples of TS_SUM_BLOCK (the reproducible block sums). */
+int ts_plan_1d(const struct ts_problem *pb, const char *name, int n_arrays, struct ts_plan *plan, char *why,
+               size_t why_len);
 
 extern const struct ts_kernel ts_kernel_sum;
 extern const struct ts_kernel ts_kernel_triad;

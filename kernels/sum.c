@@ -12,19 +12,7 @@ enum { SUM_STREAM = 0 };
 
 static int sum_plan(const struct ts_problem *pb, struct ts_plan *plan, char *why, size_t why_len)
 {
-    if (pb->n < 1) {
-        snprintf(why, why_len, "sum needs at least 1 element, got %lld", (long long)pb->n);
-        return 1;
-    }
-    *plan = (struct ts_plan){
-        .n_arrays = 1,
-        .array_elems = pb->n,
-        .items = pb->n,
-        .elems_per_item = 1,
-        .granule_multiple = TS_SUM_BLOCK,
-        .units_per_step = pb->n,
-    };
-    return 0;
+    return ts_plan_1d(pb, "sum", 1, plan, why, why_len);
 }
 
 static void sum_init(const struct ts_problem *pb, double *const *arrays, struct ts_range r)

@@ -10,19 +10,7 @@ enum { TRIAD_STREAM_B = 1, TRIAD_STREAM_C = 2 };
 
 static int triad_plan(const struct ts_problem *pb, struct ts_plan *plan, char *why, size_t why_len)
 {
-    if (pb->n < 1) {
-        snprintf(why, why_len, "triad needs at least 1 element, got %lld", (long long)pb->n);
-        return 1;
-    }
-    *plan = (struct ts_plan){
-        .n_arrays = 3,
-        .array_elems = pb->n,
-        .items = pb->n,
-        .elems_per_item = 1,
-        .granule_multiple = TS_SUM_BLOCK,
-        .units_per_step = pb->n,
-    };
-    return 0;
+    return ts_plan_1d(pb, "triad", 3, plan, why, why_len);
 }
 
 static void triad_init(const struct ts_problem *pb, double *const *arrays, struct ts_range r)

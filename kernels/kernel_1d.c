@@ -1,3 +1,4 @@
+/* Shared by the 1D kernels (sum, triad): plan, independent reference sums, verification. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -72,4 +73,22 @@ void ts_verify_sum(struct ts_verification *out, long double expected, long doubl
              "%s against a long-double compensated sum of the hashed values; tolerance "
              "(%g + %g) u sum|x| + u |sum| for %d-element blocks summed in fixed order",
              what, block_factor, extra_roundings, TS_SUM_BLOCK);
+}
+
+int ts_plan_1d(const struct ts_problem *pb, const char *name, int n_arrays, struct ts_plan *plan, char *why,
+               size_t why_len)
+{
+    if (pb->n < 1) {
+        snprintf(why, why_len, "%s needs at least 1 element, got %lld", name, (long long)pb->n);
+        return 1;
+    }
+    *plan = (struct ts_plan){
+        .n_arrays = n_arrays,
+        .array_elems = pb->n,
+        .items = pb->n,
+        .elems_per_item = 1,
+        .granule_multiple = TS_SUM_BLOCK,
+        .units_per_step = pb->n,
+    };
+    return 0;
 }
