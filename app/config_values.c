@@ -2,6 +2,7 @@
 #include "config_values.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Integers in exact decimal arithmetic, so "2.5e3" is 2500 while "1.5" and "1e-1" are fractions
@@ -142,6 +143,73 @@ static bool eat_places(const char **p)
     return true;
 }
 
+/* number[:count[:stride]] from *p; count 1 and stride 1 when absent. */
+static bool read_interval(const char **p, long *first, long *count, long *stride)
+{
+    char *end;
+    *count = 1;
+    *stride = 1;
+    *first = strtol(skip_blanks(*p), &end, 10);
+    if (end == skip_blanks(*p))
+        return false;
+    *p = end;
+    if (eat(p, ':')) {
+        *count = strtol(*p, &end, 10);
+        if (end == *p || *count < 1)
+            return false;
+        *p = end;
+        if (eat(p, ':')) {
+            *stride = strtol(*p, &end, 10);
+            if (end == *p)
+                return false;
+            *p = end;
+        }
+    }
+    return true;
+}
+
+int ts_places_named_cpus(const char *s, int *cpus, int max)
+{
+    const char *p = skip_blanks(s);
+    if (*p != '{' && *p != '!')
+        return -1;
+    int n = 0;
+    do {
+        int excluded_place = eat(&p, '!');
+        if (!eat(&p, '{'))
+            return -1;
+        int place[256], size = 0;
+        do {
+            long first, count, stride;
+            int excluded = eat(&p, '!');
+            if (!read_interval(&p, &first, &count, &stride))
+                return -1;
+            for (long i = 0; i < count && !excluded && size < 256; i++)
+                place[size++] = (int)(first + i * stride);
+        } while (eat(&p, ','));
+        if (!eat(&p, '}'))
+            return -1;
+        long copies = 1, shift = 1;
+        if (eat(&p, ':')) { /* a place interval: copies of the place, each shifted by the stride */
+            char *end;
+            copies = strtol(p, &end, 10);
+            if (end == p || copies < 1)
+                return -1;
+            p = end;
+            if (eat(&p, ':')) {
+                shift = strtol(p, &end, 10);
+                if (end == p)
+                    return -1;
+                p = end;
+            }
+        }
+        for (long c = 0; c < copies && !excluded_place; c++)
+            for (int i = 0; i < size && n < max; i++)
+                cpus[n++] = place[i] + (int)(c * shift);
+    } while (eat(&p, ','));
+    return *skip_blanks(p) == '\0' ? n : -1;
+}
+
 bool ts_places_check(const char *s, char *why, size_t len)
 {
     const char *p = s;
@@ -150,6 +218,34 @@ bool ts_places_check(const char *s, char *why, size_t len)
     p = skip_blanks(p);
     snprintf(why, len, *p ? "invalid OMP_PLACES syntax at '%.24s'" : "invalid OMP_PLACES syntax: unexpected end",
              p);
+    return false;
+}
+
+bool ts_policy_parse(const char *s, char *kind, size_t kind_len, int *node, char *why, size_t len)
+{
+    static const char *const plain[] = {"firsttouch", "interleave"};
+    static const char *const with_node[] = {"bind", "preferred"};
+    *node = -1;
+    for (size_t i = 0; i < 2; i++)
+        if (strcmp(s, plain[i]) == 0) {
+            snprintf(kind, kind_len, "%s", plain[i]);
+            return true;
+        }
+    for (size_t i = 0; i < 2; i++) {
+        size_t n = strlen(with_node[i]);
+        if (strncmp(s, with_node[i], n) != 0 || s[n] != ':')
+            continue;
+        int64_t value;
+        const char *problem = ts_parse_int(s + n + 1, &value);
+        if (problem || value < 0 || value > 4095 || strchr(s + n + 1, 'e') || strchr(s + n + 1, 'E')) {
+            snprintf(why, len, "'%s' needs a NUMA node number after ':'", with_node[i]);
+            return false;
+        }
+        snprintf(kind, kind_len, "%s", with_node[i]);
+        *node = (int)value;
+        return true;
+    }
+    snprintf(why, len, "unknown policy");
     return false;
 }
 

@@ -17,6 +17,15 @@ const char *ts_parse_int(const char *s, int64_t *out);
  * :count[:stride] intervals and ! exclusions. */
 bool ts_places_check(const char *s, char *why, size_t len);
 
+/* The CPUs an explicit OMP_PLACES list names, expanding count:stride intervals (exclusions
+ * only remove, so they are skipped). Writes up to max CPU numbers, duplicates possible, and
+ * returns how many; -1 for an abstract name (cores, ...) or a list it cannot read. */
+int ts_places_named_cpus(const char *s, int *cpus, int max);
+
+/* A memory policy: firsttouch, interleave, bind:N or preferred:N (N a NUMA node number).
+ * kind receives the word before ':', node the number (-1 without one). */
+bool ts_policy_parse(const char *s, char *kind, size_t kind_len, int *node, char *why, size_t len);
+
 /* An output file name template: placeholders %k %i %j %t %% only, no control characters. */
 bool ts_file_template_check(const char *s, char *why, size_t len);
 

@@ -1,6 +1,7 @@
 /* The one place that prints errors and chooses the exit status. */
 #include <stdio.h>
 
+#include "topo_cmd.h"
 #include "ts_binding.h"
 #include "ts_cli.h"
 #include "ts_config.h"
@@ -39,6 +40,9 @@ int main(int argc, char **argv)
             status = load_config(&cfg, &cli, &err);
             if (status == TS_OK)
                 status = ts_check(&cfg, &err);
+            break;
+        case TS_CMD_TOPO:
+            status = ts_topo_cmd(cli.format, cli.threads, &err);
             break;
         case TS_CMD_RUN: {
             struct ts_binding_choice binding;

@@ -8,22 +8,32 @@
 #include <unistd.h>
 
 #include "ts_affinity.h"
+#include "ts_counters.h"
 #include "ts_memory.h"
 
 /* Arrays start on a huge-page boundary so that transparent huge pages never straddle two
  * threads' chunks at the start of an array. */
-#define ARRAY_ALIGNMENT ((size_t)2 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
+#define ARRAY_ALIGNMENT HUGE_PAGE
+/* With huge pages a chunk boundary must sit on a huge page, but not at any price: below this
+ * many huge pages per thread, load balance matters more than the few straddling pages. */
+#define MIN_HUGE_PAGES_PER_THREAD 4
 
 static struct ts_xsum *slot(const struct ts_run_exec *ex, int thread)
 {
     return (struct ts_xsum *)(ex->slots + (size_t)thread * ex->slot_stride);
 }
 
-/* Items per partition granule: enough items to fill whole pages, and a multiple of what the
+/* Items per partition granule: enough items to fill whole pages (huge pages when the kernel
+ * backs every mapping with them and the arrays are big enough), and a multiple of what the
  * kernel needs for its reproducible block sums. */
-static int64_t partition_granule(const struct ts_plan *plan)
+static int64_t partition_granule(const struct ts_plan *plan, int n_threads, int thp_always)
 {
-    int64_t page_elems = (int64_t)(ts_memory_page_size() / sizeof(double));
+    size_t page = ts_memory_page_size();
+    size_t array_bytes = (size_t)plan->array_elems * sizeof(double);
+    if (thp_always && array_bytes / HUGE_PAGE >= (size_t)n_threads * MIN_HUGE_PAGES_PER_THREAD)
+        page = HUGE_PAGE;
+    int64_t page_elems = (int64_t)(page / sizeof(double));
     int64_t granule = (page_elems + plan->elems_per_item - 1) / plan->elems_per_item;
     if (granule < 1)
         granule = 1;
@@ -36,10 +46,12 @@ int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
     const struct ts_plan *plan = &ex->rp->plan;
     int n = ex->n_threads;
 
-    int rc = ts_partition_create(&ex->part, plan->items, n, partition_granule(plan));
+    int64_t granule = partition_granule(plan, n, ex->thp_always);
+    int rc = ts_partition_create(&ex->part, plan->items, n, granule);
     if (rc != 0)
         return ts_fail_errno(err, TS_BAD_INPUT, rc, "cannot partition %lld items among %d threads",
                              (long long)plan->items, n);
+    ex->granule_bytes = granule * plan->elems_per_item * (int64_t)sizeof(double);
 
     double t0 = omp_get_wtime();
     for (int a = 0; a < plan->n_arrays; a++) {
@@ -49,6 +61,8 @@ int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
             return err->status;
         }
         ex->arrays[a] = mem;
+        if (ts_memory_set_policy(mem, ex->rp->array_bytes, ex->policy, ex->policy_node, err) != TS_OK)
+            return err->status;
     }
     ex->t_allocation = omp_get_wtime() - t0;
 
@@ -56,12 +70,15 @@ int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
     ex->slot_stride = (sizeof(struct ts_xsum) + ex->cache_line - 1) / ex->cache_line * ex->cache_line;
     ex->slots = aligned_alloc(ex->cache_line, ex->slot_stride * (size_t)n);
     ex->threads = calloc((size_t)n, sizeof *ex->threads);
+    ex->init_node = calloc((size_t)n, sizeof *ex->init_node);
+    ex->init_counters = calloc((size_t)n, sizeof *ex->init_counters);
+    ex->kernel_counters = calloc((size_t)n, sizeof *ex->kernel_counters);
     ex->step_times = calloc((size_t)(ex->warmup + ex->iterations), sizeof *ex->step_times);
     ex->thread_times = calloc((size_t)n * (size_t)ex->iterations, sizeof *ex->thread_times);
     ex->thread_partials = calloc((size_t)n, sizeof *ex->thread_partials);
     ex->node_ids = calloc((size_t)n, sizeof *ex->node_ids);
     ex->node_partials = calloc((size_t)n, sizeof *ex->node_partials);
-    if (!ex->slots || !ex->threads || !ex->step_times || !ex->thread_times || !ex->thread_partials
+    if (!ex->slots || !ex->threads || !ex->init_node || !ex->init_counters || !ex->kernel_counters || !ex->step_times || !ex->thread_times || !ex->thread_partials
         || !ex->node_ids || !ex->node_partials)
         return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate per-thread bookkeeping for %d threads", n);
     return TS_OK;
@@ -72,17 +89,43 @@ static void first_touch(struct ts_run_exec *ex)
     const struct ts_kernel *k = ex->rp->kernel;
     const struct ts_problem *pb = &ex->rp->problem;
     double *const *arrays = ex->arrays;
-    int n = ex->n_threads;
-    if (ex->serial_init) {
-        /* The classic mistake, kept on purpose: every page lands on the master's node. */
-        for (int c = 0; c < n; c++)
-            k->init(pb, arrays, ts_partition_range(ex->part, c));
-        return;
+    const int n = ex->n_threads;
+    double started = 0.0;
+
+#pragma omp parallel num_threads(n)
+    {
+        const int t = omp_get_thread_num();
+        struct ts_counters counters;
+        struct ts_counter_row before, after;
+        struct ts_thread_rec where;
+        ts_counters_open(&counters);
+        ts_affinity_sample_start(ex->topo, &where);
+        ex->init_node[t] = where.node;
+        ts_counters_read(&counters, &before);
+#pragma omp barrier
+#pragma omp master
+        started = omp_get_wtime();
+        if (ex->serial_init) {
+            /* The classic mistake, kept on purpose: every page lands on the master's node. */
+#pragma omp master
+            for (int c = 0; c < n; c++)
+                k->init(pb, arrays, ts_partition_range(ex->part, c));
+        } else {
+            /* Chunk c goes to thread c, exactly as in the compute loops below. */
+#pragma omp for schedule(static) nowait
+            for (int c = 0; c < n; c++)
+                k->init(pb, arrays, ts_partition_range(ex->part, c));
+        }
+        ts_counters_read(&counters, &after);
+#pragma omp barrier
+#pragma omp master
+        {
+            ex->t_init = omp_get_wtime() - started;
+            ts_counters_source(&counters, ex->counters_source, sizeof ex->counters_source);
+        }
+        ts_counters_delta(&before, &after, &ex->init_counters[t]);
+        ts_counters_close(&counters);
     }
-    /* Chunk c goes to thread c, exactly as in the compute loops below. */
-#pragma omp parallel for schedule(static) num_threads(n)
-    for (int c = 0; c < n; c++)
-        k->init(pb, arrays, ts_partition_range(ex->part, c));
 }
 
 static void show_progress(const struct ts_run_exec *ex, int64_t step, double started)
@@ -113,8 +156,12 @@ static void timed_steps(struct ts_run_exec *ex)
     {
         const int t = omp_get_thread_num();
         struct ts_xsum partial;
+        struct ts_counters counters;
+        struct ts_counter_row before, after;
         ts_xsum_init(&partial);
+        ts_counters_open(&counters);
         ts_affinity_sample_start(ex->topo, &ex->threads[t]);
+        ts_counters_read(&counters, &before);
 
         for (int64_t step = 0; step < total; step++) {
 #pragma omp barrier
@@ -143,6 +190,9 @@ static void timed_steps(struct ts_run_exec *ex)
             for (int c = 0; c < n; c++)
                 k->result(pb, arrays, ts_partition_range(ex->part, c), total, slot(ex, t));
         }
+        ts_counters_read(&counters, &after);
+        ts_counters_delta(&before, &after, &ex->kernel_counters[t]);
+        ts_counters_close(&counters);
         ts_affinity_sample_end(&ex->threads[t]);
     }
 
@@ -235,6 +285,38 @@ static int combine(struct ts_run_exec *ex, struct ts_error *err)
     return status;
 }
 
+/* Where the pages are, against where each thread touched them from. */
+static int audit_placement(struct ts_run_exec *ex, struct ts_placement *out, struct ts_error *err)
+{
+    const int n = ex->n_threads;
+    int64_t *bounds = calloc(2 * (size_t)n, sizeof *bounds);
+    if (!bounds)
+        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "placement audit: cannot allocate chunk bounds");
+    const int64_t item_bytes = ex->rp->plan.elems_per_item * (int64_t)sizeof(double);
+    for (int t = 0; t < n; t++) {
+        struct ts_range r = ts_partition_range(ex->part, t);
+        bounds[t] = r.begin * item_bytes;
+        bounds[n + t] = r.end * item_bytes;
+    }
+    struct ts_placement_input in = {
+        .n_arrays = ex->rp->plan.n_arrays,
+        .arrays = (void *const *)ex->arrays,
+        .array_bytes = ex->rp->array_bytes,
+        .n_threads = n,
+        .chunk_begin = bounds,
+        .chunk_end = bounds + n,
+        .thread_node = ex->init_node,
+        .sample_stride = ex->sample_stride,
+    };
+    int status = ts_placement_audit(&in, out, err);
+    free(bounds);
+    if (status == TS_OK) {
+        out->rec.granule_bytes = ex->granule_bytes;
+        ex->t_placement += out->rec.time;
+    }
+    return status;
+}
+
 int ts_run_exec_run(struct ts_run_exec *ex, struct ts_error *err)
 {
     int team = 0;
@@ -248,11 +330,19 @@ int ts_run_exec_run(struct ts_run_exec *ex, struct ts_error *err)
                        "the OpenMP runtime started %d threads instead of %d (check OMP_DYNAMIC and OMP_THREAD_LIMIT)",
                        team, ex->n_threads);
 
-    double t0 = omp_get_wtime();
     first_touch(ex);
-    ex->t_init = omp_get_wtime() - t0;
+    if (ex->audit) {
+        if (audit_placement(ex, &ex->placement, err) != TS_OK)
+            return err->status;
+        ex->have_placement = 1;
+    }
 
     timed_steps(ex);
+    if (ex->audit && ex->audit_at_end) {
+        if (audit_placement(ex, &ex->placement_end, err) != TS_OK)
+            return err->status;
+        ex->have_placement_end = 1;
+    }
     for (int t = 0; t < ex->n_threads; t++) {
         struct ts_range r = ts_partition_range(ex->part, t);
         ex->threads[t].item_begin = r.begin;
@@ -269,6 +359,14 @@ void ts_run_exec_release(struct ts_run_exec *ex)
     ts_partition_destroy(ex->part);
     free(ex->slots);
     free(ex->threads);
+    free(ex->init_node);
+    free(ex->init_counters);
+    free(ex->kernel_counters);
+    if (ex->have_placement)
+        ts_placement_free(&ex->placement);
+    if (ex->have_placement_end)
+        ts_placement_free(&ex->placement_end);
+    ex->have_placement = ex->have_placement_end = 0;
     free(ex->step_times);
     free(ex->thread_times);
     free(ex->thread_partials);

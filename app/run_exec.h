@@ -8,6 +8,8 @@
 
 #include "run_plan.h"
 #include "ts_error.h"
+#include "ts_memory.h"
+#include "ts_placement.h"
 #include "ts_record.h"
 #include "ts_topology.h"
 
@@ -21,6 +23,12 @@ struct ts_run_exec {
     int64_t iterations;
     int show_progress;
     double progress_delay;  /* seconds before the first progress line */
+    enum ts_mem_policy policy;
+    int policy_node;        /* for bind and preferred */
+    int audit;              /* page-placement audit after init */
+    int audit_at_end;       /* and after the last iteration */
+    int64_t sample_stride;  /* pages, 0 automatic */
+    int thp_always;         /* transparent huge pages back every anonymous mapping */
 
     /* owned resources */
     ts_partition *part;
@@ -32,6 +40,11 @@ struct ts_run_exec {
 
     /* per thread */
     struct ts_thread_rec *threads;  /* n_threads */
+    int32_t *init_node;             /* node each thread ran on while it first-touched */
+    struct ts_counter_row *init_counters;   /* over the first touch */
+    struct ts_counter_row *kernel_counters; /* over every iteration, warm-up included */
+    char counters_source[128];
+    int64_t granule_bytes;          /* partition chunks start on multiples of this in every array */
     double *step_times;             /* [step], warm-up first */
     double *thread_times;           /* [thread][timed iteration], warm-up excluded */
     double *thread_partials;        /* n_threads */
@@ -42,14 +55,22 @@ struct ts_run_exec {
     double *node_partials;
 
     double global;
-    double t_allocation, t_init, t_kernel, t_combine;
+    double t_allocation, t_init, t_kernel, t_combine, t_placement;
+
+    /* page-placement audits */
+    struct ts_placement placement;
+    struct ts_placement placement_end;
+    int have_placement, have_placement_end;
 };
 
-/* Maps the arrays untouched and builds the partition (chunk boundaries on pages). */
+/* Maps the arrays untouched, sets their memory policy and builds the partition (chunk
+ * boundaries on pages). */
 int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err);
 
 /* First touch: parallel (each thread its own chunk, the compute loops' static schedule) or
- * serial (the master thread touches every chunk), then the timed steps, then the combine. */
+ * serial (the master thread touches every chunk), the placement audit, then the timed steps,
+ * then the combine. Every thread counts its own page faults and switches over init and over
+ * the kernel. */
 int ts_run_exec_run(struct ts_run_exec *ex, struct ts_error *err);
 
 void ts_run_exec_release(struct ts_run_exec *ex);

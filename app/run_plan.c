@@ -5,17 +5,7 @@
 #include <time.h>
 
 #include "ts_memory.h"
-
-void ts_format_bytes(double bytes, char *buf, size_t len)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    int u = 0;
-    while (bytes >= 1024.0 && u < 5) {
-        bytes /= 1024.0;
-        u++;
-    }
-    snprintf(buf, len, u == 0 ? "%.0f %s" : "%.2f %s", bytes, units[u]);
-}
+#include "ts_units.h"
 
 int ts_run_plan_make(const struct ts_config *cfg, struct ts_run_plan *rp, struct ts_error *err)
 {
@@ -53,9 +43,9 @@ int ts_run_plan_check_memory(const struct ts_run_plan *rp, struct ts_error *err)
         if ((uint64_t)rp->total_bytes <= limits[i].bytes)
             continue;
         char need[32], each[32], have[32];
-        ts_format_bytes((double)rp->total_bytes, need, sizeof need);
-        ts_format_bytes((double)rp->array_bytes, each, sizeof each);
-        ts_format_bytes((double)limits[i].bytes, have, sizeof have);
+        ts_bytes_text(rp->total_bytes, need, sizeof need);
+        ts_bytes_text(rp->array_bytes, each, sizeof each);
+        ts_bytes_text(limits[i].bytes, have, sizeof have);
         return ts_fail(err, TS_BAD_INPUT,
                        "%s needs %s (%d arrays of %s, %zu bytes) but %s allows only %s (%llu bytes); "
                        "reduce the problem size",
@@ -68,15 +58,15 @@ int ts_run_plan_check_memory(const struct ts_run_plan *rp, struct ts_error *err)
 void ts_run_plan_print_memory(const struct ts_run_plan *rp, FILE *out)
 {
     char need[32], each[32];
-    ts_format_bytes((double)rp->total_bytes, need, sizeof need);
-    ts_format_bytes((double)rp->array_bytes, each, sizeof each);
+    ts_bytes_text(rp->total_bytes, need, sizeof need);
+    ts_bytes_text(rp->array_bytes, each, sizeof each);
     fprintf(out, "memory needed: %s (%d array%s of %s)\n", need, rp->plan.n_arrays,
             rp->plan.n_arrays == 1 ? "" : "s", each);
     struct ts_memory_limit limits[8];
     int n = ts_memory_limits(limits, 8);
     for (int i = 0; i < n; i++) {
         char have[32];
-        ts_format_bytes((double)limits[i].bytes, have, sizeof have);
+        ts_bytes_text(limits[i].bytes, have, sizeof have);
         fprintf(out, "  limit %-10s %s  (%s)\n", (uint64_t)rp->total_bytes <= limits[i].bytes ? "ok" : "EXCEEDED",
                 have, limits[i].source);
     }

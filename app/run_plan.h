@@ -32,7 +32,4 @@ void ts_run_plan_print_memory(const struct ts_run_plan *rp, FILE *out);
  * "<job>_<task>") or "local", %t local timestamp YYYYmmdd-HHMMSS, %% a percent sign. */
 int ts_output_path(const struct ts_config *cfg, char *buf, size_t len, struct ts_error *err);
 
-/* "1.50 GiB" style. */
-void ts_format_bytes(double bytes, char *buf, size_t len);
-
 #endif

@@ -216,6 +216,7 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
     t->init = ex->t_init;
     t->kernel = ex->t_kernel;
     t->combine = ex->t_combine;
+    t->placement = ex->t_placement;
     t->timer_resolution = omp_get_wtick();
     t->n_warmup = ex->warmup;
     t->n_iterations = ex->iterations;
@@ -236,6 +237,26 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
     v->failures = ver->failures;
     v->method = ver->method;
     rec->verification = v;
+
+    if (ex->have_placement) {
+        rr->placement = ex->placement.rec;
+        rr->placement.measured_after = "init";
+        rr->placement.policy = cfg->policy;
+        rec->placement = &rr->placement;
+    }
+    if (ex->have_placement_end) {
+        rr->placement_end = ex->placement_end.rec;
+        rr->placement_end.measured_after = "kernel";
+        rr->placement_end.policy = cfg->policy;
+        rec->placement_end = &rr->placement_end;
+    }
+    rr->counters = (struct ts_counters_rec){
+        .n_threads = ex->n_threads,
+        .init = ex->init_counters,
+        .kernel = ex->kernel_counters,
+        .migrations_source = ex->counters_source,
+    };
+    rec->counters = &rr->counters;
 
     rec->topology = &rr->topology;
     if (write_field) {

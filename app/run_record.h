@@ -15,6 +15,9 @@ struct ts_run_record {
     struct ts_timings_rec timings;
     struct ts_results_rec results;
     struct ts_verification_rec verification;
+    struct ts_placement_rec placement;
+    struct ts_placement_rec placement_end;
+    struct ts_counters_rec counters;
     struct ts_attr *config;
     struct ts_attr *environment;
     struct ts_attr binding[8];

@@ -59,11 +59,16 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
     if (!places_from_config && !bind_from_config)
         return TS_OK; /* the runtime already read them; the launch mask is no longer known */
 
-    /* Nothing bound this process yet when neither variable was set: its mask is the launch mask. */
+    /* Nothing bound this process yet when neither variable was set: its mask is the launch mask.
+     * Otherwise the runtime has narrowed this thread to one place, and the re-executed process
+     * would inherit that: widen it back first. */
     if (env_places == NULL && env_bind == NULL) {
         cpu_set_t mask;
         if (sched_getaffinity(0, sizeof mask, &mask) == 0)
             ts_cpulist_format(&mask, sizeof mask, choice->launch_cpus, sizeof choice->launch_cpus);
+    } else if (ts_affinity_widen_to_places(choice->launch_cpus, sizeof choice->launch_cpus) != 0) {
+        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot restore the CPU mask (%s) before applying the binding",
+                             choice->launch_cpus);
     }
 
     char value[512];

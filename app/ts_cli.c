@@ -4,20 +4,27 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config_values.h"
+
 static const char usage[] =
     "usage: touchstone run CONFIG [--serial-init] [--threads N] [--set section.key=value ...]\n"
     "                         [-o FILE] [--quiet]\n"
     "       touchstone check CONFIG [--set section.key=value ...]\n"
+    "       touchstone topo [--format text|json] [--threads N]\n"
     "       touchstone --help | --version\n"
     "\n"
     "  run     run the configured kernel, verify it, write one HDF5 file\n"
     "  check   validate CONFIG, print the resolved configuration and the memory it needs\n"
+    "  topo    print the machine (NUMA nodes, distances, cores, caches) and where each OpenMP\n"
+    "          thread runs under the current OMP_* environment\n"
     "\n"
     "  --serial-init      first-touch every array from one thread (same as --set init.mode=serial)\n"
-    "  --threads N        OpenMP threads (same as --set openmp.threads=N)\n"
+    "  --threads N        OpenMP threads (run: same as --set openmp.threads=N; topo: instead of\n"
+    "                     OMP_NUM_THREADS)\n"
     "  --set S.K=V        override config key K of section S (repeatable)\n"
     "  -o, --output FILE  output file (same as --set output.file=FILE; %k %i %j %t expand)\n"
     "  -q, --quiet        print only warnings and errors\n"
+    "  --format F         topo: text (default) or json\n"
     "\n"
     "exit status: 0 verified run, 1 run finished but verification failed,\n"
     "             2 bad usage, bad config, or a run that could not start\n";
@@ -44,6 +51,33 @@ static int add_override(struct ts_cli *cli, const char *key, const char *value, 
     return TS_OK;
 }
 
+/* openmp.threads allows up to 4096 too; 0 is refused because a report of no threads says
+ * nothing (leave --threads out for the runtime's choice). */
+enum { TOPO_MAX_THREADS = 4096 };
+
+static int topo_threads(struct ts_cli *cli, const char *value, struct ts_error *err)
+{
+    int64_t n = 0;
+    const char *problem = ts_parse_int(value, &n);
+    if (!problem && (n < 1 || n > TOPO_MAX_THREADS))
+        problem = "out of range";
+    if (problem)
+        return ts_fail(err, TS_BAD_INPUT, "topo: --threads %s: %s, must be 1..%d", value, problem, TOPO_MAX_THREADS);
+    cli->threads = (int)n;
+    return TS_OK;
+}
+
+static int topo_format(struct ts_cli *cli, const char *value, struct ts_error *err)
+{
+    if (strcmp(value, "text") == 0)
+        cli->format = TS_FORMAT_TEXT;
+    else if (strcmp(value, "json") == 0)
+        cli->format = TS_FORMAT_JSON;
+    else
+        return ts_fail(err, TS_BAD_INPUT, "topo: unknown --format '%s' (formats: text, json)", value);
+    return TS_OK;
+}
+
 int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err)
 {
     memset(cli, 0, sizeof *cli);
@@ -63,10 +97,13 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         cli->command = TS_CMD_RUN;
     else if (strcmp(cmd, "check") == 0)
         cli->command = TS_CMD_CHECK;
+    else if (strcmp(cmd, "topo") == 0)
+        cli->command = TS_CMD_TOPO;
     else
-        return ts_fail(err, TS_BAD_INPUT, "unknown command '%s' (commands: run, check; see touchstone --help)", cmd);
+        return ts_fail(err, TS_BAD_INPUT, "unknown command '%s' (commands: run, check, topo; see touchstone --help)",
+                       cmd);
 
-    enum { OPT_SERIAL_INIT = 256, OPT_THREADS, OPT_SET };
+    enum { OPT_SERIAL_INIT = 256, OPT_THREADS, OPT_SET, OPT_FORMAT };
     static const struct option run_options[] = {
         {"serial-init", no_argument, NULL, OPT_SERIAL_INIT},
         {"threads", required_argument, NULL, OPT_THREADS},
@@ -81,7 +118,15 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const struct option *options = cli->command == TS_CMD_RUN ? run_options : check_options;
+    static const struct option topo_options[] = {
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const struct option *options = cli->command == TS_CMD_RUN    ? run_options
+                                   : cli->command == TS_CMD_TOPO ? topo_options
+                                                                 : check_options;
     /* GNU getopt permutes argv, so options may come before or after CONFIG. */
     const char *short_options = cli->command == TS_CMD_RUN ? ":o:qh" : ":h";
 
@@ -96,7 +141,11 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
             status = add_override(cli, "init.mode", "serial", err);
             break;
         case OPT_THREADS:
-            status = add_override(cli, "openmp.threads", optarg, err);
+            status = cli->command == TS_CMD_TOPO ? topo_threads(cli, optarg, err)
+                                                 : add_override(cli, "openmp.threads", optarg, err);
+            break;
+        case OPT_FORMAT:
+            status = topo_format(cli, optarg, err);
             break;
         case OPT_SET:
             status = add_override(cli, NULL, optarg, err);
@@ -120,6 +169,11 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
             return status;
     }
 
+    if (cli->command == TS_CMD_TOPO) {
+        if (optind < argc)
+            return ts_fail(err, TS_BAD_INPUT, "topo: unexpected argument '%s' (topo takes no CONFIG)", argv[optind]);
+        return TS_OK;
+    }
     if (optind >= argc)
         return ts_fail(err, TS_BAD_INPUT, "%s: missing CONFIG file argument (see touchstone --help)", cmd);
     cli->config_path = argv[optind++];

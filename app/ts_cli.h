@@ -9,7 +9,14 @@ enum ts_command {
     TS_CMD_HELP,
     TS_CMD_VERSION,
     TS_CMD_RUN,
-    TS_CMD_CHECK
+    TS_CMD_CHECK,
+    TS_CMD_TOPO
+};
+
+/* --format of the commands that print reports. */
+enum ts_format {
+    TS_FORMAT_TEXT,
+    TS_FORMAT_JSON
 };
 
 struct ts_cli {
@@ -21,6 +28,8 @@ struct ts_cli {
     char shorthand[TS_CONFIG_MAX_SETS][1100]; /* storage for overrides built from shorthands */
     int n_overrides;
     int quiet;
+    enum ts_format format;
+    int threads;   /* topo --threads N; 0: as OMP_NUM_THREADS or the runtime decides */
 };
 
 int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err);

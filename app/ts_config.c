@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-enum key_type { T_INT, T_DOUBLE, T_ENUM, T_BOOL, T_PLACES, T_TEMPLATE };
+enum key_type { T_INT, T_DOUBLE, T_ENUM, T_BOOL, T_PLACES, T_TEMPLATE, T_POLICY };
 
 struct key {
     const char *section, *name;
@@ -53,6 +53,9 @@ static const struct key keys[] = {
     ENUM_KEY("init", "mode", init_mode, "parallel", "parallel|serial",
              "first touch by the computing threads (parallel) or by one thread (serial)"),
     INT_KEY("init", "seed", seed, "1", 0, INT64_MAX, "seed of the initial data"),
+    KEY("init", "policy", T_POLICY, policy, "firsttouch",
+        "NUMA policy of the arrays, set before the first touch: firsttouch (the kernel's default), "
+        "interleave over all nodes, bind:N or preferred:N to node N"),
     INT_KEY("openmp", "threads", threads, "0", 0, 4096, "OpenMP threads, 0 for the OpenMP default"),
     KEY("openmp", "places", T_PLACES, places, "cores", "OMP_PLACES for the run"),
     ENUM_KEY("openmp", "proc_bind", proc_bind, "close", "close|spread|master|primary|true|false",
@@ -60,6 +63,11 @@ static const struct key keys[] = {
     KEY("output", "file", T_TEMPLATE, file, "touchstone-%k-%i-%j-%t.h5",
              "HDF5 result file name: %k kernel, %i init mode, %j Slurm job id or local, %t timestamp"),
     KEY("output", "write_field", T_BOOL, write_field, "false", "also store the final field or array"),
+    KEY("placement", "audit", T_BOOL, placement_audit, "true",
+        "ask the kernel where every array's pages are after init (move_pages)"),
+    INT_KEY("placement", "sample_stride", sample_stride, "0", 0, POW2(30),
+            "audit every k-th page; 0 picks the smallest stride that keeps the audit under 2^18 pages per array"),
+    KEY("placement", "at_end", T_BOOL, placement_at_end, "false", "audit again after the last iteration"),
 };
 
 #define N_KEYS (sizeof keys / sizeof keys[0])
@@ -76,7 +84,7 @@ static const char *const bool_words[][2] = {{"true", "false"}, {"yes", "no"}, {"
 /* Text keys are stored as the string itself, the others as the parsed union member. */
 static bool is_text(const struct key *k)
 {
-    return k->type == T_ENUM || k->type == T_PLACES || k->type == T_TEMPLATE;
+    return k->type == T_ENUM || k->type == T_PLACES || k->type == T_TEMPLATE || k->type == T_POLICY;
 }
 
 /* What the key accepts, phrased to follow both "must be " and "range ". */
@@ -97,6 +105,7 @@ static void range_text(const struct key *k, char *buf, size_t len)
                            "or an explicit list like {0:4},{4:4}");
         break;
     case T_TEMPLATE: snprintf(buf, len, "non-empty, placeholders %%k %%i %%j %%t %%%% only"); break;
+    case T_POLICY: snprintf(buf, len, "firsttouch|interleave|bind:N|preferred:N"); break;
     }
 }
 
@@ -156,6 +165,12 @@ static int parse_value(const struct key *k, const char *text, union value *v, st
             break;
         case T_PLACES: ts_places_check(text, why, sizeof why); break;
         case T_TEMPLATE: ts_file_template_check(text, why, sizeof why); break;
+        case T_POLICY: {
+            char kind[16];
+            int node;
+            ts_policy_parse(text, kind, sizeof kind, &node, why, sizeof why);
+            break;
+        }
         }
     }
     if (!problem && !why[0])

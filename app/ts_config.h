@@ -42,6 +42,7 @@ struct ts_config {
     /* [init] */
     char init_mode[16];    /* parallel | serial */
     int64_t seed;
+    char policy[32];       /* firsttouch | interleave | bind:N | preferred:N */
     /* [openmp] */
     int64_t threads;       /* 0: the OpenMP default (OMP_NUM_THREADS or all CPUs) */
     char places[256];      /* OMP_PLACES syntax */
@@ -49,6 +50,10 @@ struct ts_config {
     /* [output] */
     char file[1024];       /* name template: %k kernel, %i init mode, %j Slurm job id or "local", %t timestamp, %% */
     bool write_field;
+    /* [placement] */
+    bool placement_audit;
+    int64_t sample_stride; /* 0: automatic */
+    bool placement_at_end;
 
     /* Bookkeeping, filled by the loader. */
     char path[4096];       /* the config file, "" before loading */

@@ -13,7 +13,9 @@
 #include "ts_affinity.h"
 #include "ts_h5_write.h"
 #include "ts_summary.h"
+#include "ts_thp.h"
 #include "ts_topology.h"
+#include "config_values.h"
 
 /* STREAM's checktick: the smallest step the wall clock actually takes. */
 static double measured_timer_resolution(void)
@@ -64,19 +66,24 @@ static void collect_warnings(struct ts_run_record *rr, const struct ts_run_exec 
     struct ts_binding_facts facts = {
         .bound = omp_get_proc_bind() != omp_proc_bind_false,
         .n_threads = ex->n_threads,
-        .available_cpus = ts_affinity_mask_cpus(),
+        .init_node = ex->init_node,
     };
-    if (facts.bound) {
-        /* The runtime already narrowed this thread's mask to one place; count all places. */
-        int cpus = 0;
-        for (int p = 0; p < omp_get_num_places(); p++)
-            cpus += omp_get_place_num_procs(p);
-        facts.available_cpus = cpus;
+    ts_affinity_available(ex->topo, binding->launch_cpus, &facts);
+    int named[1024];
+    int n_named = ts_places_named_cpus(binding->places, named, 1024);
+    if (n_named > 0)
+        ts_affinity_outside(&facts, named, n_named);
+    int64_t *migrations = malloc((size_t)ex->n_threads * sizeof *migrations);
+    if (migrations) {
+        for (int t = 0; t < ex->n_threads; t++)
+            migrations[t] = ex->kernel_counters[t].migrations;
+        facts.migrations = migrations;
     }
     char lines[16][512];
     int n = ts_affinity_warnings(&facts, ex->threads, ex->n_threads, lines, 16);
     for (int i = 0; i < n; i++)
         warn(rr, lines[i]);
+    free(migrations);
 
     double fastest = rr->results.time_min;
     if (fastest < 20.0 * tick) {
@@ -112,6 +119,14 @@ int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding,
     if (status != TS_OK)
         return status;
 
+    char policy_kind[16], why[128], thp[32];
+    int policy_node;
+    ts_policy_parse(cfg->policy, policy_kind, sizeof policy_kind, &policy_node, why, sizeof why);
+    enum ts_mem_policy policy = strcmp(policy_kind, "interleave") == 0 ? TS_POLICY_INTERLEAVE
+                              : strcmp(policy_kind, "bind") == 0      ? TS_POLICY_BIND
+                              : strcmp(policy_kind, "preferred") == 0 ? TS_POLICY_PREFERRED
+                                                                      : TS_POLICY_FIRSTTOUCH;
+
     omp_set_dynamic(0);
     if (cfg->threads > 0)
         omp_set_num_threads((int)cfg->threads);
@@ -124,6 +139,12 @@ int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding,
         .iterations = cfg->iterations,
         .show_progress = !cli->quiet && isatty(STDERR_FILENO),
         .progress_delay = progress_delay(),
+        .policy = policy,
+        .policy_node = policy_node,
+        .audit = cfg->placement_audit,
+        .audit_at_end = cfg->placement_at_end,
+        .sample_stride = cfg->sample_stride,
+        .thp_always = strcmp(ts_thp_mode(TS_THP_ENABLED, thp, sizeof thp), "always") == 0,
     };
 
     struct ts_verification ver = {0};

@@ -54,6 +54,31 @@ int h5w_check_record(const struct ts_record *rec, const char *final_path, struct
     };
     if (check_arrays(arrays, H5W_COUNT(arrays), final_path, err))
         return err->status;
+    for (const struct ts_placement_rec *p = rec->placement; p; p = p == rec->placement ? rec->placement_end : NULL) {
+        const struct array_fact audit[] = {
+            { "placement nodes", p->n_nodes, p->node_ids },
+            { "placement threads", p->n_threads, p->thread_node },
+            { "placement thread pages", p->n_threads, p->thread_pages },
+            { "placement local pages", p->n_threads, p->thread_local_pages },
+            { "placement local fractions", p->n_threads, p->thread_local_fraction },
+            { "placement thread-node pages", (int64_t)p->n_threads * p->n_nodes, p->thread_node_pages },
+            { "placement array-node pages", (int64_t)p->n_arrays * p->n_nodes, p->array_node_pages },
+            { "placement absent pages", p->n_arrays, p->array_absent_pages },
+            { "placement error pages", p->n_arrays, p->array_error_pages },
+        };
+        if (check_arrays(audit, H5W_COUNT(audit), final_path, err))
+            return err->status;
+    }
+    if (rec->placement_end && !rec->placement)
+        return ts_fail(err, TS_BAD_INPUT, "cannot write output %s: an end audit without the init audit", final_path);
+    if (rec->counters) {
+        const struct array_fact counters[] = {
+            { "init counter rows", rec->counters->n_threads, rec->counters->init },
+            { "kernel counter rows", rec->counters->n_threads, rec->counters->kernel },
+        };
+        if (check_arrays(counters, H5W_COUNT(counters), final_path, err))
+            return err->status;
+    }
     for (int32_t i = 0; i < rec->n_warnings; i++)
         if (!rec->warnings[i])
             return ts_fail(err, TS_BAD_INPUT, "cannot write output %s: warning %d is NULL",

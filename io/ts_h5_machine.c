@@ -45,6 +45,7 @@ int h5w_write_topology(struct h5w *w, hid_t g, const struct ts_record *rec)
     const struct h5w_str_attr strs[] = {
         { "cache_line_source", t->cache_line_source },
         { "hwloc_version", t->hwloc_version },
+        { "thp_enabled", t->thp_enabled },
     };
     const struct h5w_member numa[] = {
         H5W_NUM(struct ts_numa_rec, os_index, H5T_NATIVE_INT32),

@@ -15,6 +15,7 @@ int h5w_write_timings(struct h5w *w, hid_t g, const struct ts_record *rec)
         { "kernel", t->kernel, "s", 0 },
         { "combine", t->combine, "s", 0 },
         { "verify", t->verify, "s", 0 },
+        { "placement", t->placement, "s", 0 },
         { "write", t->write, "s", 0 },
         { "total", t->total, "s", 0 },
         { "timer_resolution", t->timer_resolution, "s", 0 },

@@ -18,23 +18,37 @@
 /* How much the in-memory file grows at a time: few reallocations, little slack. */
 #define IMAGE_INCREMENT ((size_t)4 << 20)
 
+enum part_presence { ALWAYS, WITH_FIELD, WITH_PLACEMENT, WITH_COUNTERS };
+
 /* In file order; root-level parts have no group. */
 static const struct part {
     const char *group;
     h5w_part_fn *write;
-    int needs_field;
+    enum part_presence presence;
 } parts[] = {
-    { NULL, h5w_write_root, 0 },
-    { "config", h5w_write_config, 0 },
-    { "environment", h5w_write_environment, 0 },
-    { "topology", h5w_write_topology, 0 },
-    { "threads", h5w_write_threads, 0 },
-    { "timings", h5w_write_timings, 0 },
-    { "results", h5w_write_results, 0 },
-    { "verification", h5w_write_verification, 0 },
-    { "field", h5w_write_field, 1 },
-    { NULL, h5w_write_warnings, 0 },
+    { NULL, h5w_write_root, ALWAYS },
+    { "config", h5w_write_config, ALWAYS },
+    { "environment", h5w_write_environment, ALWAYS },
+    { "topology", h5w_write_topology, ALWAYS },
+    { "threads", h5w_write_threads, ALWAYS },
+    { "timings", h5w_write_timings, ALWAYS },
+    { "results", h5w_write_results, ALWAYS },
+    { "verification", h5w_write_verification, ALWAYS },
+    { "placement", h5w_write_placement, WITH_PLACEMENT },
+    { "counters", h5w_write_counters, WITH_COUNTERS },
+    { "field", h5w_write_field, WITH_FIELD },
+    { NULL, h5w_write_warnings, ALWAYS },
 };
+
+static int part_present(const struct part *p, const struct ts_record *rec)
+{
+    switch (p->presence) {
+    case WITH_FIELD: return rec->field != NULL;
+    case WITH_PLACEMENT: return rec->placement != NULL;
+    case WITH_COUNTERS: return rec->counters != NULL;
+    default: return 1;
+    }
+}
 
 static void parent_dir(const char *path, char *dir, size_t size)
 {
@@ -153,7 +167,7 @@ static int write_parts(struct h5w *w, hid_t file, const struct ts_record *rec)
 {
     for (size_t i = 0; i < H5W_COUNT(parts); i++) {
         const struct part *p = &parts[i];
-        if (p->needs_field && !rec->field)
+        if (!part_present(p, rec))
             continue;
         hid_t loc = file;
         if (p->group && (loc = h5w_group(w, file, p->group)) < 0)

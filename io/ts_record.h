@@ -54,6 +54,7 @@ struct ts_topology_rec {
     uint32_t cache_line_bytes;      /* the padding used for per-thread slots */
     char cache_line_source[64];     /* "hwloc L1d", "sysconf", ... */
     char hwloc_version[32];
+    char thp_enabled[32];           /* /sys/kernel/mm/transparent_hugepage/enabled: always, madvise, never */
 };
 
 /* One OpenMP thread of the run: where it was bound and where it really ran. */
@@ -77,6 +78,7 @@ struct ts_timings_rec {
     double kernel;          /* all timed iterations, warm-up excluded */
     double combine;         /* per-node then global combination of partials */
     double verify;
+    double placement;       /* page-placement audits */
     double write;           /* filled by the writer's caller from a previous estimate; may be 0 */
     double total;           /* wall time of the whole run up to writing */
     double timer_resolution;/* seconds, measured */
@@ -120,6 +122,45 @@ struct ts_verification_rec {
     const char *method;
 };
 
+/* Where the arrays' pages were, per thread and per array, as the kernel answered (move_pages). */
+struct ts_placement_rec {
+    const char *measured_after;      /* "init" or "kernel" */
+    const char *policy;              /* init.policy: "firsttouch", "interleave", "bind:1", ... */
+    int64_t sample_stride;           /* every k-th page was asked about */
+    int64_t page_size;               /* bytes */
+    int64_t granule_bytes;           /* partition chunks start on multiples of this (bytes of one array) */
+    int32_t n_nodes;
+    const int32_t *node_ids;         /* n_nodes: every NUMA node of the machine (the columns) */
+    int32_t n_threads;
+    const int32_t *thread_node;      /* node each thread ran on (its "own" node) */
+    const int64_t *thread_pages;     /* sampled pages of each thread's own chunk, all arrays */
+    const int64_t *thread_local_pages;
+    const double *thread_local_fraction; /* NaN when a thread owns no page */
+    const int64_t *thread_node_pages;    /* [n_threads][n_nodes] */
+    int32_t n_arrays;
+    const int64_t *array_node_pages;     /* [n_arrays][n_nodes] */
+    const int64_t *array_absent_pages;   /* n_arrays: not present (never touched, or swapped out) */
+    const int64_t *array_error_pages;    /* n_arrays: any other error move_pages reported */
+    double local_fraction;           /* all threads: local pages / pages owned by some thread */
+    double time;                     /* seconds the audit took */
+};
+
+/* One thread's counters over one phase, from the kernel (getrusage(RUSAGE_THREAD), perf). */
+struct ts_counter_row {
+    int64_t minor_faults;
+    int64_t major_faults;
+    int64_t voluntary_switches;
+    int64_t involuntary_switches;
+    int64_t migrations;          /* -1 when perf_event_open is not allowed */
+};
+
+struct ts_counters_rec {
+    int32_t n_threads;
+    const struct ts_counter_row *init;   /* n_threads, over first-touch initialisation */
+    const struct ts_counter_row *kernel; /* n_threads, over all iterations, warm-up included */
+    const char *migrations_source;       /* "perf_event_open (software event)" or why not */
+};
+
 struct ts_record {
     /* root attributes */
     const char *program_version;
@@ -149,6 +190,13 @@ struct ts_record {
 
     const struct ts_timings_rec *timings;
     const struct ts_results_rec *results;
+
+    /* /placement (NULL when placement.audit = false) and /placement/end (placement.at_end) */
+    const struct ts_placement_rec *placement;
+    const struct ts_placement_rec *placement_end;
+
+    /* /counters (NULL when not measured) */
+    const struct ts_counters_rec *counters;
     const struct ts_verification_rec *verification;
 
     /* /field, written only when field != NULL (output.write_field = true on a stencil) */

@@ -26,13 +26,46 @@ static void print_size(const struct ts_results_rec *r, FILE *out)
 static void print_threads(const struct ts_record *rec, FILE *out)
 {
     const int shown = rec->n_threads <= 8 ? rec->n_threads : 6;
-    fprintf(out, "  placement  ");
+    fprintf(out, "  ran on     ");
     for (int t = 0; t < shown; t++) {
         const struct ts_thread_rec *th = &rec->threads[t];
         fprintf(out, "%st%d cpu%d/core%d/node%d", t ? ", " : "", th->thread, th->cpu_start, th->core, th->node);
     }
     if (shown < rec->n_threads)
         fprintf(out, ", ... (all %d threads in /threads)", rec->n_threads);
+    fprintf(out, "\n");
+}
+
+/* "pages local to their thread: 100.0% (parallel init, firsttouch; ...)". */
+static void print_placement(const struct ts_placement_rec *p, const char *init_mode, FILE *out)
+{
+    int64_t pages = 0;
+    for (int t = 0; t < p->n_threads; t++)
+        pages += p->thread_pages[t];
+    fprintf(out, "  pages      local to their thread after %s: %.1f%% (%s init, %s policy; %lld pages, every %lld%s, %.3f s)\n",
+            p->measured_after, 100.0 * p->local_fraction, init_mode, p->policy, (long long)pages,
+            (long long)p->sample_stride, p->sample_stride == 1 ? "" : " sampled", p->time);
+}
+
+/* Who took the init page faults, and whether threads were switched out or moved. */
+static void print_counters(const struct ts_counters_rec *c, FILE *out)
+{
+    int64_t faults = 0, switches = 0, migrations = 0;
+    for (int t = 0; t < c->n_threads; t++) {
+        faults += c->init[t].minor_faults + c->init[t].major_faults;
+        switches += c->kernel[t].involuntary_switches;
+        migrations += c->kernel[t].migrations > 0 ? c->kernel[t].migrations : 0;
+    }
+    fprintf(out, "  counters   init page faults");
+    const int shown = c->n_threads <= 8 ? c->n_threads : 6;
+    for (int t = 0; t < shown; t++) {
+        int64_t f = c->init[t].minor_faults + c->init[t].major_faults;
+        fprintf(out, "%s t%d %.0f%%", t ? "," : "", t, faults ? 100.0 * (double)f / (double)faults : 0.0);
+    }
+    fprintf(out, "%s of %lld; kernel: %lld involuntary switches", shown < c->n_threads ? ", ..." : "",
+            (long long)faults, (long long)switches);
+    if (c->kernel[0].migrations >= 0)
+        fprintf(out, ", %lld migrations", (long long)migrations);
     fprintf(out, "\n");
 }
 
@@ -50,6 +83,12 @@ void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE
             binding_value(rec, "OMP_PROC_BIND"), binding_value(rec, "OMP_PROC_BIND_source"));
     print_threads(rec, out);
     fprintf(out, "  init       %s first touch, %.3f s\n", r->init_mode, t->init);
+    if (rec->placement)
+        print_placement(rec->placement, r->init_mode, out);
+    if (rec->placement_end)
+        print_placement(rec->placement_end, r->init_mode, out);
+    if (rec->counters && rec->counters->n_threads > 0)
+        print_counters(rec->counters, out);
     fprintf(out, "  kernel     %lld iterations (+%lld warm-up), per iteration: min %.4g s, median %.4g s, max %.4g s\n",
             (long long)t->n_iterations, (long long)t->n_warmup, r->time_min, r->time_median, r->time_max);
     fprintf(out, "  bandwidth  %.2f GB/s median, %.2f GB/s best  [%s]\n", r->gbs_median, r->gbs_best, r->byte_model);

@@ -5,8 +5,8 @@
 set -eu
 
 # One package list per purpose; the test list is only needed by `make test`.
-BUILD_PKGS="gcc make cmake pkg-config libc6-dev libgomp1 libhwloc-dev libnuma-dev libinih-dev libhdf5-dev"
-TEST_PKGS="hdf5-tools"
+BUILD_PKGS="gcc make cmake pkg-config libc6-dev libgomp1 libhwloc-dev libnuma-dev libinih-dev libhdf5-dev libjansson-dev"
+TEST_PKGS="hdf5-tools python3 qemu-system-x86 busybox-static xz-utils jq"
 
 want="$BUILD_PKGS"
 if [ "${1:-}" = "--test" ]; then

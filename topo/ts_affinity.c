@@ -1,4 +1,5 @@
 #include "ts_affinity.h"
+#include "ts_topology_internal.h"
 
 #include <errno.h>
 #include <omp.h>
@@ -35,44 +36,77 @@ int ts_affinity_mask_cpus(void)
     return n;
 }
 
-/* "" when unbound; "?" when memory ran out, so an empty list never lies about a place. */
-static void place_format(int place, char *buf, size_t len)
+/* The CPUs of places [first, last), sorted whatever order the places list them in ("{3,1}");
+ * NULL when memory ran out. */
+static hwloc_bitmap_t places_cpus(int first, int last)
+{
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    int ok = set != NULL;
+    for (int p = first; ok && p < last; p++) {
+        int n = omp_get_place_num_procs(p);
+        if (n <= 0)
+            continue;
+        int *ids = malloc((size_t)n * sizeof *ids);
+        ok = ids != NULL;
+        if (ok)
+            omp_get_place_proc_ids(p, ids);
+        for (int i = 0; ok && i < n; i++)
+            ok = ids[i] < 0 || hwloc_bitmap_set(set, (unsigned)ids[i]) == 0;
+        free(ids);
+    }
+    if (!ok) {
+        hwloc_bitmap_free(set);
+        return NULL;
+    }
+    return set;
+}
+
+void ts_affinity_place_cpus(int place, char *buf, size_t len)
 {
     if (len)
         buf[0] = '\0';
-    int n = place >= 0 ? omp_get_place_num_procs(place) : 0;
-    if (n <= 0)
+    if (place < 0 || place >= omp_get_num_places())
         return;
-    int *ids = malloc((size_t)n * sizeof *ids);
-    if (!ids) {
+    hwloc_bitmap_t set = places_cpus(place, place + 1);
+    if (set)
+        ts_bitmap_format(set, buf, len);
+    else
         snprintf(buf, len, "?");
-        return;
+    hwloc_bitmap_free(set);
+}
+
+int ts_affinity_available_cpus(char *buf, size_t len, const char **source)
+{
+    snprintf(buf, len, "?");
+    int n = -1;
+    int places = omp_get_num_places();
+    int bound = omp_get_proc_bind() != omp_proc_bind_false && places > 0;
+    if (source)
+        *source = bound ? "OpenMP places" : "affinity mask";
+    if (bound) {
+        hwloc_bitmap_t set = places_cpus(0, places);
+        if (set) {
+            n = hwloc_bitmap_weight(set);
+            ts_bitmap_format(set, buf, len);
+        }
+        hwloc_bitmap_free(set);
+        return n;
     }
-    omp_get_place_proc_ids(place, ids);
-    int max = 0;
-    for (int i = 0; i < n; i++)
-        max = ids[i] > max ? ids[i] : max;
-    /* Places may list CPUs in any order ("{3,1}"); a set sorts them for the list. */
-    cpu_set_t *set = CPU_ALLOC(max + 1);
-    size_t size = CPU_ALLOC_SIZE(max + 1);
-    if (set) {
-        CPU_ZERO_S(size, set);
-        for (int i = 0; i < n; i++)
-            if (ids[i] >= 0)
-                CPU_SET_S((size_t)ids[i], size, set);
-        ts_cpulist_format(set, size, buf, len);
-        CPU_FREE(set);
-    } else {
-        snprintf(buf, len, "?");
+    size_t size;
+    cpu_set_t *mask = mask_get(&size);
+    if (mask) {
+        n = CPU_COUNT_S(size, mask);
+        ts_cpulist_format(mask, size, buf, len);
+        CPU_FREE(mask);
     }
-    free(ids);
+    return n;
 }
 
 void ts_affinity_sample_start(const ts_topology *topo, struct ts_thread_rec *row)
 {
     row->thread = omp_get_thread_num();
     row->place = omp_get_place_num();
-    place_format(row->place, row->place_cpus, sizeof row->place_cpus);
+    ts_affinity_place_cpus(row->place, row->place_cpus, sizeof row->place_cpus);
 
     size_t size;
     cpu_set_t *mask = mask_get(&size);

@@ -3,6 +3,7 @@
 #define TS_AFFINITY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ts_record.h"
 #include "ts_topology.h"
@@ -19,11 +20,43 @@ void ts_cpulist_format(const void *cpu_set, size_t set_size, char *buf, size_t l
 /* Number of CPUs in the calling thread's affinity mask. */
 int ts_affinity_mask_cpus(void);
 
+/* The CPUs of OpenMP place `place` as a list; "" for no such place (unbound), "?" when memory
+ * ran out, so an empty list never lies about a place. */
+void ts_affinity_place_cpus(int place, char *buf, size_t len);
+
+/* The CPUs OpenMP threads may use, as a list in buf and their count (-1 when unknown): when
+ * binding is on, the union of the places, because the runtime has already narrowed the
+ * initial thread's mask to the first place at start-up; else the calling thread's mask.
+ * source (when not NULL) receives which: "OpenMP places" or "affinity mask". Call outside
+ * parallel regions. */
+int ts_affinity_available_cpus(char *buf, size_t len, const char **source);
+
 struct ts_binding_facts {
     int bound;             /* omp_get_proc_bind() != omp_proc_bind_false */
     int n_threads;
     int available_cpus;    /* CPUs the process may use (union of the places when bound, else its mask) */
+    /* Optional (0 / NULL / "" when unknown): */
+    int available_cores;          /* hwloc cores holding those CPUs */
+    char available_list[256];     /* those CPUs as a list */
+    char places_outside[256];     /* CPUs OMP_PLACES names that the process may not use */
+    const int32_t *init_node;     /* per thread: the node it first-touched its pages from */
+    const int64_t *migrations;    /* per thread: CPU migrations during the kernel, -1 unknown */
 };
+
+/* Fills available_cpus, available_cores and available_list: launch_cpus when known (the
+ * process's mask before OpenMP bound anything, a CPU list), else the union of the OpenMP
+ * places when bound, else the calling thread's mask. */
+void ts_affinity_available(const ts_topology *topo, const char *launch_cpus, struct ts_binding_facts *facts);
+
+/* When the OpenMP runtime has already bound the calling thread (OMP_PLACES or OMP_PROC_BIND
+ * were set when it loaded), widens its mask back to the union of all places, which for
+ * abstract place names is the mask the process started with, and writes that CPU list to
+ * cpus. A process re-executed from a narrowed thread would otherwise start on one place.
+ * Returns 0 (also when nothing was bound, cpus then ""), -1 when the mask could not be set. */
+int ts_affinity_widen_to_places(char *cpus, size_t len);
+
+/* The CPUs of `named` (n numbers) missing from facts->available_list, into facts->places_outside. */
+void ts_affinity_outside(struct ts_binding_facts *facts, const int *named, int n);
 
 /* Appends one warning line per problem to warnings (up to max, each < 512 bytes); returns how
  * many were written: binding off (threads may migrate), more threads than CPUs available,

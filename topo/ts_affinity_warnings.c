@@ -92,6 +92,25 @@ static int may_move(const struct ts_binding_facts *f, const struct ts_thread_rec
     return !f->bound || r->place < 0 || strpbrk(r->place_cpus, ",-") != NULL;
 }
 
+/* Migrations the kernel counted (perf) during the timed iterations, one line for all threads. */
+static void migrations(struct sink *s, const struct ts_binding_facts *f, int n)
+{
+    if (!f->migrations)
+        return;
+    char list[400] = "";
+    size_t used = 0;
+    int moved = 0;
+    for (int i = 0; i < n && used < sizeof list; i++)
+        if (f->migrations[i] > 0) {
+            used += (size_t)snprintf(list + used, sizeof list - used, "%sthread %d %lld time%s", moved ? ", " : "",
+                                     i, (long long)f->migrations[i], f->migrations[i] == 1 ? "" : "s");
+            moved++;
+        }
+    if (moved)
+        warn(s, "threads migrated between CPUs during the kernel (perf counter): %s; bind threads "
+                "(openmp.proc_bind = close or spread) so they stay next to their pages", list);
+}
+
 int ts_affinity_warnings(const struct ts_binding_facts *facts, const struct ts_thread_rec *rows,
                          int n_rows, char (*warnings)[512], int max)
 {
@@ -104,6 +123,16 @@ int ts_affinity_warnings(const struct ts_binding_facts *facts, const struct ts_t
                  "stretches; use at most %d thread%s or ask for more CPUs (srun -c / "
                  "--cpus-per-task)", facts->n_threads, facts->available_cpus,
              plural(facts->available_cpus), facts->available_cpus, plural(facts->available_cpus));
+    if (facts->available_cores > 0 && facts->n_threads > facts->available_cores
+        && facts->n_threads <= facts->available_cpus)
+        warn(&s, "%d threads but the process may use only %d core%s (CPUs %s): threads share cores; "
+                 "under Slurm give each task as many CPUs as threads: srun -c $SLURM_CPUS_PER_TASK "
+                 "(or export SRUN_CPUS_PER_TASK)", facts->n_threads, facts->available_cores,
+             plural(facts->available_cores), facts->available_list);
+    if (facts->places_outside[0])
+        warn(&s, "OMP_PLACES names CPU%s %s that this process may not use (it may use %s): the runtime "
+                 "drops those places; list only allowed CPUs, or use an abstract name such as cores",
+             strpbrk(facts->places_outside, ",-") ? "s" : "", facts->places_outside, facts->available_list);
     if (all_on_one_core(rows, n_rows))
         warn(&s, "ALL %d THREADS ARE ON ONE CORE (core %d): expect ~1/%d of the speed of %d "
                  "separate cores; check OMP_PLACES, taskset, or srun -c / --cpus-per-task",
@@ -115,6 +144,11 @@ int ts_affinity_warnings(const struct ts_binding_facts *facts, const struct ts_t
         if (r->cpu_start >= 0 && r->cpu_end >= 0 && r->cpu_end != r->cpu_start && may_move(facts, r))
             warn(&s, "thread %d moved from CPU %d to CPU %d during the run", r->thread,
                  r->cpu_start, r->cpu_end);
+        if (facts->init_node && facts->init_node[i] >= 0 && r->node >= 0 && facts->init_node[i] != r->node)
+            warn(&s, "thread %d first-touched its pages on node %d but computed on node %d: its pages are "
+                 "remote; bind threads (openmp.proc_bind = close or spread) so they stay put",
+                 r->thread, facts->init_node[i], r->node);
     }
+    migrations(&s, facts, n_rows);
     return s.n;
 }

@@ -1,4 +1,5 @@
 #include "ts_memory.h"
+#include "ts_units.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -20,22 +21,6 @@ static size_t round_up(size_t bytes, size_t unit)
     return (bytes + unit - 1) / unit * unit;
 }
 
-/* "19.07 GiB": the number a user compares with what the machine has. */
-static void human_bytes(uint64_t bytes, char *buf, size_t len)
-{
-    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024.0 && u < 6) {
-        v /= 1024.0;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, len, "%llu bytes", (unsigned long long)bytes);
-    else
-        snprintf(buf, len, "%.2f %s", v, units[u]);
-}
-
 /* Mapping bytes + alignment and trimming both ends gives alignment without touching a page;
  * posix_memalign would do the same but may hand out heap memory that was touched already.
  * The length is rounded up to whole pages, and ts_memory_unmap rounds the same way. */
@@ -44,7 +29,7 @@ int ts_memory_map(void **out, size_t bytes, size_t alignment, struct ts_error *e
     *out = NULL;
     size_t page = ts_memory_page_size();
     char size[32];
-    human_bytes(bytes, size, sizeof size);
+    ts_bytes_text(bytes, size, sizeof size);
     if (alignment < page)
         alignment = page;
     if (bytes == 0 || (alignment & (alignment - 1)) != 0)
@@ -75,6 +60,21 @@ void ts_memory_unmap(void *ptr, size_t bytes)
         munmap(ptr, round_up(bytes, ts_memory_page_size()));
 }
 
+/* mbind's node masks: the kernel reads maxnode - 1 bits, so one bit is kept spare. */
+struct node_mask {
+    unsigned long bits[64];
+};
+#define NODE_MASK_BITS (sizeof(((struct node_mask *)0)->bits) * CHAR_BIT)
+#define NODE_WORD_BITS (sizeof(unsigned long) * CHAR_BIT)
+
+static int node_mask_add(struct node_mask *m, int node)
+{
+    if (node < 0 || (size_t)node >= NODE_MASK_BITS - 1)
+        return -1;
+    m->bits[(size_t)node / NODE_WORD_BITS] |= 1UL << ((size_t)node % NODE_WORD_BITS);
+    return 0;
+}
+
 /* Not numa_alloc_onnode: it prints "mbind: Invalid argument" and still returns memory
  * placed anywhere when the node is wrong. MPOL_PREFERRED rather than libnuma's MPOL_BIND:
  * these are small per-node areas, and a full node should spill over, not kill the run. */
@@ -91,22 +91,54 @@ void *ts_memory_alloc_on_node(size_t bytes, int node_os_index)
         return NULL;
     if (!numa)
         return p;
-    unsigned long mask[64] = {0};
-    size_t bits = sizeof mask * CHAR_BIT, word_bits = sizeof mask[0] * CHAR_BIT;
-    /* The kernel reads maxnode - 1 bits of the mask. */
-    if ((size_t)node_os_index >= bits - 1) {
-        munmap(p, length);
-        errno = EINVAL;
-        return NULL;
-    }
-    mask[(size_t)node_os_index / word_bits] |= 1UL << ((size_t)node_os_index % word_bits);
-    if (mbind(p, length, MPOL_PREFERRED, mask, bits, 0) != 0) {
-        int e = errno;
+    struct node_mask mask = {{0}};
+    if (node_mask_add(&mask, node_os_index) != 0 || mbind(p, length, MPOL_PREFERRED, mask.bits, NODE_MASK_BITS, 0) != 0) {
+        int e = errno ? errno : EINVAL;
         munmap(p, length);
         errno = e;
         return NULL;
     }
     return p;
+}
+
+/* Nodes whose memory this process may use, as a list for messages ("0-1"). */
+static void allowed_nodes(struct bitmask *nodes, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < nodes->size && used < len; i++)
+        if (numa_bitmask_isbitset(nodes, i))
+            used += (size_t)snprintf(buf + used, len - used, "%s%u", used ? "," : "", i);
+}
+
+int ts_memory_set_policy(void *ptr, size_t bytes, enum ts_mem_policy policy, int node, struct ts_error *err)
+{
+    if (policy == TS_POLICY_FIRSTTOUCH)
+        return TS_OK;
+    if (numa_available() < 0)
+        return ts_fail(err, TS_BAD_INPUT, "init.policy: this kernel has no NUMA support (libnuma: numa_available() < 0)");
+    struct bitmask *nodes = numa_get_mems_allowed();
+    struct node_mask mask = {{0}};
+    int mode = policy == TS_POLICY_INTERLEAVE ? MPOL_INTERLEAVE : policy == TS_POLICY_BIND ? MPOL_BIND : MPOL_PREFERRED;
+    int status = TS_OK;
+    if (policy == TS_POLICY_INTERLEAVE) {
+        for (unsigned i = 0; i < nodes->size; i++)
+            if (numa_bitmask_isbitset(nodes, i))
+                node_mask_add(&mask, (int)i);
+    } else if (node < 0 || (unsigned)node >= nodes->size || !numa_bitmask_isbitset(nodes, (unsigned)node)
+               || node_mask_add(&mask, node) != 0) {
+        char list[256];
+        allowed_nodes(nodes, list, sizeof list);
+        status = ts_fail(err, TS_BAD_INPUT, "init.policy: NUMA node %d does not exist or is not allowed "
+                         "(this process may use nodes %s)", node, list);
+    }
+    numa_bitmask_free(nodes);
+    if (status != TS_OK)
+        return status;
+    /* A fresh mapping has no pages yet: the policy decides where each one lands at first touch. */
+    if (mbind(ptr, round_up(bytes, ts_memory_page_size()), mode, mask.bits, NODE_MASK_BITS, 0) != 0)
+        return ts_fail_errno(err, TS_BAD_INPUT, errno, "init.policy: mbind of %zu bytes", bytes);
+    return TS_OK;
 }
 
 void ts_memory_free_on_node(void *ptr, size_t bytes)

@@ -19,6 +19,19 @@ void ts_memory_free_on_node(void *ptr, size_t bytes);
 
 size_t ts_memory_page_size(void);
 
+/* Where the pages of an array may go (init.policy). */
+enum ts_mem_policy {
+    TS_POLICY_FIRSTTOUCH, /* the kernel's default: the node of the first thread to touch a page */
+    TS_POLICY_INTERLEAVE, /* round-robin over every node this process may use */
+    TS_POLICY_BIND,       /* only node N */
+    TS_POLICY_PREFERRED   /* node N while it has room */
+};
+
+/* Sets policy (mbind) on a fresh, untouched mapping, before the first touch decides anything.
+ * node is an OS node index, used by BIND and PREFERRED. TS_BAD_INPUT, naming the nodes this
+ * process may use, for a node that does not exist. */
+int ts_memory_set_policy(void *ptr, size_t bytes, enum ts_mem_policy policy, int node, struct ts_error *err);
+
 /* One limit a run's memory must fit in. */
 struct ts_memory_limit {
     uint64_t bytes;

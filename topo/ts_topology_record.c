@@ -1,3 +1,4 @@
+#include "ts_thp.h"
 #include "ts_topology.h"
 #include "ts_topology_internal.h"
 
@@ -152,6 +153,7 @@ int ts_topology_record(const ts_topology *topo, struct ts_topology_rec *rec, str
     /* The headers' release, and the API of the library actually loaded, in case they differ. */
     snprintf(rec->hwloc_version, sizeof rec->hwloc_version, "%s (runtime API %#x)", HWLOC_VERSION,
              hwloc_get_api_version());
+    ts_thp_mode(TS_THP_ENABLED, rec->thp_enabled, sizeof rec->thp_enabled);
     return TS_OK;
 }
 

@@ -11,6 +11,16 @@ expect_in "$OUT" "OMP_PLACES=cores \(config\), OMP_PROC_BIND=close \(config\)" "
 expect_not_in "$ERR" "warning" "a sane binding gives no warnings"
 expect_in "$OUT" "t0 cpu[0-9]+/core[0-9]+/node[0-9]+, t1 cpu" "summary shows where threads ran"
 
+# Only one variable in the environment: the runtime already bound this process to one place
+# before touchstone re-executed itself to apply the other; the threads must still spread.
+for var in OMP_PLACES=cores OMP_PROC_BIND=close; do
+    # shellcheck disable=SC2086
+    env $var "$TS" run "$SRC/configs/sum.ini" $SMALL --threads 2 -o "$WORK/one-var.h5" >"$OUT" 2>"$ERR" \
+        || fail "$var: run failed"
+    expect_in "$OUT" "t0 cpu[0-9]+/core0/node[0-9]+, t1 cpu[0-9]+/core1/" "$var in the environment: threads on separate cores"
+    expect_not_in "$ERR" "ONE CORE|only 1 CPU" "$var in the environment: no stacking"
+done
+
 # All threads on one core: impossible to miss.
 # shellcheck disable=SC2086
 OMP_PLACES='{0}' run_ts 0 "stacked threads" run "$SRC/configs/sum.ini" $SMALL --threads 2 -o "$WORK/b.h5"

@@ -5,7 +5,7 @@
 run_ts 0 "check default.ini" check "$SRC/configs/default.ini"
 expect_in "$OUT" "^kernel = stencil2d" "check prints the resolved kernel"
 expect_in "$OUT" "^\[openmp\]" "check prints sections"
-expect_in "$OUT" "memory needed: 256.00 MiB \(2 arrays of 128.00 MiB\)" "check prints the memory the default needs"
+expect_in "$OUT" "memory needed: 256 MiB \(2 arrays of 128 MiB\)" "check prints the memory the default needs"
 expect_in "$OUT" "MemAvailable" "check names the limits it checked"
 
 run_ts 0 "check with --set" check "$SRC/configs/default.ini" --set run.kernel=triad --set triad.n=1000

@@ -207,7 +207,7 @@ static const struct bad_case bad_cases[] = {
      {"/nonexistent-ts-dir/nope.ini: cannot read config: No such file or directory"}},
     {"directory as config", NULL, "/tmp", {0}, 0, {"/tmp: cannot read config: Is a directory"}},
     {"unknown section", "[run]\nkernel = sum\n[stencl]\nnx = 5\n", NULL, {0}, 0,
-     {"%f:4: unknown section [stencl] (known sections: run, sum, triad, stencil, init, openmp, output)"}},
+     {"%f:4: unknown section [stencl] (known sections: run, sum, triad, stencil, init, openmp, output, placement)"}},
     {"section names are case-sensitive", "[RUN]\nkernel = sum\n", NULL, {0}, 0, {"%f:2: unknown section [RUN]"}},
     {"unknown key", "[stencil]\nnxx = 5\n", NULL, {0}, 0,
      {"%f:2: unknown key 'nxx' in section [stencil] (known keys: nx, ny, nz, alpha)"}},
@@ -280,6 +280,15 @@ static const struct bad_case bad_cases[] = {
     {"places: garbage after a name", "[openmp]\nplaces = cores x\n", NULL, {0}, 0, {"%f:2: [openmp] places = cores x"}},
     {"bad proc_bind", "[openmp]\nproc_bind = closest\n", NULL, {0}, 0,
      {"%f:2: [openmp] proc_bind = closest: unknown value, must be close|spread|master|primary|true|false"}},
+    {"unknown memory policy", "[init]\npolicy = spread\n", NULL, {0}, 0,
+     {"%f:2: [init] policy = spread: unknown policy, must be firsttouch|interleave|bind:N|preferred:N"}},
+    {"bind without a node", "[init]\npolicy = bind\n", NULL, {0}, 0, {"%f:2: [init] policy = bind: unknown policy"}},
+    {"bind to a non-number", "[init]\npolicy = bind:one\n", NULL, {0}, 0,
+     {"%f:2: [init] policy = bind:one: 'bind' needs a NUMA node number after ':'"}},
+    {"preferred to a negative node", "[init]\npolicy = preferred:-1\n", NULL, {0}, 0,
+     {"%f:2: [init] policy = preferred:-1: 'preferred' needs a NUMA node number"}},
+    {"sample stride negative", "[placement]\nsample_stride = -2\n", NULL, {0}, 0,
+     {"%f:2: [placement] sample_stride = -2: out of range, must be 0..1073741824"}},
     {"unknown file placeholder", "[output]\nfile = run-%x.h5\n", NULL, {0}, 0,
      {"%f:2: [output] file = run-%x.h5: unknown placeholder '%x'"}},
     {"lone % ending the file name", "[output]\nfile = run-%\n", NULL, {0}, 0,
@@ -332,9 +341,10 @@ static void test_fields(void)
     static const char ini[] = "[run]\nkernel = triad\niterations = 1e3\nwarmup = 2\n"
                               "[sum]\nn = 1000\n[triad]\nn = 2000\nscalar = 0.5\n"
                               "[stencil]\nnx = 10\nny = 20\nnz = 30\nalpha = 0.125\n"
-                              "[init]\nmode = serial\nseed = 42\n"
+                              "[init]\nmode = serial\nseed = 42\npolicy = bind:1\n"
                               "[openmp]\nthreads = 8\nplaces = {0:4},{4:4}\nproc_bind = spread\n"
-                              "[output]\nfile = x-%k.h5\nwrite_field = on\n";
+                              "[output]\nfile = x-%k.h5\nwrite_field = on\n"
+                              "[placement]\naudit = off\nsample_stride = 16\nat_end = yes\n";
     const char *const no_sets[MAX_SETS] = {0};
     struct ts_config cfg;
     struct ts_error err;
@@ -348,7 +358,8 @@ static void test_fields(void)
         cfg.triad_n != 2000 || cfg.triad_scalar != 0.5 || cfg.nx != 10 || cfg.ny != 20 || cfg.nz != 30 ||
         cfg.alpha != 0.125 || strcmp(cfg.init_mode, "serial") || cfg.seed != 42 || cfg.threads != 8 ||
         strcmp(cfg.places, "{0:4},{4:4}") || strcmp(cfg.proc_bind, "spread") || strcmp(cfg.file, "x-%k.h5") ||
-        !cfg.write_field)
+        !cfg.write_field || strcmp(cfg.policy, "bind:1") || cfg.placement_audit || cfg.sample_stride != 16 ||
+        !cfg.placement_at_end)
         fail(name, "a member differs from the file (kernel %s, iterations %lld, nx %lld, places %s, file %s)",
              cfg.kernel, (long long)cfg.iterations, (long long)cfg.nx, cfg.places, cfg.file);
     for (size_t i = 0; i < ts_config_key_count(); i++)
@@ -427,8 +438,8 @@ static void test_keys(void)
     if (ts_config_validate(&cfg, &err) != TS_OK)
         fail(name, "the defaults do not validate: %s", err.message);
     size_t n = ts_config_key_count();
-    if (n != 17 || n > TS_CONFIG_MAX_KEYS)
-        fail(name, "%zu keys, expected 17", n);
+    if (n != 21 || n > TS_CONFIG_MAX_KEYS)
+        fail(name, "%zu keys, expected 21", n);
     for (size_t i = 0; i < n; i++) {
         const char *key = ts_config_key_name(i), *doc = ts_config_key_doc(i);
         char value[1200], want[1300];

@@ -46,6 +46,14 @@ static void two_threads(void)
               "thread %d: place %d but place CPUs \"%s\"", t, r->place, r->place_cpus);
     }
     CHECK(ts_affinity_mask_cpus() >= 1, "the main thread's mask has no CPU");
+    char cpus[256];
+    const char *source = NULL;
+    int n = ts_affinity_available_cpus(cpus, sizeof cpus, &source);
+    printf("available: %s (%d CPUs, %s)\n", cpus, n, source);
+    CHECK(n >= 1 && source, "no CPU available to OpenMP (%d, \"%s\")", n, cpus);
+    for (int t = 0; t < 2; t++)
+        CHECK(ts_list_has(cpus, rows[t].cpu_start), "thread %d ran on CPU %d, outside the available CPUs \"%s\"",
+              t, rows[t].cpu_start, cpus);
     ts_topology_destroy(topo);
 }
 
@@ -62,8 +70,8 @@ static void one_place(void)
     }
     CHECK(rows[0].core == rows[1].core, "both threads on CPU 0 but cores %d and %d", rows[0].core,
           rows[1].core);
-    struct ts_binding_facts facts = {omp_get_proc_bind() != omp_proc_bind_false, 2,
-                                     ts_affinity_mask_cpus()};
+    struct ts_binding_facts facts = {.bound = omp_get_proc_bind() != omp_proc_bind_false, .n_threads = 2,
+                                     .available_cpus = ts_affinity_mask_cpus()};
     char lines[8][512];
     int n = ts_affinity_warnings(&facts, rows, 2, lines, 8);
     int loud = 0;
@@ -72,6 +80,18 @@ static void one_place(void)
         loud |= strstr(lines[i], "ALL 2 THREADS ARE ON ONE CORE") != NULL;
     }
     CHECK(loud, "2 threads bound to CPU 0: no ALL-THREADS-ON-ONE-CORE warning");
+
+    /* The initial thread is bound too, so only the places say what OpenMP may use. */
+    char cpus[64];
+    const char *source = NULL;
+    int avail = ts_affinity_available_cpus(cpus, sizeof cpus, &source);
+    CHECK(avail == 1 && strcmp(cpus, "0") == 0 && strcmp(source, "OpenMP places") == 0,
+          "OMP_PLACES={0}: available CPUs \"%s\" (%d) from %s, want \"0\" (1) from OpenMP places", cpus, avail,
+          source);
+    ts_affinity_place_cpus(0, cpus, sizeof cpus);
+    CHECK(strcmp(cpus, "0") == 0, "place 0: \"%s\", want \"0\"", cpus);
+    ts_affinity_place_cpus(1, cpus, sizeof cpus);
+    CHECK(cpus[0] == '\0', "place 1 does not exist but lists \"%s\"", cpus);
     ts_topology_destroy(topo);
 }
 

@@ -35,7 +35,7 @@ static void show(int n)
 static void none_when_bound_apart(void)
 {
     struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1")};
-    int n = run((struct ts_binding_facts){1, 2, 2}, rows, 2);
+    int n = run((struct ts_binding_facts){.bound = 1, .n_threads = 2, .available_cpus = 2}, rows, 2);
     show(n);
     CHECK(n == 0, "2 bound threads on 2 cores gave %d warnings", n);
 }
@@ -43,7 +43,7 @@ static void none_when_bound_apart(void)
 static void binding_off(void)
 {
     struct ts_thread_rec rows[] = {row(0, 0, 0, -1, ""), row(1, 1, 1, -1, "")};
-    int n = run((struct ts_binding_facts){0, 2, 2}, rows, 2);
+    int n = run((struct ts_binding_facts){.bound = 0, .n_threads = 2, .available_cpus = 2}, rows, 2);
     show(n);
     CHECK(n == 1 && find(n, "binding is off") == 0, "unbound threads: want only the binding-off "
           "warning, got %d lines", n);
@@ -52,7 +52,7 @@ static void binding_off(void)
 static void oversubscribed(void)
 {
     struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1"), row(2, 0, 0, 0, "0")};
-    int n = run((struct ts_binding_facts){1, 3, 2}, rows, 3);
+    int n = run((struct ts_binding_facts){.bound = 1, .n_threads = 3, .available_cpus = 2}, rows, 3);
     show(n);
     CHECK(find(n, "3 threads but only 2 CPUs available") >= 0,
           "3 threads on 2 CPUs: no oversubscription warning");
@@ -63,7 +63,7 @@ static void all_on_one_core(void)
     struct ts_thread_rec rows[4];
     for (int i = 0; i < 4; i++)
         rows[i] = row(i, 0, 0, 0, "0");
-    int n = run((struct ts_binding_facts){1, 4, 4}, rows, 4);
+    int n = run((struct ts_binding_facts){.bound = 1, .n_threads = 4, .available_cpus = 4}, rows, 4);
     show(n);
     CHECK(find(n, "ALL 4 THREADS ARE ON ONE CORE (core 0)") >= 0,
           "4 threads on core 0: no ALL-THREADS warning naming the count and the core");
@@ -74,12 +74,12 @@ static void some_share_a_core(void)
 {
     /* hwloc core 5 holds CPUs 0 and 9: the warning must name the core, not guess it. */
     struct ts_thread_rec rows[] = {row(0, 5, 0, 0, "0"), row(1, 1, 1, 1, "1"), row(2, 5, 0, 0, "0")};
-    int n = run((struct ts_binding_facts){1, 3, 3}, rows, 3);
+    int n = run((struct ts_binding_facts){.bound = 1, .n_threads = 3, .available_cpus = 3}, rows, 3);
     show(n);
     CHECK(n == 1 && find(n, "threads 0,2 share core 5 (CPU 0): they time-slice one core") == 0,
           "threads 0 and 2 on CPU 0: want one share warning naming them and core 5");
     rows[2].cpu_start = rows[2].cpu_end = 9;
-    n = run((struct ts_binding_facts){1, 3, 3}, rows, 3);
+    n = run((struct ts_binding_facts){.bound = 1, .n_threads = 3, .available_cpus = 3}, rows, 3);
     show(n);
     CHECK(n == 1 && find(n, "threads 0,2 share core 5 (CPUs 0,9)") == 0 && find(n, "SMT") == 0,
           "threads 0 and 2 on SMT siblings 0 and 9: want one share warning saying SMT");
@@ -89,16 +89,16 @@ static void migration_only_when_possible(void)
 {
     struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1")};
     rows[1].cpu_end = 0;
-    int n = run((struct ts_binding_facts){1, 2, 2}, rows, 2);
+    int n = run((struct ts_binding_facts){.bound = 1, .n_threads = 2, .available_cpus = 2}, rows, 2);
     CHECK(n == 0, "a thread bound to a one-CPU place was reported as moving");
     snprintf(rows[1].place_cpus, sizeof rows[1].place_cpus, "0-1");
-    n = run((struct ts_binding_facts){1, 2, 2}, rows, 2);
+    n = run((struct ts_binding_facts){.bound = 1, .n_threads = 2, .available_cpus = 2}, rows, 2);
     show(n);
     CHECK(n == 1 && find(n, "thread 1 moved from CPU 1 to CPU 0 during the run") == 0,
           "a thread in a 2-CPU place that moved: want one migration warning");
     rows[1].place = -1;
     rows[1].place_cpus[0] = '\0';
-    n = run((struct ts_binding_facts){0, 2, 2}, rows, 2);
+    n = run((struct ts_binding_facts){.bound = 0, .n_threads = 2, .available_cpus = 2}, rows, 2);
     show(n);
     CHECK(find(n, "thread 1 moved from CPU 1 to CPU 0") >= 0, "an unbound thread that moved: "
           "no migration warning");
@@ -111,7 +111,7 @@ static void max_is_respected(void)
         rows[i] = row(i, 0, 0, -1, "");
         rows[i].cpu_end = 1;
     }
-    struct ts_binding_facts f = {0, 4, 1};
+    struct ts_binding_facts f = {.bound = 0, .n_threads = 4, .available_cpus = 1};
     char few[3][512];
     memset(few, 'x', sizeof few);
     int n = ts_affinity_warnings(&f, rows, 4, few, 2);

@@ -1,0 +1,143 @@
+#include "topo_cmd.h"
+
+#include <errno.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "ts_affinity.h"
+#include "ts_topo_report.h"
+#include "ts_topology.h"
+
+enum { MAX_WARNINGS = 16 };
+
+/* Everything the report borrows, owned here. */
+struct topo_state {
+    ts_topology *topo;
+    struct ts_topology_rec machine;
+    struct ts_thread_rec *rows;
+    struct ts_place_rec *places;
+    char host[256], cpus[1024];
+    char lines[MAX_WARNINGS][512];
+    const char *warnings[MAX_WARNINGS];
+};
+
+static const char *proc_bind_name(omp_proc_bind_t bind)
+{
+    switch (bind) {
+    case omp_proc_bind_false:
+        return "false";
+    case omp_proc_bind_true:
+        return "true";
+    case omp_proc_bind_primary:
+        return "primary";
+    case omp_proc_bind_close:
+        return "close";
+    case omp_proc_bind_spread:
+        return "spread";
+    }
+    return "?";
+}
+
+/* Samples a team of n; returns its real size. The barrier of `single` makes the whole team
+ * exist before any thread samples, as the threads of a run do. */
+static int sample_threads(const ts_topology *topo, struct ts_thread_rec *rows, int n)
+{
+    int team = 0;
+#pragma omp parallel num_threads(n)
+    {
+#pragma omp single
+        team = omp_get_num_threads();
+        struct ts_thread_rec *row = &rows[omp_get_thread_num()];
+        ts_affinity_sample_start(topo, row);
+        row->cpu_end = -1; /* a snapshot has no run to move during */
+        row->counted_for_node = -1;
+    }
+    return team;
+}
+
+static int gather(struct topo_state *st, int threads, struct ts_topo_report *rep, struct ts_error *err)
+{
+    int n = threads > 0 ? threads : omp_get_max_threads();
+    int n_places = omp_get_num_places();
+    st->rows = calloc((size_t)n, sizeof *st->rows);
+    st->places = calloc(n_places > 0 ? (size_t)n_places : 1, sizeof *st->places);
+    if (!st->rows || !st->places)
+        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate the report of %d threads", n);
+    for (int p = 0; p < n_places; p++)
+        ts_affinity_place_cpus(p, st->places[p].cpus, sizeof st->places[p].cpus);
+    int team = sample_threads(st->topo, st->rows, n);
+
+    if (gethostname(st->host, sizeof st->host - 1) != 0)
+        snprintf(st->host, sizeof st->host, "unknown");
+    *rep = (struct ts_topo_report){
+        .program_version = TS_VERSION,
+        .host = st->host,
+        .process_cpus = st->cpus,
+        .topology = &st->machine,
+        .openmp = {
+            .env_num_threads = getenv("OMP_NUM_THREADS"),
+            .env_places = getenv("OMP_PLACES"),
+            .env_proc_bind = getenv("OMP_PROC_BIND"),
+            .num_threads = team,
+            .num_threads_source = threads > 0                ? "--threads"
+                                  : getenv("OMP_NUM_THREADS") ? "OMP_NUM_THREADS"
+                                                              : "runtime default",
+            .proc_bind = proc_bind_name(omp_get_proc_bind()),
+            .n_places = n_places,
+            .places = st->places,
+            .threads = st->rows,
+        },
+        .warnings = st->warnings,
+    };
+    rep->n_process_cpus = ts_affinity_available_cpus(st->cpus, sizeof st->cpus, &rep->process_cpus_source);
+
+    int w = 0;
+    if (team < n)
+        snprintf(st->lines[w++], sizeof st->lines[0],
+                 "asked for %d threads but the runtime started %d (OMP_THREAD_LIMIT, OMP_DYNAMIC?)", n, team);
+    struct ts_binding_facts facts = {.bound = omp_get_proc_bind() != omp_proc_bind_false, .n_threads = team};
+    ts_affinity_available(st->topo, NULL, &facts);
+    w += ts_affinity_warnings(&facts, st->rows, team, st->lines + w, MAX_WARNINGS - w);
+    for (int i = 0; i < w; i++)
+        st->warnings[i] = st->lines[i];
+    rep->n_warnings = w;
+    return TS_OK;
+}
+
+static int print(enum ts_format format, const struct ts_topo_report *rep, struct ts_error *err)
+{
+    int failed = 0;
+    if (format == TS_FORMAT_JSON)
+        failed = ts_topo_report_json(rep, stdout) != 0;
+    else
+        ts_topo_report_text(rep, stdout);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot write the topo report to stdout");
+    if (failed)
+        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot build the JSON report");
+    return TS_OK;
+}
+
+int ts_topo_cmd(enum ts_format format, int threads, struct ts_error *err)
+{
+    struct topo_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate the topo report");
+    struct ts_topo_report rep;
+    int status = ts_topology_create(&st->topo, err);
+    if (status == TS_OK)
+        status = ts_topology_record(st->topo, &st->machine, err);
+    if (status == TS_OK)
+        status = gather(st, threads, &rep, err);
+    if (status == TS_OK)
+        status = print(format, &rep, err);
+
+    ts_topology_record_free(&st->machine);
+    ts_topology_destroy(st->topo);
+    free(st->rows);
+    free(st->places);
+    free(st);
+    return status;
+}

@@ -1,0 +1,135 @@
+/* The `topo` report and its parts as JSON, through jansson. json_pack builds each object in
+ * one call and returns NULL if anything in it failed (out of memory), and so do the array
+ * builders here, so a failure anywhere surfaces as one NULL at the top. */
+#include "ts_topo_report.h"
+
+#include <stdio.h>
+
+/* JSON strings must be UTF-8 and jansson enforces it; the environment may hold any bytes, so
+ * those outside ASCII become '?' rather than costing the whole report. NULL becomes null. */
+static json_t *text(const char *s)
+{
+    if (!s)
+        return json_null();
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", s);
+    for (char *c = copy; *c; c++)
+        if ((unsigned char)*c >= 0x80)
+            *c = '?';
+    return json_string(copy);
+}
+
+/* Appends v to a; on failure releases both and returns NULL, so loops test one pointer. */
+static json_t *push(json_t *a, json_t *v)
+{
+    if (json_array_append_new(a, v) == 0)
+        return a;
+    json_decref(a);
+    return NULL;
+}
+
+static json_t *numa_json(const struct ts_topology_rec *t)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < t->n_numa; i++)
+        a = push(a, json_pack("{s:i, s:I, s:s}", "os_index", t->numa[i].os_index, "memory_bytes",
+                              (json_int_t)t->numa[i].memory_bytes, "cpus", t->numa[i].cpus));
+    return a;
+}
+
+static json_t *distances_json(const struct ts_topology_rec *t)
+{
+    int n = t->n_numa;
+    json_t *a = json_array();
+    for (int i = 0; a && i < n; i++) {
+        json_t *row = json_array();
+        for (int j = 0; row && j < n; j++)
+            row = push(row, json_integer(t->distances[i * n + j]));
+        a = push(a, row);
+    }
+    return a;
+}
+
+static json_t *cores_json(const struct ts_topology_rec *t)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < t->n_cores_rec; i++) {
+        const struct ts_core_rec *c = &t->cores[i];
+        a = push(a, json_pack("{s:i, s:i, s:i, s:i, s:s}", "core", c->index, "os_index", c->os_index, "package",
+                              c->package, "node", c->numa, "cpus", c->cpus));
+    }
+    return a;
+}
+
+static json_t *caches_json(const struct ts_topology_rec *t)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < t->n_caches; i++) {
+        const struct ts_cache_rec *c = &t->caches[i];
+        a = push(a, json_pack("{s:i, s:s, s:I, s:I, s:i}", "level", c->level, "type", c->type, "size_bytes",
+                              (json_int_t)c->size_bytes, "line_bytes", (json_int_t)c->line_bytes, "count",
+                              c->count));
+    }
+    return a;
+}
+
+json_t *ts_topology_json(const struct ts_topology_rec *t)
+{
+    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:{s:I, s:s}}", "hwloc_version",
+                     t->hwloc_version, "thp", t->thp_enabled, "packages", t->n_packages, "cores", t->n_cores,
+                     "pus", t->n_pus, "numa_nodes", numa_json(t), "distances", distances_json(t), "core_list",
+                     cores_json(t), "caches", caches_json(t), "cache_line", "bytes",
+                     (json_int_t)t->cache_line_bytes, "source", t->cache_line_source);
+}
+
+json_t *ts_threads_json(const struct ts_thread_rec *rows, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < n; i++) {
+        const struct ts_thread_rec *r = &rows[i];
+        a = push(a, json_pack("{s:i, s:i, s:s, s:i, s:i, s:i, s:s}", "thread", r->thread, "place", r->place,
+                              "place_cpus", r->place_cpus, "cpu", r->cpu_start, "core", r->core, "node", r->node,
+                              "affinity", r->affinity));
+    }
+    return a;
+}
+
+static json_t *strings_json(const char *const *s, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < n; i++)
+        a = push(a, text(s[i]));
+    return a;
+}
+
+static json_t *openmp_json(const struct ts_openmp_rec *o)
+{
+    json_t *places = json_array();
+    for (int p = 0; places && p < o->n_places; p++)
+        places = push(places, json_string(o->places[p].cpus));
+    return json_pack("{s:{s:o, s:o, s:o}, s:i, s:s, s:s, s:o, s:o}", "environment", "OMP_NUM_THREADS",
+                     text(o->env_num_threads), "OMP_PLACES", text(o->env_places), "OMP_PROC_BIND",
+                     text(o->env_proc_bind), "num_threads", o->num_threads, "num_threads_source",
+                     o->num_threads_source, "proc_bind", o->proc_bind, "places", places, "threads",
+                     ts_threads_json(o->threads, o->num_threads));
+}
+
+int ts_topo_report_json(const struct ts_topo_report *r, FILE *out)
+{
+    json_t *root = json_pack("{s:s, s:s, s:s, s:i, s:s}", "host", r->host, "touchstone_version",
+                             r->program_version, "process_cpus", r->process_cpus,
+                             "process_cpu_count", r->n_process_cpus, "process_cpus_source",
+                             r->process_cpus_source);
+    json_t *topology = ts_topology_json(r->topology);
+    int ok = root && topology && json_object_update(root, topology) == 0;
+    json_decref(topology);
+
+    ok = ok && json_object_set_new(root, "openmp", openmp_json(&r->openmp)) == 0;
+    ok = ok && json_object_set_new(root, "warnings", strings_json(r->warnings, r->n_warnings)) == 0;
+    ok = ok && json_dumpf(root, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF;
+    json_decref(root);
+    return ok ? 0 : -1;
+}

@@ -1,0 +1,56 @@
+/* The `touchstone topo` report: the machine as hwloc sees it and where each OpenMP thread of
+ * the current environment runs, as an aligned text report or one JSON object. Renderers only:
+ * app/ gathers the plain records. */
+#ifndef TS_TOPO_REPORT_H
+#define TS_TOPO_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "ts_record.h"
+
+struct ts_place_rec {
+    char cpus[256]; /* CPU list of one OpenMP place */
+};
+
+/* OpenMP as the runtime sees this process's environment. */
+struct ts_openmp_rec {
+    const char *env_num_threads; /* OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND; NULL when unset */
+    const char *env_places;
+    const char *env_proc_bind;
+    int32_t num_threads;         /* threads in the team that was sampled */
+    const char *num_threads_source; /* "--threads", "OMP_NUM_THREADS" or "runtime default" */
+    const char *proc_bind;       /* omp_get_proc_bind(): false, true, primary, close, spread */
+    int32_t n_places;
+    const struct ts_place_rec *places;
+    const struct ts_thread_rec *threads; /* num_threads rows; cpu_start is "cpu" */
+};
+
+struct ts_topo_report {
+    const char *program_version;
+    const char *host;
+    const char *process_cpus;   /* CPUs OpenMP threads may use (ts_affinity_available_cpus) */
+    int32_t n_process_cpus;     /* -1 when unknown */
+    const char *process_cpus_source; /* "affinity mask" or "OpenMP places" */
+    const struct ts_topology_rec *topology;
+    struct ts_openmp_rec openmp;
+    const char *const *warnings;
+    int32_t n_warnings;
+};
+
+void ts_topo_report_text(const struct ts_topo_report *r, FILE *out);
+
+/* Writes the report as one indented JSON object and a newline; -1 when memory ran out or the
+ * write failed. Keys: see ts_topology_json, plus host, touchstone_version, process_cpus (with
+ * process_cpu_count and process_cpus_source), openmp and warnings. */
+int ts_topo_report_json(const struct ts_topo_report *r, FILE *out);
+
+/* The topology as a JSON object (hwloc_version, thp, packages, cores, pus, numa_nodes,
+ * distances, core_list, caches, cache_line) and the thread rows as an array, for every command that
+ * prints JSON; NULL when memory ran out. */
+json_t *ts_topology_json(const struct ts_topology_rec *t);
+json_t *ts_threads_json(const struct ts_thread_rec *rows, int n);
+
+#endif
