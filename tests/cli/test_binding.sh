@@ -41,6 +41,19 @@ ncpu=$(nproc)
 run_ts 0 "oversubscribed" run "$SRC/configs/sum.ini" $SMALL --threads $((ncpu + 1)) -o "$WORK/d.h5"
 expect_in "$ERR" "$((ncpu + 1)) threads but only $ncpu CPUs" "oversubscription warning"
 
+# OMP_PLACES naming a CPU the process may not use: named, with what to change.
+missing_cpu=$((ncpu + 3))
+# shellcheck disable=SC2086
+OMP_PLACES="{0},{$missing_cpu}" run_ts 0 "place outside the mask" run "$SRC/configs/sum.ini" $SMALL --threads 1 -o "$WORK/e.h5"
+expect_in "$ERR" "OMP_PLACES names CPU $missing_cpu that this process may not use" "places outside the mask"
+
+# A task with one CPU and two threads (srun without -c, taskset): both on one core, loudly.
+# shellcheck disable=SC2086
+taskset -c 0 "$TS" run "$SRC/configs/sum.ini" $SMALL --threads 2 -o "$WORK/f.h5" >"$OUT" 2>"$ERR" \
+    || fail "one-CPU mask: the run failed"
+expect_in "$ERR" "2 threads but only 1 CPU available" "one-CPU mask: oversubscription named"
+expect_in "$ERR" "ALL 2 THREADS ARE ON ONE CORE" "one-CPU mask: stacked warning"
+
 # The effective values are recorded with their source.
 h5dump -A -g /threads "$WORK/a.h5" >"$WORK/threads.txt" 2>&1 || fail "h5dump could not read /threads"
 expect_in "$WORK/threads.txt" "OMP_PLACES_source" "binding source recorded in /threads"

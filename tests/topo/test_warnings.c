@@ -122,6 +122,60 @@ static void max_is_respected(void)
     CHECK(all == 7, "unbound, oversubscribed, one core, 4 moves: want 7 warnings, got %d", all);
 }
 
+/* The srun-without--c case: fewer cores than threads, though enough CPUs (SMT siblings). */
+static void fewer_cores_than_threads(void)
+{
+    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 0, 1, 1, "1")};
+    struct ts_binding_facts f = {.bound = 1, .n_threads = 2, .available_cpus = 2, .available_cores = 1};
+    snprintf(f.available_list, sizeof f.available_list, "0-1");
+    int n = run(f, rows, 2);
+    show(n);
+    CHECK(find(n, "2 threads but the process may use only 1 core (CPUs 0-1)") >= 0, "no fewer-cores warning");
+    CHECK(find(n, "srun -c $SLURM_CPUS_PER_TASK") >= 0, "the fewer-cores warning does not say what to change");
+    f.available_cores = 2;
+    n = run(f, rows, 2);
+    CHECK(find(n, "may use only") < 0, "2 threads on 2 cores warned about cores");
+}
+
+static void places_outside_the_mask(void)
+{
+    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1")};
+    struct ts_binding_facts f = {.bound = 1, .n_threads = 2, .available_cpus = 2, .available_cores = 2};
+    snprintf(f.available_list, sizeof f.available_list, "0-1");
+    const int named[] = {0, 1, 5, 6, 7, 1};
+    ts_affinity_outside(&f, named, 6);
+    CHECK(strcmp(f.places_outside, "5-7") == 0, "CPUs outside 0-1 of {0,1,5,6,7}: got '%s'", f.places_outside);
+    int n = run(f, rows, 2);
+    show(n);
+    CHECK(find(n, "OMP_PLACES names CPUs 5-7 that this process may not use (it may use 0-1)") >= 0,
+          "no warning for places outside the mask");
+    const int inside[] = {1, 0};
+    ts_affinity_outside(&f, inside, 2);
+    CHECK(f.places_outside[0] == '\0', "CPUs inside the mask reported outside: '%s'", f.places_outside);
+}
+
+/* A thread that computed on another node than it first-touched from, and migrations counted by perf. */
+static void moved_away_from_its_pages(void)
+{
+    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 1, 2, 1, "2")};
+    rows[1].node = 1;
+    const int32_t init_node[] = {0, 0};
+    const int64_t migrations[] = {0, 3};
+    struct ts_binding_facts f = {.bound = 1, .n_threads = 2, .available_cpus = 4,
+                                 .init_node = init_node, .migrations = migrations};
+    int n = run(f, rows, 2);
+    show(n);
+    CHECK(find(n, "thread 1 first-touched its pages on node 0 but computed on node 1") >= 0,
+          "no warning for a thread that left its pages' node");
+    CHECK(find(n, "thread 0 first-touched") < 0, "thread 0 stayed on node 0 but was warned about");
+    CHECK(find(n, "migrated between CPUs during the kernel (perf counter): thread 1 3 times") >= 0,
+          "no warning for counted migrations");
+    const int64_t none[] = {0, -1};
+    f.migrations = none;
+    n = run(f, rows, 2);
+    CHECK(find(n, "migrated") < 0, "no migrations (or unknown) but a migration warning");
+}
+
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
@@ -132,6 +186,9 @@ int main(int argc, char **argv)
         {"shared_core", some_share_a_core},
         {"migration", migration_only_when_possible},
         {"max", max_is_respected},
+        {"fewer_cores", fewer_cores_than_threads},
+        {"places_outside", places_outside_the_mask},
+        {"moved_away", moved_away_from_its_pages},
     };
     return TS_RUN_CASES(cases);
 }
