@@ -1,6 +1,7 @@
 /* The one place that prints errors and chooses the exit status. */
 #include <stdio.h>
 
+#include "runs_cmd.h"
 #include "topo_cmd.h"
 #include "ts_binding.h"
 #include "ts_cli.h"
@@ -43,6 +44,15 @@ int main(int argc, char **argv)
             break;
         case TS_CMD_TOPO:
             status = ts_topo_cmd(cli.format, cli.threads, &err);
+            break;
+        case TS_CMD_COMPARE:
+            status = ts_compare_cmd(&cli.runs, &err);
+            break;
+        case TS_CMD_REPORT:
+            status = ts_report_cmd(&cli.runs, &err);
+            break;
+        case TS_CMD_PLOT:
+            status = ts_plot_cmd(&cli.runs, &err);
             break;
         case TS_CMD_RUN: {
             struct ts_binding_choice binding;

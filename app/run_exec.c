@@ -143,6 +143,22 @@ static void show_progress(const struct ts_run_exec *ex, int64_t step, double sta
         fprintf(stderr, "\r%70s\r", "");
 }
 
+/* Between two iterations, on the master thread, outside the timed region: a signal asked to
+ * stop (the batch system's time limit), or a periodic checkpoint is due. */
+static void between_steps(struct ts_run_exec *ex, int64_t done)
+{
+    const int64_t total = ex->warmup + ex->iterations;
+    if (done >= total)
+        return;
+    if (ex->stop_signal && *ex->stop_signal) {
+        ex->stopped = 1;
+        return;
+    }
+    if (ex->checkpoint_every > 0 && done % ex->checkpoint_every == 0 && ex->checkpoint
+        && ex->checkpoint(ex, ex->checkpoint_ctx) != TS_OK)
+        ex->checkpoint_failures++;
+}
+
 static void timed_steps(struct ts_run_exec *ex)
 {
     const struct ts_kernel *k = ex->rp->kernel;
@@ -163,8 +179,10 @@ static void timed_steps(struct ts_run_exec *ex)
         ts_affinity_sample_start(ex->topo, &ex->threads[t]);
         ts_counters_read(&counters, &before);
 
-        for (int64_t step = 0; step < total; step++) {
+        for (int64_t step = ex->first_step; step < total; step++) {
 #pragma omp barrier
+            if (ex->stopped) /* written by the master before the barrier: every thread agrees */
+                break;
             const double t0 = omp_get_wtime();
             ts_xsum_init(&partial);
 #pragma omp for schedule(static) nowait
@@ -177,18 +195,22 @@ static void timed_steps(struct ts_run_exec *ex)
 #pragma omp master
             {
                 ex->step_times[step] = omp_get_wtime() - t0;
+                ex->steps_done = step + 1;
                 if (ex->show_progress)
                     show_progress(ex, step, started);
+                between_steps(ex, step + 1);
             }
         }
 
+        /* The master writes steps_done after the last iteration's barrier: wait for it. */
+#pragma omp barrier
         /* Registers to the thread's own padded slot: no false sharing, no atomics. */
         *slot(ex, t) = partial;
         if (k->result) {
             ts_xsum_init(slot(ex, t));
 #pragma omp for schedule(static)
             for (int c = 0; c < n; c++)
-                k->result(pb, arrays, ts_partition_range(ex->part, c), total, slot(ex, t));
+                k->result(pb, arrays, ts_partition_range(ex->part, c), ex->steps_done, slot(ex, t));
         }
         ts_counters_read(&counters, &after);
         ts_counters_delta(&before, &after, &ex->kernel_counters[t]);
@@ -196,7 +218,7 @@ static void timed_steps(struct ts_run_exec *ex)
         ts_affinity_sample_end(&ex->threads[t]);
     }
 
-    for (int64_t s = ex->warmup; s < total; s++)
+    for (int64_t s = ex->warmup; s < ex->steps_done; s++)
         ex->t_kernel += ex->step_times[s];
 }
 
@@ -317,7 +339,7 @@ static int audit_placement(struct ts_run_exec *ex, struct ts_placement *out, str
     return status;
 }
 
-int ts_run_exec_run(struct ts_run_exec *ex, struct ts_error *err)
+int ts_run_exec_init(struct ts_run_exec *ex, struct ts_error *err)
 {
     int team = 0;
 #pragma omp parallel num_threads(ex->n_threads)
@@ -336,7 +358,12 @@ int ts_run_exec_run(struct ts_run_exec *ex, struct ts_error *err)
             return err->status;
         ex->have_placement = 1;
     }
+    return TS_OK;
+}
 
+int ts_run_exec_compute(struct ts_run_exec *ex, struct ts_error *err)
+{
+    ex->steps_done = ex->first_step;
     timed_steps(ex);
     if (ex->audit && ex->audit_at_end) {
         if (audit_placement(ex, &ex->placement_end, err) != TS_OK)

@@ -3,6 +3,7 @@
 #ifndef TS_RUN_EXEC_H
 #define TS_RUN_EXEC_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,13 @@ struct ts_run_exec {
     int64_t sample_stride;  /* pages, 0 automatic */
     int thp_always;         /* transparent huge pages back every anonymous mapping */
 
+    /* stopping early and continuing */
+    volatile sig_atomic_t *stop_signal; /* non-zero: finish the current iteration and stop */
+    int64_t first_step;                 /* where the timed loop starts: a checkpoint's steps_done, or 0 */
+    int64_t checkpoint_every;           /* iterations between periodic checkpoints, 0: none */
+    int (*checkpoint)(struct ts_run_exec *ex, void *ctx); /* writes a checkpoint of the current state */
+    void *checkpoint_ctx;
+
     /* owned resources */
     ts_partition *part;
     double *arrays[3];
@@ -54,6 +62,10 @@ struct ts_run_exec {
     int32_t *node_ids;              /* ascending OS indices of the nodes threads ran on */
     double *node_partials;
 
+    int64_t steps_done;             /* iterations completed, warm-up included */
+    int stopped;                    /* a signal stopped the loop before the last iteration */
+    int checkpoint_failures;        /* periodic checkpoints that could not be written */
+
     double global;
     double t_allocation, t_init, t_kernel, t_combine, t_placement;
 
@@ -68,10 +80,13 @@ struct ts_run_exec {
 int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err);
 
 /* First touch: parallel (each thread its own chunk, the compute loops' static schedule) or
- * serial (the master thread touches every chunk), the placement audit, then the timed steps,
- * then the combine. Every thread counts its own page faults and switches over init and over
- * the kernel. */
-int ts_run_exec_run(struct ts_run_exec *ex, struct ts_error *err);
+ * serial (the master thread touches every chunk), then the placement audit. Every thread
+ * counts its own page faults and switches. */
+int ts_run_exec_init(struct ts_run_exec *ex, struct ts_error *err);
+
+/* The iterations from first_step on (stopping early when stop_signal is set), the end audit,
+ * then the per-node and global combine of the partial results. */
+int ts_run_exec_compute(struct ts_run_exec *ex, struct ts_error *err);
 
 void ts_run_exec_release(struct ts_run_exec *ex);
 

@@ -88,20 +88,27 @@ static int fill_environment(struct ts_run_record *rr)
     return 0;
 }
 
+struct ts_attr *ts_config_attrs(const struct ts_config *cfg)
+{
+    size_t n = ts_config_key_count();
+    struct ts_attr *attrs = calloc(n, sizeof *attrs);
+    for (size_t i = 0; attrs && i < n; i++) {
+        snprintf(attrs[i].name, sizeof attrs[i].name, "%s", ts_config_key_name(i));
+        ts_config_value_string(cfg, i, attrs[i].value, sizeof attrs[i].value);
+    }
+    return attrs;
+}
+
 static int fill_config(struct ts_run_record *rr, const struct ts_config *cfg)
 {
     size_t n = ts_config_key_count();
-    rr->config = calloc(n, sizeof *rr->config);
+    rr->config = ts_config_attrs(cfg);
     size_t overrides_len = 1;
     for (int i = 0; i < cfg->n_sets; i++)
         overrides_len += strlen(cfg->sets[i]) + 1;
     rr->overrides = malloc(overrides_len);
     if (!rr->config || !rr->overrides)
         return -1;
-    for (size_t i = 0; i < n; i++) {
-        snprintf(rr->config[i].name, sizeof rr->config[i].name, "%s", ts_config_key_name(i));
-        ts_config_value_string(cfg, i, rr->config[i].value, sizeof rr->config[i].value);
-    }
     rr->overrides[0] = '\0';
     for (int i = 0; i < cfg->n_sets; i++) {
         strcat(rr->overrides, cfg->sets[i]);
@@ -133,6 +140,23 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Timed iterations completed: all of them, unless a signal stopped the run early. */
+static int64_t timed_done(const struct ts_run_exec *ex)
+{
+    int64_t done = ex->steps_done - ex->warmup;
+    return done < 0 ? 0 : done < ex->iterations ? done : ex->iterations;
+}
+
+/* [thread][iteration] of the completed iterations only: rows are ex->iterations long. */
+static double *completed_thread_times(const struct ts_run_exec *ex)
+{
+    size_t done = (size_t)timed_done(ex), n = (size_t)ex->n_threads;
+    double *out = malloc((n * done > 0 ? n * done : 1) * sizeof *out);
+    for (size_t t = 0; out && t < n; t++)
+        memcpy(out + t * done, ex->thread_times + t * (size_t)ex->iterations, done * sizeof *out);
+    return out;
+}
+
 static void fill_results(struct ts_run_record *rr, const struct ts_config *cfg, const struct ts_run_exec *ex)
 {
     const struct ts_kernel *k = ex->rp->kernel;
@@ -159,8 +183,8 @@ static void fill_results(struct ts_run_record *rr, const struct ts_config *cfg, 
     r->bytes_per_unit = k->bytes_per_unit;
     r->flops_per_unit = k->flops_per_unit;
 
-    size_t n = (size_t)ex->iterations;
-    double *sorted = malloc(n * sizeof *sorted);
+    size_t n = (size_t)timed_done(ex);
+    double *sorted = n ? malloc(n * sizeof *sorted) : NULL;
     if (sorted) {
         memcpy(sorted, ex->step_times + ex->warmup, n * sizeof *sorted);
         qsort(sorted, n, sizeof *sorted, compare_doubles);
@@ -218,11 +242,17 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
     t->combine = ex->t_combine;
     t->placement = ex->t_placement;
     t->timer_resolution = omp_get_wtick();
-    t->n_warmup = ex->warmup;
-    t->n_iterations = ex->iterations;
+    t->n_warmup = ex->steps_done < ex->warmup ? ex->steps_done : ex->warmup;
+    t->n_iterations = timed_done(ex);
     t->warmup = ex->step_times;
     t->iteration = ex->step_times + ex->warmup;
-    t->thread_iteration = ex->thread_times;
+    rr->thread_times = completed_thread_times(ex);
+    if (!rr->thread_times)
+        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot build the output record");
+    t->thread_iteration = rr->thread_times;
+    rec->complete = !ex->stopped;
+    rec->steps_done = ex->steps_done;
+    rec->steps_planned = ex->warmup + ex->iterations;
     rec->timings = t;
 
     fill_results(rr, cfg, ex);
@@ -260,13 +290,36 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
 
     rec->topology = &rr->topology;
     if (write_field) {
-        rec->field = ts_kernel_field(&ex->rp->problem, ex->arrays, ex->warmup + ex->iterations, rec->field_dims);
+        rec->field = ts_kernel_field(&ex->rp->problem, ex->arrays, ex->steps_done, rec->field_dims);
     }
     return TS_OK;
 }
 
+void ts_run_record_job(struct ts_run_record *rr, const struct ts_binding_choice *binding, const char *restarted_from,
+                       int64_t steps_before_restart)
+{
+    struct ts_job_rec *j = &rr->job;
+    const char *job_id = getenv("SLURM_JOB_ID");
+    j->under_slurm = job_id != NULL;
+    j->job_id = job_id ? job_id : "";
+    j->array_job_id = getenv("SLURM_ARRAY_JOB_ID");
+    j->array_task_id = getenv("SLURM_ARRAY_TASK_ID");
+    j->node_list = getenv("SLURM_JOB_NODELIST");
+    j->cpus_on_node = getenv("SLURM_CPUS_ON_NODE");
+    j->cpus_per_task = getenv("SLURM_CPUS_PER_TASK");
+    j->partition = getenv("SLURM_JOB_PARTITION");
+    j->restart_count = getenv("SLURM_RESTART_COUNT");
+    j->cpu_mask = binding->launch_cpus;
+    j->restarted = restarted_from != NULL;
+    j->restarted_from = restarted_from ? restarted_from : "";
+    j->steps_before_restart = restarted_from ? steps_before_restart : 0;
+    rr->rec.job = j;
+}
+
 void ts_run_record_release(struct ts_run_record *rr)
 {
+    free(rr->thread_times);
+    rr->thread_times = NULL;
     free(rr->config);
     free(rr->environment);
     free(rr->command_line);

@@ -18,6 +18,8 @@ struct ts_run_record {
     struct ts_placement_rec placement;
     struct ts_placement_rec placement_end;
     struct ts_counters_rec counters;
+    struct ts_job_rec job;
+    double *thread_times;   /* per-thread times of the completed iterations */
     struct ts_attr *config;
     struct ts_attr *environment;
     struct ts_attr binding[8];
@@ -34,10 +36,18 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
                        const struct ts_run_exec *ex, const struct ts_verification *ver, int write_field,
                        int argc, char **argv, struct ts_error *err);
 
+/* Fills /job from the Slurm environment, and whether the run continued a checkpoint. */
+void ts_run_record_job(struct ts_run_record *rr, const struct ts_binding_choice *binding, const char *restarted_from,
+                       int64_t steps_before_restart);
+
 /* Adds a warning (kept in order; silently capped at 64). */
 void ts_run_record_warn(struct ts_run_record *rr, const char *text);
 
 void ts_run_record_release(struct ts_run_record *rr);
+
+/* Every config key and its resolved value, in key-table order (ts_config_key_count entries,
+ * malloc'd), as /config and checkpoints store them. */
+struct ts_attr *ts_config_attrs(const struct ts_config *cfg);
 
 /* Records when the run started (call first). */
 void ts_run_record_start(struct ts_run_record *rr);

@@ -8,26 +8,35 @@
 
 static const char usage[] =
     "usage: touchstone run CONFIG [--serial-init] [--threads N] [--set section.key=value ...]\n"
-    "                         [-o FILE] [--quiet]\n"
+    "                         [-o FILE] [--restart CHECKPOINT] [--quiet]\n"
     "       touchstone check CONFIG [--set section.key=value ...]\n"
     "       touchstone topo [--format text|json] [--threads N]\n"
+    "       touchstone compare A.h5 B.h5 [C.h5 ...] [--format text|csv|json|markdown] [--force]\n"
+    "       touchstone report FILE... | DIR [--format text|csv|json|markdown]\n"
+    "       touchstone plot FILE... | DIR -o OUT.png [--kind scaling|init|timeline] [--size WxH]\n"
     "       touchstone --help | --version\n"
     "\n"
     "  run     run the configured kernel, verify it, write one HDF5 file\n"
     "  check   validate CONFIG, print the resolved configuration and the memory it needs\n"
     "  topo    print the machine (NUMA nodes, distances, cores, caches) and where each OpenMP\n"
     "          thread runs under the current OMP_* environment\n"
+    "  compare runs side by side against the first: times, bandwidth, placement, imbalance,\n"
+    "          speed-up and whether it exceeds the noise (--force: even of different problems)\n"
+    "  report  one row per run, grouped by configuration, by threads: speed-up, efficiency\n"
+    "  plot    scaling curves, init and page placement, or per-thread times as a PNG\n"
     "\n"
     "  --serial-init      first-touch every array from one thread (same as --set init.mode=serial)\n"
     "  --threads N        OpenMP threads (run: same as --set openmp.threads=N; topo: instead of\n"
     "                     OMP_NUM_THREADS)\n"
     "  --set S.K=V        override config key K of section S (repeatable)\n"
     "  -o, --output FILE  output file (same as --set output.file=FILE; %k %i %j %t expand)\n"
+    "  --restart CKPT     continue the run a signal stopped, from its checkpoint\n"
     "  -q, --quiet        print only warnings and errors\n"
-    "  --format F         topo: text (default) or json\n"
+    "  --format F         topo: text (default) or json; compare, report: also csv, markdown\n"
     "\n"
     "exit status: 0 verified run, 1 run finished but verification failed,\n"
-    "             2 bad usage, bad config, or a run that could not start\n";
+    "             2 bad usage, bad config, or a run that could not start,\n"
+    "             3 stopped by SIGTERM/SIGUSR1/SIGINT: checkpoint written, restart with --restart\n";
 
 const char *ts_cli_usage(void)
 {
@@ -99,16 +108,23 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         cli->command = TS_CMD_CHECK;
     else if (strcmp(cmd, "topo") == 0)
         cli->command = TS_CMD_TOPO;
-    else
-        return ts_fail(err, TS_BAD_INPUT, "unknown command '%s' (commands: run, check, topo; see touchstone --help)",
+    else if (strcmp(cmd, "compare") == 0 || strcmp(cmd, "report") == 0 || strcmp(cmd, "plot") == 0) {
+        cli->command = cmd[0] == 'c' ? TS_CMD_COMPARE : cmd[0] == 'r' ? TS_CMD_REPORT : TS_CMD_PLOT;
+        int status = ts_runs_parse(&cli->runs, cmd, argc, argv, err);
+        if (status == TS_OK && cli->runs.help)
+            cli->command = TS_CMD_HELP;
+        return status;
+    } else
+        return ts_fail(err, TS_BAD_INPUT, "unknown command '%s' (commands: run, check, topo, compare, report, plot; see touchstone --help)",
                        cmd);
 
-    enum { OPT_SERIAL_INIT = 256, OPT_THREADS, OPT_SET, OPT_FORMAT };
+    enum { OPT_SERIAL_INIT = 256, OPT_THREADS, OPT_SET, OPT_FORMAT, OPT_RESTART };
     static const struct option run_options[] = {
         {"serial-init", no_argument, NULL, OPT_SERIAL_INIT},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"set", required_argument, NULL, OPT_SET},
         {"output", required_argument, NULL, 'o'},
+        {"restart", required_argument, NULL, OPT_RESTART},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -152,6 +168,9 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
             break;
         case 'o':
             status = add_override(cli, "output.file", optarg, err);
+            break;
+        case OPT_RESTART:
+            cli->restart_path = optarg;
             break;
         case 'q':
             cli->quiet = 1;

@@ -2,6 +2,7 @@
 #ifndef TS_CLI_H
 #define TS_CLI_H
 
+#include "runs_cli.h"
 #include "ts_config.h"
 #include "ts_error.h"
 
@@ -10,7 +11,10 @@ enum ts_command {
     TS_CMD_VERSION,
     TS_CMD_RUN,
     TS_CMD_CHECK,
-    TS_CMD_TOPO
+    TS_CMD_TOPO,
+    TS_CMD_COMPARE,
+    TS_CMD_REPORT,
+    TS_CMD_PLOT
 };
 
 /* --format of the commands that print reports. */
@@ -28,8 +32,10 @@ struct ts_cli {
     char shorthand[TS_CONFIG_MAX_SETS][1100]; /* storage for overrides built from shorthands */
     int n_overrides;
     int quiet;
+    const char *restart_path; /* run --restart CKPT, NULL otherwise */
     enum ts_format format;
     int threads;   /* topo --threads N; 0: as OMP_NUM_THREADS or the runtime decides */
+    struct ts_runs_args runs; /* compare, report, plot */
 };
 
 int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err);

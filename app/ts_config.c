@@ -63,6 +63,8 @@ static const struct key keys[] = {
     KEY("output", "file", T_TEMPLATE, file, "touchstone-%k-%i-%j-%t.h5",
              "HDF5 result file name: %k kernel, %i init mode, %j Slurm job id or local, %t timestamp"),
     KEY("output", "write_field", T_BOOL, write_field, "false", "also store the final field or array"),
+    INT_KEY("output", "checkpoint_every", checkpoint_every, "0", 0, 1000000000,
+            "also write a checkpoint every N iterations (0: only when a signal stops the run)"),
     KEY("placement", "audit", T_BOOL, placement_audit, "true",
         "ask the kernel where every array's pages are after init (move_pages)"),
     INT_KEY("placement", "sample_stride", sample_stride, "0", 0, POW2(30),

@@ -50,6 +50,7 @@ struct ts_config {
     /* [output] */
     char file[1024];       /* name template: %k kernel, %i init mode, %j Slurm job id or "local", %t timestamp, %% */
     bool write_field;
+    int64_t checkpoint_every; /* iterations between checkpoints, 0: only on a signal */
     /* [placement] */
     bool placement_audit;
     int64_t sample_stride; /* 0: automatic */

@@ -1,12 +1,14 @@
 #include "ts_run.h"
 
 #include <math.h>
+#include <signal.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "run_checkpoint.h"
 #include "run_exec.h"
 #include "run_plan.h"
 #include "run_record.h"
@@ -95,6 +97,70 @@ static void collect_warnings(struct ts_run_record *rr, const struct ts_run_exec 
     }
 }
 
+/* SIGTERM (Slurm at the time limit), SIGUSR1 (sbatch --signal) and SIGINT ask the run to finish
+ * its iteration and checkpoint; the handler only records which. SA_RESETHAND: a second one
+ * kills at once, for a user who really means it. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int signo)
+{
+    stop_signal = signo;
+}
+
+static void install_stop_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART | SA_RESETHAND;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+}
+
+static enum ts_mem_policy policy_of(const struct ts_config *cfg, int *node)
+{
+    char kind[16], why[128];
+    ts_policy_parse(cfg->policy, kind, sizeof kind, node, why, sizeof why);
+    return strcmp(kind, "interleave") == 0 ? TS_POLICY_INTERLEAVE
+         : strcmp(kind, "bind") == 0       ? TS_POLICY_BIND
+         : strcmp(kind, "preferred") == 0  ? TS_POLICY_PREFERRED
+                                           : TS_POLICY_FIRSTTOUCH;
+}
+
+static void exec_from_config(struct ts_run_exec *ex, const struct ts_config *cfg, const struct ts_cli *cli)
+{
+    char thp[32];
+    omp_set_dynamic(0);
+    if (cfg->threads > 0)
+        omp_set_num_threads((int)cfg->threads);
+    ex->n_threads = omp_get_max_threads();
+    ex->serial_init = strcmp(cfg->init_mode, "serial") == 0;
+    ex->warmup = cfg->warmup;
+    ex->iterations = cfg->iterations;
+    ex->show_progress = !cli->quiet && isatty(STDERR_FILENO);
+    ex->progress_delay = progress_delay();
+    ex->policy = policy_of(cfg, &ex->policy_node);
+    ex->audit = cfg->placement_audit;
+    ex->audit_at_end = cfg->placement_at_end;
+    ex->sample_stride = cfg->sample_stride;
+    ex->thp_always = strcmp(ts_thp_mode(TS_THP_ENABLED, thp, sizeof thp), "always") == 0;
+    ex->stop_signal = &stop_signal;
+    ex->checkpoint_every = cfg->checkpoint_every;
+}
+
+/* The verification record of a run a signal stopped: not verified, and how to go on. */
+static void not_verified(struct ts_verification *ver, const struct ts_run_exec *ex, const char *checkpoint)
+{
+    memset(ver, 0, sizeof *ver);
+    ver->expected = ver->observed = ver->error = ver->tolerance = NAN;
+    snprintf(ver->method, sizeof ver->method,
+             "not verified: %s stopped the run after %lld of %lld iterations; touchstone run CONFIG --restart %.150s "
+             "continues it",
+             strsignal(stop_signal), (long long)ex->steps_done, (long long)(ex->warmup + ex->iterations), checkpoint);
+}
+
 int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli,
            int argc, char **argv, struct ts_error *err)
 {
@@ -119,63 +185,70 @@ int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding,
     if (status != TS_OK)
         return status;
 
-    char policy_kind[16], why[128], thp[32];
-    int policy_node;
-    ts_policy_parse(cfg->policy, policy_kind, sizeof policy_kind, &policy_node, why, sizeof why);
-    enum ts_mem_policy policy = strcmp(policy_kind, "interleave") == 0 ? TS_POLICY_INTERLEAVE
-                              : strcmp(policy_kind, "bind") == 0      ? TS_POLICY_BIND
-                              : strcmp(policy_kind, "preferred") == 0 ? TS_POLICY_PREFERRED
-                                                                      : TS_POLICY_FIRSTTOUCH;
-
-    omp_set_dynamic(0);
-    if (cfg->threads > 0)
-        omp_set_num_threads((int)cfg->threads);
-    struct ts_run_exec ex = {
-        .rp = &rp,
-        .topo = topo,
-        .n_threads = omp_get_max_threads(),
-        .serial_init = strcmp(cfg->init_mode, "serial") == 0,
-        .warmup = cfg->warmup,
-        .iterations = cfg->iterations,
-        .show_progress = !cli->quiet && isatty(STDERR_FILENO),
-        .progress_delay = progress_delay(),
-        .policy = policy,
-        .policy_node = policy_node,
-        .audit = cfg->placement_audit,
-        .audit_at_end = cfg->placement_at_end,
-        .sample_stride = cfg->sample_stride,
-        .thp_always = strcmp(ts_thp_mode(TS_THP_ENABLED, thp, sizeof thp), "always") == 0,
-    };
+    struct ts_run_checkpoint checkpoint = {.cfg = cfg};
+    ts_checkpoint_path_for(output, checkpoint.path, sizeof checkpoint.path);
+    struct ts_run_exec ex = {.rp = &rp, .topo = topo, .checkpoint = ts_run_checkpoint_save,
+                             .checkpoint_ctx = &checkpoint};
+    exec_from_config(&ex, cfg, cli);
+    install_stop_handlers();
 
     struct ts_verification ver = {0};
     status = ts_run_exec_prepare(&ex, err);
     if (status == TS_OK)
-        status = ts_run_exec_run(&ex, err);
-    if (status == TS_OK) {
+        status = ts_run_exec_init(&ex, err);
+    if (status == TS_OK && cli->restart_path)
+        status = ts_run_checkpoint_restore(&ex, cfg, cli->restart_path, err);
+    int64_t restored_steps = ex.first_step;
+    if (status == TS_OK)
+        status = ts_run_exec_compute(&ex, err);
+    if (status == TS_OK && ex.stopped) {
+        if (ts_run_checkpoint_save(&ex, &checkpoint) != TS_OK)
+            status = ts_fail(err, TS_BAD_INPUT, "%s stopped the run, but its checkpoint could not be written: %s",
+                             strsignal(stop_signal), checkpoint.err.message);
+        else
+            not_verified(&ver, &ex, checkpoint.path);
+    } else if (status == TS_OK) {
         double t0 = omp_get_wtime();
-        rp.kernel->verify(&rp.problem, ex.arrays, ex.warmup + ex.iterations, ex.global, &ver);
-        double t_verify = omp_get_wtime() - t0;
-        status = ts_run_record_fill(&rr, cfg, binding, &ex, &ver, cfg->write_field, argc, argv, err);
-        rr.timings.verify = t_verify;
+        rp.kernel->verify(&rp.problem, ex.arrays, ex.steps_done, ex.global, &ver);
+        rr.timings.verify = omp_get_wtime() - t0;
     }
     if (status == TS_OK)
+        status = ts_run_record_fill(&rr, cfg, binding, &ex, &ver, cfg->write_field, argc, argv, err);
+    if (status == TS_OK) {
+        ts_run_record_job(&rr, binding, cli->restart_path, restored_steps);
         status = ts_topology_record(topo, &rr.topology, err);
+    }
     if (status == TS_OK) {
         double tick = measured_timer_resolution();
         rr.timings.timer_resolution = tick;
         collect_warnings(&rr, &ex, binding, tick);
+        if (ex.checkpoint_failures) {
+            char text[4800];
+            snprintf(text, sizeof text, "%d periodic checkpoint%s could not be written (last: %s)",
+                     ex.checkpoint_failures, ex.checkpoint_failures == 1 ? "" : "s", checkpoint.err.message);
+            warn(&rr, text);
+        }
         rr.timings.total = omp_get_wtime() - started;
         status = ts_record_write(&rr.rec, output, err);
     }
     if (status == TS_OK) {
         if (!cli->quiet)
             ts_summary_print(&rr.rec, output, stdout);
-        if (!ver.passed) {
+        if (ex.stopped) {
+            fprintf(stderr, "touchstone: %s: stopped after %lld of %lld iterations; checkpoint %s; continue with "
+                            "touchstone run %s --restart %s\n",
+                    strsignal(stop_signal), (long long)ex.steps_done, (long long)(ex.warmup + ex.iterations),
+                    checkpoint.path, cfg->path, checkpoint.path);
+            status = TS_INTERRUPTED;
+        } else if (!ver.passed) {
             fprintf(stderr, "touchstone: ERROR: verification failed: %s\n", ver.method);
             fprintf(stderr, "touchstone: ERROR: error %.6g > tolerance %.6g (%lld of %lld values outside)\n",
                     ver.error, ver.tolerance, (long long)ver.failures, (long long)ver.checked);
             status = TS_VERIFY_FAILED;
         }
+        /* A finished run's checkpoint is stale: a requeued job must not continue it. */
+        if (!ex.stopped)
+            unlink(checkpoint.path);
     }
 
     ts_topology_record_free(&rr.topology);

@@ -10,7 +10,8 @@
 enum ts_status {
     TS_OK = 0,           /* verified run, or command succeeded */
     TS_VERIFY_FAILED = 1, /* the run finished but its result is wrong */
-    TS_BAD_INPUT = 2      /* bad usage, bad config, or a run that could not start */
+    TS_BAD_INPUT = 2,     /* bad usage, bad config, or a run that could not start */
+    TS_INTERRUPTED = 3    /* a signal stopped the run; its checkpoint is written */
 };
 
 struct ts_error {

@@ -10,8 +10,37 @@ int h5w_write_root(struct h5w *w, hid_t file, const struct ts_record *rec)
         { "host", rec->host },
         { "start_time", rec->start_time },
     };
+    const struct h5w_num_attr nums[] = {
+        { "schema_version", H5T_NATIVE_INT32, &schema_version },
+        { "complete", H5T_NATIVE_INT32, &rec->complete },
+        { "steps_done", H5T_NATIVE_INT64, &rec->steps_done },
+        { "steps_planned", H5T_NATIVE_INT64, &rec->steps_planned },
+    };
     return h5w_attr_strs(w, file, strs, H5W_COUNT(strs))
-        || h5w_attr_num(w, file, "schema_version", H5T_NATIVE_INT32, &schema_version);
+        || h5w_attr_nums(w, file, nums, H5W_COUNT(nums));
+}
+
+int h5w_write_job(struct h5w *w, hid_t g, const struct ts_record *rec)
+{
+    const struct ts_job_rec *j = rec->job;
+    const struct h5w_str_attr strs[] = {
+        { "job_id", j->job_id },
+        { "array_job_id", j->array_job_id },
+        { "array_task_id", j->array_task_id },
+        { "node_list", j->node_list },
+        { "cpus_on_node", j->cpus_on_node },
+        { "cpus_per_task", j->cpus_per_task },
+        { "partition", j->partition },
+        { "restart_count", j->restart_count },
+        { "cpu_mask", j->cpu_mask },
+        { "restarted_from", j->restarted_from },
+    };
+    const struct h5w_num_attr nums[] = {
+        { "under_slurm", H5T_NATIVE_INT32, &j->under_slurm },
+        { "restarted", H5T_NATIVE_INT32, &j->restarted },
+        { "steps_before_restart", H5T_NATIVE_INT64, &j->steps_before_restart },
+    };
+    return h5w_attr_strs(w, g, strs, H5W_COUNT(strs)) || h5w_attr_nums(w, g, nums, H5W_COUNT(nums));
 }
 
 int h5w_write_config(struct h5w *w, hid_t g, const struct ts_record *rec)

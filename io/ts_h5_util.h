@@ -81,4 +81,12 @@ int h5w_table(struct h5w *w, hid_t loc, const char *name, size_t struct_size,
               const struct h5w_member *members, size_t n_members, int64_t n, const void *rows,
               const char *units);
 
+/* Fills the in-memory file; returns nonzero after filling w->err. */
+typedef int h5w_build_fn(struct h5w *w, hid_t file, const void *ctx);
+
+/* Builds a file in memory with build(ctx), then writes it to a temporary file next to
+ * final_path, syncs it and renames it into place: final_path only ever holds a complete file,
+ * and any failure leaves it untouched and no temporary file behind. */
+int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ctx, struct ts_error *err);
+
 #endif

@@ -18,7 +18,7 @@
 /* How much the in-memory file grows at a time: few reallocations, little slack. */
 #define IMAGE_INCREMENT ((size_t)4 << 20)
 
-enum part_presence { ALWAYS, WITH_FIELD, WITH_PLACEMENT, WITH_COUNTERS };
+enum part_presence { ALWAYS, WITH_FIELD, WITH_PLACEMENT, WITH_COUNTERS, WITH_JOB };
 
 /* In file order; root-level parts have no group. */
 static const struct part {
@@ -29,6 +29,7 @@ static const struct part {
     { NULL, h5w_write_root, ALWAYS },
     { "config", h5w_write_config, ALWAYS },
     { "environment", h5w_write_environment, ALWAYS },
+    { "job", h5w_write_job, WITH_JOB },
     { "topology", h5w_write_topology, ALWAYS },
     { "threads", h5w_write_threads, ALWAYS },
     { "timings", h5w_write_timings, ALWAYS },
@@ -46,6 +47,7 @@ static int part_present(const struct part *p, const struct ts_record *rec)
     case WITH_FIELD: return rec->field != NULL;
     case WITH_PLACEMENT: return rec->placement != NULL;
     case WITH_COUNTERS: return rec->counters != NULL;
+    case WITH_JOB: return rec->job != NULL;
     default: return 1;
     }
 }
@@ -163,8 +165,9 @@ static int store_image(int fd, const void *image, size_t size, const char *tmp,
     return TS_OK;
 }
 
-static int write_parts(struct h5w *w, hid_t file, const struct ts_record *rec)
+static int write_parts(struct h5w *w, hid_t file, const void *ctx)
 {
+    const struct ts_record *rec = ctx;
     for (size_t i = 0; i < H5W_COUNT(parts); i++) {
         const struct part *p = &parts[i];
         if (!part_present(p, rec))
@@ -210,7 +213,7 @@ static hid_t memory_file(const char *name, struct h5w *w)
 }
 
 /* On success *image holds the whole file (caller frees). */
-static int build_image(const struct ts_record *rec, const char *name, struct h5w *w,
+static int build_image(h5w_build_fn *build, const void *ctx, const char *name, struct h5w *w,
                        void **image, size_t *size)
 {
     hid_t file = memory_file(name, w);
@@ -221,7 +224,7 @@ static int build_image(const struct ts_record *rec, const char *name, struct h5w
     if ((w->vstr = vlen_string()) < 0)
         st = h5w_fail(w, -1, "creating", "the string type");
     else
-        st = write_parts(w, file, rec);
+        st = build(w, file, ctx);
     if (st == TS_OK
         && (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0 || (n = H5Fget_file_image(file, NULL, 0)) <= 0))
         st = h5w_fail(w, -1, "assembling", "the file image");
@@ -240,19 +243,19 @@ static int build_image(const struct ts_record *rec, const char *name, struct h5w
     return st;
 }
 
-int ts_record_write(const struct ts_record *rec, const char *final_path, struct ts_error *err)
+int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ctx, struct ts_error *err)
 {
     /* Errors travel back through err; HDF5 printing its stack would bypass that. */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
     char tmp[PATH_MAX];
-    if (h5w_check_record(rec, final_path, err) || refuse_directory(final_path, err))
+    if (refuse_directory(final_path, err))
         return err->status;
     void *image = NULL;
     size_t size = 0;
     struct h5w w = { .final_path = final_path, .err = err, .vstr = -1 };
     /* Built before the temporary file exists, so a failure here leaves nothing to undo. */
-    if (build_image(rec, final_path, &w, &image, &size)) {
+    if (build_image(build, ctx, final_path, &w, &image, &size)) {
         free(image);
         return err->status;
     }
@@ -269,4 +272,12 @@ int ts_record_write(const struct ts_record *rec, const char *final_path, struct 
     }
     /* After the rename, so that the new directory entry itself survives a crash. */
     return sync_dir(final_path, err);
+}
+
+int ts_record_write(const struct ts_record *rec, const char *final_path, struct ts_error *err)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (h5w_check_record(rec, final_path, err))
+        return err->status;
+    return h5w_write_atomic(final_path, write_parts, rec, err);
 }

@@ -161,12 +161,34 @@ struct ts_counters_rec {
     const char *migrations_source;       /* "perf_event_open (software event)" or why not */
 };
 
+/* The batch job the run belonged to (all "" outside Slurm) and whether it was restarted. */
+struct ts_job_rec {
+    int32_t under_slurm;          /* SLURM_JOB_ID was set */
+    const char *job_id;           /* SLURM_JOB_ID */
+    const char *array_job_id;     /* SLURM_ARRAY_JOB_ID */
+    const char *array_task_id;    /* SLURM_ARRAY_TASK_ID */
+    const char *node_list;        /* SLURM_JOB_NODELIST */
+    const char *cpus_on_node;     /* SLURM_CPUS_ON_NODE */
+    const char *cpus_per_task;    /* SLURM_CPUS_PER_TASK */
+    const char *partition;        /* SLURM_JOB_PARTITION */
+    const char *restart_count;    /* SLURM_RESTART_COUNT (requeues) */
+    const char *cpu_mask;         /* the CPUs the process was given, as it saw them at start */
+    int32_t restarted;            /* continued from a checkpoint */
+    const char *restarted_from;   /* that checkpoint's path, "" when not restarted */
+    int64_t steps_before_restart; /* iterations (warm-up included) the checkpoint held */
+};
+
 struct ts_record {
     /* root attributes */
     const char *program_version;
     const char *command_line;
     const char *host;
     const char *start_time;    /* ISO 8601, UTC */
+    int32_t complete;          /* 0 when a signal stopped the run early (a checkpoint holds the rest) */
+    int64_t steps_done;        /* iterations done, warm-up included */
+    int64_t steps_planned;     /* warm-up + timed iterations asked for */
+
+    const struct ts_job_rec *job; /* /job */
 
     /* /config: every resolved key as an attribute, plus the file text */
     const struct ts_attr *config;

@@ -53,11 +53,11 @@ struct ts_compensated ts_compensated_hash_sum(uint64_t seed, uint64_t stream_a, 
 }
 
 void ts_verify_sum(struct ts_verification *out, long double expected, long double abs_sum,
-                   double observed, int64_t n, double extra_roundings, const char *what)
+                   double observed, int64_t n, int64_t block, double extra_roundings, const char *what)
 {
     /* Block sums are exact up to their fixed-order rounding; their exact accumulation
      * rounds once at the end. The long-double reference is good to ~2^-60 relative. */
-    double block_factor = ts_block_sum_error_factor(n < TS_SUM_BLOCK ? n : TS_SUM_BLOCK);
+    double block_factor = ts_block_sum_error_factor(n < block ? n : block);
     double u = TS_UNIT_ROUNDOFF;
     double tolerance = (double)(((long double)(block_factor + extra_roundings) * u + 0x1.0p-60L) * abs_sum)
                      + u * fabs((double)expected);
@@ -71,8 +71,8 @@ void ts_verify_sum(struct ts_verification *out, long double expected, long doubl
     out->failures = !out->passed;
     snprintf(out->method, sizeof out->method,
              "%s against a long-double compensated sum of the hashed values; tolerance "
-             "(%g + %g) u sum|x| + u |sum| for %d-element blocks summed in fixed order",
-             what, block_factor, extra_roundings, TS_SUM_BLOCK);
+             "(%g + %g) u sum|x| + u |sum| for blocks of up to %lld elements summed in fixed order",
+             what, block_factor, extra_roundings, (long long)(n < block ? n : block));
 }
 
 int ts_plan_1d(const struct ts_problem *pb, const char *name, int n_arrays, struct ts_plan *plan, char *why,

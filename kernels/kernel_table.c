@@ -30,5 +30,12 @@ const double *ts_kernel_field(const struct ts_problem *pb, double *const *arrays
     dims[0] = pb->kernel == TS_KERNEL_STENCIL3D ? pb->nz : 1;
     dims[1] = pb->ny;
     dims[2] = pb->nx;
-    return arrays[steps % 2];
+    return arrays[ts_time_steps(pb, steps) % 2];
+}
+
+double ts_kernel_bytes_per_unit(const struct ts_kernel *k, const struct ts_problem *pb, const char **model)
+{
+    int nt = pb->nontemporal && k->nt_bytes_per_unit > 0;
+    *model = nt ? k->nt_byte_model : k->byte_model;
+    return nt ? k->nt_bytes_per_unit : k->bytes_per_unit;
 }

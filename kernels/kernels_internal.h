@@ -22,16 +22,22 @@ struct ts_compensated {
 struct ts_compensated ts_compensated_hash_sum(uint64_t seed, uint64_t stream_a, double scale_b,
                                               uint64_t stream_b, int64_t n);
 
-/* Fills out for a 1D reduction: observed against expected, with the tolerance of a
- * TS_SUM_BLOCK block sum deposited exactly, plus extra_roundings per element (the
- * rounding of values that are themselves computed) times abs_sum. */
+/* Fills out for a 1D reduction: observed against expected, with the tolerance of fixed-order
+ * block sums of up to `block` elements deposited exactly, plus extra_roundings per element
+ * (the rounding of values that are themselves computed) times abs_sum. */
 void ts_verify_sum(struct ts_verification *out, long double expected, long double abs_sum,
-                   double observed, int64_t n, double extra_roundings, const char *what);
+                   double observed, int64_t n, int64_t block, double extra_roundings, const char *what);
 
 /* The plan of a 1D kernel over n_arrays arrays of pb->n elements, partitioned by element in
  * multiples of TS_SUM_BLOCK (the reproducible block sums). */
 int ts_plan_1d(const struct ts_problem *pb, const char *name, int n_arrays, struct ts_plan *plan, char *why,
                size_t why_len);
+
+/* Time steps taken by `iterations` iterations: a stencil iteration is time_block steps. */
+static inline int64_t ts_time_steps(const struct ts_problem *pb, int64_t iterations)
+{
+    return pb->time_block > 1 ? iterations * pb->time_block : iterations;
+}
 
 extern const struct ts_kernel ts_kernel_sum;
 extern const struct ts_kernel ts_kernel_triad;

@@ -2,6 +2,7 @@
 #ifndef TS_STENCIL_COMMON_H
 #define TS_STENCIL_COMMON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ts_kernel.h"
@@ -32,6 +33,46 @@ void ts_stencil_init_rows(const struct ts_problem *pb, int dims, double *u0, dou
 /* Sum of squares of the rows of planes/rows in r, each row summed in fixed order. */
 void ts_stencil_norm_rows(const double *grid, int64_t nx, int64_t first_row, int64_t end_row,
                           struct ts_xsum *partial);
+
+/* One output row segment of a Jacobi step: o[i] for i < len from the input at c[i] and its
+ * neighbours c[i +- 1], c[i +- nx] and, in 3D, c[i +- plane]. One function per stencil shape,
+ * so the hot loop has no branches. */
+typedef void ts_stencil_row_fn(double *restrict o, const double *restrict c, int64_t nx, int64_t plane,
+                               struct ts_stencil_weights w, int64_t len);
+
+/* How a step walks the grid. Items are the partition's: rows in 2D, planes in 3D. */
+struct ts_stencil_sweep {
+    ts_stencil_row_fn *row;
+    struct ts_stencil_weights w;
+    int64_t nx, plane;       /* neighbour distances along y and z */
+    int64_t item_elems;      /* doubles per item: nx (2D) or nx*ny (3D) */
+    int64_t items;           /* ny (2D) or nz (3D); the first and last are boundary */
+    int64_t row_lo, row_hi;  /* the rows of an item a step updates: [0, 1) in 2D, [1, ny-1) in 3D */
+    int nontemporal;
+};
+
+struct ts_stencil_sweep ts_stencil_sweep_of(const struct ts_problem *pb, int dims);
+
+/* Rows [j0, j1) of item q of one step, from grid in to grid out. */
+void ts_stencil_item(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q, int64_t j0,
+                     int64_t j1);
+
+/* Rows per spatial block of stencil3d: pb->block_y, or, when 0, the most rows whose strips of the
+ * three input planes stay in cache (the layer condition); all rows when they fit unblocked. */
+int64_t ts_stencil_block_rows(const struct ts_problem *pb, int dims);
+
+/* One iteration over the items in r: time_block steps, starting at time step t0. */
+void ts_stencil_step(const struct ts_problem *pb, int dims, double *const *arrays, struct ts_range r, int64_t t0);
+
+/* Temporal blocking: k steps of items r in one sweep (stencil_wavefront.c). */
+void ts_stencil_wavefront(const struct ts_stencil_sweep *s, double *const *arrays, struct ts_range r, int64_t t0,
+                          int64_t k);
+
+/* Forgets part's wavefront progress; every part's init calls it before the first step. */
+void ts_stencil_wavefront_reset(int part);
+
+/* The plan shared by both stencils, and the variant it selects in words; 0 or non-zero with why. */
+int ts_stencil_plan(const struct ts_problem *pb, int dims, struct ts_plan *plan, char *why, size_t why_len);
 
 /* Checks the grid after `steps` Jacobi steps against lambda^steps times the eigenmode. */
 void ts_stencil_verify(const struct ts_problem *pb, int dims, const double *grid, int64_t steps,

@@ -4,13 +4,17 @@
 
 #include "block_sum.h"
 #include "kernels_internal.h"
+#include "stream_store.h"
 #include "ts_hash.h"
 
 enum { TRIAD_STREAM_B = 1, TRIAD_STREAM_C = 2 };
 
 static int triad_plan(const struct ts_problem *pb, struct ts_plan *plan, char *why, size_t why_len)
 {
-    return ts_plan_1d(pb, "triad", 3, plan, why, why_len);
+    int rc = ts_plan_1d(pb, "triad", 3, plan, why, why_len);
+    snprintf(plan->variant, sizeof plan->variant, "%s",
+             pb->nontemporal ? "streaming stores of a" : "cached stores of a (write-allocate)");
+    return rc;
 }
 
 static void triad_init(const struct ts_problem *pb, double *const *arrays, struct ts_range r)
@@ -34,8 +38,20 @@ static void triad_step(const struct ts_problem *pb, double *const *arrays, struc
     const double *restrict b = arrays[1];
     const double *restrict c = arrays[2];
     const double s = pb->scalar;
-    for (int64_t i = r.begin; i < r.end; i++)
-        a[i] = b[i] + s * c[i];
+    if (!pb->nontemporal) {
+        for (int64_t i = r.begin; i < r.end; i++)
+            a[i] = b[i] + s * c[i];
+        return;
+    }
+    /* The strip stays in L1; only a is streamed, so it never costs a write-allocate read. */
+    _Alignas(64) double strip[TS_STREAM_STRIP];
+    for (int64_t i0 = r.begin; i0 < r.end; i0 += TS_STREAM_STRIP) {
+        int64_t len = r.end - i0 < TS_STREAM_STRIP ? r.end - i0 : TS_STREAM_STRIP;
+        for (int64_t i = 0; i < len; i++)
+            strip[i] = b[i0 + i] + s * c[i0 + i];
+        ts_stream_store(a + i0, strip, len);
+    }
+    ts_stream_fence();
 }
 
 static void triad_result(const struct ts_problem *pb, double *const *arrays, struct ts_range r,
@@ -74,7 +90,7 @@ static void triad_verify(const struct ts_problem *pb, double *const *arrays, int
                                                              steps > 0 ? s : 0.0, TRIAD_STREAM_C, pb->n);
     if (steps == 0)
         expected = (struct ts_compensated){0.0, 0.0};
-    ts_verify_sum(out, expected.sum, expected.abs_sum, result, pb->n, 2.0, "sum of a[i]");
+    ts_verify_sum(out, expected.sum, expected.abs_sum, result, pb->n, TS_SUM_BLOCK, 2.0, "sum of a[i]");
     out->checked += pb->n;
     out->failures += failures;
     out->passed = out->passed && failures == 0;
@@ -90,6 +106,8 @@ const struct ts_kernel ts_kernel_triad = {
     .bytes_per_unit = 24.0,
     .flops_per_unit = 2.0,
     .byte_model = "24 B/element (read b and c, write a; write-allocate not counted, as STREAM)",
+    .nt_bytes_per_unit = 24.0,
+    .nt_byte_model = "24 B/element (read b and c, streaming store of a: no write-allocate)",
     .result_name = "sum of a",
     .plan = triad_plan,
     .init = triad_init,

@@ -19,6 +19,11 @@ enum ts_kernel_id {
     TS_KERNEL_COUNT
 };
 
+enum ts_sum_mode {
+    TS_SUM_REPRODUCIBLE, /* fixed 512-element blocks deposited exactly: same bits for any thread count */
+    TS_SUM_FAST          /* one fixed-order lane sum per thread chunk: depends on the thread count */
+};
+
 /* What to compute; filled by the driver from the resolved config. */
 struct ts_problem {
     enum ts_kernel_id kernel;
@@ -27,6 +32,10 @@ struct ts_problem {
     double alpha;       /* stencil diffusion number: u += alpha * (discrete Laplacian of u) */
     double scalar;      /* triad: a = b + scalar * c */
     uint64_t seed;      /* sum, triad: seed of the counter-based values */
+    enum ts_sum_mode sum_mode;
+    int nontemporal;    /* triad, stencils: streaming stores (no write-allocate, no cache pollution) */
+    int64_t time_block; /* stencils: time steps per iteration, one sweep (0 or 1: plain steps) */
+    int64_t block_y;    /* stencil3d: rows per spatial block, 0 picks them (ts_plan.block_y) */
 };
 
 /* Sizes derived from a problem, for allocation, partitioning and metrics. */
@@ -37,6 +46,8 @@ struct ts_plan {
     int64_t elems_per_item;   /* consecutive doubles of each array that one item covers */
     int64_t granule_multiple; /* partition granules must be a multiple of this many items */
     int64_t units_per_step;   /* elements or lattice updates per iteration */
+    int64_t block_y;          /* stencil3d: rows per spatial block actually used, 0 when not blocked */
+    char variant[160];        /* the kernel variant the problem selects, in words, for the record */
 };
 
 struct ts_verification {
@@ -57,6 +68,8 @@ struct ts_kernel {
     double bytes_per_unit;  /* byte model for GB/s */
     double flops_per_unit;
     const char *byte_model; /* stated next to every bandwidth figure */
+    double nt_bytes_per_unit;  /* the same with streaming stores (problem.nontemporal); 0: no such variant */
+    const char *nt_byte_model;
     const char *result_name;
 
     /* Fills plan; returns 0, or non-zero with a reason in why when the sizes cannot work. */
@@ -65,7 +78,8 @@ struct ts_kernel {
     /* First touch: writes the initial values of every array over items. */
     void (*init)(const struct ts_problem *pb, double *const *arrays, struct ts_range items);
 
-    /* One timed iteration over items. step counts from 0 (the warm-up). Kernels whose
+    /* One timed iteration over items (time_block time steps for the stencils). step counts
+     * iterations from 0 (the warm-up). Kernels whose
      * iteration is itself a reduction deposit into partial; others ignore it. */
     void (*step)(const struct ts_problem *pb, double *const *arrays, struct ts_range items,
                  int64_t step, struct ts_xsum *partial);
@@ -85,8 +99,11 @@ const struct ts_kernel *ts_kernel_get(enum ts_kernel_id id);
 /* NULL when no kernel has that name. */
 const struct ts_kernel *ts_kernel_find(const char *name);
 
+/* The byte model of pb's variant: bytes per unit, and the words stated next to GB/s. */
+double ts_kernel_bytes_per_unit(const struct ts_kernel *k, const struct ts_problem *pb, const char **model);
+
 /* The grid holding the field after `steps` iterations of a stencil (NULL for other
- * kernels); dims receives (nz, ny, nx), slowest first. */
+ * kernels; an iteration is time_block time steps); dims receives (nz, ny, nx), slowest first. */
 const double *ts_kernel_field(const struct ts_problem *pb, double *const *arrays, int64_t steps,
                               int64_t dims[3]);
 

@@ -10,6 +10,7 @@
 struct ts_range {
     int64_t begin;
     int64_t end;
+    int part; /* the part it is the range of (the stencils' wavefront finds its neighbours by it) */
 };
 
 typedef struct ts_partition ts_partition;

@@ -343,7 +343,7 @@ static void test_fields(void)
                               "[stencil]\nnx = 10\nny = 20\nnz = 30\nalpha = 0.125\n"
                               "[init]\nmode = serial\nseed = 42\npolicy = bind:1\n"
                               "[openmp]\nthreads = 8\nplaces = {0:4},{4:4}\nproc_bind = spread\n"
-                              "[output]\nfile = x-%k.h5\nwrite_field = on\n"
+                              "[output]\nfile = x-%k.h5\nwrite_field = on\ncheckpoint_every = 7\n"
                               "[placement]\naudit = off\nsample_stride = 16\nat_end = yes\n";
     const char *const no_sets[MAX_SETS] = {0};
     struct ts_config cfg;
@@ -358,7 +358,7 @@ static void test_fields(void)
         cfg.triad_n != 2000 || cfg.triad_scalar != 0.5 || cfg.nx != 10 || cfg.ny != 20 || cfg.nz != 30 ||
         cfg.alpha != 0.125 || strcmp(cfg.init_mode, "serial") || cfg.seed != 42 || cfg.threads != 8 ||
         strcmp(cfg.places, "{0:4},{4:4}") || strcmp(cfg.proc_bind, "spread") || strcmp(cfg.file, "x-%k.h5") ||
-        !cfg.write_field || strcmp(cfg.policy, "bind:1") || cfg.placement_audit || cfg.sample_stride != 16 ||
+        !cfg.write_field || cfg.checkpoint_every != 7 || strcmp(cfg.policy, "bind:1") || cfg.placement_audit || cfg.sample_stride != 16 ||
         !cfg.placement_at_end)
         fail(name, "a member differs from the file (kernel %s, iterations %lld, nx %lld, places %s, file %s)",
              cfg.kernel, (long long)cfg.iterations, (long long)cfg.nx, cfg.places, cfg.file);
@@ -438,8 +438,8 @@ static void test_keys(void)
     if (ts_config_validate(&cfg, &err) != TS_OK)
         fail(name, "the defaults do not validate: %s", err.message);
     size_t n = ts_config_key_count();
-    if (n != 21 || n > TS_CONFIG_MAX_KEYS)
-        fail(name, "%zu keys, expected 21", n);
+    if (n != 22 || n > TS_CONFIG_MAX_KEYS)
+        fail(name, "%zu keys, expected 22", n);
     for (size_t i = 0; i < n; i++) {
         const char *key = ts_config_key_name(i), *doc = ts_config_key_doc(i);
         char value[1200], want[1300];

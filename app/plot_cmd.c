@@ -1,0 +1,96 @@
+/* touchstone plot: the files are read and validated here, with the same messages as compare,
+ * then tools/plot.py (h5py and matplotlib) draws them. Python is run as a child so that its
+ * failure comes back as an exit status and message like any other. */
+#include <errno.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run_set.h"
+#include "runs_cmd.h"
+
+extern char **environ;
+
+/* The copy the build puts next to the binary first, then the source tree's: a build tree
+ * works when moved, and TOUCHSTONE_PLOT_SCRIPT overrides both. */
+static int find_script(char *buf, size_t size, struct ts_error *err)
+{
+    const char *env = getenv("TOUCHSTONE_PLOT_SCRIPT");
+    if (env && *env) {
+        snprintf(buf, size, "%s", env);
+        return access(buf, R_OK) == 0 ? TS_OK : ts_fail_errno(err, TS_BAD_INPUT, errno, "plot: TOUCHSTONE_PLOT_SCRIPT=%s", env);
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash) {
+        *slash = '\0';
+        if (snprintf(buf, size, "%s/plot.py", exe) < (int)size && access(buf, R_OK) == 0)
+            return TS_OK;
+    }
+    snprintf(buf, size, "%s", TS_PLOT_SCRIPT);
+    if (access(buf, R_OK) == 0)
+        return TS_OK;
+    return ts_fail(err, TS_BAD_INPUT, "plot: cannot find plot.py next to the binary nor at %s (set TOUCHSTONE_PLOT_SCRIPT)",
+                   TS_PLOT_SCRIPT);
+}
+
+static int run(char **argv, struct ts_error *err)
+{
+    pid_t pid;
+    int e = posix_spawn(&pid, argv[0], NULL, NULL, argv, environ);
+    if (e != 0)
+        return ts_fail_errno(err, TS_BAD_INPUT, e, "plot: cannot run %s", argv[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return ts_fail_errno(err, TS_BAD_INPUT, errno, "plot: waiting for %s", argv[1]);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return TS_OK;
+    if (WIFEXITED(status))
+        return ts_fail(err, TS_BAD_INPUT, "plot: %s failed (exit status %d)", argv[1], WEXITSTATUS(status));
+    return ts_fail(err, TS_BAD_INPUT, "plot: %s killed by signal %d", argv[1], WTERMSIG(status));
+}
+
+int ts_plot_cmd(const struct ts_runs_args *a, struct ts_error *err)
+{
+    const char *python = getenv("TOUCHSTONE_PYTHON");
+    python = python && *python ? python : TS_PYTHON;
+    if (access(python, X_OK) != 0)
+        return ts_fail_errno(err, TS_BAD_INPUT, errno, "plot: needs %s with h5py and matplotlib (Debian: apt-get "
+                             "install python3-h5py python3-matplotlib; TOUCHSTONE_PYTHON names another)", python);
+    char script[PATH_MAX];
+    struct ts_run_set set = { 0 };
+    if (find_script(script, sizeof script, err) || ts_run_set_load(&set, a->files, a->n_files, 1, "plot", err)) {
+        ts_run_set_free(&set);
+        return err->status;
+    }
+    enum { FIXED = 10 };
+    char **argv = calloc(set.n + FIXED, sizeof *argv);
+    int st = TS_OK;
+    if (!argv) {
+        st = ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "plot");
+    } else {
+        size_t k = 0;
+        const char *fixed[] = { python, script, "--kind", a->kind, "-o", a->output };
+        for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+            argv[k++] = (char *)fixed[i];
+        if (a->size) {
+            argv[k++] = "--size";
+            argv[k++] = (char *)a->size;
+        }
+        argv[k++] = "--";
+        for (size_t i = 0; i < set.n; i++)
+            argv[k++] = set.runs[i].file;
+        fflush(NULL);
+        st = run(argv, err);
+    }
+    free(argv);
+    ts_run_set_free(&set);
+    return st;
+}

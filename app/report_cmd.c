@@ -1,0 +1,110 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run_set.h"
+#include "runs_cmd.h"
+#include "runs_table.h"
+
+/* The configuration columns are in the group heading for people, in every row for programs. */
+static const struct ts_column columns[] = {
+    { "group", "", TS_COL_TEXT, NULL, TS_SHOW_ALL },
+    { "kernel", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
+    { "size", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
+    { "init_mode", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
+    { "policy", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
+    { "omp_places", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
+    { "omp_proc_bind", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
+    RC_THREADS, RC_MEDIAN, RC_Q1, RC_Q3,
+    { "speedup", "speed-up", TS_COL_NUM, "%.3f", TS_SHOW_ALL },
+    { "efficiency", "efficiency", TS_COL_NUM, "%.3f", TS_SHOW_ALL },
+    RC_GBS, RC_GLUPS, RC_IMBALANCE, RC_LOCAL, RC_VERIFIED, RC_HOST, RC_FILE,
+};
+
+struct entry {
+    size_t run, group;
+};
+
+static const struct ts_run_set *sorting; /* qsort has no context argument */
+
+static int by_group_then_threads(const void *pa, const void *pb)
+{
+    const struct entry *a = pa, *b = pb;
+    const struct ts_run_summary *x = &sorting->runs[a->run], *y = &sorting->runs[b->run];
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    if (x->n_threads != y->n_threads)
+        return x->n_threads < y->n_threads ? -1 : 1;
+    int c = strcmp(x->start_time, y->start_time);
+    return c ? c : a->run < b->run ? -1 : a->run > b->run;
+}
+
+static void group_label(const struct ts_run_summary *s, char *buf, size_t size)
+{
+    char problem[96];
+    ts_run_size_text(s, problem, sizeof problem);
+    snprintf(buf, size, "%s %s, %s init, policy %s, OMP_PLACES=%s OMP_PROC_BIND=%s", s->kernel, problem,
+             s->init_mode, s->policy, s->places, s->proc_bind);
+}
+
+/* Groups numbered in order of first appearance, so the output follows the arguments. */
+static struct entry *grouped(const struct ts_run_set *set, char (*labels)[1024])
+{
+    struct entry *e = malloc(set->n * sizeof *e);
+    if (!e)
+        return NULL;
+    size_t n_groups = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        group_label(&set->runs[i], labels[i], sizeof labels[i]);
+        size_t g = 0;
+        while (g < i && strcmp(labels[g], labels[i]) != 0)
+            g++;
+        e[i] = (struct entry){ i, g < i ? e[g].group : n_groups++ };
+    }
+    sorting = set;
+    qsort(e, set->n, sizeof *e, by_group_then_threads);
+    return e;
+}
+
+static int fill(struct ts_table *t, const struct ts_run_set *set, const struct entry *e, char (*labels)[1024])
+{
+    size_t base = 0;
+    for (size_t k = 0; k < set->n; k++) {
+        if (k == 0 || e[k].group != e[k - 1].group)
+            base = k; /* the fewest threads of the group */
+        const struct ts_run_summary *s = &set->runs[e[k].run], *b = &set->runs[e[base].run];
+        double speedup = b->time_median / s->time_median;
+        long row = ts_table_add_row(t);
+        if (row < 0 || ts_runs_fill(t, (size_t)row, s, &set->stats[e[k].run]) != 0
+            || ts_runs_text(t, (size_t)row, "group", labels[e[k].run]) != 0)
+            return -1;
+        ts_runs_num(t, (size_t)row, "speedup", speedup);
+        ts_runs_num(t, (size_t)row, "efficiency", speedup * b->n_threads / s->n_threads);
+    }
+    return 0;
+}
+
+int ts_report_cmd(const struct ts_runs_args *a, struct ts_error *err)
+{
+    struct ts_run_set set;
+    if (ts_run_set_load(&set, a->files, a->n_files, 1, "report", err)) {
+        ts_run_set_free(&set);
+        return err->status;
+    }
+    char(*labels)[1024] = malloc(set.n * sizeof *labels);
+    struct entry *e = labels ? grouped(&set, labels) : NULL;
+    struct ts_table t = { .name = "runs", .cols = columns, .n_cols = sizeof columns / sizeof columns[0],
+                          .group_col = 0,
+                          .title = "touchstone report: runs grouped by configuration, by threads; speed-up over the\n"
+                                   "fewest threads of the group, efficiency = speed-up x those threads / threads" };
+    int st = !e || fill(&t, &set, e, labels) != 0 ? ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "report")
+             : ts_table_print(&t, a->format, stdout) != 0
+                 ? ts_fail_errno(err, TS_BAD_INPUT, errno ? errno : EIO, "report: cannot print the table")
+                 : TS_OK;
+    ts_table_free(&t);
+    free(e);
+    free(labels);
+    ts_run_set_free(&set);
+    return st;
+}

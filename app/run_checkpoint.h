@@ -1,0 +1,30 @@
+/* Checkpoints of a running run: written when a signal stops it (and every
+ * output.checkpoint_every iterations), read back by `run --restart`. */
+#ifndef TS_RUN_CHECKPOINT_H
+#define TS_RUN_CHECKPOINT_H
+
+#include <stddef.h>
+
+#include "run_exec.h"
+#include "ts_config.h"
+#include "ts_error.h"
+
+struct ts_run_checkpoint {
+    const struct ts_config *cfg;
+    char path[4200];      /* where checkpoints of this run go */
+    struct ts_error err;  /* why the last write failed */
+};
+
+/* The checkpoint next to an output file: "X.h5" -> "X.ckpt.h5" (other names get ".ckpt.h5"). */
+void ts_checkpoint_path_for(const char *output, char *buf, size_t len);
+
+/* Writes the state of ex after ex->steps_done iterations (the ts_run_exec checkpoint callback;
+ * ctx is a struct ts_run_checkpoint). */
+int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx);
+
+/* After init, before the iterations: reads the checkpoint at path into ex (field, times,
+ * first_step), refusing one written for another kernel, size or numerical config. */
+int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cfg, const char *path,
+                              struct ts_error *err);
+
+#endif

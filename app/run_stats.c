@@ -1,0 +1,70 @@
+#include "run_stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Linear interpolation between order statistics (numpy's default), on sorted values. */
+static double quantile(const double *sorted, size_t n, double q)
+{
+    double pos = q * (double)(n - 1);
+    size_t i = (size_t)pos;
+    if (i + 1 >= n)
+        return sorted[n - 1];
+    return sorted[i] + (pos - (double)i) * (sorted[i + 1] - sorted[i]);
+}
+
+static double imbalance(const struct ts_run_summary *s, double *column, double *ratios)
+{
+    size_t threads = (size_t)s->n_threads, iters = (size_t)s->n_iterations, used = 0;
+    for (size_t i = 0; i < iters; i++) {
+        for (size_t t = 0; t < threads; t++)
+            column[t] = s->thread_iteration[t * iters + i];
+        qsort(column, threads, sizeof *column, by_value);
+        double median = quantile(column, threads, 0.5);
+        if (median > 0)
+            ratios[used++] = column[threads - 1] / median;
+    }
+    if (used == 0)
+        return NAN;
+    qsort(ratios, used, sizeof *ratios, by_value);
+    return quantile(ratios, used, 0.5);
+}
+
+int ts_run_stats_of(const struct ts_run_summary *s, struct ts_run_stats *out)
+{
+    size_t iters = (size_t)s->n_iterations;
+    double *sorted = malloc(iters * sizeof *sorted);
+    double *column = malloc((size_t)s->n_threads * sizeof *column);
+    double *ratios = malloc(iters * sizeof *ratios);
+    int st = sorted && column && ratios ? 0 : -1;
+    if (st == 0) {
+        memcpy(sorted, s->iteration, iters * sizeof *sorted);
+        qsort(sorted, iters, sizeof *sorted, by_value);
+        out->q1 = quantile(sorted, iters, 0.25);
+        out->q3 = quantile(sorted, iters, 0.75);
+        out->imbalance = imbalance(s, column, ratios);
+    }
+    free(sorted);
+    free(column);
+    free(ratios);
+    return st;
+}
+
+void ts_speedup_of(const struct ts_run_summary *ref, const struct ts_run_stats *ref_stats,
+                   const struct ts_run_summary *run, const struct ts_run_stats *run_stats,
+                   struct ts_speedup *out)
+{
+    out->value = ref->time_median / run->time_median;
+    out->low = ref_stats->q1 / run_stats->q3;
+    out->high = ref_stats->q3 / run_stats->q1;
+    out->verdict = run_stats->q3 < ref_stats->q1   ? "faster"
+                   : run_stats->q1 > ref_stats->q3 ? "slower"
+                                                   : "within noise";
+}

@@ -1,0 +1,42 @@
+/* The columns compare and report share, and the one function that fills them from a run, so
+ * a field is named, formatted and computed the same way in both. Each command lists the
+ * columns it shows, in its own order, from these. */
+#ifndef RUNS_TABLE_H
+#define RUNS_TABLE_H
+
+#include "run_stats.h"
+#include "ts_run_read.h"
+#include "ts_table.h"
+
+#define RC_FILE { "file", "file", TS_COL_TEXT, NULL, TS_SHOW_ALL }
+#define RC_HOST { "host", "host", TS_COL_TEXT, NULL, TS_SHOW_ALL }
+#define RC_START { "start_time", "start (UTC)", TS_COL_TEXT, NULL, TS_SHOW_ALL }
+#define RC_KERNEL { "kernel", "kernel", TS_COL_TEXT, NULL, TS_SHOW_ALL }
+#define RC_SIZE { "size", "size", TS_COL_TEXT, NULL, TS_SHOW_ALL }
+#define RC_THREADS { "threads", "threads", TS_COL_INT, NULL, TS_SHOW_ALL }
+#define RC_PLACES { "omp_places", "OMP_PLACES", TS_COL_TEXT, NULL, TS_SHOW_ALL }
+#define RC_BIND { "omp_proc_bind", "OMP_PROC_BIND", TS_COL_TEXT, NULL, TS_SHOW_ALL }
+#define RC_INIT { "init_mode", "init mode", TS_COL_TEXT, NULL, TS_SHOW_ALL }
+#define RC_POLICY { "policy", "init.policy", TS_COL_TEXT, NULL, TS_SHOW_ALL }
+#define RC_ITERS { "iterations", "iterations", TS_COL_INT, NULL, TS_SHOW_ALL }
+#define RC_INIT_S { "init_s", "init (s)", TS_COL_NUM, "%.4g", TS_SHOW_ALL }
+#define RC_MEDIAN { "time_median_s", "median per iteration (s)", TS_COL_NUM, "%.4g", TS_SHOW_ALL }
+#define RC_MIN { "time_min_s", "min per iteration (s)", TS_COL_NUM, "%.4g", TS_SHOW_ALL }
+#define RC_Q1 { "time_q1_s", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE }
+#define RC_Q3 { "time_q3_s", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE }
+#define RC_SPREAD { "spread", "middle half of iterations (s)", TS_COL_TEXT, NULL, TS_SHOW_PEOPLE }
+#define RC_GBS { "gbs_median", "GB/s (median)", TS_COL_NUM, "%.2f", TS_SHOW_ALL }
+#define RC_GLUPS { "glups_median", "GLUP/s (median)", TS_COL_NUM, "%.3f", TS_SHOW_ALL }
+#define RC_LOCAL { "local_fraction", "local pages (fraction)", TS_COL_NUM, "%.3f", TS_SHOW_ALL }
+#define RC_IMBALANCE { "imbalance", "thread imbalance (max/median)", TS_COL_NUM, "%.3f", TS_SHOW_ALL }
+#define RC_VERIFIED { "verified", "verified", TS_COL_TEXT, NULL, TS_SHOW_ALL }
+#define RC_RESULT { "result", "result", TS_COL_NUM, "%.17g", TS_SHOW_ALL }
+
+/* Fills every RC_ column t has for row from run s; -1 when memory ran out. */
+int ts_runs_fill(struct ts_table *t, size_t row, const struct ts_run_summary *s, const struct ts_run_stats *st);
+
+/* Sets the cell of column key, when t has it. */
+void ts_runs_num(struct ts_table *t, size_t row, const char *key, double v);
+int ts_runs_text(struct ts_table *t, size_t row, const char *key, const char *text);
+
+#endif

@@ -1,0 +1,52 @@
+/* Checkpoints: what a run interrupted by its batch system's time limit needs to continue, so
+ * that the restarted run ends bitwise identical to one that was never stopped. */
+#ifndef TS_CHECKPOINT_H
+#define TS_CHECKPOINT_H
+
+#include <stdint.h>
+
+#include "ts_error.h"
+#include "ts_record.h"
+
+#define TS_CHECKPOINT_VERSION 1
+
+struct ts_checkpoint {
+    const char *kernel;
+    int64_t steps_done;           /* iterations completed, warm-up included */
+    int64_t n_warmup;
+    int64_t n_iterations;
+    int32_t n_threads;
+    const struct ts_attr *config; /* every resolved key */
+    int32_t n_config;
+    const char *config_text;
+    const double *step_times;     /* steps_done seconds */
+    const double *thread_times;   /* n_threads x n_iterations (only the completed ones matter) */
+    const double *field;          /* the stencil field after steps_done; NULL for sum and triad */
+    int64_t field_dims[3];        /* nz, ny, nx */
+};
+
+/* Written atomically (temporary file, fsync, rename): a checkpoint is complete or absent. */
+int ts_checkpoint_write(const struct ts_checkpoint *c, const char *path, struct ts_error *err);
+
+/* What the restarting run expects, and where to put what the checkpoint holds. */
+struct ts_checkpoint_expect {
+    const char *kernel;
+    int64_t n_warmup;
+    int64_t n_iterations;
+    int32_t n_threads;
+    const struct ts_attr *must_match; /* keys whose values must be equal ("stencil.nx", ...) */
+    int32_t n_must_match;
+    double *field[2];                 /* the field after k steps goes to field[k % 2] (Jacobi grids
+                                         alternate); NULL when the kernel has none */
+    int64_t field_dims[3];
+    double *step_times;               /* capacity n_warmup + n_iterations */
+    double *thread_times;             /* n_threads x n_iterations; filled when n_threads matches */
+};
+
+/* Checks that the checkpoint at path belongs to this run (kernel, every must_match key, sizes)
+ * before reading anything into the caller's buffers, and never reads past a dataset's
+ * declared shape. TS_BAD_INPUT naming the file, the mismatch and both values otherwise. */
+int ts_checkpoint_restore(const char *path, const struct ts_checkpoint_expect *e, int64_t *steps_done,
+                          int *thread_times_restored, struct ts_error *err);
+
+#endif

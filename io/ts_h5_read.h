@@ -1,0 +1,74 @@
+/* Reading HDF5 files as untrusted input: the one validation layer every reader goes through.
+ * Each call checks that the object exists (through hard links only: an external link would
+ * make HDF5 open some other file), that its class, rank and shape are what the schema says,
+ * and that every value is in range, before anything reaches the caller. Any problem becomes
+ * TS_BAD_INPUT with a message "FILE: /path: what was expected, what was found"; attributes
+ * are named /object@attribute. HDF5 never prints: its error stack is turned into messages. */
+#ifndef TS_H5_READ_H
+#define TS_H5_READ_H
+
+#include <hdf5.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ts_error.h"
+
+struct h5r {
+    const char *name; /* the file as the user named it: first in every message */
+    hid_t file;
+    struct ts_error *err;
+};
+
+/* Opens path read-only into r->file (r->name is set to path). Missing or unreadable files
+ * fail with the errno text, anything that is not HDF5 or that HDF5 cannot open (truncated,
+ * corrupted superblock) with HDF5's reason. */
+int h5r_open_path(struct h5r *r, const char *path, struct ts_error *err);
+
+/* The same for a file image in memory (copied; the caller keeps bytes). name is only used in
+ * messages. One image is open at a time per process (they share the core driver's name). */
+int h5r_open_image(struct h5r *r, const void *bytes, size_t n, const char *name,
+                   struct ts_error *err);
+
+/* Closes the file and everything still open in it. */
+void h5r_close(struct h5r *r);
+
+/* Records "FILE: PATH: message" in r->err and returns TS_BAD_INPUT. */
+int h5r_fail(struct h5r *r, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* 1 when path ("/placement", "/results/glups_median") is reached through hard links and is
+ * an object of that type (H5I_GROUP, H5I_DATASET), 0 when it is absent, the error status
+ * when it exists as something else. */
+int h5r_has(struct h5r *r, const char *path, H5I_type_t type);
+int h5r_has_attr(struct h5r *r, const char *obj, const char *name);
+
+/* Required items: absent is an error. */
+int h5r_group(struct h5r *r, const char *path);
+
+/* A scalar string attribute (variable or fixed length), cut to size - 1 bytes. Control
+ * characters and invalid UTF-8 become '?', so what is read can go to a terminal or to JSON. */
+int h5r_str_attr(struct h5r *r, const char *obj, const char *name, char *buf, size_t size);
+
+/* A scalar integer attribute in [min, max]. */
+int h5r_int_attr(struct h5r *r, const char *obj, const char *name, int64_t min, int64_t max,
+                 int64_t *out);
+
+/* What a floating-point dataset must look like. dims[i] come from counts read earlier and
+ * why names them for the message ("n_threads x n_iterations"). */
+struct h5r_doubles {
+    const char *path;
+    int rank;            /* 0: scalar */
+    hsize_t dims[2];
+    const char *why;     /* NULL for scalars */
+    double min, max;     /* every value in [min, max] */
+    int nan_ok;          /* NaN allowed ("does not apply") */
+};
+
+/* Reads the whole dataset into out, which holds the product of dims values. */
+int h5r_read_doubles(struct h5r *r, const struct h5r_doubles *want, double *out);
+
+/* The head of HDF5's innermost error ("addr overflow"), or "HDF5 error"; call right after
+ * the failing HDF5 call, before any other. */
+void ts_h5_error_reason(char *buf, size_t size);
+
+#endif

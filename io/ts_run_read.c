@@ -1,0 +1,282 @@
+/* The schema walk: which items a summary needs, what each must look like, and how they must
+ * agree with each other. Counts are read first so that every array's shape is checked
+ * against them before anything is allocated. */
+#include "ts_run_read.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_h5_read.h"
+
+#define S struct ts_run_summary
+#define FIELD(f) offsetof(S, f), sizeof(((S *)0)->f)
+
+static const struct str_item {
+    const char *obj, *name;
+    size_t offset, size;
+    int identifier; /* must be a non-empty [a-z0-9_] word: it names a kernel or a mode */
+} strings[] = {
+    { "/", "program_version", FIELD(program_version), 0 },
+    { "/", "host", FIELD(host), 0 },
+    { "/", "start_time", FIELD(start_time), 0 },
+    { "/config", "file", FIELD(config_path), 0 },
+    { "/config", "init.policy", FIELD(policy), 0 },
+    { "/threads", "OMP_PLACES", FIELD(places), 0 },
+    { "/threads", "OMP_PROC_BIND", FIELD(proc_bind), 0 },
+    { "/results", "kernel", FIELD(kernel), 1 },
+    { "/results", "init_mode", FIELD(init_mode), 1 },
+};
+
+/* Scalar datasets; optional ones are NaN when absent (the schema leaves out what does not
+ * apply). Times are finite; rates may be infinite when an iteration was faster than the
+ * timer could tell. */
+static const struct scalar_item {
+    const char *path;
+    size_t offset, size;
+    double min, max;
+    int optional;
+} scalars[] = {
+    { "/timings/init", FIELD(init_time), 0, DBL_MAX, 0 },
+    { "/results/time_min", FIELD(time_min), 0, DBL_MAX, 0 },
+    { "/results/time_median", FIELD(time_median), 0, DBL_MAX, 0 },
+    { "/results/time_max", FIELD(time_max), 0, DBL_MAX, 0 },
+    { "/results/gbs_best", FIELD(gbs_best), 0, HUGE_VAL, 0 },
+    { "/results/gbs_median", FIELD(gbs_median), 0, HUGE_VAL, 0 },
+    { "/results/glups_best", FIELD(glups_best), 0, HUGE_VAL, 1 },
+    { "/results/glups_median", FIELD(glups_median), 0, HUGE_VAL, 1 },
+    { "/results/global", FIELD(global), -HUGE_VAL, HUGE_VAL, 0 },
+};
+
+/* Ranges as the config accepts them (README, "Configuration"); 0 is "not this kernel's". */
+static const struct int_item {
+    const char *obj, *name;
+    size_t offset, size;
+    int64_t min, max;
+} ints[] = {
+    { "/results", "n", FIELD(n), 0, (int64_t)1 << 40 },
+    { "/results", "nx", FIELD(nx), 0, (int64_t)1 << 24 },
+    { "/results", "ny", FIELD(ny), 0, (int64_t)1 << 24 },
+    { "/results", "nz", FIELD(nz), 0, (int64_t)1 << 20 },
+    { "/results", "n_threads", FIELD(n_threads), 1, 1 << 16 },
+    { "/timings", "n_iterations", FIELD(n_iterations), 1, 1000000000 },
+    { "/timings", "n_warmup", FIELD(n_warmup), 0, 1000000 },
+    { "/verification", "passed", FIELD(verified), 0, 1 },
+};
+
+static const char *const groups[] = { "/config", "/threads", "/timings", "/results", "/verification" };
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static int is_identifier(const char *s)
+{
+    return s[0] != '\0' && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(s);
+}
+
+static int read_strings(struct h5r *r, S *s)
+{
+    for (size_t i = 0; i < COUNT(strings); i++) {
+        const struct str_item *it = &strings[i];
+        char *buf = (char *)s + it->offset;
+        if (h5r_str_attr(r, it->obj, it->name, buf, it->size))
+            return r->err->status;
+        if (it->identifier && !is_identifier(buf)) {
+            char where[128];
+            snprintf(where, sizeof where, "%s@%s", it->obj, it->name);
+            return h5r_fail(r, where, "'%s' is not a name touchstone writes", buf);
+        }
+    }
+    return TS_OK;
+}
+
+static int read_ints(struct h5r *r, S *s)
+{
+    for (size_t i = 0; i < COUNT(ints); i++) {
+        const struct int_item *it = &ints[i];
+        int64_t v = 0;
+        if (h5r_int_attr(r, it->obj, it->name, it->min, it->max, &v))
+            return r->err->status;
+        if (it->size == sizeof(int64_t))
+            *(int64_t *)(void *)((char *)s + it->offset) = v;
+        else
+            *(int32_t *)(void *)((char *)s + it->offset) = (int32_t)v;
+    }
+    if (s->n == 0 && s->nx == 0)
+        return h5r_fail(r, "/results@n", "the problem has no size (n and nx are both 0)");
+    return TS_OK;
+}
+
+static int read_scalars(struct h5r *r, S *s)
+{
+    for (size_t i = 0; i < COUNT(scalars); i++) {
+        const struct scalar_item *it = &scalars[i];
+        double *v = (double *)(void *)((char *)s + it->offset);
+        *v = NAN;
+        int has = it->optional ? h5r_has(r, it->path, H5I_DATASET) : 1;
+        if (has < 0)
+            return r->err->status;
+        struct h5r_doubles want = { .path = it->path, .min = it->min, .max = it->max };
+        if (has && h5r_read_doubles(r, &want, v))
+            return r->err->status;
+    }
+    return TS_OK;
+}
+
+/* Allocates *out and reads path into it; rows x cols values, already bounded by the caller. */
+static int read_array(struct h5r *r, const char *path, int64_t rows, int64_t cols, const char *why,
+                      double min, double max, int nan_ok, double **out)
+{
+    struct h5r_doubles want = { .path = path, .rank = rows ? 2 : 1, .why = why, .min = min, .max = max,
+                                .nan_ok = nan_ok };
+    want.dims[0] = (hsize_t)(rows ? rows : cols);
+    want.dims[1] = (hsize_t)cols;
+    *out = malloc((size_t)(rows ? rows : 1) * (size_t)cols * sizeof **out);
+    if (!*out)
+        return h5r_fail(r, path, "out of memory for %lld values", (long long)((rows ? rows : 1) * cols));
+    return h5r_read_doubles(r, &want, *out);
+}
+
+static int read_placement(struct h5r *r, S *s)
+{
+    s->local_fraction = NAN;
+    int has = h5r_has(r, "/placement", H5I_GROUP);
+    if (has <= 0)
+        return has < 0 ? r->err->status : TS_OK;
+    s->has_placement = 1;
+    struct h5r_doubles local = { .path = "/placement/local_fraction", .min = 0, .max = 1, .nan_ok = 1 };
+    if (h5r_read_doubles(r, &local, &s->local_fraction))
+        return r->err->status;
+    return read_array(r, "/placement/thread_local_fraction", 0, s->n_threads, "n_threads", 0, 1, 1,
+                      &s->thread_local_fraction);
+}
+
+/* /results stores statistics of /timings/iteration: they must describe that array. */
+static int check_agreement(struct h5r *r, const S *s)
+{
+    double lo = s->iteration[0], hi = s->iteration[0];
+    for (int64_t i = 1; i < s->n_iterations; i++) {
+        lo = fmin(lo, s->iteration[i]);
+        hi = fmax(hi, s->iteration[i]);
+    }
+    if (s->time_min != lo || s->time_max != hi)
+        return h5r_fail(r, "/results/time_min", "min %.17g and max %.17g (in time_max) disagree with "
+                        "/timings/iteration, whose min is %.17g and max %.17g", s->time_min, s->time_max, lo, hi);
+    if (!(s->time_min <= s->time_median && s->time_median <= s->time_max))
+        return h5r_fail(r, "/results/time_median", "%.17g is not between time_min and time_max", s->time_median);
+    return TS_OK;
+}
+
+static int read_run(struct h5r *r, S *s)
+{
+    int64_t version = 0, complete = 1;
+    if (h5r_int_attr(r, "/", "schema_version", 1, INT32_MAX, &version))
+        return r->err->status;
+    if (version > TS_READ_SCHEMA_VERSION)
+        return h5r_fail(r, "/@schema_version", "schema_version %lld is newer than this touchstone reads (%d)",
+                        (long long)version, TS_READ_SCHEMA_VERSION);
+    s->schema_version = (int32_t)version;
+    int has_complete = h5r_has_attr(r, "/", "complete");
+    if (has_complete < 0 || (has_complete && h5r_int_attr(r, "/", "complete", 0, 1, &complete)))
+        return r->err->status;
+    s->complete = (int32_t)complete;
+    for (size_t i = 0; i < COUNT(groups); i++)
+        if (h5r_group(r, groups[i]))
+            return r->err->status;
+    if (read_strings(r, s) || read_ints(r, s) || read_scalars(r, s))
+        return r->err->status;
+    if (s->n_iterations * s->n_threads > TS_READ_MAX_VALUES)
+        return h5r_fail(r, "/timings/thread_iteration", "%d threads x %lld iterations is more than the %lld "
+                        "values touchstone reads", s->n_threads, (long long)s->n_iterations,
+                        (long long)TS_READ_MAX_VALUES);
+    if (read_array(r, "/timings/iteration", 0, s->n_iterations, "n_iterations", 0, DBL_MAX, 0, &s->iteration)
+        || read_array(r, "/timings/thread_iteration", s->n_threads, s->n_iterations,
+                      "n_threads x n_iterations", 0, DBL_MAX, 0, &s->thread_iteration)
+        || check_agreement(r, s))
+        return r->err->status;
+    return read_placement(r, s);
+}
+
+/* Tells checkpoints and other programs' HDF5 files apart from broken run files, so that a
+ * directory listing can skip what is clearly not a run and still stop at a damaged run. */
+static int classify(struct h5r *r, S *s)
+{
+    int version = h5r_has_attr(r, "/", "schema_version");
+    int checkpoint = version == 0 ? h5r_has_attr(r, "/", "touchstone_checkpoint") : 0;
+    int results = version == 0 && checkpoint == 0 ? h5r_has(r, "/results", H5I_BADID) : 1;
+    if (version < 0 || checkpoint < 0 || results < 0)
+        return r->err->status;
+    if (checkpoint) {
+        s->kind = TS_FILE_CHECKPOINT;
+        return h5r_fail(r, "/@touchstone_checkpoint", "a touchstone checkpoint, not a run file "
+                        "(continue it with touchstone run --restart)");
+    }
+    if (!results) {
+        s->kind = TS_FILE_FOREIGN;
+        return h5r_fail(r, "/@schema_version", "missing: an HDF5 file, but not a touchstone run file");
+    }
+    return TS_OK; /* a run file, maybe without schema_version: read_run says so */
+}
+
+static int read_opened(struct h5r *r, S *out)
+{
+    int st = TS_OK;
+    if (r->file < 0)
+        st = r->err->status;
+    else {
+        out->kind = TS_FILE_RUN;
+        st = classify(r, out) ? r->err->status : read_run(r, out);
+        h5r_close(r);
+    }
+    if (st != TS_OK) {
+        enum ts_file_kind kind = out->kind;
+        ts_run_summary_free(out);
+        out->kind = kind;
+    }
+    return st;
+}
+
+static void start(S *out, const char *name)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = TS_FILE_UNREADABLE;
+    snprintf(out->file, sizeof out->file, "%s", name);
+}
+
+int ts_run_read_file(const char *path, S *out, struct ts_error *err)
+{
+    struct h5r r;
+    start(out, path);
+    h5r_open_path(&r, path, err);
+    return read_opened(&r, out);
+}
+
+int ts_run_read_image(const void *bytes, size_t n, const char *name, S *out, struct ts_error *err)
+{
+    struct h5r r;
+    start(out, name);
+    h5r_open_image(&r, bytes, n, name, err);
+    return read_opened(&r, out);
+}
+
+void ts_run_summary_free(S *s)
+{
+    free(s->iteration);
+    free(s->thread_iteration);
+    free(s->thread_local_fraction);
+    char file[sizeof s->file];
+    memcpy(file, s->file, sizeof file);
+    memset(s, 0, sizeof *s);
+    memcpy(s->file, file, sizeof file);
+}
+
+void ts_run_size_text(const S *s, char *buf, size_t size)
+{
+    if (s->nx > 0 && s->nz > 1)
+        snprintf(buf, size, "%lld x %lld x %lld", (long long)s->nx, (long long)s->ny, (long long)s->nz);
+    else if (s->nx > 0)
+        snprintf(buf, size, "%lld x %lld", (long long)s->nx, (long long)s->ny);
+    else
+        snprintf(buf, size, "%lld", (long long)s->n);
+}

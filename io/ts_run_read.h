@@ -1,0 +1,70 @@
+/* A run file read back, for compare, report and plot: what they need of it, every value
+ * validated against the schema (README, "The HDF5 file") by ts_h5_read.h. */
+#ifndef TS_RUN_READ_H
+#define TS_RUN_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ts_error.h"
+
+/* The newest schema_version this reader understands; newer files are refused. */
+#define TS_READ_SCHEMA_VERSION 1
+
+/* Most values one timing dataset may hold (2 GiB of doubles): a bound on what a file can
+ * make the reader allocate, far above any real run's threads x iterations. */
+#define TS_READ_MAX_VALUES ((int64_t)1 << 28)
+
+/* What a file turned out to be, also when it could not be read as a run. */
+enum ts_file_kind {
+    TS_FILE_RUN,        /* a touchstone run file (maybe a broken one) */
+    TS_FILE_CHECKPOINT, /* a touchstone checkpoint (root attribute touchstone_checkpoint) */
+    TS_FILE_FOREIGN,    /* HDF5 without schema_version and without /results: not ours */
+    TS_FILE_UNREADABLE  /* missing, not HDF5, or not openable */
+};
+
+struct ts_run_summary {
+    enum ts_file_kind kind;
+    char file[1024];            /* as named by the user */
+    int32_t schema_version;
+    int32_t complete;           /* root @complete; 1 in files older than checkpoints */
+    char program_version[64];
+    char host[256];
+    char start_time[64];        /* ISO 8601 UTC */
+    char config_path[1024];     /* /config@file */
+    char kernel[32];
+    char init_mode[32];         /* /results@init_mode: parallel, serial */
+    char policy[64];            /* /config@init.policy */
+    char places[256];           /* /threads@OMP_PLACES, the effective value */
+    char proc_bind[64];         /* /threads@OMP_PROC_BIND */
+    int64_t n, nx, ny, nz;      /* problem size as in /results */
+    int32_t n_threads;
+    int64_t n_iterations;
+    int64_t n_warmup;
+    double init_time;           /* s, /timings/init */
+    double *iteration;          /* n_iterations, s */
+    double *thread_iteration;   /* n_threads x n_iterations, s, [thread][iteration] */
+    double time_min, time_median, time_max; /* s per iteration, as /results stores them */
+    double gbs_best, gbs_median;
+    double glups_best, glups_median;        /* NaN when absent (not a stencil) */
+    double global;              /* /results/global */
+    int has_placement;
+    double local_fraction;      /* /placement/local_fraction; NaN without an audit */
+    double *thread_local_fraction; /* n_threads, NULL without an audit; NaN: owns no page */
+    int32_t verified;           /* /verification@passed */
+};
+
+/* Reads and validates the run file at path. On failure everything is freed, err names the
+ * file and the path inside it, and out->kind still says what the file turned out to be. */
+int ts_run_read_file(const char *path, struct ts_run_summary *out, struct ts_error *err);
+
+/* The same for a file image in memory (n bytes, copied); name appears in messages. */
+int ts_run_read_image(const void *bytes, size_t n, const char *name, struct ts_run_summary *out,
+                      struct ts_error *err);
+
+void ts_run_summary_free(struct ts_run_summary *s);
+
+/* "4096 x 4096" for grids, "50000000" for 1D kernels. */
+void ts_run_size_text(const struct ts_run_summary *s, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,155 @@
+/* How a Jacobi step walks the grid: one row function per stencil shape, spatial blocking of
+ * stencil3d, streaming stores, and the plan both stencils share. */
+#include <stdio.h>
+
+#include "kernels_internal.h"
+#include "stencil_common.h"
+#include "stream_store.h"
+
+/* The cache a y-block's input strips may fill: half of a 1 MiB L2, leaving room for the output
+ * strip and for what the hardware keeps of other data. The L2 sizes cpuid reports are sound on
+ * the VMs we run on; the L3 sizes often are not (508 MiB per core here), so this is fixed. */
+#define BLOCK_CACHE_BYTES ((int64_t)512 << 10)
+/* Below this many rows per block the two halo rows re-read per plane cost more than the layer
+ * condition saves (L3 serves them; measured in bench/). */
+#define MIN_BLOCK_ROWS 16
+
+/* The arithmetic order of each update is fixed here, once: every variant (blocked, streamed,
+ * time-blocked) computes bitwise the same values. */
+static void row2d(double *restrict o, const double *restrict c, int64_t nx, int64_t plane,
+                  struct ts_stencil_weights w, int64_t len)
+{
+    (void)plane;
+    for (int64_t i = 0; i < len; i++)
+        o[i] = w.center * c[i] + w.neighbour * ((c[i - nx] + c[i + nx]) + (c[i - 1] + c[i + 1]));
+}
+
+static void row3d(double *restrict o, const double *restrict c, int64_t nx, int64_t plane,
+                  struct ts_stencil_weights w, int64_t len)
+{
+    for (int64_t i = 0; i < len; i++)
+        o[i] = w.center * c[i]
+             + w.neighbour * (((c[i - 1] + c[i + 1]) + (c[i - nx] + c[i + nx])) + (c[i - plane] + c[i + plane]));
+}
+
+struct ts_stencil_sweep ts_stencil_sweep_of(const struct ts_problem *pb, int dims)
+{
+    int three = dims == 3;
+    return (struct ts_stencil_sweep){
+        .row = three ? row3d : row2d,
+        .w = ts_stencil_weights(pb, dims),
+        .nx = pb->nx,
+        .plane = pb->nx * pb->ny,
+        .item_elems = three ? pb->nx * pb->ny : pb->nx,
+        .items = three ? pb->nz : pb->ny,
+        .row_lo = three ? 1 : 0,
+        .row_hi = three ? pb->ny - 1 : 1,
+        .nontemporal = pb->nontemporal,
+    };
+}
+
+void ts_stencil_item(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q, int64_t j0,
+                     int64_t j1)
+{
+    const int64_t len = s->nx - 2;
+    for (int64_t j = j0; j < j1; j++) {
+        int64_t at = q * s->item_elems + j * s->nx + 1;
+        if (!s->nontemporal) {
+            s->row(out + at, in + at, s->nx, s->plane, s->w, len);
+            continue;
+        }
+        /* Computed into an L1 strip, then streamed: u' never costs a write-allocate read. */
+        _Alignas(64) double strip[TS_STREAM_STRIP];
+        for (int64_t i = 0; i < len; i += TS_STREAM_STRIP) {
+            int64_t n = len - i < TS_STREAM_STRIP ? len - i : TS_STREAM_STRIP;
+            s->row(strip, in + at + i, s->nx, s->plane, s->w, n);
+            ts_stream_store(out + at + i, strip, n);
+        }
+    }
+}
+
+int64_t ts_stencil_block_rows(const struct ts_problem *pb, int dims)
+{
+    int64_t rows = dims == 3 ? pb->ny - 2 : 1;
+    if (dims != 3)
+        return rows;
+    if (pb->block_y > 0)
+        return pb->block_y < rows ? pb->block_y : rows;
+    /* A block of b rows keeps 3 input strips of b + 2 rows and one output strip of b rows. */
+    int64_t fit = (BLOCK_CACHE_BYTES / (8 * pb->nx) - 6) / 4;
+    if (fit < MIN_BLOCK_ROWS)
+        fit = MIN_BLOCK_ROWS;
+    return fit < rows ? fit : rows;
+}
+
+void ts_stencil_step(const struct ts_problem *pb, int dims, double *const *arrays, struct ts_range r, int64_t t0)
+{
+    const struct ts_stencil_sweep s = ts_stencil_sweep_of(pb, dims);
+    if (pb->time_block > 1) {
+        ts_stencil_wavefront(&s, arrays, r, t0, pb->time_block);
+        return;
+    }
+    const double *in = arrays[t0 % 2];
+    double *out = arrays[(t0 + 1) % 2];
+    const int64_t first = r.begin > 1 ? r.begin : 1;
+    const int64_t last = r.end < s.items - 1 ? r.end : s.items - 1;
+    const int64_t block = ts_stencil_block_rows(pb, dims);
+    /* Each block of rows sweeps the thread's items once: its input strips are read from memory
+     * once and reused, from cache, by the three steps that need them. */
+    for (int64_t j0 = s.row_lo; j0 < s.row_hi; j0 += block) {
+        int64_t j1 = j0 + block < s.row_hi ? j0 + block : s.row_hi;
+        for (int64_t q = first; q < last; q++)
+            ts_stencil_item(&s, in, out, q, j0, j1);
+    }
+    if (s.nontemporal)
+        ts_stream_fence();
+}
+
+int ts_stencil_plan(const struct ts_problem *pb, int dims, struct ts_plan *plan, char *why, size_t why_len)
+{
+    const char *name = dims == 3 ? "stencil3d" : "stencil2d";
+    const int64_t nz = dims == 3 ? pb->nz : 1;
+    char grid[80];
+    int used = snprintf(grid, sizeof grid, "%lldx%lld", (long long)pb->nx, (long long)pb->ny);
+    if (dims == 3)
+        snprintf(grid + used, sizeof grid - (size_t)used, "x%lld", (long long)nz);
+    if (pb->nx < 3 || pb->ny < 3 || nz < (dims == 3 ? 3 : 1)) {
+        snprintf(why, why_len, "%s needs at least %s points (one interior point), got %s", name,
+                 dims == 3 ? "3x3x3" : "3x3", grid);
+        return 1;
+    }
+    if (pb->nx > INT64_MAX / pb->ny || pb->nx * pb->ny > INT64_MAX / nz) {
+        snprintf(why, why_len, "%s grid %s overflows a 64-bit index", name, grid);
+        return 1;
+    }
+    if (pb->nontemporal && pb->time_block > 1) {
+        snprintf(why, why_len, "%s: stencil.nontemporal = true with stencil.time_block = %lld would stream every "
+                 "intermediate step to memory, which temporal blocking exists to avoid; use one of them",
+                 name, (long long)pb->time_block);
+        return 1;
+    }
+    const int64_t k = pb->time_block > 1 ? pb->time_block : 1;
+    const int64_t rows = dims == 3 ? pb->ny - 2 : 1;
+    const int64_t block = k == 1 ? ts_stencil_block_rows(pb, dims) : rows;
+    *plan = (struct ts_plan){
+        .n_arrays = 2,
+        .array_elems = pb->nx * pb->ny * nz,
+        .items = dims == 3 ? nz : pb->ny,
+        .elems_per_item = dims == 3 ? pb->nx * pb->ny : pb->nx,
+        .granule_multiple = 1,
+        .units_per_step = k * (pb->nx - 2) * (pb->ny - 2) * (dims == 3 ? nz - 2 : 1),
+        .block_y = dims == 3 && block < rows ? block : 0,
+    };
+    char blocked[80] = "";
+    if (plan->block_y)
+        snprintf(blocked, sizeof blocked, ", y-blocked: %lld of %lld rows per block", (long long)plan->block_y,
+                 (long long)rows);
+    if (k > 1)
+        snprintf(plan->variant, sizeof plan->variant,
+                 "temporal blocking: %lld steps per iteration in one wavefront sweep over each thread's %s",
+                 (long long)k, dims == 3 ? "planes" : "rows");
+    else
+        snprintf(plan->variant, sizeof plan->variant, "%s%s",
+                 pb->nontemporal ? "streaming stores of u'" : "cached stores of u' (write-allocate)", blocked);
+    return 0;
+}

@@ -1,0 +1,127 @@
+/* Damages a copy of a run file in one way, through the HDF5 C API, for the bad-file tests:
+ *   h5_doctor FILE CASE      (FILE is modified in place; the test copies it first)
+ * Each case breaks one rule of the schema (README, "The HDF5 file"), so each test fails for
+ * one reason. `h5_doctor NEW foreign` writes an HDF5 file that is not a touchstone file. */
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static hid_t file;
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "h5_doctor: %s failed\n", what);
+    return 1;
+}
+
+static hsize_t length(const char *path)
+{
+    hid_t d = H5Dopen2(file, path, H5P_DEFAULT), s = H5Dget_space(d);
+    hsize_t n = (hsize_t)H5Sget_simple_extent_npoints(s);
+    H5Sclose(s);
+    H5Dclose(d);
+    return n;
+}
+
+/* Replaces path with a dataset of the given type and shape (zeros, or left unwritten). */
+static int replace(const char *path, hid_t type, int rank, const hsize_t *dims, int write)
+{
+    if (H5Ldelete(file, path, H5P_DEFAULT) < 0)
+        return fail("deleting the dataset");
+    hid_t space = H5Screate_simple(rank, dims, NULL);
+    hid_t set = H5Dcreate2(file, path, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hsize_t n = 1;
+    for (int i = 0; i < rank; i++)
+        n *= dims[i];
+    double *zeros = calloc(n, sizeof(double));
+    int bad = set < 0 || (write && H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, zeros) < 0);
+    free(zeros);
+    H5Dclose(set);
+    H5Sclose(space);
+    return bad ? fail("creating the dataset") : 0;
+}
+
+static int set_int_attr(const char *obj, const char *name, int value)
+{
+    hid_t a = H5Aopen_by_name(file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+    int bad = a < 0 || H5Awrite(a, H5T_NATIVE_INT, &value) < 0;
+    H5Aclose(a);
+    return bad ? fail("writing the attribute") : 0;
+}
+
+static int set_value(const char *path, hsize_t index, double v)
+{
+    hid_t set = H5Dopen2(file, path, H5P_DEFAULT), space = H5Dget_space(set), mem = H5Screate(H5S_SCALAR);
+    int bad = H5Sselect_elements(space, H5S_SELECT_SET, 1, &index) < 0
+           || H5Dwrite(set, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, &v) < 0;
+    H5Sclose(mem);
+    H5Sclose(space);
+    H5Dclose(set);
+    return bad ? fail("writing the value") : 0;
+}
+
+/* /results@kernel as an integer instead of a string. */
+static int int_kernel(void)
+{
+    int zero = 0;
+    hid_t space = H5Screate(H5S_SCALAR), a = -1;
+    int bad = H5Adelete_by_name(file, "/results", "kernel", H5P_DEFAULT) < 0
+           || (a = H5Acreate_by_name(file, "/results", "kernel", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT,
+                                     H5P_DEFAULT)) < 0
+           || H5Awrite(a, H5T_NATIVE_INT, &zero) < 0;
+    H5Aclose(a);
+    H5Sclose(space);
+    return bad ? fail("retyping /results@kernel") : 0;
+}
+
+static int doctor(const char *c)
+{
+    hsize_t n = length("/timings/iteration");
+    if (strcmp(c, "missing_group") == 0)
+        return H5Ldelete(file, "/timings", H5P_DEFAULT) < 0 ? fail("deleting /timings") : 0;
+    if (strcmp(c, "wrong_type") == 0)
+        return replace("/timings/iteration", H5T_STD_I32LE, 2, (hsize_t[]){ 1, n }, 1);
+    if (strcmp(c, "wrong_shape") == 0)
+        return replace("/timings/iteration", H5T_IEEE_F64LE, 1, (hsize_t[]){ n - 1 }, 1);
+    if (strcmp(c, "unwritten") == 0)
+        return replace("/timings/iteration", H5T_IEEE_F64LE, 1, (hsize_t[]){ n }, 0);
+    if (strcmp(c, "newer_schema") == 0)
+        return set_int_attr("/", "schema_version", 2);
+    if (strcmp(c, "thread_count") == 0)
+        return set_int_attr("/results", "n_threads", 3);
+    if (strcmp(c, "negative_time") == 0)
+        return set_value("/timings/thread_iteration", 1, -1.0);
+    if (strcmp(c, "fraction_range") == 0)
+        return set_value("/placement/thread_local_fraction", 0, 1.5);
+    if (strcmp(c, "time_min") == 0)
+        return set_value("/results/time_min", 0, 0.0);
+    if (strcmp(c, "no_schema") == 0)
+        return H5Adelete(file, "schema_version") < 0 ? fail("deleting schema_version") : 0;
+    if (strcmp(c, "kernel_type") == 0)
+        return int_kernel();
+    if (strcmp(c, "soft_link") == 0)
+        return H5Lmove(file, "/results", file, "/results_moved", H5P_DEFAULT, H5P_DEFAULT) < 0
+            || H5Lcreate_soft("/results_moved", file, "/results", H5P_DEFAULT, H5P_DEFAULT) < 0
+            ? fail("linking /results") : 0;
+    fprintf(stderr, "h5_doctor: unknown case '%s'\n", c);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3)
+        return fprintf(stderr, "usage: h5_doctor FILE CASE\n"), 2;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (strcmp(argv[2], "foreign") == 0) {
+        file = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t g = file < 0 ? -1 : H5Gcreate2(file, "/data", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        H5Gclose(g);
+        return H5Fclose(file) < 0 || g < 0 ? fail("writing a foreign file") : 0;
+    }
+    file = H5Fopen(argv[1], H5F_ACC_RDWR, H5P_DEFAULT);
+    if (file < 0)
+        return fail("opening the file");
+    int st = doctor(argv[2]);
+    return H5Fclose(file) < 0 ? fail("closing the file") : st;
+}

@@ -1,0 +1,109 @@
+#!/bin/sh
+# Surviving the time limit: a signal stops the run after its iteration with exit status 3, a
+# checkpoint and a results file marked incomplete; --restart continues it to a result bitwise
+# identical to a run that was never stopped; checkpoints that do not belong are refused.
+. "$(dirname "$0")/lib.sh"
+H5GET=${3:?path to h5_get}
+get() { "$H5GET" "$@"; }
+
+# Long enough (seconds) that the signal lands during the iterations or the init before them;
+# a checkpoint at any point must restart to the same result.
+LONG="--set stencil.nx=256 --set stencil.ny=256 --set stencil.alpha=0.001 --set run.iterations=100000"
+
+# stop CONFIG OUT ARGS...: starts a run, sends SIGUSR1 half a second later, expects exit 3.
+stop() {
+    config=$1
+    out=$2
+    shift 2
+    "$TS" run "$config" "$@" -o "$out" -q >"$OUT" 2>"$ERR" &
+    pid=$!
+    sleep 0.5
+    kill -USR1 $pid 2>/dev/null || fail "$out: the run ended before the signal; make it longer"
+    wait $pid
+    status=$?
+    [ $status -eq 3 ] || { fail "$out: exit status $status after SIGUSR1, expected 3"; sed 's/^/    /' "$ERR" >&2; }
+}
+
+# shellcheck disable=SC2086
+run_ts 0 "uninterrupted reference" run "$SRC/configs/stencil2d.ini" $LONG -o "$WORK/full.h5" -q
+full=$(get -x "$WORK/full.h5" /results/global)
+
+# shellcheck disable=SC2086
+stop "$SRC/configs/stencil2d.ini" "$WORK/run.h5" $LONG
+expect_in "$ERR" "User defined signal 1: stopped after [0-9]+ of 100001 iterations; checkpoint $WORK/run.ckpt.h5; continue with touchstone run .* --restart $WORK/run.ckpt.h5" \
+    "the stop says how to continue"
+[ -s "$WORK/run.ckpt.h5" ] || fail "no checkpoint after SIGUSR1"
+[ "$(get "$WORK/run.h5" /@complete)" = 0 ] || fail "the stopped run's file is not marked incomplete"
+[ "$(get "$WORK/run.h5" /verification@passed)" = 0 ] || fail "a stopped run claims to be verified"
+done_before=$(get "$WORK/run.h5" /@steps_done)
+ls "$WORK" | grep -q '\.tmp\.' && fail "temporary files left after the stop"
+
+# Restart on another thread count: the result does not depend on it.
+# shellcheck disable=SC2086
+run_ts 0 "restart" run "$SRC/configs/stencil2d.ini" $LONG -o "$WORK/run.h5" -q --threads 1 --restart "$WORK/run.ckpt.h5"
+[ "$(get -x "$WORK/run.h5" /results/global)" = "$full" ] || fail "restarted result $(get -x "$WORK/run.h5" /results/global) differs from uninterrupted $full"
+[ "$(get "$WORK/run.h5" /@complete)" = 1 ] || fail "the restarted run's file is not complete"
+[ "$(get "$WORK/run.h5" /job@restarted)" = 1 ] || fail "/job does not say restarted"
+[ "$(get "$WORK/run.h5" /job@steps_before_restart)" = "$done_before" ] || fail "/job steps_before_restart is not $done_before"
+[ "$(get "$WORK/run.h5" /verification@passed)" = 1 ] || fail "the restarted run did not verify"
+[ -e "$WORK/run.ckpt.h5" ] && fail "a finished run left its checkpoint behind (a requeue would continue it)"
+
+# sum carries no field: the checkpoint holds the step count and the times.
+SUM="--set sum.n=4194304 --set run.iterations=20000"
+# shellcheck disable=SC2086
+run_ts 0 "sum reference" run "$SRC/configs/sum.ini" $SUM -o "$WORK/sumfull.h5" -q
+# shellcheck disable=SC2086
+stop "$SRC/configs/sum.ini" "$WORK/sum.h5" $SUM
+# shellcheck disable=SC2086
+run_ts 0 "sum restart" run "$SRC/configs/sum.ini" $SUM -o "$WORK/sum.h5" -q --restart "$WORK/sum.ckpt.h5"
+[ "$(get -x "$WORK/sum.h5" /results/global)" = "$(get -x "$WORK/sumfull.h5" /results/global)" ] || fail "sum: restarted result differs"
+
+# Periodic checkpoints survive SIGKILL: the newest one restarts to the same result.
+# shellcheck disable=SC2086
+"$TS" run "$SRC/configs/stencil2d.ini" $LONG --set output.checkpoint_every=5000 -o "$WORK/killed.h5" -q >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+kill -KILL $pid 2>/dev/null || fail "the periodic run ended before SIGKILL"
+wait $pid 2>/dev/null
+[ -e "$WORK/killed.h5" ] && fail "a killed run left a results file"
+[ -s "$WORK/killed.ckpt.h5" ] || fail "no periodic checkpoint after 1.5 s"
+# shellcheck disable=SC2086
+run_ts 0 "restart after SIGKILL" run "$SRC/configs/stencil2d.ini" $LONG --set output.checkpoint_every=5000 -o "$WORK/killed.h5" -q \
+    --restart "$WORK/killed.ckpt.h5"
+[ "$(get -x "$WORK/killed.h5" /results/global)" = "$full" ] || fail "restart from a periodic checkpoint differs"
+
+# Checkpoints that do not belong to the run are refused before anything is read.
+# shellcheck disable=SC2086
+stop "$SRC/configs/stencil2d.ini" "$WORK/other.h5" $LONG
+# shellcheck disable=SC2086
+run_ts 2 "another grid" run "$SRC/configs/stencil2d.ini" $LONG --set stencil.ny=128 -o "$WORK/x.h5" --restart "$WORK/other.ckpt.h5"
+expect_in "$ERR" "checkpoint was written for stencil.ny = 256, this run has stencil.ny = 128; refusing to restart" "size mismatch named"
+# shellcheck disable=SC2086
+run_ts 2 "another kernel" run "$SRC/configs/sum.ini" -o "$WORK/x.h5" --restart "$WORK/other.ckpt.h5"
+expect_in "$ERR" "checkpoint of kernel stencil2d, this run is sum" "kernel mismatch named"
+# shellcheck disable=SC2086
+run_ts 2 "another iteration count" run "$SRC/configs/stencil2d.ini" $LONG --set run.iterations=7 -o "$WORK/x.h5" --restart "$WORK/other.ckpt.h5"
+expect_in "$ERR" "iterations" "iteration mismatch named"
+head -c 3000 "$WORK/other.ckpt.h5" >"$WORK/truncated.h5"
+# shellcheck disable=SC2086
+run_ts 2 "truncated checkpoint" run "$SRC/configs/stencil2d.ini" $LONG -o "$WORK/x.h5" --restart "$WORK/truncated.h5"
+expect_in "$ERR" "truncated.h5" "truncated checkpoint named"
+# shellcheck disable=SC2086
+run_ts 2 "a results file is no checkpoint" run "$SRC/configs/stencil2d.ini" $LONG -o "$WORK/x.h5" --restart "$WORK/full.h5"
+expect_in "$ERR" "not a touchstone checkpoint" "results file refused"
+# shellcheck disable=SC2086
+run_ts 2 "missing checkpoint" run "$SRC/configs/stencil2d.ini" $LONG -o "$WORK/x.h5" --restart "$WORK/nope.h5"
+expect_in "$ERR" "nope.h5: No such file or directory" "missing checkpoint named with errno text"
+[ -e "$WORK/x.h5" ] && fail "a refused restart wrote a results file"
+
+# /job from the Slurm environment.
+# shellcheck disable=SC2086
+SLURM_JOB_ID=77 SLURM_CPUS_PER_TASK=2 SLURM_JOB_PARTITION=debug SLURM_JOB_NODELIST=node01 \
+    run_ts 0 "under Slurm" run "$SRC/configs/sum.ini" $SMALL -o "$WORK/job.h5" -q
+[ "$(get "$WORK/job.h5" /job@job_id)" = 77 ] || fail "/job job_id"
+[ "$(get "$WORK/job.h5" /job@partition)" = debug ] || fail "/job partition"
+[ "$(get "$WORK/job.h5" /job@cpus_per_task)" = 2 ] || fail "/job cpus_per_task"
+[ "$(get "$WORK/job.h5" /job@node_list)" = node01 ] || fail "/job node_list"
+[ "$(get "$WORK/job.h5" /job@under_slurm)" = 1 ] || fail "/job under_slurm"
+[ -n "$(get "$WORK/job.h5" /job@cpu_mask)" ] || fail "/job cpu_mask empty"
+finish

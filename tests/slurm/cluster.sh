@@ -1,0 +1,246 @@
+#!/bin/bash
+# A private single-node Slurm on localhost for the test suite, from Debian's slurmctld, slurmd,
+# slurm-client and munge packages. Nothing goes to /etc and no systemd is involved: every file
+# (munge key and socket, slurm.conf, state, spool, logs, PID files) lives under DIR.
+#
+#   cluster.sh start DIR   generate the config, start munged, slurmctld and slurmd, wait until
+#                          the node is idle, write DIR/env (`. DIR/env` sets SLURM_CONF)
+#   cluster.sh stop DIR    cancel this cluster's jobs, stop its daemons by their PIDs
+#   cluster.sh status DIR  print the node and the queue
+#
+# Ports: 6817 (slurmctld) and 6818 (slurmd), or TOUCHSTONE_SLURM_PORT and the one after it.
+# start refuses to run when either port is taken (another Slurm, or another build's test
+# cluster): it never touches a daemon it did not start, and never kills anything by name.
+set -u
+
+die() {
+    echo "slurm-cluster: error: $*" >&2
+    exit 1
+}
+say() { echo "slurm-cluster: $*"; }
+
+cmd=${1:-}
+DIR=${2:-}
+[ -n "$cmd" ] && [ -n "$DIR" ] || die "usage: cluster.sh start|stop|status DIR"
+case $DIR in /*) ;; *) DIR=$PWD/$DIR ;; esac
+
+CTLD_PORT=${TOUCHSTONE_SLURM_PORT:-6817}
+SLURMD_PORT=$((CTLD_PORT + 1))
+CONF=$DIR/slurm.conf
+MUNGE_DIR=$DIR/munge
+SOCKET=$MUNGE_DIR/munge.socket.2
+PARTITION=touchstone
+
+# The PID in a PID file, only when that process is alive and runs the program named $2
+# (so a stale PID file reused by an unrelated process is never signalled).
+live_pid() {
+    local file=$1 prog=$2 pid exe
+    [ -r "$file" ] || return 1
+    pid=$(tr -dc '0-9' <"$file")
+    [ -n "$pid" ] || return 1
+    exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+    case $exe in */"$prog"*) echo "$pid" ;; *) return 1 ;; esac
+}
+
+# Stops one daemon by PID: SIGTERM, then up to 10 s, then SIGKILL.
+stop_pid() {
+    local name=$1 pid=$2 i
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for i in $(seq 1 100); do
+        kill -0 "$pid" 2>/dev/null || { say "stopped $name (pid $pid)"; return 0; }
+        sleep 0.1
+    done
+    say "$name (pid $pid) ignored SIGTERM for 10 s: SIGKILL"
+    kill -KILL "$pid" 2>/dev/null
+}
+
+# slurmstepd processes of this cluster (they outlive slurmd): found by the SLURM_CONF in their
+# environment, which they inherit from our slurmd. Never by name alone.
+our_stepds() {
+    local p pid
+    for p in /proc/[0-9]*; do
+        pid=${p#/proc/}
+        case $(readlink "$p/exe" 2>/dev/null) in */slurmstepd*) ;; *) continue ;; esac
+        if tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qxF "SLURM_CONF=$CONF"; then
+            echo "$pid"
+        fi
+    done
+}
+
+stop() {
+    export SLURM_CONF=$CONF
+    if pid=$(live_pid "$DIR/slurmctld.pid" slurmctld); then
+        # Jobs first, so no step keeps running on the CPUs after the tests.
+        jobs=$(timeout 10 squeue -h -o %A 2>/dev/null | tr '\n' ' ')
+        if [ -n "${jobs// /}" ]; then
+            say "cancelling jobs: $jobs"
+            # shellcheck disable=SC2086
+            timeout 10 scancel $jobs 2>/dev/null
+            for _ in $(seq 1 50); do
+                [ -z "$(timeout 5 squeue -h -o %A 2>/dev/null)" ] && break
+                sleep 0.2
+            done
+        fi
+    fi
+    if pid=$(live_pid "$DIR/slurmd.pid" slurmd); then stop_pid slurmd "$pid"; fi
+    for pid in $(our_stepds); do stop_pid slurmstepd "$pid"; done
+    if pid=$(live_pid "$DIR/slurmctld.pid" slurmctld); then stop_pid slurmctld "$pid"; fi
+    if pid=$(live_pid "$MUNGE_DIR/munged.pid" munged); then stop_pid munged "$pid"; fi
+    return 0
+}
+
+# True when something listens on (or holds) TCP port $1: we try to bind it, as the daemon would.
+port_taken() {
+    python3 - "$1" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+try:
+    s.bind(("0.0.0.0", int(sys.argv[1])))
+except OSError:
+    sys.exit(0)
+sys.exit(1)
+EOF
+}
+
+# Waits up to $1 seconds for the command "$@" to succeed.
+wait_for() {
+    local limit=$1 start=$SECONDS
+    shift
+    while ! "$@" >/dev/null 2>&1; do
+        [ $((SECONDS - start)) -ge "$limit" ] && return 1
+        sleep 0.2
+    done
+}
+
+show_logs() {
+    for f in "$@"; do
+        [ -r "$f" ] || continue
+        echo "---- last lines of $f" >&2
+        tail -n 25 "$f" >&2
+    done
+}
+
+start() {
+    local missing="" c
+    for c in munged mungekey munge slurmctld slurmd slurmstepd sbatch srun scontrol squeue sinfo scancel python3; do
+        command -v "$c" >/dev/null || missing="$missing $c"
+    done
+    [ -z "$missing" ] || die "missing programs:$missing. Install the Debian packages with
+    scripts/setup-deps.sh --test   (slurmctld slurmd slurm-client munge; as root)"
+
+    # Left over from an earlier run of this same build directory: ours, so we may stop it.
+    stop >/dev/null
+
+    for port in "$CTLD_PORT" "$SLURMD_PORT"; do
+        if port_taken "$port"; then
+            die "TCP port $port is already in use (another Slurm or another test cluster?); refusing to
+    start. Stop it, or pick two free ports with TOUCHSTONE_SLURM_PORT=N (uses N and N+1)."
+        fi
+    done
+
+    # A unix socket path is limited to 107 bytes.
+    [ ${#SOCKET} -le 100 ] || die "build directory too deep for the munge socket path ($SOCKET)"
+
+    rm -rf "$DIR"
+    mkdir -p "$DIR" "$MUNGE_DIR" "$DIR/state" "$DIR/spool" "$DIR/log" || die "cannot create $DIR"
+    chmod 0755 "$DIR" "$MUNGE_DIR"
+
+    # Clients that are not root must reach the socket: every parent must be searchable.
+    local d=$MUNGE_DIR
+    while [ "$d" != / ]; do
+        [ "$(($(stat -c %#a "$d") & 1))" -eq 1 ] || die "$d is not world-executable (munge socket unreachable)"
+        d=$(dirname "$d")
+    done
+
+    # --- munge: its own key (0600), socket, PID, log and seed under DIR/munge.
+    (umask 077 && mungekey --create --keyfile="$MUNGE_DIR/munge.key") || die "mungekey failed"
+    chmod 0600 "$MUNGE_DIR/munge.key"
+    munged --socket="$SOCKET" --key-file="$MUNGE_DIR/munge.key" --pid-file="$MUNGE_DIR/munged.pid" \
+           --log-file="$MUNGE_DIR/munged.log" --seed-file="$MUNGE_DIR/munged.seed" \
+        || { show_logs "$MUNGE_DIR/munged.log"; die "munged did not start"; }
+    wait_for 10 sh -c "munge -n -S '$SOCKET' | unmunge -S '$SOCKET'" \
+        || { show_logs "$MUNGE_DIR/munged.log"; stop; die "munged does not answer on $SOCKET"; }
+
+    # --- the node as slurmd sees it (CPUs, sockets, cores, threads, memory).
+    local hw cpus boards sockets cores threads mem
+    hw=$(slurmd -C | head -n 1)
+    field() { echo "$hw" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+    cpus=$(field CPUs); boards=$(field Boards); sockets=$(field SocketsPerBoard)
+    cores=$(field CoresPerSocket); threads=$(field ThreadsPerCore); mem=$(field RealMemory)
+    [ -n "$cpus" ] && [ -n "$cores" ] && [ -n "$mem" ] || { stop; die "cannot parse slurmd -C: $hw"; }
+    sockets=$((${boards:-1} * ${sockets:-1}))
+    # Configure a little less memory than present so free-memory jitter never drains the node.
+    mem=$((mem * 9 / 10))
+
+    cat >"$CONF" <<EOF
+# Generated by tests/slurm/cluster.sh: a private single-node Slurm for the test suite.
+ClusterName=touchstone-test
+SlurmctldHost=localhost
+SlurmctldPort=$CTLD_PORT
+SlurmdPort=$SLURMD_PORT
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+# cred_expire also delays a requeued job's restart (default 120 s); keep the requeue test short.
+AuthInfo=socket=$SOCKET,cred_expire=5
+StateSaveLocation=$DIR/state
+SlurmdSpoolDir=$DIR/spool
+SlurmctldPidFile=$DIR/slurmctld.pid
+SlurmdPidFile=$DIR/slurmd.pid
+SlurmctldLogFile=$DIR/log/slurmctld.log
+SlurmdLogFile=$DIR/log/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+PlugStackConfig=$DIR/plugstack.conf
+# cgroup plugins fail inside slurmstepd here; linuxproc and affinity work without cgroups.
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/affinity
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/backfill
+# Start batch jobs at once (the default batches them, 2-3 s per job).
+SchedulerParameters=batch_sched_delay=0,bf_interval=1,sched_interval=2
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+SwitchType=switch/none
+MailProg=/bin/true
+ReturnToService=2
+# Finished jobs stay visible to scontrol for the tests' checks.
+MinJobAge=600
+KillWait=5
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=$cpus Sockets=$sockets CoresPerSocket=$cores ThreadsPerCore=${threads:-1} RealMemory=$mem State=UNKNOWN
+PartitionName=$PARTITION Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+EOF
+    : >"$DIR/plugstack.conf"
+    printf 'export SLURM_CONF=%s\nTOUCHSTONE_SLURM_PARTITION=%s\nTOUCHSTONE_SLURM_CPUS=%s\n' \
+        "$CONF" "$PARTITION" "$cpus" >"$DIR/env"
+    export SLURM_CONF=$CONF
+
+    # --- daemons (they fork; the PID files say which processes are ours).
+    slurmctld -f "$CONF" || { show_logs "$DIR/log/slurmctld.log"; stop; die "slurmctld did not start"; }
+    wait_for 15 scontrol ping \
+        || { show_logs "$DIR/log/slurmctld.log"; stop; die "slurmctld does not answer on port $CTLD_PORT"; }
+    slurmd -f "$CONF" -N localhost || { show_logs "$DIR/log/slurmd.log"; stop; die "slurmd did not start"; }
+    if ! wait_for 30 sh -c '[ "$(sinfo -h -n localhost -o %t)" = idle ]'; then
+        sinfo -N -l >&2
+        show_logs "$DIR/log/slurmctld.log" "$DIR/log/slurmd.log"
+        stop
+        die "the node did not become idle within 30 s"
+    fi
+    say "up in $SECONDS s: $cpus CPUs ($sockets socket(s) x $cores cores x ${threads:-1} threads), partition $PARTITION, SLURM_CONF=$CONF"
+}
+
+case $cmd in
+start) start ;;
+stop) stop ;;
+status)
+    export SLURM_CONF=$CONF
+    sinfo -N -l
+    squeue
+    ;;
+*) die "unknown command '$cmd' (start, stop, status)" ;;
+esac
