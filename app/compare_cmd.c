@@ -9,7 +9,7 @@
 static const struct ts_column columns[] = {
     RC_FILE, RC_HOST, RC_START, RC_KERNEL, RC_SIZE, RC_THREADS, RC_PLACES, RC_BIND, RC_INIT, RC_POLICY,
     RC_ITERS, RC_INIT_S, RC_MEDIAN, RC_MIN, RC_Q1, RC_Q3, RC_SPREAD, RC_GBS, RC_GLUPS, RC_LOCAL,
-    RC_IMBALANCE, RC_VERIFIED, RC_RESULT,
+    RC_IMBALANCE, RC_WARNINGS, RC_VERIFIED, RC_RESULT,
     { "same_result", "result vs run 1", TS_COL_TEXT, NULL, TS_SHOW_ALL },
     { "speedup", "speed-up vs run 1", TS_COL_NUM, "%.3f", TS_SHOW_ALL },
     { "speedup_low", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +41,23 @@ static int find_script(char *buf, size_t size, struct ts_error *err)
                    TS_PLOT_SCRIPT);
 }
 
+/* Checked before the plotting rather than after it: Python takes seconds to get there. */
+static int check_output(const char *out, struct ts_error *err)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(out, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == out ? 1 : (int)(slash - out), out);
+    struct stat sb;
+    if (stat(out, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return ts_fail_errno(err, TS_BAD_INPUT, EISDIR, "plot: cannot write %s", out);
+    if (access(dir, W_OK | X_OK) != 0)
+        return ts_fail_errno(err, TS_BAD_INPUT, errno, "plot: cannot write %s", out);
+    return TS_OK;
+}
+
 static int run(char **argv, struct ts_error *err)
 {
     pid_t pid;
@@ -66,7 +84,7 @@ int ts_plot_cmd(const struct ts_runs_args *a, struct ts_error *err)
                              "install python3-h5py python3-matplotlib; TOUCHSTONE_PYTHON names another)", python);
     char script[PATH_MAX];
     struct ts_run_set set = { 0 };
-    if (find_script(script, sizeof script, err) || ts_run_set_load(&set, a->files, a->n_files, 1, "plot", err)) {
+    if (check_output(a->output, err) || find_script(script, sizeof script, err) || ts_run_set_load(&set, a->files, a->n_files, 1, "plot", err)) {
         ts_run_set_free(&set);
         return err->status;
     }

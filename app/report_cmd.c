@@ -19,7 +19,7 @@ static const struct ts_column columns[] = {
     RC_THREADS, RC_MEDIAN, RC_Q1, RC_Q3,
     { "speedup", "speed-up", TS_COL_NUM, "%.3f", TS_SHOW_ALL },
     { "efficiency", "efficiency", TS_COL_NUM, "%.3f", TS_SHOW_ALL },
-    RC_GBS, RC_GLUPS, RC_IMBALANCE, RC_LOCAL, RC_VERIFIED, RC_HOST, RC_FILE,
+    RC_GBS, RC_GLUPS, RC_IMBALANCE, RC_LOCAL, RC_WARNINGS, RC_VERIFIED, RC_HOST, RC_FILE,
 };
 
 struct entry {

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "ts_affinity.h"
@@ -18,6 +20,25 @@
 /* With huge pages a chunk boundary must sit on a huge page, but not at any price: below this
  * many huge pages per thread, load balance matters more than the few straddling pages. */
 #define MIN_HUGE_PAGES_PER_THREAD 4
+
+/* Stack the main thread may need below ts_run_exec_prepare (our code, HDF5, hwloc), grown once. */
+#define STACK_RESERVE ((size_t)1 << 20)
+
+static __attribute__((noinline)) int grow_stack(size_t bytes, struct ts_error *err)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && bytes > rl.rlim_cur / 2)
+        bytes = rl.rlim_cur / 2;
+    /* A stack that cannot grow is a SIGSEGV: make sure the address space is there first. */
+    void *probe = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (probe == MAP_FAILED)
+        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot reserve %zu KiB of stack", bytes >> 10);
+    munmap(probe, bytes);
+    volatile char *room = __builtin_alloca(bytes);
+    for (size_t i = bytes; i >= 4096; i -= 4096) /* downwards, as the stack grows */
+        room[i - 1] = 0;
+    return TS_OK;
+}
 
 static struct ts_xsum *slot(const struct ts_run_exec *ex, int thread)
 {
@@ -52,6 +73,18 @@ int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
         return ts_fail_errno(err, TS_BAD_INPUT, rc, "cannot partition %lld items among %d threads",
                              (long long)plan->items, n);
     ex->granule_bytes = granule * plan->elems_per_item * (int64_t)sizeof(double);
+
+    /* The threads start and the main thread's stack grows before the arrays take the address
+     * space: under a tight ulimit -v, the arrays' mmap then fails with a message, rather than
+     * libgomp creating a thread (it ends the process itself, see ts_run's exit hook) or the
+     * stack growing later (SIGSEGV). */
+    int started = 0; /* the region must do something, or the compiler drops it */
+#pragma omp parallel num_threads(n)
+#pragma omp atomic
+    started++;
+    (void)started;
+    if (grow_stack(STACK_RESERVE, err) != TS_OK)
+        return err->status;
 
     double t0 = omp_get_wtime();
     for (int a = 0; a < plan->n_arrays; a++) {

@@ -23,6 +23,11 @@ int ts_run_plan_make(const struct ts_config *cfg, struct ts_run_plan *rp, struct
     pb->alpha = cfg->alpha;
     pb->scalar = cfg->triad_scalar;
     pb->seed = (uint64_t)cfg->seed;
+    pb->sum_mode = strcmp(cfg->sum_mode, "fast") == 0 ? TS_SUM_FAST : TS_SUM_REPRODUCIBLE;
+    int stencil = pb->kernel == TS_KERNEL_STENCIL2D || pb->kernel == TS_KERNEL_STENCIL3D;
+    pb->nontemporal = pb->kernel == TS_KERNEL_TRIAD ? cfg->triad_nontemporal : stencil && cfg->stencil_nontemporal;
+    pb->time_block = stencil ? cfg->time_block : 1;
+    pb->block_y = cfg->block_y;
 
     char why[256];
     if (rp->kernel->plan(pb, &rp->plan, why, sizeof why) != 0)

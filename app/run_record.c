@@ -166,7 +166,6 @@ static void fill_results(struct ts_run_record *rr, const struct ts_config *cfg, 
 
     r->kernel = k->name;
     r->unit = k->unit;
-    r->byte_model = k->byte_model;
     r->result_name = k->result_name;
     r->n = is_stencil ? 0 : pb->n;
     r->nx = is_stencil ? pb->nx : 0;
@@ -180,7 +179,9 @@ static void fill_results(struct ts_run_record *rr, const struct ts_config *cfg, 
     r->node_ids = ex->node_ids;
     r->node_partials = ex->node_partials;
     r->units_per_iteration = ex->rp->plan.units_per_step;
-    r->bytes_per_unit = k->bytes_per_unit;
+    r->bytes_per_unit = ts_kernel_bytes_per_unit(k, pb, &r->byte_model);
+    r->variant = ex->rp->plan.variant;
+    r->block_y = ex->rp->plan.block_y;
     r->flops_per_unit = k->flops_per_unit;
 
     size_t n = (size_t)timed_done(ex);

@@ -30,7 +30,7 @@ static int add_file(struct ts_run_set *set, const char *path, int skippable, str
     if (grow(set, path, err))
         return err->status;
     struct ts_run_summary *s = &set->runs[set->n];
-    if (ts_run_read_file(path, s, err) != TS_OK) {
+    if (ts_run_read_file_isolated(path, s, err) != TS_OK) {
         if (!skippable || (s->kind != TS_FILE_CHECKPOINT && s->kind != TS_FILE_FOREIGN))
             return err->status;
         fprintf(stderr, "touchstone: skipping %s\n", err->message);
@@ -84,7 +84,11 @@ static int add_dir(struct ts_run_set *set, const char *dir, const char *cmd, str
     for (size_t i = 0; st == TS_OK && i < n; i++) {
         char path[PATH_MAX];
         struct stat sb;
-        if (snprintf(path, sizeof path, "%s/%s", dir, names[i]) >= (int)sizeof path)
+        /* "DIR/name" as typed: no "./" in front, no doubled slash after "results/". */
+        size_t len = strlen(dir);
+        int bare = strcmp(dir, ".") == 0, slash = len > 0 && dir[len - 1] == '/';
+        if (snprintf(path, sizeof path, "%s%s%s", bare ? "" : dir, bare || slash ? "" : "/", names[i])
+            >= (int)sizeof path)
             st = ts_fail_errno(err, TS_BAD_INPUT, ENAMETOOLONG, "cannot read %s/%s", dir, names[i]);
         else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
             continue; /* not recursive */

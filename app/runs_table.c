@@ -17,8 +17,8 @@ int ts_runs_fill(struct ts_table *t, size_t row, const struct ts_run_summary *s,
     char size[96], spread[64], verified[48];
     ts_run_size_text(s, size, sizeof size);
     snprintf(spread, sizeof spread, "%.4g..%.4g", st->q1, st->q3);
-    snprintf(verified, sizeof verified, "%s%s", s->verified ? "PASSED" : "FAILED",
-             s->complete ? "" : " (stopped early)");
+    /* A run a signal stopped was never verified: its file says passed = 0 for that reason. */
+    snprintf(verified, sizeof verified, "%s", !s->complete ? "stopped early" : s->verified ? "PASSED" : "FAILED");
     const struct {
         const char *key, *text;
     } texts[] = {
@@ -34,6 +34,7 @@ int ts_runs_fill(struct ts_table *t, size_t row, const struct ts_run_summary *s,
         { "time_median_s", s->time_median }, { "time_min_s", s->time_min }, { "time_q1_s", st->q1 },
         { "time_q3_s", st->q3 }, { "gbs_median", s->gbs_median }, { "glups_median", s->glups_median },
         { "local_fraction", s->local_fraction }, { "imbalance", st->imbalance }, { "result", s->global },
+        { "warnings", (double)s->n_warnings },
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (ts_runs_text(t, row, texts[i].key, texts[i].text) != 0)

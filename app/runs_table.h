@@ -20,16 +20,17 @@
 #define RC_POLICY { "policy", "init.policy", TS_COL_TEXT, NULL, TS_SHOW_ALL }
 #define RC_ITERS { "iterations", "iterations", TS_COL_INT, NULL, TS_SHOW_ALL }
 #define RC_INIT_S { "init_s", "init (s)", TS_COL_NUM, "%.4g", TS_SHOW_ALL }
-#define RC_MEDIAN { "time_median_s", "median per iteration (s)", TS_COL_NUM, "%.4g", TS_SHOW_ALL }
-#define RC_MIN { "time_min_s", "min per iteration (s)", TS_COL_NUM, "%.4g", TS_SHOW_ALL }
+#define RC_MEDIAN { "time_median_s", "median/iteration (s)", TS_COL_NUM, "%.4g", TS_SHOW_ALL }
+#define RC_MIN { "time_min_s", "min/iteration (s)", TS_COL_NUM, "%.4g", TS_SHOW_ALL }
 #define RC_Q1 { "time_q1_s", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE }
 #define RC_Q3 { "time_q3_s", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE }
-#define RC_SPREAD { "spread", "middle half of iterations (s)", TS_COL_TEXT, NULL, TS_SHOW_PEOPLE }
-#define RC_GBS { "gbs_median", "GB/s (median)", TS_COL_NUM, "%.2f", TS_SHOW_ALL }
-#define RC_GLUPS { "glups_median", "GLUP/s (median)", TS_COL_NUM, "%.3f", TS_SHOW_ALL }
-#define RC_LOCAL { "local_fraction", "local pages (fraction)", TS_COL_NUM, "%.3f", TS_SHOW_ALL }
-#define RC_IMBALANCE { "imbalance", "thread imbalance (max/median)", TS_COL_NUM, "%.3f", TS_SHOW_ALL }
+#define RC_SPREAD { "spread", "middle half (s)", TS_COL_TEXT, NULL, TS_SHOW_PEOPLE }
+#define RC_GBS { "gbs_median", "GB/s", TS_COL_NUM, "%.2f", TS_SHOW_ALL }
+#define RC_GLUPS { "glups_median", "GLUP/s", TS_COL_NUM, "%.3f", TS_SHOW_ALL }
+#define RC_LOCAL { "local_fraction", "local pages", TS_COL_NUM, "%.3f", TS_SHOW_ALL }
+#define RC_IMBALANCE { "imbalance", "imbalance (max/median)", TS_COL_NUM, "%.3f", TS_SHOW_ALL }
 #define RC_VERIFIED { "verified", "verified", TS_COL_TEXT, NULL, TS_SHOW_ALL }
+#define RC_WARNINGS { "warnings", "warnings", TS_COL_INT, NULL, TS_SHOW_ALL }
 #define RC_RESULT { "result", "result", TS_COL_NUM, "%.17g", TS_SHOW_ALL }
 
 /* Fills every RC_ column t has for row from run s; -1 when memory ran out. */

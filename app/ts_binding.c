@@ -56,8 +56,13 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
     copy(choice->places_source, sizeof choice->places_source, places_from_config ? "config" : "environment");
     copy(choice->proc_bind_source, sizeof choice->proc_bind_source, bind_from_config ? "config" : "environment");
 
-    if (!places_from_config && !bind_from_config)
-        return TS_OK; /* the runtime already read them; the launch mask is no longer known */
+    if (!places_from_config && !bind_from_config) {
+        /* The runtime already read both and may have narrowed this thread to one place: the
+         * union of the places is the closest record of what the process was given. */
+        const char *source;
+        ts_affinity_available_cpus(choice->launch_cpus, sizeof choice->launch_cpus, &source);
+        return TS_OK;
+    }
 
     /* Nothing bound this process yet when neither variable was set: its mask is the launch mask.
      * Otherwise the runtime has narrowed this thread to one place, and the re-executed process

@@ -33,12 +33,17 @@ struct ts_config {
     int64_t warmup;        /* untimed iterations before them */
     /* [sum] */
     int64_t sum_n;
+    char sum_mode[16];     /* reproducible | fast */
     /* [triad] */
     int64_t triad_n;
     double triad_scalar;
+    bool triad_nontemporal;
     /* [stencil] */
     int64_t nx, ny, nz;
     double alpha;
+    bool stencil_nontemporal;
+    int64_t time_block;    /* time steps per iteration */
+    int64_t block_y;       /* stencil3d rows per spatial block, 0: automatic */
     /* [init] */
     char init_mode[16];    /* parallel | serial */
     int64_t seed;

@@ -119,6 +119,21 @@ static void install_stop_handlers(void)
     sigaction(SIGINT, &sa, NULL);
 }
 
+/* Libraries that give up end the process themselves: libgomp exits with status 1 when it cannot
+ * create a thread or allocate ("libgomp: Thread creation failed: ..."), and 1 means a failed
+ * verification here. Nothing of ours calls exit during a run, so an exit then is theirs. */
+static volatile sig_atomic_t running;
+
+static void library_ended_run(void)
+{
+    if (!running)
+        return;
+    fputs("touchstone: error: a library ended the run (its message is above), most likely for lack of memory "
+          "or of threads; use fewer threads or a smaller problem, or raise the limits\n",
+          stderr);
+    _exit(TS_BAD_INPUT);
+}
+
 static enum ts_mem_policy policy_of(const struct ts_config *cfg, int *node)
 {
     char kind[16], why[128];
@@ -191,6 +206,8 @@ int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding,
                              .checkpoint_ctx = &checkpoint};
     exec_from_config(&ex, cfg, cli);
     install_stop_handlers();
+    atexit(library_ended_run);
+    running = 1;
 
     struct ts_verification ver = {0};
     status = ts_run_exec_prepare(&ex, err);
@@ -230,6 +247,9 @@ int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding,
         }
         rr.timings.total = omp_get_wtime() - started;
         status = ts_record_write(&rr.rec, output, err);
+        if (status != TS_OK && ex.stopped) /* the checkpoint is what counts: say that it is there */
+            ts_error_prefix(err, "%s: checkpoint %s written (continue with touchstone run %s --restart %s), but ",
+                            strsignal(stop_signal), checkpoint.path, cfg->path, checkpoint.path);
     }
     if (status == TS_OK) {
         if (!cli->quiet)
@@ -255,6 +275,7 @@ int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding,
     ts_run_record_release(&rr);
     ts_run_exec_release(&ex);
     ts_topology_destroy(topo);
+    running = 0;
     return status;
 }
 

@@ -55,15 +55,19 @@ int h5r_open_path(struct h5r *r, const char *path, struct ts_error *err)
     *r = (struct h5r){ .name = path, .file = -1, .err = err };
     /* Errors travel back through err; HDF5 printing its stack would bypass that. */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    /* Our own open first, for the errno text HDF5 would hide. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Our own open first, for the errno text HDF5 would hide; non-blocking so that a FIFO
+     * named by mistake is refused instead of waited on. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot read %s", path);
     struct stat st;
     int e = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+    int regular = e == 0 && S_ISREG(st.st_mode);
     close(fd);
     if (e != 0)
         return ts_fail_errno(err, TS_BAD_INPUT, e, "cannot read %s", path);
+    if (!regular)
+        return ts_fail(err, TS_BAD_INPUT, "cannot read %s: not a regular file", path);
     if (H5Fis_hdf5(path) <= 0)
         return not_hdf5(r);
     return open_with(r, path, access_plist());

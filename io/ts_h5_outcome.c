@@ -43,6 +43,7 @@ int h5w_write_results(struct h5w *w, hid_t g, const struct ts_record *rec)
         { "kernel", r->kernel },
         { "unit", r->unit },
         { "byte_model", r->byte_model },
+        { "variant", r->variant ? r->variant : "" },
         { "result_name", r->result_name },
         { "init_mode", r->init_mode },
     };
@@ -53,6 +54,7 @@ int h5w_write_results(struct h5w *w, hid_t g, const struct ts_record *rec)
         { "nz", H5T_NATIVE_INT64, &r->nz },
         { "n_threads", H5T_NATIVE_INT32, &r->n_threads },
         { "units_per_iteration", H5T_NATIVE_INT64, &r->units_per_iteration },
+        { "block_y", H5T_NATIVE_INT64, &r->block_y },
         { "bytes_per_unit", H5T_NATIVE_DOUBLE, &r->bytes_per_unit },
         { "flops_per_unit", H5T_NATIVE_DOUBLE, &r->flops_per_unit },
     };

@@ -37,8 +37,9 @@ int h5r_fail(struct h5r *r, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* 1 when path ("/placement", "/results/glups_median") is reached through hard links and is
- * an object of that type (H5I_GROUP, H5I_DATASET), 0 when it is absent, the error status
- * when it exists as something else. */
+ * an object of that type (H5I_GROUP, H5I_DATASET; H5I_BADID for either), 0 when it is
+ * absent, -1 (err filled) when it is something else or cannot be looked up. h5r_has_attr:
+ * the same for attribute name of the object obj, which must exist. */
 int h5r_has(struct h5r *r, const char *path, H5I_type_t type);
 int h5r_has_attr(struct h5r *r, const char *obj, const char *name);
 
@@ -57,8 +58,8 @@ int h5r_int_attr(struct h5r *r, const char *obj, const char *name, int64_t min, 
  * why names them for the message ("n_threads x n_iterations"). */
 struct h5r_doubles {
     const char *path;
-    int rank;            /* 0: scalar */
-    hsize_t dims[2];
+    int rank;            /* 0: scalar, up to 3 */
+    hsize_t dims[3];
     const char *why;     /* NULL for scalars */
     double min, max;     /* every value in [min, max] */
     int nan_ok;          /* NaN allowed ("does not apply") */
@@ -66,6 +67,15 @@ struct h5r_doubles {
 
 /* Reads the whole dataset into out, which holds the product of dims values. */
 int h5r_read_doubles(struct h5r *r, const struct h5r_doubles *want, double *out);
+
+/* The length of a 1-D dataset of class cls (expected describes it for messages), without
+ * reading it. */
+int h5r_length(struct h5r *r, const char *path, H5T_class_t cls, const char *expected, hsize_t *n);
+
+/* For the value readers: a failed HDF5 call on an object that passed every check (the bytes
+ * behind it are bad), and an object of the wrong class or shape. Both return TS_BAD_INPUT. */
+int h5r_fail_hdf5(struct h5r *r, const char *path, const char *doing);
+int h5r_mismatch(struct h5r *r, const char *path, const char *expected, hid_t type, hid_t space);
 
 /* The head of HDF5's innermost error ("addr overflow"), or "HDF5 error"; call right after
  * the failing HDF5 call, before any other. */

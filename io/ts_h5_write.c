@@ -17,6 +17,8 @@
 
 /* How much the in-memory file grows at a time: few reallocations, little slack. */
 #define IMAGE_INCREMENT ((size_t)4 << 20)
+/* Memory HDF5 needs to start a file (its metadata cache, the first increment), with room. */
+#define HDF5_WORKING_MEMORY ((size_t)16 << 20)
 
 enum part_presence { ALWAYS, WITH_FIELD, WITH_PLACEMENT, WITH_COUNTERS, WITH_JOB };
 
@@ -107,6 +109,11 @@ int ts_output_check(const char *final_path, struct ts_error *err)
 {
     char probe[PATH_MAX];
     int fd = -1;
+    /* HDF5 initialises itself on first use, and HDF5 1.10 crashes (SIGSEGV in H5E__get_stack)
+     * when an allocation fails during that: do it now, before the arrays take the memory. */
+    if (H5open() < 0)
+        return ts_fail(err, TS_BAD_INPUT, "cannot write output %s: the HDF5 library does not initialise",
+                       final_path);
     if (refuse_directory(final_path, err)
         || (fd = create_temp(final_path, probe, sizeof probe, err)) < 0)
         return err->status;
@@ -216,6 +223,15 @@ static hid_t memory_file(const char *name, struct h5w *w)
 static int build_image(h5w_build_fn *build, const void *ctx, const char *name, struct h5w *w,
                        void **image, size_t *size)
 {
+    /* HDF5 1.10 does not survive every failed allocation (SIGSEGV in H5AC_create when its
+     * metadata cache cannot be allocated, under a tight ulimit -v): make sure its working
+     * memory is there before it starts. Later failures (the image growing) it reports. */
+    void *volatile room = malloc(HDF5_WORKING_MEMORY); /* volatile: not optimised away */
+    if (!room)
+        return ts_fail_errno(w->err, TS_BAD_INPUT, ENOMEM,
+                             "cannot write output %s: no %zu MiB of memory left to assemble the file",
+                             w->final_path, HDF5_WORKING_MEMORY >> 20);
+    free(room);
     hid_t file = memory_file(name, w);
     if (file < 0)
         return w->err->status;

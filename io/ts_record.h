@@ -93,6 +93,8 @@ struct ts_results_rec {
     const char *kernel;        /* "sum", "triad", "stencil2d", "stencil3d" */
     const char *unit;          /* "element" or "lattice update" */
     const char *byte_model;
+    const char *variant;       /* the kernel variant the config selected, in words; NULL reads as "" */
+    int64_t block_y;           /* stencil3d: rows per spatial block used, 0 when unblocked */
     const char *result_name;   /* what `global` is: "sum of x", "sum of u^2", ... */
     int64_t n, nx, ny, nz;     /* problem size (n for 1D kernels, grid for stencils, 0 otherwise) */
     int32_t n_threads;

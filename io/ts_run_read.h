@@ -52,6 +52,7 @@ struct ts_run_summary {
     double local_fraction;      /* /placement/local_fraction; NaN without an audit */
     double *thread_local_fraction; /* n_threads, NULL without an audit; NaN: owns no page */
     int32_t verified;           /* /verification@passed */
+    int64_t n_warnings;         /* length of /warnings: binding trouble, short iterations, ... */
 };
 
 /* Reads and validates the run file at path. On failure everything is freed, err names the
@@ -61,6 +62,15 @@ int ts_run_read_file(const char *path, struct ts_run_summary *out, struct ts_err
 /* The same for a file image in memory (n bytes, copied); name appears in messages. */
 int ts_run_read_image(const void *bytes, size_t n, const char *name, struct ts_run_summary *out,
                       struct ts_error *err);
+
+/* HDF5 1.10 can crash or loop forever on corrupted files (its global heap), which no check in
+ * front of it can prevent. These read in a child process, stopped after `seconds`, and turn a
+ * crash or a hang there into TS_BAD_INPUT ("FILE: HDF5 crashed reading it ..."); commands
+ * read files this way. */
+typedef int ts_run_reader(const void *ctx, struct ts_run_summary *out, struct ts_error *err);
+int ts_run_read_isolated(ts_run_reader *reader, const void *ctx, const char *name, unsigned seconds,
+                         struct ts_run_summary *out, struct ts_error *err);
+int ts_run_read_file_isolated(const char *path, struct ts_run_summary *out, struct ts_error *err);
 
 void ts_run_summary_free(struct ts_run_summary *s);
 

@@ -91,6 +91,8 @@ void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE
         print_counters(rec->counters, out);
     fprintf(out, "  kernel     %lld iterations (+%lld warm-up), per iteration: min %.4g s, median %.4g s, max %.4g s\n",
             (long long)t->n_iterations, (long long)t->n_warmup, r->time_min, r->time_median, r->time_max);
+    if (r->variant && r->variant[0])
+        fprintf(out, "  variant    %s\n", r->variant);
     fprintf(out, "  bandwidth  %.2f GB/s median, %.2f GB/s best  [%s]\n", r->gbs_median, r->gbs_best, r->byte_model);
     if (!isnan(r->glups_median))
         fprintf(out, "  rate       %.3f GLUP/s median (%.3f best), %.2f GFLOP/s median (%.0f flops/update)\n",
@@ -99,9 +101,13 @@ void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE
         fprintf(out, "  rate       %.2f GFLOP/s median (%.0f flop/%s)\n", r->gflops_median, r->flops_per_unit, r->unit);
     fprintf(out, "  result     %s = %.17g  (%d thread partials -> %d node partial%s -> 1)\n", r->result_name, r->global,
             r->n_threads, r->n_nodes, r->n_nodes == 1 ? "" : "s");
-    fprintf(out, "  verified   %s: error %.3g, tolerance %.3g (%lld value%s checked)\n",
-            v->passed ? "PASSED" : "FAILED", v->error, v->tolerance, (long long)v->checked,
-            v->checked == 1 ? "" : "s");
+    if (!rec->complete)
+        fprintf(out, "  verified   not verified: stopped after %lld of %lld iterations, the checkpoint holds the rest\n",
+                (long long)rec->steps_done, (long long)rec->steps_planned);
+    else
+        fprintf(out, "  verified   %s: error %.3g, tolerance %.3g (%lld value%s checked)\n",
+                v->passed ? "PASSED" : "FAILED", v->error, v->tolerance, (long long)v->checked,
+                v->checked == 1 ? "" : "s");
     if (rec->n_warnings > 0)
         fprintf(out, "  warnings   %d (see above and /warnings)\n", rec->n_warnings);
     fprintf(out, "  output     %s\n", output_path);

@@ -32,7 +32,7 @@ if [ "$have_sep" -eq 1 ]; then
     shift
 fi
 if [ $# -lt 1 ]; then
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0" >&2
     exit 2
 fi
 case $cpus in '' | *[!0-9]* | 0) echo "submit.sh: -c needs a positive number of CPUs, got '$cpus'" >&2; exit 2 ;; esac

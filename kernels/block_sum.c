@@ -34,9 +34,35 @@ double ts_block_sum_squares(const double *restrict x, int64_t len)
     return reduce_lanes(lane);
 }
 
+/* BLOCKS_AT_ONCE whole blocks, each in its own lanes and in exactly ts_block_sum's order: one
+ * block's lanes are each a chain of TS_SUM_BLOCK / TS_BLOCK_LANES dependent adds, and running
+ * several blocks side by side keeps the adders and the loads busy while one chain and one
+ * lane reduction wait (bench/: from 0.83 to 0.99 of likwid's sum_avx512 from memory). The
+ * unroll pragma below says 4 literally: pragmas do not expand macros. */
+#define BLOCKS_AT_ONCE 4
+
+static void block_sums(const double *restrict x, double sums[BLOCKS_AT_ONCE])
+{
+    double lane[BLOCKS_AT_ONCE][TS_BLOCK_LANES] = {{0}};
+    for (int64_t i = 0; i < TS_SUM_BLOCK; i += TS_BLOCK_LANES)
+#pragma GCC unroll 4
+        for (int b = 0; b < BLOCKS_AT_ONCE; b++)
+            for (int j = 0; j < TS_BLOCK_LANES; j++)
+                lane[b][j] += x[b * TS_SUM_BLOCK + i + j];
+    for (int b = 0; b < BLOCKS_AT_ONCE; b++)
+        sums[b] = reduce_lanes(lane[b]);
+}
+
 void ts_block_sum_range(const double *restrict x, int64_t begin, int64_t end, struct ts_xsum *acc)
 {
     int64_t start = begin;
+    if (start % TS_SUM_BLOCK == 0)
+        for (; start + BLOCKS_AT_ONCE * TS_SUM_BLOCK <= end; start += BLOCKS_AT_ONCE * TS_SUM_BLOCK) {
+            double sums[BLOCKS_AT_ONCE];
+            block_sums(x + start, sums);
+            for (int b = 0; b < BLOCKS_AT_ONCE; b++)
+                ts_xsum_add(acc, sums[b]);
+        }
     while (start < end) {
         int64_t block_end = (start / TS_SUM_BLOCK + 1) * TS_SUM_BLOCK;
         if (block_end > end)

@@ -21,6 +21,7 @@ matplotlib.use("Agg")
 import h5py  # noqa: E402  (after choosing the backend)
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 DPI = 100
 MAX_TIMELINES = 4
@@ -114,8 +115,8 @@ def plot_scaling(fig, runs):
         bandwidth.plot(threads, [r["gbs_median"] for r in members], marker="o", label=label)
     speed.plot(all_threads, [t / all_threads[0] for t in all_threads], "k--", linewidth=1,
                label="ideal (linear)")
-    speed.set_ylabel("speed-up over the fewest threads (median time per iteration)")
-    bandwidth.set_ylabel("bandwidth, median iteration (GB/s = 10^9 B/s)")
+    speed.set_ylabel("speed-up over the fewest threads (median times)")
+    bandwidth.set_ylabel("bandwidth at the median iteration (GB/s)")
     for ax in (speed, bandwidth):
         ax.set_xlabel("OpenMP threads")
         ax.set_xticks(all_threads)
@@ -135,7 +136,7 @@ def plot_init(fig, runs):
     audited = [r for r in runs if r["local"] is not None]
     width = 0.8 / max(len(audited), 1)
     for k, r in enumerate(audited):
-        x = np.arange(len(r["local"])) + k * width
+        x = np.arange(len(r["local"])) + (k - (len(audited) - 1) / 2) * width
         local.bar(x, np.nan_to_num(r["local"], nan=0.0), width=width,
                   label="%s init, %s" % (r["init_mode"], os.path.basename(r["file"])))
     if audited:
@@ -143,7 +144,8 @@ def plot_init(fig, runs):
     else:
         local.text(0.5, 0.5, "no placement audit in these files", ha="center", transform=local.transAxes)
     local.set_ylim(0, 1.05)
-    local.set_xlabel("OpenMP thread")
+    local.xaxis.set_major_locator(MaxNLocator(integer=True))
+    local.set_xlabel("OpenMP thread (a thread that owns no page has no bar)")
     local.set_ylabel("pages local to the thread after init (fraction)")
     for ax in (times, local):
         ax.grid(True, axis="y", alpha=0.3)
@@ -153,15 +155,25 @@ def plot_timeline(fig, runs):
     shown = runs[:MAX_TIMELINES]
     axes = fig.subplots(len(shown), 1, squeeze=False)[:, 0]
     for ax, r in zip(axes, shown):
-        data = r["thread_iteration"] * 1e6
-        image = ax.imshow(data, aspect="auto", interpolation="nearest", cmap="viridis")
-        ax.set_ylabel("thread")
+        scale, unit = time_unit(r["thread_iteration"].max())
+        image = ax.imshow(r["thread_iteration"] * scale, aspect="auto", interpolation="nearest", cmap="viridis")
+        ax.set_ylabel("OpenMP thread")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title("%s: %s init, %d threads, %s" % (os.path.basename(r["file"]), r["init_mode"],
                                                       r["threads"], r["binding"]), fontsize="small")
-        fig.colorbar(image, ax=ax, label="time per iteration (us)")
+        fig.colorbar(image, ax=ax, label="thread's time per iteration (%s)" % unit)
     axes[-1].set_xlabel("timed iteration")
     if len(runs) > MAX_TIMELINES:
         print("plot.py: timeline shows the first %d of %d files" % (MAX_TIMELINES, len(runs)), file=sys.stderr)
+
+
+def time_unit(longest):
+    """Seconds shown in the unit that keeps the numbers readable."""
+    for scale, unit in ((1, "s"), (1e3, "ms"), (1e6, "\u00b5s")):
+        if longest * scale >= 1:
+            return scale, unit
+    return 1e9, "ns"
 
 
 def parse_size(value):

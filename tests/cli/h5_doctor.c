@@ -1,7 +1,8 @@
 /* Damages a copy of a run file in one way, through the HDF5 C API, for the bad-file tests:
  *   h5_doctor FILE CASE      (FILE is modified in place; the test copies it first)
  * Each case breaks one rule of the schema (README, "The HDF5 file"), so each test fails for
- * one reason. `h5_doctor NEW foreign` writes an HDF5 file that is not a touchstone file. */
+ * one reason; heap_loop and heap_crash damage bytes HDF5 itself trips over. `h5_doctor NEW
+ * foreign` and `h5_doctor NEW checkpoint` write HDF5 files that are not run files. */
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,19 +43,36 @@ static int replace(const char *path, hid_t type, int rank, const hsize_t *dims, 
     return bad ? fail("creating the dataset") : 0;
 }
 
-static int set_int_attr(const char *obj, const char *name, int value)
+static int make_int_attr(const char *obj, const char *name, int value)
 {
-    hid_t a = H5Aopen_by_name(file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate_by_name(file, obj, name, H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     int bad = a < 0 || H5Awrite(a, H5T_NATIVE_INT, &value) < 0;
     H5Aclose(a);
-    return bad ? fail("writing the attribute") : 0;
+    H5Sclose(space);
+    return bad ? fail("creating the attribute") : 0;
 }
 
+/* Deleted and created anew: HDF5 1.10 fails to rewrite some attributes in place ("can't
+ * locate open attribute"). */
+static int set_int_attr(const char *obj, const char *name, int value)
+{
+    if (H5Adelete_by_name(file, obj, name, H5P_DEFAULT) < 0)
+        return fail("deleting the attribute");
+    return make_int_attr(obj, name, value);
+}
+
+/* Element `index` of the dataset, counted in C order (a scalar has only element 0). */
 static int set_value(const char *path, hsize_t index, double v)
 {
     hid_t set = H5Dopen2(file, path, H5P_DEFAULT), space = H5Dget_space(set), mem = H5Screate(H5S_SCALAR);
-    int bad = H5Sselect_elements(space, H5S_SELECT_SET, 1, &index) < 0
-           || H5Dwrite(set, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, &v) < 0;
+    int rank = H5Sget_simple_extent_ndims(space);
+    hsize_t dims[2] = { 1, 1 }, at[2] = { 0, 0 };
+    int bad = rank < 0 || rank > 2 || H5Sget_simple_extent_dims(space, dims, NULL) < 0;
+    for (int i = rank - 1; !bad && i >= 0; index /= dims[i--])
+        at[i] = index % dims[i];
+    bad = bad || (rank > 0 && H5Sselect_elements(space, H5S_SELECT_SET, 1, at) < 0)
+       || H5Dwrite(set, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, &v) < 0;
     H5Sclose(mem);
     H5Sclose(space);
     H5Dclose(set);
@@ -108,17 +126,41 @@ static int doctor(const char *c)
     return 2;
 }
 
+/* HDF5 1.10 does not check the objects in a global heap collection (where variable-length
+ * strings live): a free-space object of size 0 makes it loop forever, a huge size makes it
+ * read out of bounds. Written into the first object after the "GCOL" signature. */
+static int damage_heap(const char *path, const char *c)
+{
+    static const unsigned char loop[16] = { 0 };
+    static const unsigned char crash[16] = { 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40 };
+    FILE *f = fopen(path, "r+b");
+    unsigned char buf[1 << 16];
+    size_t n = f ? fread(buf, 1, sizeof buf, f) : 0;
+    size_t at = 0;
+    while (at + 32 <= n && memcmp(buf + at, "GCOL", 4) != 0)
+        at++;
+    int bad = !f || at + 32 > n || fseek(f, (long)at + 16, SEEK_SET) != 0
+           || fwrite(strcmp(c, "heap_loop") == 0 ? loop : crash, 16, 1, f) != 1;
+    if (f && fclose(f) != 0)
+        bad = 1;
+    return bad ? fail("damaging the global heap") : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3)
         return fprintf(stderr, "usage: h5_doctor FILE CASE\n"), 2;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    if (strcmp(argv[2], "foreign") == 0) {
+    if (strcmp(argv[2], "foreign") == 0 || strcmp(argv[2], "checkpoint") == 0) {
         file = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
         hid_t g = file < 0 ? -1 : H5Gcreate2(file, "/data", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         H5Gclose(g);
-        return H5Fclose(file) < 0 || g < 0 ? fail("writing a foreign file") : 0;
+        /* A checkpoint says so in its root attribute touchstone_checkpoint (io/ts_checkpoint.c). */
+        int st = g < 0 || (argv[2][0] == 'c' && make_int_attr("/", "touchstone_checkpoint", 1));
+        return H5Fclose(file) < 0 || st ? fail("writing the file") : 0;
     }
+    if (strncmp(argv[2], "heap_", 5) == 0)
+        return damage_heap(argv[1], argv[2]);
     file = H5Fopen(argv[1], H5F_ACC_RDWR, H5P_DEFAULT);
     if (file < 0)
         return fail("opening the file");

@@ -25,8 +25,10 @@ static int print_values(hid_t obj, hid_t file_type, hssize_t n, int is_attr)
         H5Tset_cset(str, H5Tget_cset(file_type));
         char **s = calloc((size_t)(n > 0 ? n : 1), sizeof *s);
         int rc = is_attr ? H5Aread(obj, str, s) : H5Dread(obj, str, H5S_ALL, H5S_ALL, H5P_DEFAULT, s);
-        for (hssize_t i = 0; rc >= 0 && i < n; i++)
+        for (hssize_t i = 0; rc >= 0 && i < n; i++) {
             printf("%s\n", s[i] ? s[i] : "");
+            H5free_memory(s[i]); /* HDF5 allocated each variable-length string */
+        }
         H5Tclose(str);
         free(s);
         return rc < 0;

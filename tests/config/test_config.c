@@ -210,7 +210,7 @@ static const struct bad_case bad_cases[] = {
      {"%f:4: unknown section [stencl] (known sections: run, sum, triad, stencil, init, openmp, output, placement)"}},
     {"section names are case-sensitive", "[RUN]\nkernel = sum\n", NULL, {0}, 0, {"%f:2: unknown section [RUN]"}},
     {"unknown key", "[stencil]\nnxx = 5\n", NULL, {0}, 0,
-     {"%f:2: unknown key 'nxx' in section [stencil] (known keys: nx, ny, nz, alpha)"}},
+     {"%f:2: unknown key 'nxx' in section [stencil] (known keys: nx, ny, nz, alpha, nontemporal, time_block, block_y)"}},
     {"key before any section", "; settings\nkernel = sum\n", NULL, {0}, 0,
      {"%f:2: key 'kernel' outside any section"}},
     {"duplicate key", "[run]\nkernel = sum\n\n[run]\nkernel = triad\n", NULL, {0}, 0,
@@ -339,8 +339,9 @@ static void test_bad(void)
 static void test_fields(void)
 {
     static const char ini[] = "[run]\nkernel = triad\niterations = 1e3\nwarmup = 2\n"
-                              "[sum]\nn = 1000\n[triad]\nn = 2000\nscalar = 0.5\n"
-                              "[stencil]\nnx = 10\nny = 20\nnz = 30\nalpha = 0.125\n"
+                              "[sum]\nn = 1000\nmode = fast\n[triad]\nn = 2000\nscalar = 0.5\nnontemporal = yes\n"
+                              "[stencil]\nnx = 10\nny = 20\nnz = 30\nalpha = 0.125\nnontemporal = 1\n"
+                              "time_block = 3\nblock_y = 5\n"
                               "[init]\nmode = serial\nseed = 42\npolicy = bind:1\n"
                               "[openmp]\nthreads = 8\nplaces = {0:4},{4:4}\nproc_bind = spread\n"
                               "[output]\nfile = x-%k.h5\nwrite_field = on\ncheckpoint_every = 7\n"
@@ -359,7 +360,8 @@ static void test_fields(void)
         cfg.alpha != 0.125 || strcmp(cfg.init_mode, "serial") || cfg.seed != 42 || cfg.threads != 8 ||
         strcmp(cfg.places, "{0:4},{4:4}") || strcmp(cfg.proc_bind, "spread") || strcmp(cfg.file, "x-%k.h5") ||
         !cfg.write_field || cfg.checkpoint_every != 7 || strcmp(cfg.policy, "bind:1") || cfg.placement_audit || cfg.sample_stride != 16 ||
-        !cfg.placement_at_end)
+        !cfg.placement_at_end || strcmp(cfg.sum_mode, "fast") || !cfg.triad_nontemporal || !cfg.stencil_nontemporal
+        || cfg.time_block != 3 || cfg.block_y != 5)
         fail(name, "a member differs from the file (kernel %s, iterations %lld, nx %lld, places %s, file %s)",
              cfg.kernel, (long long)cfg.iterations, (long long)cfg.nx, cfg.places, cfg.file);
     for (size_t i = 0; i < ts_config_key_count(); i++)
@@ -438,8 +440,8 @@ static void test_keys(void)
     if (ts_config_validate(&cfg, &err) != TS_OK)
         fail(name, "the defaults do not validate: %s", err.message);
     size_t n = ts_config_key_count();
-    if (n != 22 || n > TS_CONFIG_MAX_KEYS)
-        fail(name, "%zu keys, expected 22", n);
+    if (n != 27 || n > TS_CONFIG_MAX_KEYS)
+        fail(name, "%zu keys, expected 27", n);
     for (size_t i = 0; i < n; i++) {
         const char *key = ts_config_key_name(i), *doc = ts_config_key_doc(i);
         char value[1200], want[1300];

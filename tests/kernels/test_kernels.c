@@ -89,12 +89,16 @@ static int same_arrays(const struct outcome *a, const struct outcome *b)
 
 static const char *describe(const struct ts_problem *pb)
 {
-    static char buf[128];
+    static char buf[192];
+    int n;
     if (pb->kernel == TS_KERNEL_SUM || pb->kernel == TS_KERNEL_TRIAD)
-        snprintf(buf, sizeof buf, "%s n=%lld", ts_kernel_get(pb->kernel)->name, (long long)pb->n);
+        n = snprintf(buf, sizeof buf, "%s n=%lld", ts_kernel_get(pb->kernel)->name, (long long)pb->n);
     else
-        snprintf(buf, sizeof buf, "%s %lldx%lldx%lld", ts_kernel_get(pb->kernel)->name, (long long)pb->nx,
-                 (long long)pb->ny, (long long)pb->nz);
+        n = snprintf(buf, sizeof buf, "%s %lldx%lldx%lld", ts_kernel_get(pb->kernel)->name, (long long)pb->nx,
+                     (long long)pb->ny, (long long)pb->nz);
+    snprintf(buf + n, sizeof buf - (size_t)n, "%s%s time_block=%lld block_y=%lld",
+             pb->sum_mode == TS_SUM_FAST ? " fast" : "", pb->nontemporal ? " nontemporal" : "",
+             (long long)pb->time_block, (long long)pb->block_y);
     return buf;
 }
 
@@ -117,7 +121,8 @@ static void check_problem(const struct ts_problem *pb, int64_t steps)
             }
             CHECK(o.ver.passed, "%s, %d threads, %s init: verification failed: error %g > tolerance %g",
                   describe(pb), threads, serial ? "serial" : "parallel", o.ver.error, o.ver.tolerance);
-            CHECK(memcmp(&o.result, &first.result, sizeof o.result) == 0,
+            /* A fast sum is allowed to depend on the thread count: only its tolerance binds it. */
+            CHECK(pb->sum_mode == TS_SUM_FAST || memcmp(&o.result, &first.result, sizeof o.result) == 0,
                   "%s, %d threads, %s init: result %a differs from 1 thread's %a", describe(pb), threads,
                   serial ? "serial" : "parallel", o.result, first.result);
             CHECK(same_arrays(&o, &first), "%s, %d threads, %s init: arrays differ from 1 thread's", describe(pb),
@@ -126,6 +131,26 @@ static void check_problem(const struct ts_problem *pb, int64_t steps)
         }
     }
     release(&first);
+}
+
+/* A variant (streaming stores, blocking, time_block) must verify like any problem and give
+ * bitwise the arrays and result of the plain problem, for 1 to 4 threads. */
+static void check_same_as_plain(const struct ts_problem *variant, int64_t variant_steps,
+                                const struct ts_problem *plain, int64_t plain_steps)
+{
+    check_problem(variant, variant_steps);
+    for (int threads = 1; threads <= 4; threads++) {
+        struct outcome a, b;
+        if (run(variant, threads, 0, variant_steps, &a) != 0 || run(plain, threads, 0, plain_steps, &b) != 0) {
+            CHECK(0, "%s: could not run", describe(variant));
+            continue;
+        }
+        CHECK(memcmp(&a.result, &b.result, sizeof a.result) == 0 && same_arrays(&a, &b),
+              "%s, %d threads, %lld iterations: result %a or arrays differ from the plain kernel's %a after %lld",
+              describe(variant), threads, (long long)variant_steps, a.result, b.result, (long long)plain_steps);
+        release(&a);
+        release(&b);
+    }
 }
 
 /* Verification must fail when one value is wrong. */
@@ -154,8 +179,19 @@ static void sum_and_triad(void)
         check_problem(&sum, 2);
         check_problem(&triad, 2);
     }
+    const int64_t odd_sizes[] = {1, 3, 511, 513, 100003};
+    for (size_t i = 0; i < sizeof odd_sizes / sizeof odd_sizes[0]; i++) {
+        struct ts_problem fast = {.kernel = TS_KERNEL_SUM, .n = odd_sizes[i], .seed = 5, .sum_mode = TS_SUM_FAST};
+        check_problem(&fast, 2);
+        struct ts_problem triad = {.kernel = TS_KERNEL_TRIAD, .n = odd_sizes[i], .scalar = -0.5, .seed = 5};
+        struct ts_problem streamed = triad;
+        streamed.nontemporal = 1;
+        check_same_as_plain(&streamed, 2, &triad, 2);
+    }
     struct ts_problem sum = {.kernel = TS_KERNEL_SUM, .n = 1000, .seed = 3};
     check_detects(&sum, 1, 0, 0, 1.0, 1.0 + 1e-12);
+    struct ts_problem fast = {.kernel = TS_KERNEL_SUM, .n = 1000, .seed = 3, .sum_mode = TS_SUM_FAST};
+    check_detects(&fast, 1, 0, 0, 1.0, 1.0 + 1e-12);
     struct ts_problem triad = {.kernel = TS_KERNEL_TRIAD, .n = 1000, .scalar = 3.0, .seed = 3};
     check_detects(&triad, 1, 0, 999, 1.0 + 1e-12, 1.0);
     check_detects(&triad, 1, 1, 5, 2.0, 1.0); /* b changed behind the kernel's back */
@@ -184,11 +220,49 @@ static void stencils(void)
     struct ts_problem cube = {.kernel = TS_KERNEL_STENCIL3D, .nx = 9, .ny = 9, .nz = 9, .alpha = 0.1};
     check_detects(&cube, 3, 1, (4 * 9 + 4) * 9 + 4, 1.0 + 1e-9, 1.0);
 
+    /* Blocking, streaming stores and temporal blocking change the order of the work, never a bit
+     * of the result: blocks of 1 to 4 rows, time blocks deeper than a thread's share of items. */
+    const int64_t odd3d[][3] = {{9, 9, 9}, {17, 5, 11}, {5, 7, 21}};
+    for (size_t i = 0; i < 3; i++) {
+        struct ts_problem plain = {.kernel = TS_KERNEL_STENCIL3D, .nx = odd3d[i][0], .ny = odd3d[i][1],
+                                   .nz = odd3d[i][2], .alpha = 0.15};
+        for (int64_t rows = 1; rows <= 4; rows++) {
+            struct ts_problem blocked = plain;
+            blocked.block_y = rows;
+            blocked.nontemporal = rows % 2;
+            check_same_as_plain(&blocked, 6, &plain, 6);
+        }
+        for (int64_t k = 2; k <= 5; k++) {
+            struct ts_problem waved = plain;
+            waved.time_block = k;
+            check_same_as_plain(&waved, 3, &plain, 3 * k);
+        }
+    }
+    const int64_t odd2d[][2] = {{129, 65}, {7, 33}};
+    for (size_t i = 0; i < 2; i++) {
+        struct ts_problem plain = {.kernel = TS_KERNEL_STENCIL2D, .nx = odd2d[i][0], .ny = odd2d[i][1], .nz = 1,
+                                   .alpha = 0.2};
+        struct ts_problem streamed = plain;
+        streamed.nontemporal = 1;
+        check_same_as_plain(&streamed, 5, &plain, 5);
+        for (int64_t k = 2; k <= 9; k += 7) {
+            struct ts_problem waved = plain;
+            waved.time_block = k;
+            check_same_as_plain(&waved, 4, &plain, 4 * k);
+        }
+    }
+    struct ts_problem waved = {.kernel = TS_KERNEL_STENCIL3D, .nx = 9, .ny = 9, .nz = 9, .alpha = 0.1, .time_block = 3};
+    check_detects(&waved, 2, 0, (4 * 9 + 4) * 9 + 4, 1.0 + 1e-9, 1.0);
+
     /* Plans refuse grids without an interior point. */
     struct ts_plan plan;
     char why[256];
     struct ts_problem tiny = {.kernel = TS_KERNEL_STENCIL2D, .nx = 2, .ny = 5, .nz = 1, .alpha = 0.1};
     CHECK(ts_kernel_get(TS_KERNEL_STENCIL2D)->plan(&tiny, &plan, why, sizeof why) != 0, "2x5 grid accepted");
+    struct ts_problem both = {.kernel = TS_KERNEL_STENCIL3D, .nx = 9, .ny = 9, .nz = 9, .alpha = 0.1,
+                              .nontemporal = 1, .time_block = 2};
+    CHECK(ts_kernel_get(TS_KERNEL_STENCIL3D)->plan(&both, &plan, why, sizeof why) != 0,
+          "streaming stores with temporal blocking accepted");
     CHECK(ts_kernel_find("stencil3d") == ts_kernel_get(TS_KERNEL_STENCIL3D), "lookup by name");
     CHECK(ts_kernel_find("stencil4d") == NULL, "unknown kernel name found");
 }

@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2015,SC2016  # a && b || die is meant; sh -c '...' expands in the child
 # A private single-node Slurm on localhost for the test suite, from Debian's slurmctld, slurmd,
 # slurm-client and munge packages. Nothing goes to /etc and no systemd is involved: every file
 # (munge key and socket, slurm.conf, state, spool, logs, PID files) lives under DIR.
@@ -42,50 +43,80 @@ live_pid() {
     case $exe in */"$prog"*) echo "$pid" ;; *) return 1 ;; esac
 }
 
-# Stops one daemon by PID: SIGTERM, then up to 10 s, then SIGKILL.
-stop_pid() {
-    local name=$1 pid=$2 i
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for i in $(seq 1 100); do
-        kill -0 "$pid" 2>/dev/null || { say "stopped $name (pid $pid)"; return 0; }
+# Stops processes by PID ("name:pid" pairs), all at once: SIGTERM, up to 10 s, then SIGKILL.
+stop_pids() {
+    local entry left
+    [ $# -gt 0 ] || return 0
+    for entry in "$@"; do kill -TERM "${entry#*:}" 2>/dev/null; done
+    for _ in $(seq 1 100); do
+        left=""
+        for entry in "$@"; do
+            kill -0 "${entry#*:}" 2>/dev/null && left="$left $entry"
+        done
+        [ -z "$left" ] && break
         sleep 0.1
     done
-    say "$name (pid $pid) ignored SIGTERM for 10 s: SIGKILL"
-    kill -KILL "$pid" 2>/dev/null
+    for entry in $left; do
+        say "${entry%%:*} (pid ${entry#*:}) ignored SIGTERM for 10 s: SIGKILL"
+        kill -KILL "${entry#*:}" 2>/dev/null
+    done
+    for entry in "$@"; do say "stopped ${entry%%:*} (pid ${entry#*:})"; done
 }
 
-# slurmstepd processes of this cluster (they outlive slurmd): found by the SLURM_CONF in their
-# environment, which they inherit from our slurmd. Never by name alone.
-our_stepds() {
-    local p pid
+# Processes of this cluster's jobs that outlived it: slurmstepd, and the job scripts, sruns and
+# programs under it. They are recognised by this cluster's SLURM_CONF in their environment
+# (slurmd passes it to slurmstepd; jobs get it from the submitting shell) together with being
+# slurmstepd or having a SLURM_JOB_ID. Never by name alone. Shell builtins only in the loop:
+# forking once per process costs seconds on a busy small machine.
+our_job_pids() {
+    local p comm e conf job
+    local -a envs
     for p in /proc/[0-9]*; do
-        pid=${p#/proc/}
-        case $(readlink "$p/exe" 2>/dev/null) in */slurmstepd*) ;; *) continue ;; esac
-        if tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qxF "SLURM_CONF=$CONF"; then
-            echo "$pid"
+        [ "${p#/proc/}" = "$$" ] && continue
+        envs=()
+        { mapfile -d '' -t envs <"$p/environ"; } 2>/dev/null || continue
+        conf=0
+        job=0
+        for e in "${envs[@]}"; do
+            case $e in
+            "SLURM_CONF=$CONF") conf=1 ;;
+            SLURM_JOB_ID=*) job=1 ;;
+            esac
+        done
+        [ "$conf" -eq 1 ] || continue
+        comm=""
+        { read -r comm <"$p/comm"; } 2>/dev/null
+        if [ "$comm" = slurmstepd ] || [ "$job" -eq 1 ]; then
+            echo "${p#/proc/}"
         fi
     done
 }
 
 stop() {
+    local pid daemons=""
     export SLURM_CONF=$CONF
-    if pid=$(live_pid "$DIR/slurmctld.pid" slurmctld); then
+    if live_pid "$DIR/slurmctld.pid" slurmctld >/dev/null; then
         # Jobs first, so no step keeps running on the CPUs after the tests.
         jobs=$(timeout 10 squeue -h -o %A 2>/dev/null | tr '\n' ' ')
         if [ -n "${jobs// /}" ]; then
             say "cancelling jobs: $jobs"
             # shellcheck disable=SC2086
             timeout 10 scancel $jobs 2>/dev/null
-            for _ in $(seq 1 50); do
+            # A cancelled job gets SIGTERM, then SIGKILL after KillWait (5 s): allow for that.
+            for _ in $(seq 1 60); do
                 [ -z "$(timeout 5 squeue -h -o %A 2>/dev/null)" ] && break
-                sleep 0.2
+                sleep 0.5
             done
         fi
     fi
-    if pid=$(live_pid "$DIR/slurmd.pid" slurmd); then stop_pid slurmd "$pid"; fi
-    for pid in $(our_stepds); do stop_pid slurmstepd "$pid"; done
-    if pid=$(live_pid "$DIR/slurmctld.pid" slurmctld); then stop_pid slurmctld "$pid"; fi
-    if pid=$(live_pid "$MUNGE_DIR/munged.pid" munged); then stop_pid munged "$pid"; fi
+    # slurmd, leftover job processes and slurmctld together (each daemon takes ~2 s to go),
+    # munged last: the others may still talk to it on their way out.
+    if pid=$(live_pid "$DIR/slurmd.pid" slurmd); then daemons="$daemons slurmd:$pid"; fi
+    for pid in $(our_job_pids); do daemons="$daemons job-process:$pid"; done
+    if pid=$(live_pid "$DIR/slurmctld.pid" slurmctld); then daemons="$daemons slurmctld:$pid"; fi
+    # shellcheck disable=SC2086
+    stop_pids $daemons
+    if pid=$(live_pid "$MUNGE_DIR/munged.pid" munged); then stop_pids "munged:$pid"; fi
     return 0
 }
 
@@ -128,6 +159,9 @@ start() {
     done
     [ -z "$missing" ] || die "missing programs:$missing. Install the Debian packages with
     scripts/setup-deps.sh --test   (slurmctld slurmd slurm-client munge; as root)"
+
+    # slurmd must be root to start jobs (it sets up each job's user, limits and CPU binding).
+    [ "$(id -u)" -eq 0 ] || die "the private Slurm cluster needs root (slurmd launches the jobs); run the tests as root"
 
     # Left over from an earlier run of this same build directory: ours, so we may stop it.
     stop >/dev/null

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced: sets variables for the tests
 # Shared by the Slurm tests: submit the jobs/ scripts to the private cluster that
 # cluster.sh started, wait for them with a bounded poll, check their files.
 # Usage in a test:  . "$(dirname "$0")/lib.sh" "$@"

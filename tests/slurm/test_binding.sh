@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2086,SC1091,SC2015  # $SMALL, $RUN: option lists; lib.sh is next to this file
 # jobs/binding.sbatch with 2 CPUs: close, spread, unbound and the deliberately wrong one-core
 # run. The stacked-threads warning must be in the one-core file and its part of the log, never
 # in close or spread; unbound warns that binding is off.

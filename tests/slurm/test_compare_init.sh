@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2086,SC1091,SC2015  # $SMALL, $RUN: option lists; lib.sh is next to this file
 # jobs/compare-init.sbatch: parallel and serial first touch on the same whole node (--exclusive,
 # every CPU), same config; both files verified with bitwise-equal results, and the comparison
 # printed by `touchstone compare` in the job log.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2086,SC1091,SC2015  # $SMALL, $RUN: option lists; lib.sh is next to this file
 # The /job group of a run under Slurm: job and array ids, nodes, CPUs, partition, the CPU mask
 # the process got, not restarted. One plain job and one array task, 1 CPU each.
 . "$(dirname "$0")/lib.sh" "$@"

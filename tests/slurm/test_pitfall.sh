@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2086,SC1091,SC2015  # $SMALL, $RUN: option lists; lib.sh is next to this file
 # The Slurm 22.05 pitfall: inside a batch job with --cpus-per-task=2, a plain
 # `srun --cpu-bind=cores` step gets ONE CPU, so both threads stack on it and touchstone must
 # warn; `srun -c $SLURM_CPUS_PER_TASK` and SRUN_CPUS_PER_TASK give the step both CPUs and

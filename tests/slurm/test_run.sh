@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2086,SC1091,SC2015  # $SMALL, $RUN: option lists; lib.sh is next to this file
 # jobs/run.sbatch through sbatch: one task, --cpus-per-task threads, each on its own core,
 # output named after the job id, verified, the job recorded in the file.
 . "$(dirname "$0")/lib.sh" "$@"

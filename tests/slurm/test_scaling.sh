@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2086,SC1091,SC2015  # $SMALL, $RUN: option lists; lib.sh is next to this file
 # jobs/submit.sh: the scaling array (task id = threads: 1, 2 on this 2-CPU node) and the gather
 # job that waits for it with --dependency=afterok and prints one table (touchstone report).
 . "$(dirname "$0")/lib.sh" "$@"

@@ -1,0 +1,204 @@
+#!/bin/sh
+# bench/run.sh [SIZE_MB]: touchstone's kernels against the machine, measured side by side.
+#
+# For each kernel, likwid-bench (hand-written AVX-512/AVX kernels) and touchstone run on the
+# same working set (SIZE_MB megabytes, 10^6 bytes, over all arrays) and thread count,
+# alternately, ROUNDS times; one table then gives each side's GB/s (median, min-max) and the
+# median of the per-round ratios. A benchmark, not a test: it always exits 0.
+#
+# Bytes are counted the same way on both sides. likwid-bench counts the streams it names and
+# never a write-allocate: sum 8 B/element, stream 24 B (read b, c, write a), copy 16 B (read,
+# write), the *_mem variants the same with streaming stores. touchstone's sum and triad use
+# those very models. A stencil update moves what a copy element moves (read u, write u', and
+# the write-allocate read of u' that touchstone's 24 B/update includes), so its reference is
+# likwid's copy GB/s times 24/16: the 24 B/update roofline. With streaming stores the
+# stencils count 16 B/update against copy_mem, whose 16 B are then all the traffic. Each side's
+# GB/s is its mean over the timed iterations (likwid-bench reports no other).
+#
+# Environment: ROUNDS (5), THREADS (every CPU), LLC_MB (32: the last-level cache, measured,
+# see bench/README.md; cpuid in VMs can claim anything), TIME_BLOCK (8), GB_PER_RUN (20: the
+# data each measurement moves, which sets its iterations), BUILD (build/).
+# The default SIZE_MB, 20 x LLC_MB, makes each stencil grid 10x the LLC.
+set -u
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LLC_MB=${LLC_MB:-32}
+SIZE_MB=${1:-$((20 * LLC_MB))}
+ROUNDS=${ROUNDS:-5}
+THREADS=${THREADS:-$(nproc)}
+TIME_BLOCK=${TIME_BLOCK:-8}
+BUILD=${BUILD:-$ROOT/build}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/touchstone-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT INT TERM
+
+say() { echo "bench: $*" >&2; }
+
+# --- tools: likwid (through the project's set-up script), touchstone, the baseline ---------
+"$ROOT/scripts/setup-deps.sh" --bench >&2 || say "could not install the bench packages (see above)"
+if [ ! -x "$BUILD/app/touchstone" ]; then
+    cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null || say "cmake configure failed"
+fi
+cmake --build "$BUILD" --target touchstone bench_baseline -j "$(nproc)" >/dev/null 2>&1 || say "build failed"
+TS=$BUILD/app/touchstone
+BASELINE=$BUILD/bench/bench_baseline
+[ -x "$TS" ] || { say "no touchstone binary in $BUILD; nothing to measure"; exit 0; }
+
+# The widest likwid kernels this CPU runs.
+flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
+case " $flags " in
+*" avx512f "*) W=avx512; FMA=avx512_fma ;;
+*" avx "*) W=avx; FMA=avx_fma ;;
+*) W=""; FMA="" ;;
+esac
+lw() { [ -n "$W" ] && echo "${1}_$W" || echo "$1"; }
+LIKWID=""
+if ! command -v likwid-bench >/dev/null 2>&1; then
+    say "likwid-bench is not installed: measuring touchstone and the baseline only"
+elif ! why=$(likwid-bench -t "$(lw sum)" -w S0:1MB:1 -i 2 2>&1 >/dev/null) \
+    || ! likwid-bench -t "$(lw sum)" -w S0:1MB:1 -i 2 2>/dev/null | grep -q 'MByte/s'; then
+    say "likwid-bench cannot run here ($(echo "$why" | head -n 2 | tr '\n' ' ')): measuring touchstone and the baseline only"
+else
+    LIKWID=likwid-bench
+fi
+
+# --- sizes ---------------------------------------------------------------------------------
+BYTES=$((SIZE_MB * 1000000))
+CACHED_MB=$((LLC_MB / 4)) # fits in the LLC with room to spare: where latency, not memory, binds
+GB_PER_RUN=${GB_PER_RUN:-20}
+iterations() { awk -v mb="$1" -v gb="$GB_PER_RUN" 'BEGIN { n = int(gb * 1000 / mb); print (n < 10 ? 10 : (n > 5000 ? 5000 : n)) }'; }
+root() { awk -v n="$1" -v k="$2" -v cap="$3" 'BEGIN { r = int(n ^ (1 / k) + 1e-9); r = r > cap ? cap : r; print (r < 3 ? 3 : r) }'; }
+per_grid=$((BYTES / 16)) # points per grid: two grids of doubles
+nx2=$(root "$per_grid" 2 4096)
+ny2=$((per_grid / nx2)); [ "$ny2" -lt 3 ] && ny2=3
+nx3=$(root "$per_grid" 3 128) # 2(TIME_BLOCK + 2) planes of 128 KiB per thread: the wavefront's working set
+nz3=$((per_grid / nx3 / nx3)); [ "$nz3" -lt 3 ] && nz3=3
+
+# --- measurements: each prints one GB/s figure, or nothing when it failed ------------------
+likwid_gbs() { # TEST SIZE_MB SCALE
+    [ -n "$LIKWID" ] || return 0
+    likwid-bench -t "$1" -w "S0:${2}MB:$THREADS" -i "$ITERS" 2>/dev/null \
+        | awk -v s="$3" '/^MByte\/s:/ { printf "%.4f\n", $2 * s / 1000 }'
+}
+
+# h5 FILE -d|-a PATH: the sum of the numbers in that dataset or attribute.
+h5() {
+    h5dump -m %.17g "$2" "$3" "$1" 2>/dev/null | awk '/DATA \{/ { on = 1; next } on && /\}/ { exit }
+        on { gsub(/\([0-9]+\):|,/, " "); for (i = 1; i <= NF; i++) s += $i } END { printf "%.17g\n", s }'
+}
+
+# shellcheck disable=SC2317 # the measurements are called through the rows' command column
+touchstone_gbs() { # CONFIG ARGS...: the mean GB/s over the timed iterations, by the kernel's byte model
+    config=$1
+    shift
+    # shellcheck disable=SC2086
+    if ! "$TS" run "$ROOT/configs/$config" --threads "$THREADS" --set run.iterations="$ITERS" \
+        --set placement.audit=false -o "$WORK/run.h5" -q "$@" >"$WORK/ts.out" 2>&1; then
+        say "touchstone $config $* failed: $(tail -n 1 "$WORK/ts.out")"
+        return 0
+    fi
+    units=$(h5 "$WORK/run.h5" -a /results/units_per_iteration)
+    bytes=$(h5 "$WORK/run.h5" -a /results/bytes_per_unit)
+    seconds=$(h5 "$WORK/run.h5" -d /timings/kernel)
+    awk -v u="$units" -v b="$bytes" -v s="$seconds" -v n="$ITERS" 'BEGIN { printf "%.4f\n", u * b * n / s * 1e-9 }'
+}
+
+# shellcheck disable=SC2317
+baseline_gbs() { # SIZE_MB
+    [ -x "$BASELINE" ] || return 0
+    OMP_NUM_THREADS=$THREADS OMP_PLACES=cores OMP_PROC_BIND=close "$BASELINE" $(($1 * 125000)) "$ITERS" 2>/dev/null \
+        | awk '/^GB\/s/ { print $2 }'
+}
+
+# --- the rows: name | likwid test | its scale | target ratio | touchstone measurement -------
+NT_GRID="--set stencil.nontemporal=true"
+rows() {
+    cat <<EOF
+sum (reproducible)|$(lw sum)|1|0.90|touchstone_gbs sum.ini --set sum.n=$((BYTES / 8))
+sum (fast)|$(lw sum)|1|0.97|touchstone_gbs sum.ini --set sum.n=$((BYTES / 8)) --set sum.mode=fast
+sum, one accumulator (bench/baseline.c)|$(lw sum)|1|-|baseline_gbs $SIZE_MB
+sum (reproducible), ${CACHED_MB} MB in LLC|$(lw sum)|1|-|touchstone_gbs sum.ini --set sum.n=$((CACHED_MB * 125000))
+sum, one accumulator, ${CACHED_MB} MB in LLC|$(lw sum)|1|-|baseline_gbs $CACHED_MB
+triad|$(lw stream)${FMA:+_fma}|1|0.97|touchstone_gbs triad.ini --set triad.n=$((BYTES / 24))
+triad, streaming stores|$(lw stream_mem)|1|-|touchstone_gbs triad.ini --set triad.n=$((BYTES / 24)) --set triad.nontemporal=true
+stencil2d ${nx2}x${ny2}|$(lw copy)|1.5|0.90|touchstone_gbs stencil2d.ini --set stencil.nx=$nx2 --set stencil.ny=$ny2
+stencil2d, streaming stores|$(lw copy_mem)|1|0.90|touchstone_gbs stencil2d.ini --set stencil.nx=$nx2 --set stencil.ny=$ny2 $NT_GRID
+stencil3d ${nx3}x${nx3}x${nz3}|$(lw copy)|1.5|0.90|touchstone_gbs stencil3d.ini --set stencil.nx=$nx3 --set stencil.ny=$nx3 --set stencil.nz=$nz3
+stencil3d, streaming stores|$(lw copy_mem)|1|0.90|touchstone_gbs stencil3d.ini --set stencil.nx=$nx3 --set stencil.ny=$nx3 --set stencil.nz=$nz3 $NT_GRID
+stencil2d, time_block $TIME_BLOCK|$(lw copy)|1.5|1.30|touchstone_gbs stencil2d.ini --set stencil.nx=$nx2 --set stencil.ny=$ny2 --set stencil.time_block=$TIME_BLOCK
+stencil3d, time_block $TIME_BLOCK|$(lw copy)|1.5|1.30|touchstone_gbs stencil3d.ini --set stencil.nx=$nx3 --set stencil.ny=$nx3 --set stencil.nz=$nz3 --set stencil.time_block=$TIME_BLOCK
+EOF
+}
+
+say "$THREADS threads, $SIZE_MB MB per kernel (LLC $LLC_MB MB), $ROUNDS rounds; likwid-bench ${LIKWID:-off}"
+round=1
+while [ "$round" -le "$ROUNDS" ]; do
+    i=0
+    rows | while IFS='|' read -r name test scale target cmd; do
+        i=$((i + 1))
+        case "$name" in *LLC*) mb=$CACHED_MB ;; *) mb=$SIZE_MB ;; esac
+        ITERS=$(iterations "$mb")
+        likwid_gbs "$test" "$mb" "$scale" >>"$WORK/$i.ref"
+        # shellcheck disable=SC2086
+        $cmd >>"$WORK/$i.ts"
+        say "round $round/$ROUNDS: $name: likwid $(tail -n 1 "$WORK/$i.ref" 2>/dev/null) touchstone $(tail -n 1 "$WORK/$i.ts" 2>/dev/null)"
+    done
+    round=$((round + 1))
+done
+
+# --- the table -------------------------------------------------------------------------------
+stats() { # FILE: "median (min-max)" of its numbers
+    [ -s "$1" ] || { echo "n/a"; return; }
+    sort -g "$1" | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+        printf "%.2f (%.2f-%.2f)", m, v[1], v[NR] }'
+}
+median_ratio() { # TS REF: the median of the per-round ratios
+    if [ ! -s "$1" ] || [ ! -s "$2" ]; then
+        echo "n/a"
+        return
+    fi
+    paste "$1" "$2" | awk '$2 > 0 { print $1 / $2 }' | sort -g \
+        | awk '{ v[NR] = $1 } END { if (!NR) { print "n/a"; exit } printf "%.3f\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+echo "touchstone bench, $(date -u +%Y-%m-%d), $(uname -n): $THREADS threads, $SIZE_MB MB per kernel, $ROUNDS rounds, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo
+echo "| kernel | likwid test | likwid GB/s median (min-max) | touchstone GB/s median (min-max) | ratio | target |"
+echo "| --- | --- | --- | --- | --- | --- |"
+i=0
+rows | while IFS='|' read -r name test scale target cmd; do
+    i=$((i + 1))
+    ratio=$(median_ratio "$WORK/$i.ts" "$WORK/$i.ref")
+    verdict=""
+    if [ "$target" != "-" ] && [ "$ratio" != "n/a" ]; then
+        verdict=$(awk -v r="$ratio" -v t="$target" 'BEGIN { print (r >= t ? "met" : "NOT met") }')
+    fi
+    label=$test
+    [ "$scale" = 1.5 ] && label="$test x 24/16"
+    echo "| $name | $label | $(stats "$WORK/$i.ref") | $(stats "$WORK/$i.ts") | $ratio | ${target#-}${verdict:+ $verdict} |"
+done
+
+# Streaming stores against write-allocate, from the same rounds.
+gain() { median_ratio "$WORK/$1.ts" "$WORK/$2.ts"; }
+echo
+echo "streaming stores over write-allocate (touchstone, median of per-round ratios): triad $(gain 7 6)," \
+    "stencil2d $(gain 9 8), stencil3d $(gain 11 10)"
+
+# --- touchstone's own overhead in a default run ---------------------------------------------
+t0=$(date +%s.%N)
+if "$TS" run "$ROOT/configs/default.ini" -o "$WORK/default.h5" -q >/dev/null 2>&1; then
+    t1=$(date +%s.%N)
+    f=$WORK/default.h5
+    awk -v wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" -v alloc="$(h5 "$f" -d /timings/allocation)" \
+        -v init="$(h5 "$f" -d /timings/init)" -v warm="$(h5 "$f" -d /timings/warmup)" \
+        -v kern="$(h5 "$f" -d /timings/kernel)" -v comb="$(h5 "$f" -d /timings/combine)" \
+        -v ver="$(h5 "$f" -d /timings/verify)" -v audit="$(h5 "$f" -d /timings/placement)" \
+        -v write="$(h5 "$f" -d /timings/write)" 'BEGIN {
+        work = alloc + init + warm + kern + comb + ver
+        over = wall - work
+        printf "\ndefault run (configs/default.ini): %.3f s wall; kernel %.3f s + warm-up %.3f s, init %.3f s, allocation %.3f s, verify %.3f s\n", wall, kern, warm, init, alloc, ver
+        printf "overhead (config, re-exec, topology, audit %.3f s, HDF5 writing %.3f s, the rest): %.3f s = %.2f%% of the run\n", audit, write, over, 100 * over / wall }'
+else
+    echo
+    echo "default run failed: overhead not measured"
+fi
+exit 0

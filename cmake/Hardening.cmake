@@ -1,0 +1,26 @@
+# Sanitizer and fuzzing builds (README, "Reliability"). Both are meant for build directories
+# of their own: `make test` configures build-asan with TOUCHSTONE_SANITIZE=address,undefined
+# and build-fuzz with clang-14 and TOUCHSTONE_FUZZ=ON; the default build has neither.
+set(TOUCHSTONE_SANITIZE "" CACHE STRING
+    "Sanitizers for every target, as -fsanitize= takes them (address,undefined); empty for none")
+option(TOUCHSTONE_FUZZ "Build the libFuzzer harnesses of tests/fuzz (clang only; implies address,undefined)" OFF)
+
+if(TOUCHSTONE_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "TOUCHSTONE_FUZZ needs clang's libFuzzer: configure a build directory of its own with "
+                        "-DCMAKE_C_COMPILER=clang-14 (make fuzz does)")
+  endif()
+  if(NOT TOUCHSTONE_SANITIZE)
+    set(TOUCHSTONE_SANITIZE address,undefined)
+  endif()
+  # Coverage feedback from every library the harnesses reach; the harnesses themselves link
+  # -fsanitize=fuzzer (tests/fuzz/CMakeLists.txt).
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
+
+if(TOUCHSTONE_SANITIZE)
+  # Stacks through every frame, and the first error ends the process: a sanitizer report
+  # is a test failure, never a warning scrolled past.
+  add_compile_options(-fsanitize=${TOUCHSTONE_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${TOUCHSTONE_SANITIZE})
+endif()

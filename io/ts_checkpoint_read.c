@@ -1,0 +1,88 @@
+/* Reading a checkpoint back: untrusted input like any file, so every fact goes through the one
+ * validation layer (ts_h5_read.h) and is compared with the run before anything is copied. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ts_checkpoint.h"
+#include "ts_h5_read.h"
+
+static int check_header(struct h5r *r, const struct ts_checkpoint_expect *e, int64_t *steps, int64_t *threads)
+{
+    int64_t version, warmup, iterations;
+    char kernel[64];
+    if (h5r_has_attr(r, "/", "touchstone_checkpoint") != 1)
+        return h5r_fail(r, "/", "not a touchstone checkpoint (no touchstone_checkpoint attribute)");
+    if (h5r_int_attr(r, "/", "touchstone_checkpoint", 1, TS_CHECKPOINT_VERSION, &version)
+        || h5r_str_attr(r, "/", "kernel", kernel, sizeof kernel))
+        return r->err->status;
+    if (strcmp(kernel, e->kernel) != 0)
+        return h5r_fail(r, "/", "checkpoint of kernel %s, this run is %s", kernel, e->kernel);
+    const int64_t max_steps = e->n_warmup + e->n_iterations;
+    if (h5r_int_attr(r, "/", "n_warmup", 0, INT64_MAX, &warmup)
+        || h5r_int_attr(r, "/", "n_iterations", 0, INT64_MAX, &iterations))
+        return r->err->status;
+    if (warmup != e->n_warmup || iterations != e->n_iterations)
+        return h5r_fail(r, "/", "checkpoint of %lld + %lld iterations, this run has %lld + %lld", (long long)warmup,
+                        (long long)iterations, (long long)e->n_warmup, (long long)e->n_iterations);
+    /* A checkpoint always holds a run with iterations left: steps_done < warm-up + timed. */
+    return h5r_int_attr(r, "/", "steps_done", 0, max_steps - 1, steps)
+        || h5r_int_attr(r, "/", "n_threads", 1, 65536, threads) ? r->err->status : TS_OK;
+}
+
+static int check_config(struct h5r *r, const struct ts_checkpoint_expect *e)
+{
+    if (h5r_group(r, "/config"))
+        return r->err->status;
+    for (int32_t i = 0; i < e->n_must_match; i++) {
+        char value[sizeof e->must_match[i].value];
+        if (h5r_str_attr(r, "/config", e->must_match[i].name, value, sizeof value))
+            return r->err->status;
+        if (strcmp(value, e->must_match[i].value) != 0)
+            return h5r_fail(r, "/config", "checkpoint was written for %s = %s, this run has %s = %s; refusing to restart",
+                            e->must_match[i].name, value, e->must_match[i].name, e->must_match[i].value);
+    }
+    return TS_OK;
+}
+
+int ts_checkpoint_restore(const char *path, const struct ts_checkpoint_expect *e, int64_t *steps_done,
+                          int *thread_times_restored, struct ts_error *err)
+{
+    struct h5r r;
+    *thread_times_restored = 0;
+    if (h5r_open_path(&r, path, err)) {
+        ts_error_prefix(err, "cannot read checkpoint: ");
+        return err->status;
+    }
+    int64_t steps = 0, threads = 0;
+    int rc = check_header(&r, e, &steps, &threads);
+    if (rc == TS_OK)
+        rc = check_config(&r, e);
+    if (rc == TS_OK && steps > 0) {
+        struct h5r_doubles times = {.path = "/step_times", .rank = 1, .dims = {(hsize_t)steps}, .why = "steps_done",
+                                    .min = 0.0, .max = HUGE_VAL};
+        rc = h5r_read_doubles(&r, &times, e->step_times);
+    }
+    double *field = e->field[steps % 2];
+    if (rc == TS_OK && field) {
+        struct h5r_doubles grid = {.path = "/field", .rank = 3, .why = "the run's grid, nz x ny x nx",
+                                   .dims = {(hsize_t)e->field_dims[0], (hsize_t)e->field_dims[1],
+                                            (hsize_t)e->field_dims[2]},
+                                   .min = -HUGE_VAL, .max = HUGE_VAL};
+        rc = h5r_read_doubles(&r, &grid, field);
+    }
+    /* Per-thread times only map onto the same thread count; their absence is no error. */
+    if (rc == TS_OK && threads == e->n_threads && e->n_iterations > 0) {
+        struct h5r_doubles times = {.path = "/thread_times", .rank = 2, .why = "n_threads x n_iterations",
+                                    .dims = {(hsize_t)threads, (hsize_t)e->n_iterations},
+                                    .min = 0.0, .max = HUGE_VAL, .nan_ok = 1};
+        struct ts_error ignored;
+        struct h5r quiet = r;
+        quiet.err = &ignored;
+        *thread_times_restored = h5r_read_doubles(&quiet, &times, e->thread_times) == TS_OK;
+    }
+    h5r_close(&r);
+    if (rc == TS_OK)
+        *steps_done = steps;
+    return rc;
+}

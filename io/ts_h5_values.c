@@ -1,0 +1,228 @@
+/* Reading values: scalar attributes (integers, strings) and floating-point datasets, each
+ * checked for class, shape, storage and range before the caller sees it. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_h5_read.h"
+#include "ts_text_safe.h"
+
+/* Strings longer than this are refused before any buffer is sized from the file. */
+#define MAX_FIXED_STRING ((size_t)1 << 16)
+
+/* Opens obj@name, which must exist; where receives the name used in messages. */
+static hid_t open_attr(struct h5r *r, const char *obj, const char *name, const char *expected,
+                       char *where, size_t size)
+{
+    snprintf(where, size, "%s@%s", obj, name);
+    int has = h5r_has_attr(r, obj, name);
+    if (has == 0)
+        h5r_fail(r, where, "missing (expected %s attribute)", expected);
+    if (has <= 0)
+        return -1;
+    hid_t a = H5Aopen_by_name(r->file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+    if (a < 0)
+        h5r_fail_hdf5(r, where, "cannot open");
+    return a;
+}
+
+int h5r_int_attr(struct h5r *r, const char *obj, const char *name, int64_t min, int64_t max,
+                 int64_t *out)
+{
+    char where[256];
+    hid_t a = open_attr(r, obj, name, "a scalar integer", where, sizeof where);
+    if (a < 0)
+        return r->err->status;
+    int st = TS_OK;
+    hid_t type = H5Aget_type(a), space = H5Aget_space(a);
+    if (type < 0 || space < 0)
+        st = h5r_fail_hdf5(r, where, "cannot read");
+    else if (H5Tget_class(type) != H5T_INTEGER || H5Tget_size(type) > 8
+             || H5Sget_simple_extent_type(space) != H5S_SCALAR)
+        st = h5r_mismatch(r, where, "a scalar integer", type, space);
+    else if (H5Aread(a, H5T_NATIVE_INT64, out) < 0)
+        st = h5r_fail_hdf5(r, where, "cannot read");
+    else if (*out < min || *out > max)
+        st = h5r_fail(r, where, "%lld is out of range, expected %lld..%lld", (long long)*out,
+                      (long long)min, (long long)max);
+    if (type >= 0)
+        H5Tclose(type);
+    if (space >= 0)
+        H5Sclose(space);
+    H5Aclose(a);
+    return st;
+}
+
+static int read_str(struct h5r *r, const char *where, hid_t a, hid_t ftype, char *buf, size_t size)
+{
+    hid_t mem = H5Tcopy(ftype);
+    if (mem < 0)
+        return h5r_fail_hdf5(r, where, "cannot read");
+    int st = TS_OK;
+    if (H5Tis_variable_str(ftype) > 0) {
+        char *value = NULL;
+        if (H5Aread(a, mem, &value) < 0)
+            st = h5r_fail_hdf5(r, where, "cannot read");
+        else
+            snprintf(buf, size, "%s", value ? value : "");
+        H5free_memory(value);
+    } else {
+        size_t n = H5Tget_size(ftype);
+        char *tmp = n > 0 && n <= MAX_FIXED_STRING ? calloc(n + 1, 1) : NULL;
+        if (!tmp)
+            st = h5r_fail(r, where, "a fixed string of %zu bytes is not what this file holds", n);
+        else if (H5Aread(a, mem, tmp) < 0)
+            st = h5r_fail_hdf5(r, where, "cannot read");
+        else
+            snprintf(buf, size, "%s", tmp); /* tmp[n] is the terminator HDF5 need not write */
+        free(tmp);
+    }
+    H5Tclose(mem);
+    if (st == TS_OK)
+        ts_sanitize_text(buf);
+    return st;
+}
+
+int h5r_str_attr(struct h5r *r, const char *obj, const char *name, char *buf, size_t size)
+{
+    char where[256];
+    buf[0] = '\0';
+    hid_t a = open_attr(r, obj, name, "a scalar string", where, sizeof where);
+    if (a < 0)
+        return r->err->status;
+    int st = TS_OK;
+    hid_t type = H5Aget_type(a), space = H5Aget_space(a);
+    if (type < 0 || space < 0)
+        st = h5r_fail_hdf5(r, where, "cannot read");
+    else if (H5Tget_class(type) != H5T_STRING || H5Sget_simple_extent_type(space) != H5S_SCALAR)
+        st = h5r_mismatch(r, where, "a scalar string", type, space);
+    else
+        st = read_str(r, where, a, type, buf, size);
+    if (type >= 0)
+        H5Tclose(type);
+    if (space >= 0)
+        H5Sclose(space);
+    H5Aclose(a);
+    return st;
+}
+
+static void expected_doubles(const struct h5r_doubles *w, char *buf, size_t size)
+{
+    if (w->rank == 0)
+        snprintf(buf, size, "scalar double");
+    else if (w->rank == 1)
+        snprintf(buf, size, "1-D double of %llu values (%s)", (unsigned long long)w->dims[0], w->why);
+    else if (w->rank == 2)
+        snprintf(buf, size, "2-D double of %llu x %llu values (%s)", (unsigned long long)w->dims[0],
+                 (unsigned long long)w->dims[1], w->why);
+    else
+        snprintf(buf, size, "3-D double of %llu x %llu x %llu values (%s)", (unsigned long long)w->dims[0],
+                 (unsigned long long)w->dims[1], (unsigned long long)w->dims[2], w->why);
+}
+
+static int shape_matches(hid_t space, const struct h5r_doubles *w)
+{
+    if (w->rank == 0)
+        return H5Sget_simple_extent_type(space) == H5S_SCALAR;
+    hsize_t dims[3];
+    if (w->rank > 3 || H5Sget_simple_extent_type(space) != H5S_SIMPLE || H5Sget_simple_extent_ndims(space) != w->rank
+        || H5Sget_simple_extent_dims(space, dims, NULL) != w->rank)
+        return 0;
+    for (int d = 0; d < w->rank; d++)
+        if (dims[d] != w->dims[d])
+            return 0;
+    return 1;
+}
+
+/* Contiguous data that was never written reads back as fill values without any error: a
+ * dataset whose storage is smaller than its data was cut short or never filled. */
+static int storage_ok(hid_t set, hid_t type, hsize_t count)
+{
+    hid_t dcpl = H5Dget_create_plist(set);
+    if (dcpl < 0)
+        return 0;
+    H5D_layout_t layout = H5Pget_layout(dcpl);
+    H5Pclose(dcpl);
+    return layout != H5D_CONTIGUOUS || H5Dget_storage_size(set) >= count * H5Tget_size(type);
+}
+
+static int check_values(struct h5r *r, const struct h5r_doubles *w, const double *v, hsize_t n)
+{
+    for (hsize_t i = 0; i < n; i++) {
+        if (isnan(v[i]) ? w->nan_ok : v[i] >= w->min && v[i] <= w->max)
+            continue;
+        char index[48] = "";
+        if (w->rank == 1)
+            snprintf(index, sizeof index, " [%llu]", (unsigned long long)i);
+        else if (w->rank == 2)
+            snprintf(index, sizeof index, " [%llu][%llu]", (unsigned long long)(i / w->dims[1]),
+                     (unsigned long long)(i % w->dims[1]));
+        char range[96];
+        if (w->min == -HUGE_VAL && w->max == HUGE_VAL)
+            snprintf(range, sizeof range, "a number");
+        else if (w->max >= DBL_MAX)
+            snprintf(range, sizeof range, "%s>= %g", w->max == DBL_MAX ? "finite and " : "", w->min);
+        else
+            snprintf(range, sizeof range, "%g..%g", w->min, w->max);
+        return h5r_fail(r, w->path, "value%s = %g is out of range, expected %s%s", index, v[i], range,
+                        w->nan_ok ? " or NaN" : "");
+    }
+    return TS_OK;
+}
+
+int h5r_read_doubles(struct h5r *r, const struct h5r_doubles *w, double *out)
+{
+    char expected[128];
+    expected_doubles(w, expected, sizeof expected);
+    int has = h5r_has(r, w->path, H5I_DATASET);
+    if (has <= 0)
+        return has == 0 ? h5r_fail(r, w->path, "missing (expected %s)", expected) : r->err->status;
+    hsize_t count = 1;
+    for (int i = 0; i < w->rank; i++)
+        count *= w->dims[i];
+    int st = TS_OK;
+    hid_t set = H5Dopen2(r->file, w->path, H5P_DEFAULT);
+    hid_t type = set < 0 ? -1 : H5Dget_type(set), space = set < 0 ? -1 : H5Dget_space(set);
+    if (set < 0 || type < 0 || space < 0)
+        st = h5r_fail_hdf5(r, w->path, "cannot open");
+    else if (H5Tget_class(type) != H5T_FLOAT || H5Tget_size(type) > 16 || !shape_matches(space, w))
+        st = h5r_mismatch(r, w->path, expected, type, space);
+    else if (!storage_ok(set, type, count))
+        st = h5r_fail(r, w->path, "holds %llu bytes of data for %llu values: never written or cut short",
+                      (unsigned long long)H5Dget_storage_size(set), (unsigned long long)count);
+    else if (count > 0 && H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
+        st = h5r_fail_hdf5(r, w->path, "cannot read");
+    else
+        st = check_values(r, w, out, count);
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    if (set >= 0)
+        H5Dclose(set);
+    return st;
+}
+
+int h5r_length(struct h5r *r, const char *path, H5T_class_t cls, const char *expected, hsize_t *n)
+{
+    int has = h5r_has(r, path, H5I_DATASET);
+    if (has <= 0)
+        return has == 0 ? h5r_fail(r, path, "missing (expected %s)", expected) : r->err->status;
+    int st = TS_OK;
+    hid_t set = H5Dopen2(r->file, path, H5P_DEFAULT);
+    hid_t type = set < 0 ? -1 : H5Dget_type(set), space = set < 0 ? -1 : H5Dget_space(set);
+    if (set < 0 || type < 0 || space < 0)
+        st = h5r_fail_hdf5(r, path, "cannot open");
+    else if (H5Tget_class(type) != cls || H5Sget_simple_extent_type(space) != H5S_SIMPLE
+             || H5Sget_simple_extent_ndims(space) != 1 || H5Sget_simple_extent_dims(space, n, NULL) != 1)
+        st = h5r_mismatch(r, path, expected, type, space);
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    if (set >= 0)
+        H5Dclose(set);
+    return st;
+}

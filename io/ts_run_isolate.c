@@ -1,0 +1,149 @@
+/* HDF5 1.10 trusts bytes it should not: a corrupted global heap, where variable-length strings
+ * live, makes H5Aread read out of bounds and crash, or loop forever (tests/cli/read_sweep.c
+ * finds such files by overwriting 16 bytes). Nothing in front of HDF5 can check its own
+ * structures, so a run file, untrusted input, is read in a child process with a time limit:
+ * whatever HDF5 does there, the command gets a summary or a message. The child validates
+ * everything before sending it; the parent only copies it back. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ts_run_read.h"
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t done = write(fd, p, n);
+        if (done < 0 && errno == EINTR)
+            continue;
+        if (done <= 0)
+            return -1;
+        p += done;
+        n -= (size_t)done;
+    }
+    return 0;
+}
+
+static int read_all(int fd, void *buf, size_t n)
+{
+    char *p = buf;
+    while (n > 0) {
+        ssize_t done = read(fd, p, n);
+        if (done < 0 && errno == EINTR)
+            continue;
+        if (done <= 0)
+            return -1;
+        p += done;
+        n -= (size_t)done;
+    }
+    return 0;
+}
+
+/* The summary's arrays in a fixed order; sizes follow from counts the child validated. */
+static size_t array_sizes(const struct ts_run_summary *s, double **arrays[3], size_t counts[3])
+{
+    arrays[0] = &((struct ts_run_summary *)s)->iteration;
+    arrays[1] = &((struct ts_run_summary *)s)->thread_iteration;
+    arrays[2] = &((struct ts_run_summary *)s)->thread_local_fraction;
+    counts[0] = (size_t)s->n_iterations;
+    counts[1] = (size_t)s->n_iterations * (size_t)s->n_threads;
+    counts[2] = s->has_placement ? (size_t)s->n_threads : 0;
+    return 3;
+}
+
+static void child(int fd, ts_run_reader *reader, const void *ctx, unsigned seconds)
+{
+    signal(SIGALRM, SIG_DFL);
+    alarm(seconds);
+    struct ts_run_summary s;
+    struct ts_error err;
+    ts_error_clear(&err);
+    int st = reader(ctx, &s, &err);
+    int bad = write_all(fd, &st, sizeof st) || write_all(fd, &err, sizeof err) || write_all(fd, &s, sizeof s);
+    double **arrays[3];
+    size_t counts[3];
+    for (size_t i = 0, n = array_sizes(&s, arrays, counts); !bad && st == TS_OK && i < n; i++)
+        bad = write_all(fd, *arrays[i], counts[i] * sizeof(double));
+    _exit(bad ? 1 : 0); /* no atexit handlers, no flushing of the parent's buffers */
+}
+
+static int receive(int fd, struct ts_run_summary *out, struct ts_error *err)
+{
+    int st = TS_BAD_INPUT;
+    if (read_all(fd, &st, sizeof st) || read_all(fd, err, sizeof *err) || read_all(fd, out, sizeof *out))
+        return -1;
+    out->iteration = out->thread_iteration = out->thread_local_fraction = NULL;
+    double **arrays[3];
+    size_t counts[3];
+    for (size_t i = 0, n = array_sizes(out, arrays, counts); st == TS_OK && i < n; i++) {
+        if (counts[i] == 0)
+            continue;
+        if (!(*arrays[i] = malloc(counts[i] * sizeof(double))) || read_all(fd, *arrays[i], counts[i] * sizeof(double))) {
+            ts_run_summary_free(out);
+            return -1;
+        }
+    }
+    return st;
+}
+
+int ts_run_read_isolated(ts_run_reader *reader, const void *ctx, const char *name, unsigned seconds,
+                         struct ts_run_summary *out, struct ts_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = TS_FILE_UNREADABLE;
+    int fds[2];
+    if (pipe(fds) != 0)
+        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot read %s: pipe", name);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot read %s: fork", name);
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child(fds[1], reader, ctx, seconds);
+    }
+    close(fds[1]);
+    int st = receive(fds[0], out, err);
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (st >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return st;
+    if (st == TS_OK)
+        ts_run_summary_free(out);
+    out->kind = TS_FILE_UNREADABLE;
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+        return ts_fail(err, TS_BAD_INPUT, "%s: HDF5 did not finish reading it in %u s: the file is corrupted", name,
+                       seconds);
+    if (WIFSIGNALED(status))
+        return ts_fail(err, TS_BAD_INPUT, "%s: HDF5 crashed reading it (%s): the file is corrupted", name,
+                       strsignal(WTERMSIG(status)));
+    return ts_fail(err, TS_BAD_INPUT, "%s: the process reading it failed: the file may be corrupted", name);
+}
+
+static int read_path(const void *ctx, struct ts_run_summary *out, struct ts_error *err)
+{
+    return ts_run_read_file(ctx, out, err);
+}
+
+/* Reading a run file takes milliseconds, or about as long as reading its bytes: a minute
+ * plus a second per 20 MB is far beyond that, and stops HDF5 looping on a corrupted heap.
+ * TOUCHSTONE_READ_TIMEOUT (seconds) replaces it: for tests, or a very slow filesystem. */
+int ts_run_read_file_isolated(const char *path, struct ts_run_summary *out, struct ts_error *err)
+{
+    struct stat sb;
+    off_t size = stat(path, &sb) == 0 ? sb.st_size : 0;
+    unsigned seconds = 60 + (unsigned)(size / 20000000);
+    const char *env = getenv("TOUCHSTONE_READ_TIMEOUT");
+    if (env && atoi(env) > 0)
+        seconds = (unsigned)atoi(env);
+    return ts_run_read_isolated(read_path, path, path, seconds, out, err);
+}

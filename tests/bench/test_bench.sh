@@ -1,0 +1,33 @@
+#!/bin/sh
+# bench/run.sh at a tiny size: it runs, exits 0 and prints its table, one row per kernel, and
+# says so when likwid-bench cannot run. Never a timing threshold: the numbers are not checked.
+BUILD=${1:?build directory}
+SRC=${2:?source directory}
+OUT=$(mktemp)
+ERR=$(mktemp)
+trap 'rm -f "$OUT" "$ERR"' EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+ROUNDS=1 GB_PER_RUN=1 BUILD="$BUILD" sh "$SRC/bench/run.sh" 4 >"$OUT" 2>"$ERR"
+status=$?
+[ "$status" -eq 0 ] || fail "bench/run.sh exited $status, expected 0 always"
+grep -q '^| kernel | likwid test | likwid GB/s median (min-max) | touchstone GB/s median (min-max) | ratio | target |$' "$OUT" \
+    || fail "no table header"
+for row in 'sum (reproducible)' 'sum (fast)' 'sum, one accumulator' 'triad' 'triad, streaming stores' \
+    'stencil2d' 'stencil3d' 'stencil2d, time_block' 'stencil3d, time_block'; do
+    grep -q "^| $row" "$OUT" || fail "no row for $row"
+done
+# Every touchstone measurement ran: its column has a number in every row.
+awk -F'|' '/^\| (sum|triad|stencil)/ && $5 !~ /[0-9]/ { bad = 1 } END { exit bad }' "$OUT" \
+    || fail "a touchstone measurement is missing (n/a in the touchstone column)"
+grep -q '^overhead (config' "$OUT" || fail "no overhead line for the default run"
+# Without a usable likwid-bench the script must say why, not leave the column silently empty.
+if awk -F'|' '/^\| sum \(reproducible\)/ { exit $4 ~ /n\/a/ ? 0 : 1 }' "$OUT"; then
+    grep -q 'likwid-bench' "$ERR" || fail "likwid column empty but no word on likwid-bench on stderr"
+fi
+if [ "$failures" -ne 0 ]; then
+    sed 's/^/    /' "$OUT" "$ERR" >&2
+    exit 1
+fi
+echo "bench/run.sh ran and printed its table"

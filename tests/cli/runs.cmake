@@ -1,0 +1,22 @@
+# Reading run files back: compare, report, plot, and the reader on damaged files (included
+# from CMakeLists.txt). Every file is made in the test by the real touchstone.
+add_executable(h5_doctor h5_doctor.c)
+target_link_libraries(h5_doctor PRIVATE HDF5::HDF5)
+add_executable(read_sweep read_sweep.c)
+target_link_libraries(read_sweep PRIVATE ts_read m)
+
+foreach(name compare report)
+  add_test(NAME cli.${name}
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_${name}.sh $<TARGET_FILE:touchstone> ${PROJECT_SOURCE_DIR}
+                   $<TARGET_FILE:h5_get> $<TARGET_FILE:h5_doctor>)
+endforeach()
+add_test(NAME cli.plot
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_plot.sh $<TARGET_FILE:touchstone> ${PROJECT_SOURCE_DIR}
+                 ${TOUCHSTONE_PYTHON})
+add_test(NAME io.read.bad_files
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_bad_files.sh $<TARGET_FILE:touchstone> ${PROJECT_SOURCE_DIR}
+                 $<TARGET_FILE:h5_doctor>)
+add_test(NAME io.read.image
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_read_image.sh $<TARGET_FILE:touchstone> ${PROJECT_SOURCE_DIR}
+                 $<TARGET_FILE:read_sweep>)
+set_tests_properties(cli.compare cli.report cli.plot io.read.bad_files io.read.image PROPERTIES TIMEOUT 120)

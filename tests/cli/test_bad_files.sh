@@ -1,0 +1,72 @@
+#!/bin/sh
+# Every way a run file can be bad: exit status 2 and a message naming the file and the path
+# inside it, never a crash (a crash would give another status). The damaged copies are made by
+# h5_doctor through the HDF5 C API, or with head and dd for truncation and corruption.
+. "$(dirname "$0")/lib.sh"
+DOCTOR=${3:?path to h5_doctor}
+
+# shellcheck disable=SC2086
+run_ts 0 "a good run" run "$SRC/configs/stencil2d.ini" $SMALL --set run.iterations=20 -o "$WORK/good.h5" -q || finish
+GOOD=$WORK/good.h5
+size=$(wc -c <"$GOOD")
+# HDF5 can loop forever on a damaged heap: the reader's time limit, short for the test.
+export TOUCHSTONE_READ_TIMEOUT=2
+
+# bad NAME PATTERN: compare GOOD with NAME must fail with exit 2 and PATTERN (after the file name).
+bad() {
+    run_ts 2 "$1" compare "$GOOD" "$WORK/$1" && expect_in "$ERR" "^touchstone: error: $WORK/$1: $2" "$1"
+}
+
+run_ts 2 "missing file" compare "$GOOD" "$WORK/nope.h5" &&
+    expect_in "$ERR" "cannot read $WORK/nope.h5: No such file or directory" "missing file"
+echo "kernel,time" >"$WORK/text.h5"
+bad text.h5 "not an HDF5 file"
+: >"$WORK/empty.h5"
+bad empty.h5 "not an HDF5 file"
+head -c $((size / 2)) "$GOOD" >"$WORK/truncated.h5"
+bad truncated.h5 "cannot open as HDF5 \(truncated file\)"
+head -c 100 "$GOOD" >"$WORK/stub.h5"
+bad stub.h5 "cannot open as HDF5"
+# Overwriting bytes in the middle of the data: HDF5 has no checksums on data, so 16 bytes of
+# 0xff over the values of /timings/iteration (h5dump gives their offset) read back as NaN,
+# and the range check must catch them.
+offset=$(h5dump -p -H -d /timings/iteration "$GOOD" | sed -n 's/.*OFFSET \([0-9]*\).*/\1/p' | head -1)
+if [ -n "$offset" ]; then
+    cp "$GOOD" "$WORK/corrupt-data.h5"
+    printf '\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377' |
+        dd of="$WORK/corrupt-data.h5" bs=1 seek="$offset" conv=notrunc 2>/dev/null
+    bad corrupt-data.h5 "/timings/iteration: value \[0\] = -?nan is out of range"
+else
+    fail "h5dump gave no offset for /timings/iteration"
+fi
+# Foreign bytes in the middle (the file's own first 512, a superblock where none belongs):
+# still read if they landed in data the summary does not use, or refused; never a crash.
+cp "$GOOD" "$WORK/corrupt-middle.h5"
+head -c 512 "$GOOD" | dd of="$WORK/corrupt-middle.h5" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+"$TS" compare "$GOOD" "$WORK/corrupt-middle.h5" >/dev/null 2>"$ERR"
+status=$?
+[ "$status" -eq 0 ] || [ "$status" -eq 2 ] || fail "bytes overwritten in the middle: exit status $status (a crash?)"
+[ "$status" -eq 0 ] || expect_in "$ERR" "^touchstone: error: $WORK/corrupt-middle.h5: " "damage in the middle names the file"
+
+# One schema rule broken at a time.
+for case in missing_group wrong_type wrong_shape unwritten newer_schema thread_count negative_time \
+            fraction_range time_min no_schema kernel_type soft_link heap_loop heap_crash; do
+    cp "$GOOD" "$WORK/$case.h5"
+    "$DOCTOR" "$WORK/$case.h5" "$case" || fail "h5_doctor $case"
+done
+n=$(h5dump -a /timings/n_iterations "$GOOD" | sed -n 's/.*(0): \([0-9]*\).*/\1/p')
+bad missing_group.h5 "/timings: missing group"
+bad wrong_type.h5 "/timings/iteration: expected 1-D double of $n values \(n_iterations\), found 2-D int32 \[1 x $n\]"
+bad wrong_shape.h5 "/timings/iteration: expected 1-D double of $n values \(n_iterations\), found 1-D double \[$((n - 1))\]"
+bad unwritten.h5 "/timings/iteration: holds 0 bytes of data for $n values: never written or cut short"
+bad newer_schema.h5 "/@schema_version: schema_version 2 is newer than this touchstone reads \(1\)"
+bad thread_count.h5 "/timings/thread_iteration: expected 2-D double of 3 x $n values \(n_threads x n_iterations\), found 2-D double \[2 x $n\]"
+bad negative_time.h5 "/timings/thread_iteration: value \[0\]\[1\] = -1 is out of range, expected finite and >= 0"
+bad fraction_range.h5 "/placement/thread_local_fraction: value \[0\] = 1.5 is out of range, expected 0..1 or NaN"
+bad time_min.h5 "/results/time_min: 0 is not the smallest of /timings/iteration \([0-9.e-]+\)"
+bad no_schema.h5 "/@schema_version: missing \(expected a scalar integer attribute\)"
+bad kernel_type.h5 "/results@kernel: expected a scalar string, found scalar int32"
+bad soft_link.h5 "/results: is a soft link, not an object stored in the file"
+bad heap_loop.h5 "HDF5 did not finish reading it in 2 s: the file is corrupted"
+bad heap_crash.h5 "HDF5 crashed reading it \(Segmentation fault\): the file is corrupted"
+finish

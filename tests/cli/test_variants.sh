@@ -1,0 +1,47 @@
+#!/bin/sh
+# The kernel variants the config selects reach the kernels and the record: sum.mode = fast
+# verifies on any thread count; streaming stores, stencil3d blocking and time_block give the
+# plain kernels' result bit for bit; the variant and the rows per block are printed and stored.
+. "$(dirname "$0")/lib.sh"
+H5GET=${3:?path to h5_get}
+
+for threads in 1 2 3 4; do
+    # shellcheck disable=SC2086
+    run_ts 0 "fast sum on $threads threads" run "$SRC/configs/sum.ini" $SMALL --set sum.n=100003 \
+        --set sum.mode=fast --threads "$threads" -o "$WORK/f.h5" && expect_in "$OUT" "variant    fast:" "fast sum variant line"
+done
+
+# The variant's result, printed to 17 digits, must be the plain kernel's.
+same_result() { # DESCRIPTION PLAIN_ARGS VARIANT_ARGS (word lists)
+    # shellcheck disable=SC2086
+    run_ts 0 "$1 (plain)" run $2 -o "$WORK/p.h5" || return
+    want=$(result_of)
+    # shellcheck disable=SC2086
+    run_ts 0 "$1" run $3 -o "$WORK/v.h5" || return
+    [ "$(result_of)" = "$want" ] || fail "$1: result $(result_of) differs from the plain kernel's $want"
+}
+S3="$SRC/configs/stencil3d.ini --set stencil.nx=17 --set stencil.ny=29 --set stencil.nz=11 --threads 3"
+S2="$SRC/configs/stencil2d.ini --set stencil.nx=129 --set stencil.ny=65 --threads 2"
+T="$SRC/configs/triad.ini --set triad.n=100003"
+same_result "triad, streaming stores" "$T" "$T --set triad.nontemporal=true"
+same_result "stencil2d, streaming stores" "$S2 --set run.iterations=5" "$S2 --set run.iterations=5 --set stencil.nontemporal=on"
+same_result "stencil3d in blocks of 4 rows" "$S3 --set run.iterations=5" "$S3 --set run.iterations=5 --set stencil.block_y=4"
+# time_block k: warm-up and iterations are k steps each, so 1 + 2 iterations of 3 steps are 9 steps.
+same_result "stencil2d, time_block 3" "$S2 --set run.warmup=1 --set run.iterations=8" \
+    "$S2 --set run.warmup=1 --set run.iterations=2 --set stencil.time_block=3"
+same_result "stencil3d, time_block 4" "$S3 --set run.warmup=0 --set run.iterations=8" \
+    "$S3 --set run.warmup=0 --set run.iterations=2 --set stencil.time_block=4"
+expect_in "$OUT" "variant    temporal blocking: 4 steps per iteration" "time_block variant line"
+
+# The rows per block the automatic choice made are recorded; unblocked runs record 0.
+run_ts 0 "wide stencil3d" run "$SRC/configs/stencil3d.ini" --set stencil.nx=8192 --set stencil.ny=40 \
+    --set stencil.nz=4 --set run.iterations=1 -o "$WORK/w.h5"
+[ "$("$H5GET" "$WORK/w.h5" /results@block_y)" = 16 ] || fail "block_y of an 8192-wide grid: $("$H5GET" "$WORK/w.h5" /results@block_y), expected 16"
+expect_in "$OUT" "y-blocked: 16 of 38 rows per block" "blocked variant line"
+[ "$("$H5GET" "$WORK/v.h5" /results@block_y)" = 0 ] || fail "an unblocked run records block_y $("$H5GET" "$WORK/v.h5" /results@block_y)"
+
+# shellcheck disable=SC2086
+run_ts 2 "streaming stores with temporal blocking" run "$SRC/configs/stencil2d.ini" $SMALL \
+    --set stencil.nontemporal=true --set stencil.time_block=2 -o "$WORK/x.h5" \
+    && expect_in "$ERR" "stencil.nontemporal = true with stencil.time_block = 2" "refusal names both keys"
+finish

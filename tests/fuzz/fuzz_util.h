@@ -1,0 +1,32 @@
+/* Shared by the libFuzzer harnesses (README, "Reliability"). A harness is one function,
+ * LLVMFuzzerTestOneInput, linked either with libFuzzer (clang, TOUCHSTONE_FUZZ) or with
+ * replay_main.c, which runs it over files: the regression cases and seed corpora replay
+ * in every build, sanitized or not. */
+#ifndef FUZZ_UTIL_H
+#define FUZZ_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A broken promise of our code on this input: print it and abort, which libFuzzer (and the
+ * replay) report as a crash whose top frame is the harness, so it counts as ours. */
+#define FUZZ_CHECK(cond, ...)                                                             \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            fprintf(stderr, "%s:%d: fuzz check failed: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                                 \
+            fputc('\n', stderr);                                                          \
+            abort();                                                                      \
+        }                                                                                 \
+    } while (0)
+
+/* A file in memory (memfd) with a path that opens it, "/proc/self/fd/N", for the APIs that
+ * take a path (ts_config_load, ts_checkpoint_restore): no disk, nothing left behind. The
+ * file is created once per process and rewritten for every input. */
+const char *fuzz_memfile(const uint8_t *data, size_t size);
+
+#endif
