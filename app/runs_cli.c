@@ -57,7 +57,12 @@ int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv
     /* report shares compare's table; its --force is refused below. */
     const struct option *options = is_plot ? plot_options : compare_options;
     opterr = 0;
-    optind = 2;
+    /* getopt sees the arguments after the command, with the command as its argv[0]. optind = 0
+     * starts glibc's getopt afresh: a parse that stopped inside "-qx" leaves state behind that
+     * optind = 2 would not clear (tests/fuzz/regressions/cli). */
+    argc--;
+    argv++;
+    optind = 0;
     int c;
     while ((c = getopt_long(argc, argv, is_plot ? ":o:h" : ":h", options, NULL)) != -1) {
         int st = TS_OK;

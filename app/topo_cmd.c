@@ -30,7 +30,7 @@ static const char *proc_bind_name(omp_proc_bind_t bind)
         return "false";
     case omp_proc_bind_true:
         return "true";
-    case omp_proc_bind_primary:
+    case omp_proc_bind_master: /* renamed primary in OpenMP 5.1; clang's libomp 14 knows only master */
         return "primary";
     case omp_proc_bind_close:
         return "close";

@@ -148,7 +148,12 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
 
     /* getopt would print its own messages; errors are reported through err instead. */
     opterr = 0;
-    optind = 2;
+    /* getopt sees the arguments after the command, with the command as its argv[0]. optind = 0
+     * starts glibc's getopt afresh: a parse that stopped inside "-qx" leaves state behind that
+     * optind = 2 would not clear (tests/fuzz/regressions/cli). */
+    argc--;
+    argv++;
+    optind = 0;
     int c;
     while ((c = getopt_long(argc, argv, short_options, options, NULL)) != -1) {
         int status = TS_OK;

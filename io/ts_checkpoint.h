@@ -3,6 +3,7 @@
 #ifndef TS_CHECKPOINT_H
 #define TS_CHECKPOINT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ts_error.h"
@@ -48,5 +49,10 @@ struct ts_checkpoint_expect {
  * declared shape. TS_BAD_INPUT naming the file, the mismatch and both values otherwise. */
 int ts_checkpoint_restore(const char *path, const struct ts_checkpoint_expect *e, int64_t *steps_done,
                           int *thread_times_restored, struct ts_error *err);
+
+/* The same for a checkpoint's bytes in memory (copied; name appears in messages): the entry
+ * point of the checkpoint fuzzer (tests/fuzz). */
+int ts_checkpoint_restore_image(const void *bytes, size_t n, const char *name, const struct ts_checkpoint_expect *e,
+                                int64_t *steps_done, int *thread_times_restored, struct ts_error *err);
 
 #endif

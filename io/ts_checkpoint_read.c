@@ -45,6 +45,43 @@ static int check_config(struct h5r *r, const struct ts_checkpoint_expect *e)
     return TS_OK;
 }
 
+/* Everything after the open; closes r. */
+static int restore_opened(struct h5r *r, const struct ts_checkpoint_expect *e, int64_t *steps_done,
+                          int *thread_times_restored)
+{
+    int64_t steps = 0, threads = 0;
+    int rc = check_header(r, e, &steps, &threads);
+    if (rc == TS_OK)
+        rc = check_config(r, e);
+    if (rc == TS_OK && steps > 0) {
+        struct h5r_doubles times = {.path = "/step_times", .rank = 1, .dims = {(hsize_t)steps}, .why = "steps_done",
+                                    .min = 0.0, .max = HUGE_VAL};
+        rc = h5r_read_doubles(r, &times, e->step_times);
+    }
+    double *field = e->field[steps % 2];
+    if (rc == TS_OK && field) {
+        struct h5r_doubles grid = {.path = "/field", .rank = 3, .why = "the run's grid, nz x ny x nx",
+                                   .dims = {(hsize_t)e->field_dims[0], (hsize_t)e->field_dims[1],
+                                            (hsize_t)e->field_dims[2]},
+                                   .min = -HUGE_VAL, .max = HUGE_VAL};
+        rc = h5r_read_doubles(r, &grid, field);
+    }
+    /* Per-thread times only map onto the same thread count; their absence is no error. */
+    if (rc == TS_OK && threads == e->n_threads && e->n_iterations > 0) {
+        struct h5r_doubles times = {.path = "/thread_times", .rank = 2, .why = "n_threads x n_iterations",
+                                    .dims = {(hsize_t)threads, (hsize_t)e->n_iterations},
+                                    .min = 0.0, .max = HUGE_VAL, .nan_ok = 1};
+        struct ts_error ignored;
+        struct h5r quiet = *r;
+        quiet.err = &ignored;
+        *thread_times_restored = h5r_read_doubles(&quiet, &times, e->thread_times) == TS_OK;
+    }
+    h5r_close(r);
+    if (rc == TS_OK)
+        *steps_done = steps;
+    return rc;
+}
+
 int ts_checkpoint_restore(const char *path, const struct ts_checkpoint_expect *e, int64_t *steps_done,
                           int *thread_times_restored, struct ts_error *err)
 {
@@ -54,35 +91,17 @@ int ts_checkpoint_restore(const char *path, const struct ts_checkpoint_expect *e
         ts_error_prefix(err, "cannot read checkpoint: ");
         return err->status;
     }
-    int64_t steps = 0, threads = 0;
-    int rc = check_header(&r, e, &steps, &threads);
-    if (rc == TS_OK)
-        rc = check_config(&r, e);
-    if (rc == TS_OK && steps > 0) {
-        struct h5r_doubles times = {.path = "/step_times", .rank = 1, .dims = {(hsize_t)steps}, .why = "steps_done",
-                                    .min = 0.0, .max = HUGE_VAL};
-        rc = h5r_read_doubles(&r, &times, e->step_times);
+    return restore_opened(&r, e, steps_done, thread_times_restored);
+}
+
+int ts_checkpoint_restore_image(const void *bytes, size_t n, const char *name, const struct ts_checkpoint_expect *e,
+                                int64_t *steps_done, int *thread_times_restored, struct ts_error *err)
+{
+    struct h5r r;
+    *thread_times_restored = 0;
+    if (h5r_open_image(&r, bytes, n, name, err)) {
+        ts_error_prefix(err, "cannot read checkpoint: ");
+        return err->status;
     }
-    double *field = e->field[steps % 2];
-    if (rc == TS_OK && field) {
-        struct h5r_doubles grid = {.path = "/field", .rank = 3, .why = "the run's grid, nz x ny x nx",
-                                   .dims = {(hsize_t)e->field_dims[0], (hsize_t)e->field_dims[1],
-                                            (hsize_t)e->field_dims[2]},
-                                   .min = -HUGE_VAL, .max = HUGE_VAL};
-        rc = h5r_read_doubles(&r, &grid, field);
-    }
-    /* Per-thread times only map onto the same thread count; their absence is no error. */
-    if (rc == TS_OK && threads == e->n_threads && e->n_iterations > 0) {
-        struct h5r_doubles times = {.path = "/thread_times", .rank = 2, .why = "n_threads x n_iterations",
-                                    .dims = {(hsize_t)threads, (hsize_t)e->n_iterations},
-                                    .min = 0.0, .max = HUGE_VAL, .nan_ok = 1};
-        struct ts_error ignored;
-        struct h5r quiet = r;
-        quiet.err = &ignored;
-        *thread_times_restored = h5r_read_doubles(&quiet, &times, e->thread_times) == TS_OK;
-    }
-    h5r_close(&r);
-    if (rc == TS_OK)
-        *steps_done = steps;
-    return rc;
+    return restore_opened(&r, e, steps_done, thread_times_restored);
 }

@@ -6,7 +6,9 @@ set -eu
 
 # One package list per purpose; the test list is only needed by `make test`.
 BUILD_PKGS="gcc make cmake pkg-config libc6-dev libgomp1 libhwloc-dev libnuma-dev libinih-dev libhdf5-dev libjansson-dev"
-TEST_PKGS="hdf5-tools python3 python3-h5py python3-matplotlib qemu-system-x86 busybox-static xz-utils jq"
+TEST_PKGS="hdf5-tools python3 python3-h5py python3-matplotlib qemu-system-x86 busybox-static xz-utils jq util-linux valgrind"
+# The libFuzzer harnesses of tests/fuzz (build-fuzz; README, "Reliability").
+FUZZ_PKGS="clang-14 libclang-rt-14-dev"
 # A private single-node Slurm for tests/slurm (started by hand: no systemd, nothing in /etc).
 SLURM_PKGS="slurmctld slurmd slurm-client munge"
 # likwid-bench: the hand-written reference kernels bench/run.sh measures against (`--bench`).
@@ -14,7 +16,7 @@ BENCH_PKGS="likwid"
 
 want="$BUILD_PKGS"
 if [ "${1:-}" = "--test" ]; then
-    want="$want $TEST_PKGS $SLURM_PKGS"
+    want="$want $TEST_PKGS $FUZZ_PKGS $SLURM_PKGS"
 fi
 if [ "${1:-}" = "--bench" ]; then
     want="$want $BENCH_PKGS"

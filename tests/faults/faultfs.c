@@ -6,6 +6,9 @@
  *   FAULTFS_FULL_AFTER=N      writes to temporary files fail once N bytes in total went to them
  *                             (the write reaching N is cut short, the next one fails), as on a
  *                             disk that fills up
+ *   FAULTFS_FULL_ONLY=TEXT    FAULTFS_FULL_AFTER counts and fails only temporary files whose
+ *                             path contains TEXT (the disk fills after the checkpoint, before
+ *                             the results file)
  *   FAULTFS_ERRNO=NAME        errno of the failures: ENOSPC (default), EDQUOT, EIO, EROFS
  *   FAULTFS_FAIL=OP[:K]       the K-th (default every) fsync, close or rename of a temporary
  *                             file fails (NFS reports delayed write errors at fsync and close)
@@ -42,6 +45,8 @@
 #define MAX_FD 4096
 
 static unsigned char tracked[MAX_FD]; /* 1: temporary output file, 2: its directory */
+static unsigned char fillable[MAX_FD]; /* a temporary file FAULTFS_FULL_AFTER applies to */
+static const char *full_only;
 static long long written, full_after = -1, kill_count, slow_us, slow_chunk = 32768;
 static int fail_errno = ENOSPC, trace_fd = -1, lock_errno;
 static char fail_op[16], kill_point[16];
@@ -86,6 +91,7 @@ __attribute__((constructor)) static void setup(void)
     const char *v;
     if ((v = getenv("FAULTFS_FULL_AFTER")))
         full_after = atoll(v);
+    full_only = getenv("FAULTFS_FULL_ONLY");
     if ((v = getenv("FAULTFS_ERRNO")))
         fail_errno = errno_named(v);
     if ((v = getenv("FAULTFS_FAIL"))) {
@@ -157,6 +163,7 @@ static int open_common(int fd, const char *path, int flags)
     if (fd >= 0 && fd < MAX_FD) {
         if (is_temp(path) && (flags & O_CREAT)) {
             tracked[fd] = 1;
+            fillable[fd] = !full_only || strstr(path, full_only) != NULL;
             event(EV_OPEN, path);
         } else if (flags & O_DIRECTORY) {
             tracked[fd] = 2;
@@ -206,7 +213,7 @@ ssize_t write(int fd, const void *buf, size_t n)
         if ((long long)n > slow_chunk)
             n = (size_t)slow_chunk;
     }
-    if (full_after >= 0) {
+    if (full_after >= 0 && fillable[fd]) {
         if (written >= full_after) {
             errno = fail_errno;
             trace("write-failed", strerror(fail_errno));

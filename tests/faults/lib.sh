@@ -61,3 +61,115 @@ can_mount() {
     done
     return 1
 }
+
+# wait_for FILE PATTERN PID [TENTHS]: polls until a line of FILE matches PATTERN (a trace of
+# the fault library), while the process PID lives; 1 on time-out (default 60 s) or its end.
+wait_for() {
+    tries=0
+    limit=${4:-600}
+    while ! grep -Eq -- "$2" "$1" 2>/dev/null; do
+        kill -0 "$3" 2>/dev/null || return 1
+        [ $tries -lt "$limit" ] || return 1
+        sleep 0.1
+        tries=$((tries + 1))
+    done
+    return 0
+}
+
+# stop_after_init WHAT FAULTFS_VARS... -- ARGS...: starts touchstone with the fault library,
+# sends SIGUSR1 once the placement audit after init has run, waits; status in $status.
+stop_after_init() {
+    what=$1
+    shift
+    rm -f "$WORK/trace"
+    vars="FAULTFS_TRACE=$WORK/trace"
+    while [ "$1" != "--" ]; do
+        vars="$vars $1"
+        shift
+    done
+    shift
+    # shellcheck disable=SC2086
+    env LD_PRELOAD="$FAULTFS" $vars "$TS" "$@" >"$OUT" 2>"$ERR" &
+    pid=$!
+    wait_for "$WORK/trace" ' audit ' $pid || fail "$what: the run never reached its iterations"
+    kill -USR1 $pid 2>/dev/null || fail "$what: the run ended before SIGUSR1; make it longer"
+    wait $pid
+    status=$?
+}
+
+# --- After a SIGKILL -----------------------------------------------------------------------------
+# Set by the test: KD (directory), KNAME (output name without .h5), KCFG and KARGS (the run),
+# KEVERY (output.checkpoint_every), REF_GLOBAL and $WORK/ref.field (bits of the uninterrupted
+# run), $WORK/prev.saved (the file that sat under the final name before the run). The trace of
+# the killed run is $WORK/trace.
+KILLS=0
+RESTARTS=0
+TEMPS_LEFT=0
+KEPT_PREVIOUS=0
+NEW_COMPLETE=0
+
+# after_kill WHAT: every file under a final name is complete, the results file is the previous
+# one or a complete new one, the checkpoint is the newest one written and restarts to the
+# bits of the uninterrupted run; then the directory is reset for the next kill.
+after_kill() {
+    what=$1
+    x=$KD/$KNAME.h5
+    ck=$KD/$KNAME.ckpt.h5
+    KILLS=$((KILLS + 1))
+    if [ ! -e "$x" ]; then
+        fail "$what: the previous results file $x vanished"
+    elif ! cmp -s "$WORK/prev.saved" "$x"; then
+        # Replaced: only by a complete file, renamed into place.
+        if ! "$TS" report "$x" >"$WORK/report.out" 2>&1; then
+            fail "$what: $x is neither the previous file nor a valid run file"
+            sed 's/^/    /' "$WORK/report.out" | head -5 >&2
+        elif [ "$(get "$x" /@complete)" != 1 ] || [ "$(bits "$x" /results/global)" != "$REF_GLOBAL" ]; then
+            fail "$what: $x is a new file but not the complete run (complete=$(get "$x" /@complete))"
+        else
+            NEW_COMPLETE=$((NEW_COMPLETE + 1))
+        fi
+    else
+        KEPT_PREVIOUS=$((KEPT_PREVIOUS + 1))
+    fi
+    # The newest checkpoint: as many as the trace saw renamed, one more if the kill came between
+    # the rename and its trace line.
+    renamed=$(grep -c " renamed $ck\$" "$WORK/trace" 2>/dev/null)
+    renamed=${renamed:-0} # no trace: killed before the fault library started
+    last=$(tail -n 1 "$WORK/trace" 2>/dev/null | cut -d' ' -f3-)
+    if [ -e "$ck" ]; then
+        steps=$(get "$ck" /@steps_done 2>/dev/null)
+        if [ "$steps" != $((renamed * KEVERY)) ] && ! { [ "$last" = "rename $ck" ] && [ "$steps" = $(((renamed + 1) * KEVERY)) ]; }; then
+            fail "$what: the checkpoint holds ${steps:-no} steps; the newest written was $((renamed * KEVERY))"
+        fi
+        RESTARTS=$((RESTARTS + 1))
+        # shellcheck disable=SC2086
+        if run_ts 0 "$what: restart from the checkpoint" run "$KCFG" $KARGS -o "$x" -q --restart "$ck"; then
+            [ "$(bits "$x" /results/global)" = "$REF_GLOBAL" ] ||
+                fail "$what: restart from $steps steps gave $(bits "$x" /results/global), the uninterrupted run $REF_GLOBAL"
+            bits "$x" /field/u >"$WORK/field"
+            cmp -s "$WORK/field" "$WORK/ref.field" || fail "$what: restart from $steps steps: the final field differs"
+        fi
+    elif [ "$renamed" -gt 0 ] && ! grep -q " unlink $ck\$" "$WORK/trace"; then
+        fail "$what: $renamed checkpoint(s) were written, none is left"
+    fi
+    # A writer killed mid-write leaves its temporary file (never a final name): count, remove.
+    for t in "$KD"/*.tmp.*; do
+        [ -e "$t" ] || continue
+        TEMPS_LEFT=$((TEMPS_LEFT + 1))
+        rm -f "$t"
+    done
+    rm -f "$ck"
+    cp "$WORK/prev.saved" "$x"
+}
+
+# phase_of TRACE: where the trace of a killed run stops, in words.
+phase_of() {
+    awk -v name="$KD/$KNAME" '
+        { ev = $3; arg = $4 }
+        ev == "audit" { p = "kernel" }
+        ev == "assemble" { p = (arg == name ".h5") ? "results file assembly (in memory)" : "checkpoint assembly (in memory)" }
+        ev == "open" && index(arg, name ".ckpt.h5.tmp.") == 1 { p = "checkpoint write" }
+        ev == "open" && index(arg, name ".h5.tmp.") == 1 && p != "" { p = "results file write" }
+        ev == "renamed" { p = (arg == name ".h5") ? "after the results file" : "kernel" }
+        END { print (p == "" ? "init" : p) }' "$1" 2>/dev/null || echo init
+}

@@ -100,6 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int status = ts_cli_parse(&cli, argc, argv, &err);
     check_parse(&cli, status, &err);
     describe(&cli, status, &err, first, sizeof first);
+    fuzz_note("cli: %s", first);
     if (status == TS_OK && (cli.command == TS_CMD_RUN || cli.command == TS_CMD_CHECK))
         apply_overrides(&cli);
     free_argv(argc, argv);

@@ -83,6 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (status == TS_OK)
         status = ts_config_validate(&cfg, &err);
+    fuzz_note("config: %s", status == TS_OK ? "loaded" : err.message);
     if (status == TS_OK) {
         use(&cfg);
         round_trip(&cfg);

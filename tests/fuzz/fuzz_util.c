@@ -1,5 +1,6 @@
 #include "fuzz_util.h"
 
+#include <stdarg.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -19,4 +20,18 @@ const char *fuzz_memfile(const uint8_t *data, size_t size)
         done += (size_t)n;
     }
     return path;
+}
+
+void fuzz_note(const char *fmt, ...)
+{
+    static int verbose = -1;
+    if (verbose < 0)
+        verbose = getenv("FUZZ_VERBOSE") && atoi(getenv("FUZZ_VERBOSE")) > 0;
+    if (!verbose)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
 }

@@ -29,4 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * file is created once per process and rewritten for every input. */
 const char *fuzz_memfile(const uint8_t *data, size_t size);
 
+/* FUZZ_VERBOSE=1 in the environment: each input's outcome on stderr (for replays). */
+void fuzz_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -1,7 +1,8 @@
 /* Runs a harness over files, as a libFuzzer binary does when given files instead of a corpus
- * to grow: replay FILE|DIR... (a directory: every regular file in it, sorted). Builds without
- * clang use it, so that the regression cases and the seeds replay under gcc's sanitizers too.
- * Exit status 0 when every input ran (a broken promise aborts), 2 on a file it cannot read. */
+ * to grow: replay [-flag...] FILE|DIR... (a directory: every regular file in it, sorted; flags
+ * are libFuzzer's and ignored). Builds without clang use it, so that the regression cases and
+ * the seeds replay under gcc's sanitizers too. Exit status 0 when every input ran (a broken
+ * promise aborts), 2 on a file it cannot read. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,8 @@ int main(int argc, char **argv)
 {
     int status = 0, runs = 0;
     for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-')
+            continue; /* a libFuzzer flag (-runs=0): the test commands are the same in both builds */
         struct stat st;
         if (stat(argv[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
             status |= run_file(argv[i]);

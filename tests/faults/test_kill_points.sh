@@ -1,0 +1,76 @@
+#!/bin/sh
+# SIGKILL at every step of every file touchstone writes: after the temporary file is created,
+# at its first byte, half-way, one byte short (4 kB for the results file), before fsync,
+# before rename, after rename (before the directory is synced), for checkpoints and the
+# results file, and right after the output probe. The kill comes from inside (libfaultfs
+# raises SIGKILL at the exact event), so every point is hit every time. After each kill
+# (lib.sh, after_kill): the file under the final name is the previous one or a complete new
+# one, the newest checkpoint written is there and restarts to the bits (result and field) of
+# an uninterrupted run. faults.kill_random kills from outside at random moments.
+. "$(dirname "$0")/lib.sh"
+KD=$WORK/out
+mkdir "$KD"
+KNAME=k
+KCFG=$SRC/configs/stencil2d.ini
+KEVERY=1000
+KARGS="--set stencil.nx=256 --set stencil.ny=256 --set run.iterations=4000 --set output.checkpoint_every=$KEVERY --set output.write_field=true --threads 1"
+
+# The uninterrupted run, traced: the bytes each write starts and ends at.
+# shellcheck disable=SC2086
+faulty FAULTFS_TRACE="$WORK/ref.trace" -- run "$KCFG" $KARGS -o "$WORK/ref.h5" -q
+expect_status 0 "uninterrupted reference" || finish
+REF_GLOBAL=$(bits "$WORK/ref.h5" /results/global)
+bits "$WORK/ref.h5" /field/u >"$WORK/ref.field"
+# The previous file under the final name: another run's complete file.
+# shellcheck disable=SC2086
+run_ts 0 "previous file" run "$KCFG" $KARGS --set run.iterations=10 --set output.checkpoint_every=0 -o "$WORK/prev.saved" -q || finish
+cp "$WORK/prev.saved" "$KD/$KNAME.h5"
+ends=$(awk '$3 == "fsync" { printf "%s ", $4 }' "$WORK/ref.trace")
+set -- $ends
+[ $# -eq 5 ] || { fail "the reference wrote $# files, expected 4 checkpoints and the results file"; finish; }
+
+# kill_at WHAT POINT: one run killed at POINT (FAULTFS_KILL), then after_kill.
+kill_at() {
+    rm -f "$WORK/trace"
+    # shellcheck disable=SC2086
+    faulty FAULTFS_TRACE="$WORK/trace" FAULTFS_KILL="$2" -- run "$KCFG" $KARGS -o "$KD/$KNAME.h5" -q
+    if [ "$status" -ne 137 ] || ! grep -q ' KILL ' "$WORK/trace"; then
+        fail "$1 ($2): the run was not killed there (exit status $status)"
+        return
+    fi
+    after_kill "killed at $1 ($2)"
+    POINTS="$POINTS
+  $1 ($2)"
+}
+
+POINTS=""
+kill_at "the output probe, just created" open:1
+start=0
+w=1
+for end in $ends; do
+    if [ $w -le 4 ]; then file="checkpoint $w"; else file="results file"; fi
+    size=$((end - start))
+    kill_at "$file: temporary file created" open:$((w + 1))
+    kill_at "$file: half written" byte:$((start + size / 2))
+    if [ $w -le 4 ]; then
+        kill_at "$file: all but its last byte" byte:$((end - 1))
+    else # its size varies a little with the warnings a run has: a few kB short
+        kill_at "$file: 4 kB short of its end" byte:$((end - 4096))
+    fi
+    kill_at "$file: renamed, directory not yet synced" renamed:$w
+    # Every step for the first and last checkpoint and the results file.
+    if [ $w -eq 1 ] || [ $w -ge 4 ]; then
+        kill_at "$file: first byte" byte:$((start + 1))
+        kill_at "$file: written, before fsync" fsync:$w
+        kill_at "$file: synced and closed, before rename" rename:$w
+    fi
+    start=$end
+    w=$((w + 1))
+done
+
+echo "kill points tested: $KILLS; restarts from a checkpoint: $RESTARTS (all bitwise identical unless FAILED above)"
+echo "results file afterwards: previous file kept $KEPT_PREVIOUS times, complete new file $NEW_COMPLETE times"
+echo "temporary files left by killed writers (never under a final name, removed): $TEMPS_LEFT"
+echo "points:$POINTS"
+[ "$KILLS" -ge 28 ] || fail "only $KILLS kill points were reached, expected 28"
+finish

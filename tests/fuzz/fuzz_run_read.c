@@ -1,0 +1,88 @@
+/* The run-file reader behind compare, report and plot (ts_run_read_image: the bytes of a file,
+ * read in this process). Every input ends in a summary that keeps the schema's promises or
+ * in an error naming the file; either way nothing of the file stays open in HDF5.
+ * HDF5 1.10 itself crashes or hangs on some corrupted files (its global heap): the commands
+ * read in a child process for that reason, this harness reads in-process so that libFuzzer
+ * sees coverage, and tests/fuzz/run_fuzz.sh sorts each crash by whose code crashed. */
+#include <hdf5.h>
+#include <math.h>
+#include <string.h>
+
+#include "fuzz_util.h"
+#include "ts_run_read.h"
+
+#define NAME "fuzzed.h5"
+
+static void check_text(const char *what, const char *s, size_t size)
+{
+    FUZZ_CHECK(memchr(s, '\0', size) != NULL, "%s is not terminated", what);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        FUZZ_CHECK(*p >= 0x20 && *p != 0x7f, "%s holds control character 0x%02x", what, *p);
+}
+
+#define TEXT(f) check_text(#f, s->f, sizeof s->f)
+
+static void in_range(const char *what, const double *v, size_t n, double lo, double hi, int nan_ok)
+{
+    for (size_t i = 0; i < n; i++)
+        FUZZ_CHECK(isnan(v[i]) ? nan_ok : v[i] >= lo && v[i] <= hi, "%s[%zu] = %g outside %g..%g", what, i, v[i], lo,
+                   hi);
+}
+
+/* What the readers' callers rely on (README, "The HDF5 file"; io/ts_run_read.c). */
+static void check_summary(const struct ts_run_summary *s)
+{
+    FUZZ_CHECK(s->kind == TS_FILE_RUN, "read as kind %d", (int)s->kind);
+    FUZZ_CHECK(s->schema_version >= 1 && s->schema_version <= TS_READ_SCHEMA_VERSION, "schema_version %d",
+               s->schema_version);
+    FUZZ_CHECK(s->complete == 0 || s->complete == 1, "complete %d", s->complete);
+    TEXT(program_version);
+    TEXT(host);
+    TEXT(start_time);
+    TEXT(config_path);
+    TEXT(kernel);
+    TEXT(init_mode);
+    TEXT(policy);
+    TEXT(places);
+    TEXT(proc_bind);
+    FUZZ_CHECK(s->kernel[0] && s->init_mode[0], "empty kernel or init mode");
+    FUZZ_CHECK(s->n_threads >= 1 && s->n_threads <= 65536, "n_threads %d", s->n_threads);
+    FUZZ_CHECK(s->n_iterations >= 1 && s->n_iterations * s->n_threads <= TS_READ_MAX_VALUES,
+               "%lld iterations x %d threads", (long long)s->n_iterations, s->n_threads);
+    FUZZ_CHECK(s->n > 0 || s->nx > 0, "no problem size");
+    FUZZ_CHECK(s->iteration && s->thread_iteration, "arrays missing");
+    size_t iters = (size_t)s->n_iterations;
+    in_range("iteration", s->iteration, iters, 0, HUGE_VAL, 0);
+    in_range("thread_iteration", s->thread_iteration, iters * (size_t)s->n_threads, 0, HUGE_VAL, 0);
+    FUZZ_CHECK(s->time_min <= s->time_median && s->time_median <= s->time_max, "time_min/median/max out of order");
+    FUZZ_CHECK(s->verified == 0 || s->verified == 1, "verified %d", s->verified);
+    FUZZ_CHECK(s->n_warnings >= 0, "n_warnings %lld", (long long)s->n_warnings);
+    FUZZ_CHECK(s->has_placement == (s->thread_local_fraction != NULL), "placement flag and array disagree");
+    if (s->has_placement) {
+        in_range("local_fraction", &s->local_fraction, 1, 0, 1, 1);
+        in_range("thread_local_fraction", s->thread_local_fraction, (size_t)s->n_threads, 0, 1, 1);
+    }
+    char size[128];
+    ts_run_size_text(s, size, sizeof size);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct ts_run_summary s;
+    struct ts_error err;
+    ts_error_clear(&err);
+    int status = ts_run_read_image(data, size, NAME, &s, &err);
+    fuzz_note("run_read: %s", status == TS_OK ? "read" : err.message);
+    if (status == TS_OK) {
+        check_summary(&s);
+    } else {
+        FUZZ_CHECK(status == TS_BAD_INPUT, "status %d", status);
+        FUZZ_CHECK(strstr(err.message, NAME) != NULL, "the error does not name the file: %s", err.message);
+        FUZZ_CHECK(!s.iteration && !s.thread_iteration && !s.thread_local_fraction, "arrays left after an error");
+    }
+    ts_run_summary_free(&s);
+    /* The reader closes what it opened, on every path (its file image is shared by name). */
+    ssize_t open_ids = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
+    FUZZ_CHECK(open_ids == 0, "%zd HDF5 objects still open after the read", open_ids);
+    return 0;
+}

@@ -1,0 +1,89 @@
+#!/bin/sh
+# One bounded libFuzzer run of a harness, and the verdict on what it found:
+#   run_fuzz.sh NAME HARNESS SEEDS WORK SECONDS TOUCHSTONE SOURCE_DIR
+# fuzz.NAME in build-fuzz (`make test`: 10 s, `make fuzz`: 60 s). The corpus starts from the
+# seeds and the regression cases; libFuzzer runs in fork mode so that it goes on after a crash
+# and keeps every crashing input (WORK/NAME/crash-*, timeout-*, leak-*, oom-*).
+#
+# Every input found is replayed for its stack and sorted by whose code failed:
+#  - ours (touchstone, the harness's checks, a leak): the test fails, and prints how to keep the
+#    input as a regression case (tests/fuzz/regressions/NAME/);
+#  - HDF5's own (the first frame outside the sanitizer runtime and libc is in libhdf5): a known
+#    weakness of HDF5 1.10 on corrupted files (io/ts_run_isolate.c). The harness reads in
+#    process for coverage; touchstone itself must still end with a message: the input is
+#    given to the command that reads such files, which must exit 2 (not crash, not hang).
+set -u
+NAME=$1 HARNESS=$2 SEEDS=$3 WORK=$4 SECONDS_=$5 TS=$6 SRC=$7
+DIR=$WORK/$NAME
+rm -rf "$DIR"
+mkdir -p "$DIR/corpus" "$DIR/found"
+REGRESSIONS=$SRC/tests/fuzz/regressions/$NAME
+[ -d "$REGRESSIONS" ] || REGRESSIONS=
+
+# The product's command for a file HDF5 itself fails on (empty: the harness has no such file).
+product_reads() {
+    case $NAME in
+    run_read) "$TS" report "$1" ;;
+    checkpoint)
+        # As a checkpoint of the first case of checkpoint_cases.h; a mismatch is a message too.
+        "$TS" run "$SRC/configs/stencil2d.ini" --set stencil.nx=64 --set stencil.ny=48 \
+            --set run.iterations=3 --threads 1 -q -o "$DIR/restart.h5" --restart "$1"
+        ;;
+    *) return 2 ;;
+    esac
+}
+
+# Sanitizer reports are errors, whatever the runtime: the first one ends the process.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+# shellcheck disable=SC2086
+"$HARNESS" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$SECONDS_" \
+    -timeout=20 -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$DIR/found/" -print_final_stats=1 \
+    "$DIR/corpus" "$SEEDS" $REGRESSIONS >"$DIR/fuzz.log" 2>&1
+fuzz_status=$?
+execs=$(sed -n 's/.*stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$DIR/fuzz.log" | tail -n 1)
+[ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]*\).*exec\/s.*/\1/p' "$DIR/fuzz.log" | tail -n 1)
+corpus=$(find "$DIR/corpus" -type f | wc -l)
+echo "fuzz.$NAME: ${execs:-?} executions in $SECONDS_ s, corpus $corpus inputs"
+
+OURS=0 HDF5=0
+for input in "$DIR"/found/*; do
+    [ -f "$input" ] || continue
+    "$HARNESS" -runs=1 -timeout=20 "$input" >"$input.replay" 2>&1
+    # The first frame outside the sanitizer runtime, libc and libFuzzer's own code.
+    frame=$(grep -E '^ *#[0-9]+ ' "$input.replay" |
+        grep -Ev 'libclang_rt|compiler-rt|/libc\.so|libc\.so\.6|__interceptor_|__asan_|__sanitizer|fuzzer::|libFuzzer' |
+        head -n 1)
+    case $frame in
+    *libhdf5*)
+        HDF5=$((HDF5 + 1))
+        if ! product_reads "$input" >"$input.product" 2>&1; then
+            status=$?
+        else
+            status=0
+        fi
+        if [ "$status" -ne 2 ]; then
+            OURS=$((OURS + 1))
+            echo "FAILED: $input: HDF5 fails on it inside the harness, and touchstone's own read ended with status $status, not 2 with a message:" >&2
+            sed 's/^/    | /' "$input.product" | head -10 >&2
+        else
+            echo "fuzz.$NAME: HDF5 itself fails on $(basename "$input") (${frame## in }); touchstone: $(head -n 1 "$input.product")"
+        fi
+        ;;
+    *)
+        OURS=$((OURS + 1))
+        echo "FAILED: fuzz.$NAME found $input; keep it with: cp $input $SRC/tests/fuzz/regressions/$NAME/" >&2
+        grep -E 'ERROR|fuzz check failed|runtime error|SUMMARY' "$input.replay" | head -5 | sed 's/^/    | /' >&2
+        grep -E '^ *#[0-9]+ ' "$input.replay" | head -12 | sed 's/^/    | /' >&2
+        ;;
+    esac
+done
+# libFuzzer's own failure without an input to show (it could not start, a seed crashed at load).
+if [ "$fuzz_status" -ne 0 ] && [ "$OURS" -eq 0 ] && [ "$HDF5" -eq 0 ]; then
+    echo "FAILED: libFuzzer ended with status $fuzz_status:" >&2
+    tail -n 20 "$DIR/fuzz.log" | sed 's/^/    | /' >&2
+    exit 1
+fi
+echo "fuzz.$NAME: $OURS input(s) that break touchstone's promises, $HDF5 on which HDF5 itself fails (contained)"
+[ "$OURS" -eq 0 ]

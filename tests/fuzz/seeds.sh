@@ -1,0 +1,58 @@
+#!/bin/sh
+# Seed corpora of the fuzz harnesses, made fresh at test time (nothing binary is committed):
+#   seeds.sh TOUCHSTONE FUZZ_SEEDS SOURCE_DIR OUT_DIR
+# config: every file in configs/, alone and followed by --set overrides; cli: command lines of
+# the README; run_read: run files written by real touchstone runs of each kernel (and one
+# checkpoint); checkpoint: checkpoints written by touchstone's writer (fuzz_seeds.c), one per
+# run of checkpoint_cases.h, and a run file.
+set -eu
+TS=$1
+SEEDS=$2
+SRC=$3
+OUT=$4
+rm -rf "$OUT"
+mkdir -p "$OUT/config" "$OUT/cli" "$OUT/run_read" "$OUT/checkpoint"
+
+# The harnesses split their input at NUL bytes; here '|' stands for NUL.
+nul() { printf '%s' "$1" | tr '|' '\000'; }
+SMALL='sum.n=100000|triad.n=100000|stencil.nx=64|stencil.ny=48|stencil.nz=16|run.iterations=3'
+for ini in "$SRC"/configs/*.ini; do
+    name=$(basename "$ini" .ini)
+    cp "$ini" "$OUT/config/$name"
+    { cat "$ini"; nul "|$SMALL|openmp.places={0:2},{2:2}|init.policy=bind:0|output.file=%k-%t.h5"; } \
+        >"$OUT/config/$name-set"
+done
+
+n=0
+for line in \
+    'run|configs/default.ini' \
+    'run|configs/stencil2d.ini|--serial-init|--threads|8|--set|stencil.nx=1024|-o|out-%k.h5|-q' \
+    'run|--restart|run.ckpt.h5|configs/sum.ini|--set=sum.n=1e6' \
+    'check|configs/triad.ini|--set|triad.nontemporal=true' \
+    'topo|--format|json|--threads|4' \
+    'compare|a.h5|b.h5|c.h5|--format|markdown|--force' \
+    'report|runs/|--format=csv' \
+    'plot|runs|-o|scaling.png|--kind|timeline|--size|1200x800' \
+    '--help' '--version' 'run|-h'; do
+    n=$((n + 1))
+    nul "$line" >"$OUT/cli/cmd$n"
+done
+
+# Real run files, one per kernel and a few variants. --threads 2 binds nothing on a 1-CPU box
+# and still writes two threads' timings.
+run() {
+    name=$1
+    shift
+    "$TS" run "$@" --threads 2 -q -o "$OUT/run_read/$name.h5" >/dev/null
+}
+run sum "$SRC/configs/sum.ini" --set sum.n=100000 --set run.iterations=3
+run triad "$SRC/configs/triad.ini" --set triad.n=100000 --set run.iterations=3 --set placement.audit=false
+run stencil2d "$SRC/configs/stencil2d.ini" --set stencil.nx=64 --set stencil.ny=48 --set run.iterations=3 \
+    --set output.write_field=true
+run stencil3d "$SRC/configs/stencil3d.ini" --set stencil.nx=16 --set stencil.ny=12 --set stencil.nz=8 \
+    --set run.iterations=2 --set placement.at_end=true
+
+"$SEEDS" "$OUT/checkpoint"
+cp "$OUT/run_read/sum.h5" "$OUT/checkpoint/run-sum.h5"
+cp "$OUT/checkpoint/ckpt-stencil2d-3.h5" "$OUT/run_read/"
+ls -l "$OUT"/* >&2
