@@ -16,7 +16,12 @@ static int write_checkpoint(struct h5w *w, hid_t file, const void *ctx)
         { "n_threads", H5T_NATIVE_INT32, &c->n_threads },
     };
     const char *text = c->config_text ? c->config_text : "";
-    hid_t config = -1;
+    const hsize_t field_dims[3] = { (hsize_t)c->field_dims[0], (hsize_t)c->field_dims[1], (hsize_t)c->field_dims[2] };
+    /* Not compressed: a checkpoint is written while the run waits. Checksummed: a restart
+     * from damaged bytes must be refused, not continue from a different field. */
+    hid_t config = -1, field_dcpl = c->field ? h5w_field_dcpl(3, field_dims, 0) : 0;
+    if (field_dcpl < 0)
+        return h5w_fail(w, file, "writing dataset", "field");
     int failed = h5w_attr_str(w, file, "kernel", c->kernel)
               || h5w_attr_nums(w, file, nums, H5W_COUNT(nums))
               || (config = h5w_group(w, file, "config")) < 0
@@ -31,11 +36,13 @@ static int write_checkpoint(struct h5w *w, hid_t file, const void *ctx)
                                                         .dims_label = "thread, iteration" })
               || (c->field && h5w_dataset(w, file, &(struct h5w_ds){
                                   .name = "field", .type = H5T_NATIVE_DOUBLE, .rank = 3,
-                                  .dims = { (hsize_t)c->field_dims[0], (hsize_t)c->field_dims[1],
-                                            (hsize_t)c->field_dims[2] },
-                                  .data = c->field, .units = "1", .dims_label = "z, y, x" }));
+                                  .dims = { field_dims[0], field_dims[1], field_dims[2] },
+                                  .data = c->field, .units = "1", .dims_label = "z, y, x",
+                                  .dcpl = field_dcpl }));
     if (config >= 0)
         H5Gclose(config);
+    if (field_dcpl > 0)
+        H5Pclose(field_dcpl);
     return failed ? w->err->status : TS_OK;
 }
 

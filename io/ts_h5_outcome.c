@@ -128,18 +128,29 @@ int h5w_write_field(struct h5w *w, hid_t g, const struct ts_record *rec)
                          .dims_label = rank == 2 ? "y, x" : "z, y, x" };
     for (int i = 0; i < rank; i++)
         ds.dims[i] = (hsize_t)d[3 - rank + i];
-    hsize_t chunk[3];
-    field_chunk(rank, ds.dims, chunk);
-
     int st;
-    if ((ds.dcpl = H5Pcreate(H5P_DATASET_CREATE)) < 0 || H5Pset_chunk(ds.dcpl, rank, chunk) < 0
-        || (deflate_can_encode() && H5Pset_deflate(ds.dcpl, 4) < 0))
+    if ((ds.dcpl = h5w_field_dcpl(rank, ds.dims, 1)) < 0)
         st = h5w_fail(w, g, "writing dataset", ds.name);
     else
         st = h5w_dataset(w, g, &ds);
     if (ds.dcpl >= 0)
         H5Pclose(ds.dcpl);
     return st;
+}
+
+hid_t h5w_field_dcpl(int rank, const hsize_t *dims, int compress)
+{
+    hsize_t chunk[3];
+    field_chunk(rank, dims, chunk);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    /* The checksum filter goes last: it covers the bytes as stored, after compression. */
+    if (dcpl >= 0
+        && (H5Pset_chunk(dcpl, rank, chunk) < 0 || (compress && deflate_can_encode() && H5Pset_deflate(dcpl, 4) < 0)
+            || H5Pset_fletcher32(dcpl) < 0)) {
+        H5Pclose(dcpl);
+        dcpl = -1;
+    }
+    return dcpl;
 }
 
 int h5w_write_warnings(struct h5w *w, hid_t file, const struct ts_record *rec)

@@ -55,6 +55,11 @@ struct h5w_ds {
 };
 int h5w_dataset(struct h5w *w, hid_t loc, const struct h5w_ds *ds);
 
+/* Creation properties of a field (a grid of doubles): chunked, Fletcher32-checksummed so that
+ * HDF5 refuses to read a chunk whose bytes changed on disk, deflated when compress is set and
+ * the library can. -1 on failure; the caller closes it. */
+hid_t h5w_field_dcpl(int rank, const hsize_t *dims, int compress);
+
 /* Scalar double datasets; skip_nan leaves out values that do not apply to this run. */
 struct h5w_value {
     const char *name;

@@ -259,6 +259,21 @@ static int build_image(h5w_build_fn *build, const void *ctx, const char *name, s
     return st;
 }
 
+/* After a failed write. The directory can have turned read-only meanwhile (a remount, a
+ * bind mount): then the temporary file stays, and the user must hear it to delete it. ENOENT
+ * is not worth a word: the directory went away, and the file with it. */
+static void remove_temp(const char *tmp, struct ts_error *err)
+{
+    if (unlink(tmp) == 0 || errno == ENOENT)
+        return;
+    int e = errno;
+    size_t used = strlen(err->message);
+    /* A long path cuts the tail off, as ts_error_prefix does; a failed format leaves the message. */
+    if (snprintf(err->message + used, sizeof err->message - used, "; removing %s failed too: %s", tmp,
+                 strerror(e)) < 0)
+        err->message[used] = '\0';
+}
+
 int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ctx, struct ts_error *err)
 {
     /* Errors travel back through err; HDF5 printing its stack would bypass that. */
@@ -283,7 +298,7 @@ int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ct
                            final_path, tmp);
     if (st != TS_OK) {
         if (fd >= 0)
-            unlink(tmp);
+            remove_temp(tmp, err);
         return st;
     }
     /* After the rename, so that the new directory entry itself survives a crash. */

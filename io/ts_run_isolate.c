@@ -44,6 +44,18 @@ static int read_all(int fd, void *buf, size_t n)
     return 0;
 }
 
+/* What a reading child that ended without an answer means: HDF5 crashed or looped. */
+static int child_failed(int status, const char *name, unsigned seconds, struct ts_error *err)
+{
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+        return ts_fail(err, TS_BAD_INPUT, "%s: HDF5 did not finish reading it in %u s: the file is corrupted", name,
+                       seconds);
+    if (WIFSIGNALED(status))
+        return ts_fail(err, TS_BAD_INPUT, "%s: HDF5 crashed reading it (%s): the file is corrupted", name,
+                       strsignal(WTERMSIG(status)));
+    return ts_fail(err, TS_BAD_INPUT, "%s: the process reading it failed: the file may be corrupted", name);
+}
+
 /* The summary's arrays in a fixed order; sizes follow from counts the child validated. */
 static size_t array_sizes(const struct ts_run_summary *s, double **arrays[3], size_t counts[3])
 {
@@ -60,9 +72,12 @@ static void child(int fd, ts_run_reader *reader, const void *ctx, unsigned secon
 {
     signal(SIGALRM, SIG_DFL);
     alarm(seconds);
+    /* Both go down the pipe whole: zeroed first, so the padding and the unused tail of the
+     * message are not this process's stale stack bytes (valgrind: write() of uninitialised). */
     struct ts_run_summary s;
     struct ts_error err;
-    ts_error_clear(&err);
+    memset(&s, 0, sizeof s);
+    memset(&err, 0, sizeof err);
     int st = reader(ctx, &s, &err);
     int bad = write_all(fd, &st, sizeof st) || write_all(fd, &err, sizeof err) || write_all(fd, &s, sizeof s);
     double **arrays[3];
@@ -120,13 +135,40 @@ int ts_run_read_isolated(ts_run_reader *reader, const void *ctx, const char *nam
     if (st == TS_OK)
         ts_run_summary_free(out);
     out->kind = TS_FILE_UNREADABLE;
-    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-        return ts_fail(err, TS_BAD_INPUT, "%s: HDF5 did not finish reading it in %u s: the file is corrupted", name,
-                       seconds);
-    if (WIFSIGNALED(status))
-        return ts_fail(err, TS_BAD_INPUT, "%s: HDF5 crashed reading it (%s): the file is corrupted", name,
-                       strsignal(WTERMSIG(status)));
-    return ts_fail(err, TS_BAD_INPUT, "%s: the process reading it failed: the file may be corrupted", name);
+    return child_failed(status, name, seconds, err);
+}
+
+int ts_read_check_isolated(ts_read_check *check, const void *ctx, const char *name, unsigned seconds,
+                           struct ts_error *err)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot read %s: pipe", name);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot read %s: fork", name);
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        signal(SIGALRM, SIG_DFL);
+        alarm(seconds);
+        memset(err, 0, sizeof *err); /* sent whole, as in child() above */
+        int st = check(ctx, err);
+        int bad = write_all(fds[1], &st, sizeof st) || write_all(fds[1], err, sizeof *err);
+        _exit(bad ? 1 : 0);
+    }
+    close(fds[1]);
+    int st = TS_BAD_INPUT;
+    int got = read_all(fds[0], &st, sizeof st) == 0 && read_all(fds[0], err, sizeof *err) == 0;
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (got && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return st;
+    return child_failed(status, name, seconds, err);
 }
 
 static int read_path(const void *ctx, struct ts_run_summary *out, struct ts_error *err)
@@ -137,7 +179,7 @@ static int read_path(const void *ctx, struct ts_run_summary *out, struct ts_erro
 /* Reading a run file takes milliseconds, or about as long as reading its bytes: a minute
  * plus a second per 20 MB is far beyond that, and stops HDF5 looping on a corrupted heap.
  * TOUCHSTONE_READ_TIMEOUT (seconds) replaces it: for tests, or a very slow filesystem. */
-int ts_run_read_file_isolated(const char *path, struct ts_run_summary *out, struct ts_error *err)
+unsigned ts_read_seconds(const char *path)
 {
     struct stat sb;
     off_t size = stat(path, &sb) == 0 ? sb.st_size : 0;
@@ -145,5 +187,10 @@ int ts_run_read_file_isolated(const char *path, struct ts_run_summary *out, stru
     const char *env = getenv("TOUCHSTONE_READ_TIMEOUT");
     if (env && atoi(env) > 0)
         seconds = (unsigned)atoi(env);
-    return ts_run_read_isolated(read_path, path, path, seconds, out, err);
+    return seconds;
+}
+
+int ts_run_read_file_isolated(const char *path, struct ts_run_summary *out, struct ts_error *err)
+{
+    return ts_run_read_isolated(read_path, path, path, ts_read_seconds(path), out, err);
 }

@@ -72,6 +72,15 @@ int ts_run_read_isolated(ts_run_reader *reader, const void *ctx, const char *nam
                          struct ts_run_summary *out, struct ts_error *err);
 int ts_run_read_file_isolated(const char *path, struct ts_run_summary *out, struct ts_error *err);
 
+/* The same for a check that returns only a status and err (a checkpoint read into scratch
+ * before the real restore). */
+typedef int ts_read_check(const void *ctx, struct ts_error *err);
+int ts_read_check_isolated(ts_read_check *check, const void *ctx, const char *name, unsigned seconds,
+                           struct ts_error *err);
+
+/* The time limit of an isolated read of the file at path (TOUCHSTONE_READ_TIMEOUT overrides). */
+unsigned ts_read_seconds(const char *path);
+
 void ts_run_summary_free(struct ts_run_summary *s);
 
 /* "4096 x 4096" for grids, "50000000" for 1D kernels. */

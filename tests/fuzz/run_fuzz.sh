@@ -33,13 +33,16 @@ product_reads() {
     esac
 }
 
-# Sanitizer reports are errors, whatever the runtime: the first one ends the process.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:allocator_may_return_null=1}
+# Sanitizer reports are errors: the first one ends the process. Leaks are checked after every
+# input (libFuzzer's -detect_leaks), which names the input; not at exit, where a leak has no
+# input to show (fork mode files it as an empty crash) and HDF5's caches are still held.
+# HDF5 asks malloc for absurd sizes on some corrupted files and copes with NULL.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:leak_check_at_exit=0:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 # shellcheck disable=SC2086
 "$HARNESS" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$SECONDS_" \
-    -timeout=20 -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$DIR/found/" -print_final_stats=1 \
+    -timeout=5 -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$DIR/found/" -print_final_stats=1 \
     "$DIR/corpus" "$SEEDS" $REGRESSIONS >"$DIR/fuzz.log" 2>&1
 fuzz_status=$?
 execs=$(sed -n 's/.*stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$DIR/fuzz.log" | tail -n 1)
@@ -50,26 +53,32 @@ echo "fuzz.$NAME: ${execs:-?} executions in $SECONDS_ s, corpus $corpus inputs"
 OURS=0 HDF5=0
 for input in "$DIR"/found/*; do
     [ -f "$input" ] || continue
-    "$HARNESS" -runs=1 -timeout=20 "$input" >"$input.replay" 2>&1
+    "$HARNESS" -runs=1 -timeout=20 -rss_limit_mb=2048 "$input" >"$input.replay" 2>&1
+    replay_status=$?
     # The first frame outside the sanitizer runtime, libc and libFuzzer's own code.
     frame=$(grep -E '^ *#[0-9]+ ' "$input.replay" |
-        grep -Ev 'libclang_rt|compiler-rt|/libc\.so|libc\.so\.6|__interceptor_|__asan_|__sanitizer|fuzzer::|libFuzzer' |
+        grep -Ev 'libclang_rt|compiler-rt|/libc\.so|libc\.so\.6|__interceptor_|__asan_|__sanitizer|fuzzer::|libFuzzer| in (malloc|calloc|realloc|free|strdup) ' |
         head -n 1)
+    [ -z "$frame" ] && [ "$replay_status" -ne 0 ] && frame="(no stack; replay status $replay_status)"
     case $frame in
     *libhdf5*)
         HDF5=$((HDF5 + 1))
-        if ! product_reads "$input" >"$input.product" 2>&1; then
-            status=$?
-        else
-            status=0
-        fi
+        TOUCHSTONE_READ_TIMEOUT=10 product_reads "$input" >"$input.product" 2>&1
+        status=$?
         if [ "$status" -ne 2 ]; then
             OURS=$((OURS + 1))
             echo "FAILED: $input: HDF5 fails on it inside the harness, and touchstone's own read ended with status $status, not 2 with a message:" >&2
             sed 's/^/    | /' "$input.product" | head -10 >&2
         else
-            echo "fuzz.$NAME: HDF5 itself fails on $(basename "$input") (${frame## in }); touchstone: $(head -n 1 "$input.product")"
+            where=$(echo "$frame" | sed -n 's/.* in \([A-Za-z0-9_]*\) .*/\1/p')
+            echo "fuzz.$NAME: $(basename "$input"): in HDF5 (${where:-libhdf5}); $(grep '^touchstone: ' "$input.product" | tail -n 1)"
         fi
+        ;;
+    '')
+        # No report on a replay alone: the failure needed the state earlier inputs left (a
+        # leak seen at the end of a fork-mode job). Shown, not counted: nothing to keep.
+        echo "fuzz.$NAME: $(basename "$input") does not fail when replayed alone:"
+        grep -E 'ERROR|SUMMARY' "$DIR/fuzz.log" | head -3 | sed 's/^/    | /'
         ;;
     *)
         OURS=$((OURS + 1))

@@ -1,0 +1,82 @@
+#!/bin/sh
+# A checkpoint damaged on disk (a bad sector, a copy cut short, bits flipped on a network file
+# system): --restart either refuses it (exit 2, a message naming it, no results file) or, when
+# the damage hit bytes that do not matter, continues to the bits of the uninterrupted run.
+# Never a crash, a hang, or a run that continues from a different field: the field is stored
+# with a Fletcher32 checksum, so changed field bytes are refused. 16 bytes of 0xff or 0x3f at
+# 64 places across the file, and 12 truncations.
+. "$(dirname "$0")/lib.sh"
+D=$WORK/out
+mkdir "$D"
+CFG=$SRC/configs/stencil2d.ini
+ARGS="--set stencil.nx=128 --set stencil.ny=128 --set run.iterations=3000 --set output.checkpoint_every=1000 --set output.write_field=true --threads 1"
+
+# shellcheck disable=SC2086
+run_ts 0 "uninterrupted reference" run "$CFG" $ARGS -o "$WORK/ref.h5" -q || finish
+ref=$(bits "$WORK/ref.h5" /results/global)
+bits "$WORK/ref.h5" /field/u >"$WORK/ref.field"
+
+# The checkpoint of 1000 steps: the run is killed right after it is in place.
+# shellcheck disable=SC2086
+faulty FAULTFS_KILL=renamed:1 -- run "$CFG" $ARGS -o "$D/k.h5" -q
+[ "$(get "$D/k.ckpt.h5" /@steps_done 2>/dev/null)" = 1000 ] || { fail "no checkpoint of 1000 steps to damage"; finish; }
+cp "$D/k.ckpt.h5" "$WORK/good.ckpt.h5"
+size=$(wc -c <"$WORK/good.ckpt.h5")
+
+REFUSED=0 SAME=0 CHECKSUM=0
+# restart_from FILE WHAT: the restart ends in a refusal or in the reference bits.
+restart_from() {
+    rm -f "$D/r.h5"
+    # shellcheck disable=SC2086
+    TOUCHSTONE_READ_TIMEOUT=20 "$TS" run "$CFG" $ARGS -o "$D/r.h5" -q --restart "$1" >"$OUT" 2>"$ERR"
+    status=$?
+    case $status in
+    0)
+        if [ "$(bits "$D/r.h5" /results/global)" != "$ref" ]; then
+            fail "$2: restart succeeded with result $(bits "$D/r.h5" /results/global), the uninterrupted run has $ref"
+        elif ! bits "$D/r.h5" /field/u | cmp -s - "$WORK/ref.field"; then
+            fail "$2: restart succeeded with the same result but a different field"
+        else
+            SAME=$((SAME + 1))
+        fi
+        ;;
+    2)
+        REFUSED=$((REFUSED + 1))
+        grep -q "Fletcher32" "$ERR" && CHECKSUM=$((CHECKSUM + 1))
+        expect_in "$ERR" "^touchstone: error: .*$1" "$2: the message names the checkpoint"
+        [ -e "$D/r.h5" ] && fail "$2: refused, yet a results file was written"
+        ;;
+    *)
+        fail "$2: exit status $status (a crash or worse), expected 0 or 2"
+        sed 's/^/    stderr: /' "$ERR" | head -5 >&2
+        ;;
+    esac
+}
+
+restart_from "$WORK/good.ckpt.h5" "the intact checkpoint"
+[ "$SAME" -eq 1 ] || { fail "the intact checkpoint does not restart to the reference"; finish; }
+SAME=0
+
+i=0
+while [ $i -lt 64 ]; do
+    at=$((i * (size - 16) / 63))
+    cp "$WORK/good.ckpt.h5" "$WORK/bad.ckpt.h5"
+    # 0xff makes NaNs, which the reader's range check refuses anyway; '?' (0x3f) makes finite
+    # doubles near 5e-4 that only the checksum can tell from the real ones.
+    byte='\377' && [ $((i % 2)) -eq 1 ] && byte='?'
+    # shellcheck disable=SC2059
+    printf "$byte$byte$byte$byte$byte$byte$byte$byte$byte$byte$byte$byte$byte$byte$byte$byte" |
+        dd of="$WORK/bad.ckpt.h5" bs=1 seek=$at conv=notrunc status=none
+    restart_from "$WORK/bad.ckpt.h5" "16 bytes of $(printf "$byte" | od -An -tx1 | tr -d ' ') at byte $at"
+    i=$((i + 1))
+done
+i=0
+while [ $i -lt 12 ]; do
+    len=$((i * size / 12))
+    head -c $len "$WORK/good.ckpt.h5" >"$WORK/cut.ckpt.h5"
+    restart_from "$WORK/cut.ckpt.h5" "cut to $len of $size bytes"
+    i=$((i + 1))
+done
+[ "$CHECKSUM" -gt 0 ] || fail "no damage was caught by the field's checksum: is the field still checksummed?"
+echo "damaged checkpoints: $REFUSED refused ($CHECKSUM by the field checksum), $SAME harmless and restarted to the same bits"
+finish

@@ -1,0 +1,194 @@
+#!/bin/sh
+# Memory limits (prlimit --as, --data): a problem bigger than the limit is refused up front,
+# before the output probe, before anything is allocated, with the numbers and the limit's name;
+# a limit that passes that check but leaves too little for what comes after (the arrays' mmap,
+# the file assembled in memory, a checkpoint, periodic checkpoints, OpenMP's threads) still
+# ends with exit status 2 and a message that says memory ran out, never a crash, never a file
+# under the final name, no temporary file left. Sweeps of the limit in 1-4 MiB steps walk
+# through every allocation in turn, wherever this machine's libraries put its thresholds.
+# Not tested here: a cgroup memory.max, which would take creating a child cgroup of the one
+# the test runs in (tests/topo/test_limits.c reads fake cgroup trees instead).
+. "$(dirname "$0")/lib.sh"
+D=$WORK/out
+mkdir "$D"
+CFG=$SRC/configs/default.ini
+MIB=1048576
+CASES=0
+# What a failed allocation may say, after "touchstone: error: ": our errno text, HDF5's words
+# (a dataset that cannot grow the file in memory), or the exit hook's, after libgomp gave up.
+NOMEM='(Cannot allocate memory|out of memory|unable to allocate memory|for lack of memory)'
+
+# limited LIMIT_OPTION -- ARGS...: touchstone under prlimit with the fault library tracing to
+# $WORK/trace; output in $OUT/$ERR, status in $status.
+limited() {
+    opt=$1
+    shift 2
+    rm -f "$WORK/trace"
+    prlimit "$opt" env LD_PRELOAD="$FAULTFS" FAULTFS_TRACE="$WORK/trace" "$TS" "$@" >"$OUT" 2>"$ERR"
+    status=$?
+}
+
+# nothing_written WHAT: no file under the output's directory, final or temporary.
+nothing_written() {
+    left=$(ls -A "$D")
+    [ -z "$left" ] || fail "$1: files left in $D: $left"
+    rm -f "$D"/*
+}
+
+# error_is_last WHAT: the last line on stderr is the error (nothing crashed after it).
+error_is_last() {
+    tail -n 1 "$ERR" | grep -q '^touchstone: error: ' ||
+        fail "$1: stderr does not end with the error: $(tail -n 1 "$ERR")"
+}
+
+# --- Refused up front ------------------------------------------------------------------------------
+# refused WHAT LIMIT_OPTION LIMIT_NAME KERNEL ARGS...: exit 2 with the numbers, and nothing done:
+# no output probe, no init (the trace of the fault library stays empty), nothing written.
+refused() {
+    what=$1 opt=$2 name=$3 kernel=$4
+    shift 4
+    limited "$opt" -- run "$CFG" --set run.kernel="$kernel" "$@" -o "$D/r.h5" -q
+    CASES=$((CASES + 1))
+    expect_status 2 "$what" || return
+    expect_in "$ERR" "^touchstone: error: $kernel needs [0-9.]+ [MG]iB \([0-9] arrays? of [0-9.]+ [MG]iB, [0-9]+ bytes\) but $name allows only 512 MiB \(536870912 bytes\); reduce the problem size\$" \
+        "$what: the message names the need and the limit"
+    [ "$(wc -l <"$ERR")" -eq 1 ] || fail "$what: more than the error on stderr"
+    [ -s "$WORK/trace" ] && fail "$what: refused only after it started: $(tr '\n' '|' <"$WORK/trace" | cut -c1-200)"
+    nothing_written "$what"
+}
+LIM512=$((512 * MIB))
+refused "stencil2d over RLIMIT_AS" --as=$LIM512 "RLIMIT_AS \(ulimit -v\)" stencil2d --set stencil.nx=8192 --set stencil.ny=8192
+refused "stencil3d over RLIMIT_AS" --as=$LIM512 "RLIMIT_AS \(ulimit -v\)" stencil3d --set stencil.nx=512 --set stencil.ny=512 \
+    --set stencil.nz=256
+refused "sum over RLIMIT_AS" --as=$LIM512 "RLIMIT_AS \(ulimit -v\)" sum --set sum.n=100000000
+refused "triad over RLIMIT_AS" --as=$LIM512 "RLIMIT_AS \(ulimit -v\)" triad --set triad.n=30000000
+refused "stencil2d over RLIMIT_DATA" --data=$LIM512 "RLIMIT_DATA \(ulimit -d\)" stencil2d --set stencil.nx=8192 \
+    --set stencil.ny=8192
+
+# check says the same, exit 2.
+prlimit --as=$LIM512 "$TS" check "$CFG" --set stencil.nx=8192 --set stencil.ny=8192 >"$OUT" 2>"$ERR"
+status=$?
+CASES=$((CASES + 1))
+if expect_status 2 "check over RLIMIT_AS"; then
+    expect_in "$OUT" "^  limit EXCEEDED +512 MiB  \(RLIMIT_AS \(ulimit -v\)\)\$" "check over RLIMIT_AS: the limit table"
+    expect_in "$ERR" "^touchstone: error: stencil2d needs 1 GiB .* RLIMIT_AS \(ulimit -v\) allows only 512 MiB" \
+        "check over RLIMIT_AS: the error"
+fi
+
+# --- The arrays pass the check, their mmap fails ---------------------------------------------------
+# A limit 1 MiB above the arrays: the check (arrays only) passes, the libraries, the stacks and
+# the heap take more than that 1 MiB, so an array's mmap fails, after the output probe and the
+# OpenMP team, before init.
+# arrays_fail WHAT KERNEL BYTES MAPPED ARGS...: BYTES for all arrays, MAPPED the size of one as
+# printed.
+arrays_fail() {
+    what=$1 kernel=$2 bytes=$3 mapped=$4
+    shift 4
+    limited --as=$((bytes + MIB)) -- run "$CFG" --set run.kernel="$kernel" "$@" -o "$D/r.h5" -q
+    CASES=$((CASES + 1))
+    expect_status 2 "$what" || return
+    expect_in "$ERR" "^touchstone: error: array [0-9] of $kernel: cannot map $mapped: Cannot allocate memory\$" \
+        "$what: the message names the array and the errno text"
+    error_is_last "$what"
+    grep -q " open $D/r\.h5\.tmp\." "$WORK/trace" || fail "$what: failed before the output probe"
+    grep -Eq ' (audit|assemble) ' "$WORK/trace" && fail "$what: got past the allocation: $(tr '\n' '|' <"$WORK/trace")"
+    nothing_written "$what"
+}
+arrays_fail "stencil2d arrays, 2 threads" stencil2d $((512 * MIB)) "256 MiB" --set stencil.nx=8192 --set stencil.ny=4096 \
+    --threads 2
+arrays_fail "triad arrays, 1 thread" triad $((3 * 8 * 20000000)) "152.59 MiB" --set triad.n=20000000 --threads 1
+
+# --- Sweeps: the limit in small steps, through every later allocation ------------------------------
+# sweep WHAT FROM_MIB STEP_MIB TO_MIB ARGS...: stencil2d with its field in the file under
+# --as=FROM, FROM+STEP, ... until a run finishes. Every run below that ends with status 2 and a
+# message that memory ran out (or, below what the dynamic loader needs, ld.so's status 127),
+# leaves no file; the run that finishes writes the complete, right result. Sets ARRAYS_OK_MIB:
+# the first limit whose run got past the arrays (its failure was writing the file).
+sweep() {
+    sw=$1 mib=$2 step=$3 to=$4
+    shift 4
+    run_ts 0 "$sw: reference" run "$CFG" "$@" --set output.write_field=true -o "$WORK/ref.h5" -q || return
+    ref=$(bits "$WORK/ref.h5" /results/global)
+    n_arrays=0 n_file=0 n_other=0 n_loader=0 ARRAYS_OK_MIB=""
+    while [ "$mib" -le "$to" ]; do
+        at="$sw, --as=$mib MiB"
+        limited --as=$((mib * MIB)) -- run "$CFG" "$@" --set output.write_field=true -o "$D/r.h5" -q
+        CASES=$((CASES + 1))
+        if [ "$status" -eq 0 ]; then
+            if [ "$(get "$D/r.h5" /@complete 2>/dev/null)" != 1 ] || [ "$(bits "$D/r.h5" /results/global)" != "$ref" ]; then
+                fail "$at: finished, but $D/r.h5 is not the complete run"
+            fi
+            no_temp_left "$D" "$at"
+            rm -f "$D"/*
+            break
+        elif [ "$status" -eq 127 ] && [ $((n_arrays + n_file + n_other)) -eq 0 ] &&
+            grep -q 'error while loading shared libraries' "$ERR"; then
+            n_loader=$((n_loader + 1)) # too tight to start at all: not touchstone's to report
+        elif expect_status 2 "$at"; then
+            error_is_last "$at"
+            if grep -Eq "^touchstone: error: cannot write output $D/r\.h5: .*$NOMEM" "$ERR"; then
+                n_file=$((n_file + 1))
+                [ -n "$ARRAYS_OK_MIB" ] || ARRAYS_OK_MIB=$mib
+            elif grep -Eq "^touchstone: error: array [0-9] of stencil2d: cannot map .*: Cannot allocate memory\$" "$ERR"; then
+                n_arrays=$((n_arrays + 1))
+            elif grep -Eq "^touchstone: error: (.*$NOMEM|stencil2d needs .* allows only)" "$ERR"; then
+                n_other=$((n_other + 1))
+            else
+                fail "$at: the message does not say that memory ran out"
+                sed 's/^/    stderr: /' "$ERR" | head -5 >&2
+            fi
+            nothing_written "$at"
+        fi
+        rm -f "$D"/*
+        mib=$((mib + step))
+    done
+    [ "$mib" -le "$to" ] || fail "$sw: no limit up to $to MiB let the run finish"
+    echo "$sw: up to $mib MiB: $n_loader too tight to load, $n_other early, $n_arrays in the arrays, $n_file writing the file"
+    [ "$n_arrays" -gt 0 ] || fail "$sw: no limit made the arrays' mmap fail; start the sweep lower"
+    [ "$n_file" -gt 0 ] || fail "$sw: no limit made the writing of the file fail"
+}
+# 1 MiB steps through two 2 MiB arrays; 2 MiB steps through two 8 MiB arrays and OpenMP's second
+# thread; a field larger than HDF5_WORKING_MEMORY (io/ts_h5_write.c), so that the file in memory
+# itself fails to grow.
+sweep "sweep, 1 thread" 16 1 400 --set stencil.nx=512 --set stencil.ny=512 --set run.iterations=2 --threads 1
+sweep "sweep, 2 threads" 16 2 400 --set stencil.nx=1024 --set stencil.ny=1024 --set run.iterations=2 --threads 2
+BIG_GRID="--set stencil.nx=1536 --set stencil.ny=1536 --threads 1"
+# shellcheck disable=SC2086
+sweep "sweep, 18 MiB field" 36 4 600 $BIG_GRID --set run.iterations=2
+[ -n "$ARRAYS_OK_MIB" ] || finish
+
+# --- Checkpoints under the limit where the arrays just fitted -----------------------------------
+# The run computes, the checkpoint (with its 18 MiB field) cannot be assembled.
+LIM=$((ARRAYS_OK_MIB * MIB))
+rm -f "$WORK/trace"
+# shellcheck disable=SC2086
+prlimit --as=$LIM env LD_PRELOAD="$FAULTFS" FAULTFS_TRACE="$WORK/trace" "$TS" run "$CFG" $BIG_GRID \
+    --set run.iterations=100000 -o "$D/s.h5" -q >"$OUT" 2>"$ERR" &
+pid=$!
+wait_for "$WORK/trace" ' audit ' $pid || fail "SIGUSR1 under --as=$ARRAYS_OK_MIB MiB: the run never reached its iterations"
+kill -USR1 $pid 2>/dev/null || fail "SIGUSR1 under --as=$ARRAYS_OK_MIB MiB: the run ended before SIGUSR1"
+wait $pid
+status=$?
+CASES=$((CASES + 1))
+if expect_status 2 "SIGUSR1 under --as=$ARRAYS_OK_MIB MiB"; then
+    expect_in "$ERR" "^touchstone: error: User defined signal 1 stopped the run, but its checkpoint could not be written: cannot write output $D/s\.ckpt\.h5: .*$NOMEM" \
+        "SIGUSR1 under --as=$ARRAYS_OK_MIB MiB: the message"
+    error_is_last "SIGUSR1 under --as=$ARRAYS_OK_MIB MiB"
+fi
+nothing_written "SIGUSR1 under --as=$ARRAYS_OK_MIB MiB"
+
+# Periodic checkpoints fail with a warning and the run goes on; then the results file fails too.
+# shellcheck disable=SC2086
+limited --as=$LIM -- run "$CFG" $BIG_GRID --set run.iterations=20 --set output.checkpoint_every=5 -o "$D/p.h5" -q
+CASES=$((CASES + 1))
+if expect_status 2 "periodic checkpoints under --as=$ARRAYS_OK_MIB MiB"; then
+    expect_in "$ERR" "^touchstone: warning: [0-9] periodic checkpoints? could not be written \(last: cannot write output $D/p\.ckpt\.h5: .*$NOMEM.*\)\$" \
+        "periodic checkpoints under --as=$ARRAYS_OK_MIB MiB: the warning"
+    expect_in "$ERR" "^touchstone: error: cannot write output $D/p\.h5: .*$NOMEM" \
+        "periodic checkpoints under --as=$ARRAYS_OK_MIB MiB: then the results file"
+    error_is_last "periodic checkpoints under --as=$ARRAYS_OK_MIB MiB"
+fi
+nothing_written "periodic checkpoints under --as=$ARRAYS_OK_MIB MiB"
+
+echo "$CASES cases"
+finish

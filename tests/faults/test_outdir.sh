@@ -1,0 +1,224 @@
+#!/bin/sh
+# The output directory removed (rm -rf) or made read-only (a read-only bind mount over it)
+# after the output probe at start-up, while the run is in its iterations or while it writes a
+# checkpoint: for a checkpoint on SIGUSR1, periodic checkpoints and the results file at the
+# end. Exit status 2 (never a crash), the path and the errno text in the message, nothing
+# under a final name that was not there before, the previous files byte for byte as they were,
+# no temporary file left where one can be removed, and where one cannot (the directory turned
+# read-only in the middle of the write), the message names it. The run is paused (SIGSTOP) at
+# the point of the fault, so where it lands does not depend on timing. Runs in a private mount
+# namespace (mount_ns.sh), skipped where none is allowed.
+. "$(dirname "$0")/mount_ns.sh"
+. "$(dirname "$0")/lib.sh"
+D=$WORK/out
+trap 'umount "$D" 2>/dev/null; rm -rf "$WORK"' EXIT
+CFG=$SRC/configs/stencil2d.ini
+TMPNAME='\.tmp\.[0-9]+\.[0-9a-f]{16}'
+ENOENT="No such file or directory"
+EROFS="Read-only file system"
+# Long enough that a SIGSTOP lands in the iterations; the ones that finish take a second or two.
+BASE="--set stencil.nx=256 --set stencil.ny=256 --set stencil.alpha=0.001 --threads 1"
+LONG="$BASE --set run.iterations=20000"
+FINISH="$BASE --set run.iterations=30000"
+PERIODIC="$FINISH --set output.checkpoint_every=5000"
+CASES=0
+
+# start FAULTFS_VARS... -- ARGS...: touchstone in the background with the fault library tracing
+# to $WORK/trace; its process is $pid.
+start() {
+    rm -f "$WORK/trace"
+    vars="FAULTFS_TRACE=$WORK/trace"
+    while [ "$1" != "--" ]; do
+        vars="$vars $1"
+        shift
+    done
+    shift
+    # shellcheck disable=SC2086
+    env LD_PRELOAD="$FAULTFS" $vars "$TS" "$@" >"$OUT" 2>"$ERR" &
+    pid=$!
+}
+
+# reached WHAT PATTERN: waits until the trace of the run matches PATTERN; 1 if it never got
+# there or ended first (then it is killed if need be, and waited for).
+reached() {
+    wait_for "$WORK/trace" "$2" $pid && return 0
+    fail "$1: the run never reached /$2/ (or ended before; make it longer)"
+    kill -KILL $pid 2>/dev/null
+    wait $pid
+    return 1
+}
+
+# pause_at WHAT PATTERN: stops the run (SIGSTOP) once its trace matches PATTERN; 1 as reached.
+pause_at() {
+    reached "$@" || return 1
+    if ! kill -STOP $pid 2>/dev/null; then
+        fail "$1: the run ended before it could be paused at /$2/; make it longer"
+        wait $pid
+        return 1
+    fi
+    # SIGSTOP is asynchronous: the fault must come after the run has really stopped.
+    until [ "$(awk '{ print $3 }' /proc/$pid/stat 2>/dev/null)" = T ]; do
+        kill -0 $pid 2>/dev/null || break
+        sleep 0.01
+    done
+    return 0
+}
+
+# resume [SIGNAL]: sends SIGNAL (pending until the run continues), continues it, waits for it;
+# status in $status.
+resume() {
+    [ -n "${1:-}" ] && kill -"$1" $pid
+    kill -CONT $pid
+    wait $pid
+    status=$?
+}
+
+vanish() { rm -rf "$D"; }
+make_readonly() { mount --bind "$D" "$D" && mount -o remount,bind,ro "$D"; }
+
+# expect_error WHAT PATTERN: exit status 2, PATTERN on stderr, nothing on stdout (-q).
+expect_error() {
+    CASES=$((CASES + 1))
+    expect_status 2 "$1" || return 1
+    expect_in "$ERR" "$2" "$1: the message"
+    [ -s "$OUT" ] && fail "$1: something on stdout: $(head -3 "$OUT")"
+    return 0
+}
+
+# still_gone WHAT: touchstone wrote nothing anywhere once its directory was gone.
+still_gone() {
+    [ -e "$D" ] && fail "$1: $D was created again: $(ls -A "$D")"
+    no_temp_left "$WORK" "$1"
+}
+
+# only_these WHAT NAME...: the directory holds exactly these names.
+only_these() {
+    what=$1
+    shift
+    want=$(printf '%s\n' "$@" | sort | tr '\n' ' ')
+    have=$(find "$D" -mindepth 1 -maxdepth 1 -exec basename {} \; | sort | tr '\n' ' ')
+    [ "$have" = "$want" ] || fail "$what: $D holds '$have', expected '$want'"
+}
+
+# --- Removed ------------------------------------------------------------------------------------
+mkdir "$D"
+# shellcheck disable=SC2086
+start -- run "$CFG" $LONG -o "$D/s.h5" -q
+if pause_at "removed, SIGUSR1" ' audit '; then
+    vanish
+    resume USR1
+    expect_error "removed, SIGUSR1" \
+        "^touchstone: error: User defined signal 1 stopped the run, but its checkpoint could not be written: cannot write output $D/s\.ckpt\.h5: $ENOENT\$"
+    still_gone "removed, SIGUSR1"
+fi
+
+mkdir "$D"
+# shellcheck disable=SC2086
+start -- run "$CFG" $FINISH -o "$D/r.h5" -q
+if pause_at "removed, the run finishes" ' audit '; then
+    vanish
+    resume
+    expect_error "removed, the run finishes" "^touchstone: error: cannot write output $D/r\.h5: $ENOENT\$"
+    still_gone "removed, the run finishes"
+fi
+
+mkdir "$D"
+# shellcheck disable=SC2086
+start -- run "$CFG" $PERIODIC -o "$D/p.h5" -q
+if pause_at "removed, periodic checkpoints" ' audit '; then
+    vanish
+    resume
+    if expect_error "removed, periodic checkpoints" "^touchstone: error: cannot write output $D/p\.h5: $ENOENT\$"; then
+        expect_in "$ERR" "^touchstone: warning: [0-9]+ periodic checkpoints? could not be written \(last: cannot write output $D/p\.ckpt\.h5: $ENOENT\)\$" \
+            "removed, periodic checkpoints: a warning, and the run went on"
+    fi
+    still_gone "removed, periodic checkpoints"
+fi
+
+# Removed while the checkpoint is written (slowly): its temporary file goes with the directory,
+# and the rename says why.
+mkdir "$D"
+# shellcheck disable=SC2086
+start FAULTFS_SLOW=100000:65536 -- run "$CFG" $LONG -o "$D/s.h5" -q
+if reached "removed mid-checkpoint" ' audit ' && kill -USR1 $pid &&
+    pause_at "removed mid-checkpoint" " open $D/s\.ckpt\.h5$TMPNAME\$"; then
+    vanish
+    resume
+    expect_error "removed mid-checkpoint" \
+        "^touchstone: error: User defined signal 1 stopped the run, but its checkpoint could not be written: cannot write output $D/s\.ckpt\.h5: renaming $D/s\.ckpt\.h5$TMPNAME: $ENOENT\$"
+    still_gone "removed mid-checkpoint"
+fi
+
+# --- Read-only ----------------------------------------------------------------------------------
+# The files of a first stop sit in the directory: a results file and its checkpoint.
+mkdir "$D"
+# shellcheck disable=SC2086
+stop_after_init "first stop" -- run "$CFG" $LONG -o "$D/s.h5" -q
+expect_status 3 "first stop (no fault)" || finish
+cp "$D/s.h5" "$WORK/s.saved"
+cp "$D/s.ckpt.h5" "$WORK/ckpt.saved"
+
+# untouched WHAT: the files of the first stop are as they were, and nothing else is there.
+untouched() {
+    same_bytes "$WORK/s.saved" "$D/s.h5" "$1: the previous results file"
+    same_bytes "$WORK/ckpt.saved" "$D/s.ckpt.h5" "$1: the previous checkpoint"
+    only_these "$1" s.h5 s.ckpt.h5
+}
+
+# shellcheck disable=SC2086
+start -- run "$CFG" $LONG -o "$D/s.h5" -q --restart "$D/s.ckpt.h5"
+if pause_at "read-only, SIGUSR1" ' audit ' && make_readonly; then
+    resume USR1
+    expect_error "read-only, SIGUSR1" \
+        "^touchstone: error: User defined signal 1 stopped the run, but its checkpoint could not be written: cannot write output $D/s\.ckpt\.h5: $EROFS\$"
+    untouched "read-only, SIGUSR1"
+    umount "$D"
+fi
+
+# shellcheck disable=SC2086
+start -- run "$CFG" $FINISH -o "$D/s.h5" -q
+if pause_at "read-only, the run finishes" ' audit ' && make_readonly; then
+    resume
+    expect_error "read-only, the run finishes" "^touchstone: error: cannot write output $D/s\.h5: $EROFS\$"
+    untouched "read-only, the run finishes"
+    umount "$D"
+fi
+
+# shellcheck disable=SC2086
+start -- run "$CFG" $PERIODIC -o "$D/s.h5" -q
+if pause_at "read-only, periodic checkpoints" ' audit ' && make_readonly; then
+    resume
+    if expect_error "read-only, periodic checkpoints" "^touchstone: error: cannot write output $D/s\.h5: $EROFS\$"; then
+        expect_in "$ERR" "^touchstone: warning: [0-9]+ periodic checkpoints? could not be written \(last: cannot write output $D/s\.ckpt\.h5: $EROFS\)\$" \
+            "read-only, periodic checkpoints: a warning, and the run went on"
+    fi
+    umount "$D"
+    # A periodic checkpoint may have been written before the directory turned read-only.
+    if ! cmp -s "$WORK/ckpt.saved" "$D/s.ckpt.h5"; then
+        [ "$(get "$D/s.ckpt.h5" /@steps_done 2>/dev/null)" = 5000 ] ||
+            fail "read-only, periodic checkpoints: $D/s.ckpt.h5 is neither the previous checkpoint nor the first periodic one"
+        cp "$WORK/ckpt.saved" "$D/s.ckpt.h5"
+    fi
+    same_bytes "$WORK/s.saved" "$D/s.h5" "read-only, periodic checkpoints: the previous results file"
+    only_these "read-only, periodic checkpoints" s.h5 s.ckpt.h5
+fi
+
+# Read-only while the checkpoint is written (slowly): the rename fails, and so does the removal
+# of the temporary file; the message names it, for the user to delete.
+# shellcheck disable=SC2086
+start FAULTFS_SLOW=100000:65536 -- run "$CFG" $LONG -o "$D/s.h5" -q --restart "$D/s.ckpt.h5"
+if reached "read-only mid-checkpoint" ' audit ' && kill -USR1 $pid &&
+    pause_at "read-only mid-checkpoint" " open $D/s\.ckpt\.h5$TMPNAME\$" && make_readonly; then
+    resume
+    tmp=$(awk '$3 == "open" && index($4, ".ckpt.h5.tmp.") { print $4 }' "$WORK/trace")
+    expect_error "read-only mid-checkpoint" \
+        "^touchstone: error: User defined signal 1 stopped the run, but its checkpoint could not be written: cannot write output $D/s\.ckpt\.h5: renaming $D/s\.ckpt\.h5$TMPNAME: $EROFS; removing $D/s\.ckpt\.h5$TMPNAME failed too: $EROFS\$"
+    grep -qF "removing $tmp failed" "$ERR" || fail "read-only mid-checkpoint: the message does not name the file left, $tmp"
+    same_bytes "$WORK/s.saved" "$D/s.h5" "read-only mid-checkpoint: the previous results file"
+    same_bytes "$WORK/ckpt.saved" "$D/s.ckpt.h5" "read-only mid-checkpoint: the previous checkpoint"
+    only_these "read-only mid-checkpoint" s.h5 s.ckpt.h5 "$(basename "$tmp")"
+    umount "$D"
+fi
+
+echo "$CASES cases"
+finish
