@@ -47,21 +47,6 @@ same_bytes() {
 # Exact bits of a dataset, for bitwise comparisons (h5_get -x prints %a).
 bits() { get -x "$1" "$2" 2>/dev/null; }
 
-# mount_ns SCRIPT ARGS...: runs a shell script in a private mount namespace, so that the
-# tmpfs and bind mounts a test makes vanish with it, even when the test is killed. As root
-# (or mapped to root in a user namespace when the kernel allows that); exit 77 if neither.
-can_mount() {
-    for how in "-m" "-rm"; do
-        # shellcheck disable=SC2086
-        if unshare $how sh -c 'd=$(mktemp -d) && mount -t tmpfs -o size=64k tmpfs "$d" && umount "$d" && rmdir "$d"' \
-            >/dev/null 2>&1; then
-            MOUNT_NS=$how
-            return 0
-        fi
-    done
-    return 1
-}
-
 # wait_for FILE PATTERN PID [TENTHS]: polls until a line of FILE matches PATTERN (a trace of
 # the fault library), while the process PID lives; 1 on time-out (default 60 s) or its end.
 wait_for() {

@@ -68,7 +68,7 @@ while [ $i -lt 64 ]; do
     # shellcheck disable=SC2059
     printf "$byte$byte$byte$byte$byte$byte$byte$byte$byte$byte$byte$byte$byte$byte$byte$byte" |
         dd of="$WORK/bad.ckpt.h5" bs=1 seek=$at conv=notrunc status=none
-    restart_from "$WORK/bad.ckpt.h5" "16 bytes of $(printf "$byte" | od -An -tx1 | tr -d ' ') at byte $at"
+    restart_from "$WORK/bad.ckpt.h5" "16 bytes of $([ "$byte" = "?" ] && echo 3f || echo ff) at byte $at"
     i=$((i + 1))
 done
 i=0

@@ -37,8 +37,8 @@ product_reads() {
 # input (libFuzzer's -detect_leaks), which names the input; not at exit, where a leak has no
 # input to show (fork mode files it as an empty crash) and HDF5's caches are still held.
 # HDF5 asks malloc for absurd sizes on some corrupted files and copes with NULL.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:leak_check_at_exit=0:allocator_may_return_null=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:leak_check_at_exit=0:allocator_may_return_null=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
 # shellcheck disable=SC2086
 "$HARNESS" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$SECONDS_" \
