@@ -25,6 +25,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LLC_MB=${LLC_MB:-32}
 SIZE_MB=${1:-$((20 * LLC_MB))}
 ROUNDS=${ROUNDS:-5}
+ONLY=${ONLY:-*} # a shell pattern: measure only the rows whose name matches ("stencil2d*")
 THREADS=${THREADS:-$(nproc)}
 TIME_BLOCK=${TIME_BLOCK:-8}
 BUILD=${BUILD:-$ROOT/build}
@@ -135,6 +136,8 @@ while [ "$round" -le "$ROUNDS" ]; do
     i=0
     rows | while IFS='|' read -r name test scale target cmd; do
         i=$((i + 1))
+        # shellcheck disable=SC2254 # ONLY is a pattern on purpose
+        case "$name" in $ONLY) ;; *) continue ;; esac
         case "$name" in *LLC*) mb=$CACHED_MB ;; *) mb=$SIZE_MB ;; esac
         ITERS=$(iterations "$mb")
         likwid_gbs "$test" "$mb" "$scale" >>"$WORK/$i.ref"
