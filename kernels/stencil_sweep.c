@@ -123,14 +123,14 @@ void ts_stencil_step(const struct ts_problem *pb, int dims, double *const *array
     const int64_t first = r.begin > 1 ? r.begin : 1;
     const int64_t last = r.end < s.items - 1 ? r.end : s.items - 1;
     const int64_t block = ts_stencil_block_rows(pb, dims);
-    /* Each block of rows sweeps the thread's items once: its input strips are read from memory
-     * once and reused, from cache, by the three steps that need them. */
     if (dims == 2 && !s.nontemporal) {
         /* 2D items are single rows, one after the other: the thread's rows are one run. */
         if (last > first)
             rows_as_one(&s, in, out, first * s.nx + 1, last - first);
         return;
     }
+    /* Each block of rows sweeps the thread's items once: its input strips are read from memory
+     * once and reused, from cache, by the three steps that need them. */
     for (int64_t j0 = s.row_lo; j0 < s.row_hi; j0 += block) {
         int64_t j1 = j0 + block < s.row_hi ? j0 + block : s.row_hi;
         for (int64_t q = first; q < last; q++)
