@@ -61,11 +61,9 @@ wait_for() {
     return 0
 }
 
-# stop_after_init WHAT FAULTFS_VARS... -- ARGS...: starts touchstone with the fault library,
-# sends SIGUSR1 once the placement audit after init has run, waits; status in $status.
-stop_after_init() {
-    what=$1
-    shift
+# start FAULTFS_VARS... -- ARGS...: touchstone in the background with the fault library tracing
+# to $WORK/trace; its process is $pid.
+start() {
     rm -f "$WORK/trace"
     vars="FAULTFS_TRACE=$WORK/trace"
     while [ "$1" != "--" ]; do
@@ -76,6 +74,14 @@ stop_after_init() {
     # shellcheck disable=SC2086
     env LD_PRELOAD="$FAULTFS" $vars "$TS" "$@" >"$OUT" 2>"$ERR" &
     pid=$!
+}
+
+# stop_after_init WHAT FAULTFS_VARS... -- ARGS...: starts touchstone with the fault library,
+# sends SIGUSR1 once the placement audit after init has run, waits; status in $status.
+stop_after_init() {
+    what=$1
+    shift
+    start "$@"
     wait_for "$WORK/trace" ' audit ' $pid || fail "$what: the run never reached its iterations"
     kill -USR1 $pid 2>/dev/null || fail "$what: the run ended before SIGUSR1; make it longer"
     wait $pid
@@ -83,10 +89,26 @@ stop_after_init() {
 }
 
 # --- After a SIGKILL -----------------------------------------------------------------------------
-# Set by the test: KD (directory), KNAME (output name without .h5), KCFG and KARGS (the run),
-# KEVERY (output.checkpoint_every), REF_GLOBAL and $WORK/ref.field (bits of the uninterrupted
-# run), $WORK/prev.saved (the file that sat under the final name before the run). The trace of
-# the killed run is $WORK/trace.
+# The killed run (faults.kill_points, faults.kill_random): its directory KD, output name KNAME
+# (without .h5), config KCFG and arguments KARGS, with a checkpoint every KEVERY iterations.
+KD=$WORK/out
+KNAME=k
+KCFG=$SRC/configs/stencil2d.ini
+KEVERY=1000
+KARGS="--set stencil.nx=256 --set stencil.ny=256 --set run.iterations=4000 --set output.checkpoint_every=$KEVERY --set output.write_field=true --threads 1"
+
+# kill_reference: after the test's uninterrupted run wrote $WORK/ref.h5, its bits (REF_GLOBAL,
+# $WORK/ref.field), and the file that sits under the final name before every killed run:
+# another run's complete file ($WORK/prev.saved). The trace of a killed run is $WORK/trace.
+kill_reference() {
+    REF_GLOBAL=$(bits "$WORK/ref.h5" /results/global)
+    bits "$WORK/ref.h5" /field/u >"$WORK/ref.field"
+    mkdir -p "$KD"
+    # shellcheck disable=SC2086
+    run_ts 0 "previous file" run "$KCFG" $KARGS --set run.iterations=10 --set output.checkpoint_every=0 \
+        -o "$WORK/prev.saved" -q || finish
+    cp "$WORK/prev.saved" "$KD/$KNAME.h5"
+}
 KILLS=0
 RESTARTS=0
 TEMPS_LEFT=0

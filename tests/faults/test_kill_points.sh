@@ -8,23 +8,12 @@
 # one, the newest checkpoint written is there and restarts to the bits (result and field) of
 # an uninterrupted run. faults.kill_random kills from outside at random moments.
 . "$(dirname "$0")/lib.sh"
-KD=$WORK/out
-mkdir "$KD"
-KNAME=k
-KCFG=$SRC/configs/stencil2d.ini
-KEVERY=1000
-KARGS="--set stencil.nx=256 --set stencil.ny=256 --set run.iterations=4000 --set output.checkpoint_every=$KEVERY --set output.write_field=true --threads 1"
 
 # The uninterrupted run, traced: the bytes each write starts and ends at.
 # shellcheck disable=SC2086
 faulty FAULTFS_TRACE="$WORK/ref.trace" -- run "$KCFG" $KARGS -o "$WORK/ref.h5" -q
 expect_status 0 "uninterrupted reference" || finish
-REF_GLOBAL=$(bits "$WORK/ref.h5" /results/global)
-bits "$WORK/ref.h5" /field/u >"$WORK/ref.field"
-# The previous file under the final name: another run's complete file.
-# shellcheck disable=SC2086
-run_ts 0 "previous file" run "$KCFG" $KARGS --set run.iterations=10 --set output.checkpoint_every=0 -o "$WORK/prev.saved" -q || finish
-cp "$WORK/prev.saved" "$KD/$KNAME.h5"
+kill_reference
 ends=$(awk '$3 == "fsync" { printf "%s ", $4 }' "$WORK/ref.trace")
 set -- $ends
 [ $# -eq 5 ] || { fail "the reference wrote $# files, expected 4 checkpoints and the results file"; finish; }

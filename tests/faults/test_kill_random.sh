@@ -7,12 +7,6 @@
 # of an uninterrupted run. The phase each kill interrupted is read from the trace and counted.
 # FAULTS_KILLS=N changes the number of kills (default 40), FAULTS_SEED=S repeats a sequence.
 . "$(dirname "$0")/lib.sh"
-KD=$WORK/out
-mkdir "$KD"
-KNAME=k
-KCFG=$SRC/configs/stencil2d.ini
-KEVERY=1000
-KARGS="--set stencil.nx=256 --set stencil.ny=256 --set run.iterations=4000 --set output.checkpoint_every=$KEVERY --set output.write_field=true --threads 1"
 SLOW=FAULTFS_SLOW=3000:32768
 N=${FAULTS_KILLS:-40}
 SEED=${FAULTS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
@@ -23,11 +17,7 @@ t0=$(date +%s.%N)
 faulty $SLOW -- run "$KCFG" $KARGS -o "$WORK/ref.h5" -q
 expect_status 0 "uninterrupted reference" || finish
 run_time=$(echo "$t0 $(date +%s.%N)" | awk '{ printf "%.3f", $2 - $1 }')
-REF_GLOBAL=$(bits "$WORK/ref.h5" /results/global)
-bits "$WORK/ref.h5" /field/u >"$WORK/ref.field"
-# shellcheck disable=SC2086
-run_ts 0 "previous file" run "$KCFG" $KARGS --set run.iterations=10 --set output.checkpoint_every=0 -o "$WORK/prev.saved" -q || finish
-cp "$WORK/prev.saved" "$KD/$KNAME.h5"
+kill_reference
 
 # delay I MAX: the I-th random delay in [0, MAX) seconds.
 delay() { awk -v s="$SEED" -v i="$1" -v max="$2" 'BEGIN { srand(s + i * 7919); printf "%.3f", rand() * max }'; }

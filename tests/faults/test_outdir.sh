@@ -23,21 +23,6 @@ FINISH="$BASE --set run.iterations=30000"
 PERIODIC="$FINISH --set output.checkpoint_every=5000"
 CASES=0
 
-# start FAULTFS_VARS... -- ARGS...: touchstone in the background with the fault library tracing
-# to $WORK/trace; its process is $pid.
-start() {
-    rm -f "$WORK/trace"
-    vars="FAULTFS_TRACE=$WORK/trace"
-    while [ "$1" != "--" ]; do
-        vars="$vars $1"
-        shift
-    done
-    shift
-    # shellcheck disable=SC2086
-    env LD_PRELOAD="$FAULTFS" $vars "$TS" "$@" >"$OUT" 2>"$ERR" &
-    pid=$!
-}
-
 # reached WHAT PATTERN: waits until the trace of the run matches PATTERN; 1 if it never got
 # there or ended first (then it is killed if need be, and waited for).
 reached() {

@@ -110,6 +110,18 @@ EOF
     return "$bad"
 }
 
+# first_checkpoint ID CKPT LOG: waits up to 60 s for job ID's first periodic checkpoint CKPT;
+# when none comes, cancels the job, shows its log and ends the test.
+first_checkpoint() {
+    local start=$SECONDS
+    while [ ! -e "$2" ] && [ $((SECONDS - start)) -lt 60 ]; do sleep 0.1; done
+    [ -e "$2" ] && return 0
+    fail "no checkpoint $2 within 60 s of submitting job $1 (checkpoint support missing?)"
+    scancel "$1"
+    show_log "$3"
+    finish
+}
+
 show_log() {
     for f in "$@"; do
         if [ -r "$f" ]; then

@@ -10,14 +10,7 @@ export OMP_WAIT_POLICY=passive   # see test_requeue.sh
 id=$(submit -c 2 "$JOBS/run.sbatch" "$SRC/configs/stencil2d.ini" $RUN) || finish
 log=touchstone-$id.log
 ckpt=results/run-stencil2d-parallel-$id.ckpt.h5
-start=$SECONDS
-while [ ! -e "$ckpt" ] && [ $((SECONDS - start)) -lt 60 ]; do sleep 0.1; done
-if [ ! -e "$ckpt" ]; then
-    fail "no checkpoint $ckpt within 60 s of submitting job $id (checkpoint support missing?)"
-    scancel "$id"
-    show_log "$log"
-    finish
-fi
+first_checkpoint "$id" "$ckpt" "$log"
 scancel "$id" || fail "scancel $id failed"
 wait_jobs 60 "$id"
 line=$(job_lines "$id")

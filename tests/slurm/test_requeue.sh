@@ -26,14 +26,7 @@ log=touchstone-$id.log
 ckpt=results/run-stencil2d-parallel-$id.ckpt.h5
 
 # Wait for the first periodic checkpoint (output.checkpoint_every), then signal.
-start=$SECONDS
-while [ ! -e "$ckpt" ] && [ $((SECONDS - start)) -lt 60 ]; do sleep 0.1; done
-if [ ! -e "$ckpt" ]; then
-    fail "no checkpoint $ckpt within 60 s of submitting job $id (checkpoint support missing?)"
-    scancel "$id"
-    show_log "$log"
-    finish
-fi
+first_checkpoint "$id" "$ckpt" "$log"
 echo "first checkpoint written; signalling the batch shell of job $id at ${SECONDS}s"
 scancel --signal=USR1 --batch "$id" || fail "scancel --signal=USR1 --batch $id failed"
 
