@@ -55,9 +55,11 @@ for input in "$DIR"/found/*; do
     [ -f "$input" ] || continue
     "$HARNESS" -runs=1 -timeout=20 -rss_limit_mb=2048 "$input" >"$input.replay" 2>&1
     replay_status=$?
-    # The first frame outside the sanitizer runtime, libc and libFuzzer's own code.
+    # The first frame outside the sanitizer runtime, libc and libFuzzer's own code (an
+    # out-of-memory report lists the biggest live allocations, libFuzzer's own first: its
+    # operator new called from main).
     frame=$(grep -E '^ *#[0-9]+ ' "$input.replay" |
-        grep -Ev 'libclang_rt|compiler-rt|/libc\.so|libc\.so\.6|__interceptor_|__asan_|__sanitizer|fuzzer::|libFuzzer| in (malloc|calloc|realloc|free|strdup) ' |
+        grep -Ev 'libclang_rt|compiler-rt|/libc\.so|libc\.so\.6|csu/|sysdeps/|libstdc\+\+|__interceptor_|__asan_|__sanitizer|fuzzer::|libFuzzer| in (malloc|calloc|realloc|free|strdup|main) ' |
         head -n 1)
     [ -z "$frame" ] && [ "$replay_status" -ne 0 ] && frame="(no stack; replay status $replay_status)"
     case $frame in
