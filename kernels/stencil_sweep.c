@@ -55,46 +55,72 @@ static int64_t to_line(const double *p, int64_t len)
     return head < len ? head : len;
 }
 
+/* Sets the x-boundary points of a run back to their fixed zero (+0.0, as init writes them):
+ * offsets o of [from, to) with (o + 1) % nx in {nx - 1, 0}, i.e. x = nx - 1 of a row and x = 0
+ * of the next. dst[0] is offset from; the run's offset 0 is x = 1 of its first row. */
+static void zero_x_boundary(double *dst, int64_t nx, int64_t from, int64_t to)
+{
+    for (int64_t r = from / nx; r * nx + nx - 2 < to; r++) {
+        int64_t last = r * nx + nx - 2, first_of_next = last + 1;
+        if (last >= from)
+            dst[last - from] = 0.0;
+        if (first_of_next >= from && first_of_next < to)
+            dst[first_of_next - from] = 0.0;
+    }
+}
+
 /* n consecutive rows (stride nx) from the interior point at, as one run of updates from the
  * first row's first interior point to the last row's last: the x-boundary points between rows
- * are computed too and then set back to their fixed zero (+0.0, as init writes them). One long
- * stream instead of a short row at a time (126 points in the bench's 3D planes), and every
- * vector store after the first cache line writes one whole line instead of straddling two. */
+ * are computed too and then set back to zero. One long stream instead of a short row at a time
+ * (126 points in the bench's 3D planes), and every vector store after the first cache line
+ * writes one whole line instead of straddling two. */
 static void rows_as_one(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t at, int64_t n)
 {
     const int64_t nx = s->nx, len = (n - 1) * nx + (nx - 2);
     const int64_t head = to_line(out + at, len);
     s->row(out + at, in + at, nx, s->plane, s->w, head);
     s->row(out + at + head, in + at + head, nx, s->plane, s->w, len - head);
-    for (int64_t r = 0; r + 1 < n; r++) {
-        out[at + r * nx + nx - 2] = 0.0; /* x = nx - 1 of row r */
-        out[at + (r + 1) * nx - 1] = 0.0; /* x = 0 of row r + 1 */
+    zero_x_boundary(out + at, nx, 0, len);
+}
+
+/* The same run with streaming stores: the whole cache lines in its middle are computed into an
+ * L1 strip, their x-boundary points zeroed there, and streamed, so u' costs no write-allocate
+ * read and no line is ever part streamed, part cached (a partial streaming store is a
+ * read-modify-write in the memory controller). The first and last partial lines, which a
+ * neighbouring run may share, go through the cache. */
+static void rows_as_one_streamed(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t at,
+                                 int64_t n)
+{
+    const int64_t nx = s->nx, len = (n - 1) * nx + (nx - 2);
+    const int64_t head = to_line(out + at, len);
+    const int64_t body_end = head + (len - head) / 8 * 8;
+    s->row(out + at, in + at, nx, s->plane, s->w, head);
+    zero_x_boundary(out + at, nx, 0, head);
+    _Alignas(64) double strip[TS_STREAM_STRIP];
+    for (int64_t i = head; i < body_end; i += TS_STREAM_STRIP) {
+        int64_t m = body_end - i < TS_STREAM_STRIP ? body_end - i : TS_STREAM_STRIP;
+        s->row(strip, in + at + i, nx, s->plane, s->w, m);
+        zero_x_boundary(strip, nx, i, i + m);
+        ts_stream_store(out + at + i, strip, m);
     }
+    s->row(out + at + body_end, in + at + body_end, nx, s->plane, s->w, len - body_end);
+    zero_x_boundary(out + at + body_end, nx, body_end, len);
+}
+
+static void run_of_rows(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t at, int64_t n)
+{
+    if (n <= 0)
+        return;
+    if (s->nontemporal)
+        rows_as_one_streamed(s, in, out, at, n);
+    else
+        rows_as_one(s, in, out, at, n);
 }
 
 void ts_stencil_item(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q, int64_t j0,
                      int64_t j1)
 {
-    if (!s->nontemporal) {
-        if (j1 > j0)
-            rows_as_one(s, in, out, q * s->item_elems + j0 * s->nx + 1, j1 - j0);
-        return;
-    }
-    const int64_t len = s->nx - 2;
-    for (int64_t j = j0; j < j1; j++) {
-        int64_t at = q * s->item_elems + j * s->nx + 1;
-        /* Computed into an L1 strip, then streamed: u' never costs a write-allocate read. Strips
-         * start on a cache line: a line split between cached and streaming stores costs more
-         * than a whole cached one (measured: a third of the bandwidth). */
-        int64_t head = to_line(out + at, len);
-        s->row(out + at, in + at, s->nx, s->plane, s->w, head);
-        _Alignas(64) double strip[TS_STREAM_STRIP];
-        for (int64_t i = head; i < len; i += TS_STREAM_STRIP) {
-            int64_t n = len - i < TS_STREAM_STRIP ? len - i : TS_STREAM_STRIP;
-            s->row(strip, in + at + i, s->nx, s->plane, s->w, n);
-            ts_stream_store(out + at + i, strip, n);
-        }
-    }
+    run_of_rows(s, in, out, q * s->item_elems + j0 * s->nx + 1, j1 - j0);
 }
 
 int64_t ts_stencil_block_rows(const struct ts_problem *pb, int dims)
@@ -123,10 +149,11 @@ void ts_stencil_step(const struct ts_problem *pb, int dims, double *const *array
     const int64_t first = r.begin > 1 ? r.begin : 1;
     const int64_t last = r.end < s.items - 1 ? r.end : s.items - 1;
     const int64_t block = ts_stencil_block_rows(pb, dims);
-    if (dims == 2 && !s.nontemporal) {
+    if (dims == 2) {
         /* 2D items are single rows, one after the other: the thread's rows are one run. */
-        if (last > first)
-            rows_as_one(&s, in, out, first * s.nx + 1, last - first);
+        run_of_rows(&s, in, out, first * s.nx + 1, last - first);
+        if (s.nontemporal)
+            ts_stream_fence();
         return;
     }
     /* Each block of rows sweeps the thread's items once: its input strips are read from memory

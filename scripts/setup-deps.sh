@@ -11,8 +11,9 @@ TEST_PKGS="hdf5-tools python3 python3-h5py python3-matplotlib qemu-system-x86 bu
 FUZZ_PKGS="clang-14 libclang-rt-14-dev"
 # A private single-node Slurm for tests/slurm (started by hand: no systemd, nothing in /etc).
 SLURM_PKGS="slurmctld slurmd slurm-client munge"
-# likwid-bench: the hand-written reference kernels bench/run.sh measures against (`--bench`).
-BENCH_PKGS="likwid"
+# likwid-bench: the hand-written reference kernels bench/run.sh measures against, and h5dump,
+# which reads its timings out of the run files (`--bench`).
+BENCH_PKGS="likwid hdf5-tools"
 
 want="$BUILD_PKGS"
 if [ "${1:-}" = "--test" ]; then

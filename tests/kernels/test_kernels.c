@@ -221,9 +221,11 @@ static void stencils(void)
     check_detects(&cube, 3, 1, (4 * 9 + 4) * 9 + 4, 1.0 + 1e-9, 1.0);
 
     /* Blocking, streaming stores and temporal blocking change the order of the work, never a bit
-     * of the result: blocks of 1 to 4 rows, time blocks deeper than a thread's share of items. */
-    const int64_t odd3d[][3] = {{9, 9, 9}, {17, 5, 11}, {5, 7, 21}};
-    for (size_t i = 0; i < 3; i++) {
+     * of the result: blocks of 1 to 4 rows, time blocks deeper than a thread's share of items;
+     * streamed runs of rows longer than one strip (TS_STREAM_STRIP), whose x-boundary points are
+     * zeroed in the strip, and runs starting anywhere in a cache line. */
+    const int64_t odd3d[][3] = {{9, 9, 9}, {17, 5, 11}, {5, 7, 21}, {67, 23, 7}};
+    for (size_t i = 0; i < sizeof odd3d / sizeof odd3d[0]; i++) {
         struct ts_problem plain = {.kernel = TS_KERNEL_STENCIL3D, .nx = odd3d[i][0], .ny = odd3d[i][1],
                                    .nz = odd3d[i][2], .alpha = 0.15};
         for (int64_t rows = 1; rows <= 4; rows++) {
@@ -238,8 +240,8 @@ static void stencils(void)
             check_same_as_plain(&waved, 3, &plain, 3 * k);
         }
     }
-    const int64_t odd2d[][2] = {{129, 65}, {7, 33}};
-    for (size_t i = 0; i < 2; i++) {
+    const int64_t odd2d[][2] = {{129, 65}, {7, 33}, {1031, 9}, {520, 12}};
+    for (size_t i = 0; i < sizeof odd2d / sizeof odd2d[0]; i++) {
         struct ts_problem plain = {.kernel = TS_KERNEL_STENCIL2D, .nx = odd2d[i][0], .ny = odd2d[i][1], .nz = 1,
                                    .alpha = 0.2};
         struct ts_problem streamed = plain;
