@@ -43,6 +43,7 @@ typedef void ts_stencil_row_fn(double *restrict o, const double *restrict c, int
 /* How a step walks the grid. Items are the partition's: rows in 2D, planes in 3D. */
 struct ts_stencil_sweep {
     ts_stencil_row_fn *row;
+    ts_stencil_row_fn *row_streamed; /* the same with streaming stores, NULL without them */
     struct ts_stencil_weights w;
     int64_t nx, plane;       /* neighbour distances along y and z */
     int64_t item_elems;      /* doubles per item: nx (2D) or nx*ny (3D) */
