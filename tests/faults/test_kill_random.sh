@@ -42,7 +42,7 @@ while [ $i -le "$N" ]; do
         >"$OUT" 2>"$ERR" &
     pid=$!
     case $((i % 5)) in
-    0) target="init"; sleep "$(delay $i 0.08)" ;;
+    0) target="init"; sleep "$(delay $i 0.015)" ;; # start-up to the audit: ~7 ms on 2 cores
     1) target="kernel"; until_seen ' audit ' 1 && sleep "$(delay $i 0.25)" ;;
     2) target="checkpoint write"; until_seen " open $KD/$KNAME\\.ckpt\\.h5\\.tmp\\." $((1 + i / 5 % 4)) && sleep "$(delay $i 0.04)" ;;
     3) target="results file write"; until_seen " assemble $KD/$KNAME\\.h5\$" 1 && sleep "$(delay $i 0.05)" ;;

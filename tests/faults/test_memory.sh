@@ -150,7 +150,7 @@ sweep() {
 # 1 MiB steps through two 2 MiB arrays; 2 MiB steps through two 8 MiB arrays and OpenMP's second
 # thread; a field larger than HDF5_WORKING_MEMORY (io/ts_h5_write.c), so that the file in memory
 # itself fails to grow.
-sweep "sweep, 1 thread" 16 1 400 --set stencil.nx=512 --set stencil.ny=512 --set run.iterations=2 --threads 1
+sweep "sweep, 1 thread" 6 1 400 --set stencil.nx=512 --set stencil.ny=512 --set run.iterations=2 --threads 1
 sweep "sweep, 2 threads" 16 2 400 --set stencil.nx=1024 --set stencil.ny=1024 --set run.iterations=2 --threads 2
 BIG_GRID="--set stencil.nx=1536 --set stencil.ny=1536 --threads 1"
 # shellcheck disable=SC2086

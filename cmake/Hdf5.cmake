@@ -1,0 +1,42 @@
+# HDF5 for every target that talks to it: ts_hdf5, one target, so that no executable ever
+# holds two copies of the library (a static and a shared one have separate global state).
+#
+# Linked statically when the HDF5 installation has its archive (Debian's libhdf5-dev does):
+# the shared libhdf5 needs libcurl and libcrypto for its S3 driver, and with them GnuTLS,
+# LDAP, Kerberos, SSH and ~25 more libraries, whose loading and relocation cost ~6 ms at
+# every start of touchstone (measured: 10.2 ms for a program creating one in-memory HDF5 file
+# against the shared library, 3.8 ms against the archive), and a run starts touchstone twice
+# (the binding re-exec). The archive brings only the objects we call: no S3 driver, no curl.
+option(TOUCHSTONE_STATIC_HDF5 "Link HDF5's static archive when it is installed (fewer libraries to load at start)" ON)
+
+find_package(HDF5 REQUIRED COMPONENTS C)
+add_library(ts_hdf5 INTERFACE)
+target_include_directories(ts_hdf5 SYSTEM INTERFACE ${HDF5_C_INCLUDE_DIRS} ${HDF5_INCLUDE_DIRS})
+target_compile_definitions(ts_hdf5 INTERFACE ${HDF5_C_DEFINITIONS} ${HDF5_DEFINITIONS})
+
+set(TS_HDF5_ARCHIVE "")
+if(TOUCHSTONE_STATIC_HDF5)
+  foreach(lib IN LISTS HDF5_C_LIBRARIES)
+    if(lib MATCHES "/libhdf5(_serial)?\\.so$")
+      string(REGEX REPLACE "\\.so$" ".a" archive "${lib}")
+      if(EXISTS "${archive}")
+        set(TS_HDF5_ARCHIVE "${archive}")
+      endif()
+    endif()
+  endforeach()
+endif()
+
+if(TS_HDF5_ARCHIVE)
+  # What the archive's objects need besides libc (libhdf5.settings, "Extra libraries"), less
+  # curl and crypto, which only the S3 driver uses.
+  find_library(TS_SZ_LIBRARY sz)
+  find_package(ZLIB REQUIRED)
+  target_link_libraries(ts_hdf5 INTERFACE "${TS_HDF5_ARCHIVE}" ZLIB::ZLIB ${CMAKE_DL_LIBS} m)
+  if(TS_SZ_LIBRARY)
+    target_link_libraries(ts_hdf5 INTERFACE "${TS_SZ_LIBRARY}")
+  endif()
+  message(STATUS "HDF5: static archive ${TS_HDF5_ARCHIVE}")
+else()
+  target_link_libraries(ts_hdf5 INTERFACE HDF5::HDF5)
+  message(STATUS "HDF5: shared library (${HDF5_C_LIBRARIES})")
+endif()
