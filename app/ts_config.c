@@ -244,6 +244,9 @@ void ts_config_defaults(struct ts_config *cfg)
 /* Hands inih one line at a time from the file text, counting lines so the handler knows
  * where it is. A line longer than inih's buffer is refused rather than split: inih would
  * read the rest as a line of its own and every line number after it would be wrong. */
+/* The longest config line inih takes (its buffer holds the newline and a NUL too). */
+#define CONFIG_LINE_MAX (INI_MAX_LINE - 2)
+
 struct line_reader {
     const char *next, *current;
     int line;
@@ -420,6 +423,9 @@ int ts_config_set(struct ts_config *cfg, const char *assignment, struct ts_error
     size_t ki;
     union value v;
     int rc = find_key(section, name, &ki, err);
+    if (rc == TS_OK && strlen(name) + 1 + strlen(value) > CONFIG_LINE_MAX)
+        rc = ts_fail(err, TS_BAD_INPUT, "%s=<%zu characters> does not fit a config line (at most %d characters), "
+                     "and touchstone check must print it as one", name, strlen(value), CONFIG_LINE_MAX);
     if (rc == TS_OK)
         rc = parse_value(&keys[ki], value, &v, err);
     if (rc) {
@@ -549,6 +555,14 @@ void ts_config_print(const struct ts_config *cfg, FILE *out)
         ts_config_origin_string(cfg, i, origin, sizeof origin);
         if (i == 0 || strcmp(keys[i].section, keys[i - 1].section) != 0)
             fprintf(out, "%s[%s]\n", i ? "\n" : "", keys[i].section);
+        /* Every printed line must fit a config line, or the output would not load back: a
+         * long value moves its origin to a comment line of its own (a long path cut short). */
+        int width = (int)(strlen(keys[i].name) + 3 + strlen(value));
+        if (width + 3 + (int)strlen(origin) > CONFIG_LINE_MAX) {
+            fprintf(out, "; %.*s\n", CONFIG_LINE_MAX - 2, origin);
+            fprintf(out, "%s%s%s\n", keys[i].name, width > CONFIG_LINE_MAX ? "=" : " = ", value);
+            continue;
+        }
         int used = fprintf(out, "%s = %s", keys[i].name, value);
         fprintf(out, "%*s; %s\n", used < 32 ? 32 - used : 1, "", origin);
     }

@@ -372,6 +372,13 @@ static void test_fields(void)
     struct ts_error err2;
     if (ts_config_set(&cfg, "stencil.nx=abc", &err2) == TS_OK || cfg.nx != 10)
         fail(name, "a rejected --set changed stencil.nx to %lld", (long long)cfg.nx);
+    /* A value no config line can hold: check could not print it loadably. */
+    char too_long[260] = "output.file=";
+    memset(too_long + strlen(too_long), 'y', 200);
+    if (ts_config_set(&cfg, too_long, &err2) == TS_OK)
+        fail(name, "--set with a 200-character file name accepted");
+    else if (!strstr(err2.message, "file=<200 characters> does not fit a config line (at most 198 characters)"))
+        fail(name, "unexpected message for a 200-character value: %s", err2.message);
     ts_config_free(&cfg);
 }
 
@@ -380,7 +387,12 @@ static void test_fields(void)
 static void test_print(void)
 {
     const char *name = "printed config reads back";
-    const char *const sets[MAX_SETS] = {"stencil.nx=1e3", "output.file=a;b-%t.h5", "triad.scalar=0.1"};
+    /* A value as long as a config line allows: its origin goes on a line of its own. */
+    const char *const sets[MAX_SETS] = {"stencil.nx=1e3",
+                                        "output.file=a;b-%t-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.h5",
+                                        "triad.scalar=0.1"};
     struct ts_config cfg, again;
     struct ts_error err;
     char path[64], printed[64];
@@ -411,6 +423,13 @@ static void test_print(void)
     if (!strstr(text, "nx = 1000                       ; --set #1\n") || !strstr(text, "; default\n") ||
         !strstr(text, "\n[openmp]\n"))
         fail(name, "origins or sections missing in:\n%s", text);
+
+    for (const char *line = text; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != '\0'))
+        if (strcspn(line, "\n") > 198)
+            fail(name, "a printed line of %zu characters, more than a config line holds: %.60s...",
+                 strcspn(line, "\n"), line);
+    if (!strstr(text, "; --set #2\nfile = a;b-%t-xxx"))
+        fail(name, "the long value's origin is not on the line above it in:\n%s", text);
 
     ts_config_defaults(&again);
     if (ts_config_load(&again, printed, &err) != TS_OK || ts_config_validate(&again, &err) != TS_OK) {
