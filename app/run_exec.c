@@ -12,14 +12,21 @@
 #include "ts_affinity.h"
 #include "ts_counters.h"
 #include "ts_memory.h"
+#include "ts_thp.h"
 
-/* Arrays start on a huge-page boundary so that transparent huge pages never straddle two
- * threads' chunks at the start of an array. */
-#define HUGE_PAGE ((size_t)2 << 20)
+/* Mappings start on a huge-page boundary: with chunk boundaries on multiples of 2 MiB, each
+ * huge page then belongs to one thread's chunk (up to the stagger below). */
+#define HUGE_PAGE TS_THP_HUGE_PAGE
 #define ARRAY_ALIGNMENT HUGE_PAGE
 /* With huge pages a chunk boundary must sit on a huge page, but not at any price: below this
  * many huge pages per thread, load balance matters more than the few straddling pages. */
 #define MIN_HUGE_PAGES_PER_THREAD 4
+/* With huge pages, element i of every array would have the same low 21 physical address bits,
+ * and the stencils' reads of u and writes of u' would compete for the same L2 sets: on this
+ * project's Xeon (2 MiB L2), stencil2d ran 2x slower, stencil3d 2.2x, until u' was moved by
+ * 4 KiB. So array a starts a * ARRAY_STAGGER into its 2 MiB-aligned mapping; the first huge
+ * page of each chunk then also holds that many bytes of the previous chunk's end. */
+#define ARRAY_STAGGER ((size_t)4096)
 
 /* Stack the main thread may need below ts_run_exec_prepare (our code, HDF5, hwloc), grown once. */
 #define STACK_RESERVE ((size_t)1 << 20)
@@ -45,15 +52,25 @@ static struct ts_xsum *slot(const struct ts_run_exec *ex, int thread)
     return (struct ts_xsum *)(ex->slots + (size_t)thread * ex->slot_stride);
 }
 
-/* Items per partition granule: enough items to fill whole pages (huge pages when the kernel
- * backs every mapping with them and the arrays are big enough), and a multiple of what the
- * kernel needs for its reproducible block sums. */
-static int64_t partition_granule(const struct ts_plan *plan, int n_threads, int thp_always)
+/* What the arrays ask of transparent huge pages. Huge pages when the kernel may give them (THP
+ * "always", or "madvise" with init.huge_pages) and every thread's chunk spans at least
+ * MIN_HUGE_PAGES_PER_THREAD of them. init.huge_pages = false under "always" refuses them, so
+ * that false means base pages in every mode. Otherwise no advice: what the mode gives. */
+static enum ts_mem_pages array_pages(const struct ts_run_exec *ex)
 {
-    size_t page = ts_memory_page_size();
-    size_t array_bytes = (size_t)plan->array_elems * sizeof(double);
-    if (thp_always && array_bytes / HUGE_PAGE >= (size_t)n_threads * MIN_HUGE_PAGES_PER_THREAD)
-        page = HUGE_PAGE;
+    int big = ex->rp->array_bytes / HUGE_PAGE >= (size_t)ex->n_threads * MIN_HUGE_PAGES_PER_THREAD;
+    if (ex->thp_always && !ex->huge_pages)
+        return TS_PAGES_BASE;
+    if ((ex->thp_always || ex->thp_madvise) && ex->huge_pages && big)
+        return TS_PAGES_HUGE;
+    return TS_PAGES_KERNEL_DEFAULT;
+}
+
+/* Items per partition granule: enough items to fill whole pages (huge pages when the arrays
+ * ask for them, so that no huge page is shared by two threads), and a multiple of what the
+ * kernel needs for its reproducible block sums. */
+static int64_t partition_granule(const struct ts_plan *plan, size_t page)
+{
     int64_t page_elems = (int64_t)(page / sizeof(double));
     int64_t granule = (page_elems + plan->elems_per_item - 1) / plan->elems_per_item;
     if (granule < 1)
@@ -62,12 +79,59 @@ static int64_t partition_granule(const struct ts_plan *plan, int n_threads, int 
     return (granule + m - 1) / m * m;
 }
 
+/* Maps array a untouched, with its NUMA policy and huge-page advice, before anything touches
+ * it: first touch then decides where each page (2 MiB or base) lands. */
+static int map_array(struct ts_run_exec *ex, int a, int *advised, struct ts_error *err)
+{
+    const size_t page = ex->pages == TS_PAGES_HUGE ? HUGE_PAGE : ts_memory_page_size();
+    ex->array_offset[a] = ex->pages == TS_PAGES_HUGE ? (size_t)a * ARRAY_STAGGER : 0;
+    /* Whole huge pages only: a last, partial one would be base pages, and audited as such. */
+    ex->mapped_bytes[a] = (ex->array_offset[a] + ex->rp->array_bytes + page - 1) / page * page;
+    void *mem;
+    if (ts_memory_map(&mem, ex->mapped_bytes[a], ARRAY_ALIGNMENT, err) != TS_OK) {
+        ts_error_prefix(err, "array %d of %s: ", a, ex->rp->kernel->name);
+        return err->status;
+    }
+    ex->mappings[a] = mem;
+    ex->arrays[a] = (double *)(void *)((char *)mem + ex->array_offset[a]);
+    if (ts_memory_set_policy(mem, ex->mapped_bytes[a], ex->policy, ex->policy_node, err) != TS_OK)
+        return err->status;
+    if (ts_memory_advise_pages(mem, ex->mapped_bytes[a], ex->pages, advised, err) != TS_OK) {
+        ts_error_prefix(err, "array %d of %s: ", a, ex->rp->kernel->name);
+        return err->status;
+    }
+    return TS_OK;
+}
+
+/* What the arrays got, for the record and the audit. EINVAL from madvise means a kernel
+ * without transparent huge pages: base pages, as recorded. */
+static void record_pages(struct ts_run_exec *ex, int advised)
+{
+    const size_t base = ts_memory_page_size();
+    ex->page_bytes_asked = (int64_t)(ex->pages == TS_PAGES_HUGE && advised ? HUGE_PAGE : base);
+    ex->huge_refused = ex->pages == TS_PAGES_HUGE && !advised;
+    switch (ex->pages) {
+    case TS_PAGES_HUGE:
+        ex->madvise = advised ? "MADV_HUGEPAGE" : "none (MADV_HUGEPAGE failed with EINVAL: this kernel has no "
+                                                  "transparent huge pages, the arrays have base pages)";
+        break;
+    case TS_PAGES_BASE:
+        ex->madvise = advised ? "MADV_NOHUGEPAGE" : "none (MADV_NOHUGEPAGE failed with EINVAL: this kernel has "
+                                                    "no transparent huge pages)";
+        break;
+    case TS_PAGES_KERNEL_DEFAULT: ex->madvise = "none"; break;
+    }
+    /* Without advice under "always" the kernel may still back whole aligned blocks. */
+    ex->huge_possible = (ex->pages == TS_PAGES_HUGE && advised) || (ex->pages == TS_PAGES_KERNEL_DEFAULT && ex->thp_always);
+}
+
 int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
 {
     const struct ts_plan *plan = &ex->rp->plan;
     int n = ex->n_threads;
 
-    int64_t granule = partition_granule(plan, n, ex->thp_always);
+    ex->pages = array_pages(ex);
+    int64_t granule = partition_granule(plan, ex->pages == TS_PAGES_HUGE ? HUGE_PAGE : ts_memory_page_size());
     int rc = ts_partition_create(&ex->part, plan->items, n, granule);
     if (rc != 0)
         return ts_fail_errno(err, TS_BAD_INPUT, rc, "cannot partition %lld items among %d threads",
@@ -87,16 +151,14 @@ int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
         return err->status;
 
     double t0 = omp_get_wtime();
+    int advised = 1;
     for (int a = 0; a < plan->n_arrays; a++) {
-        void *mem;
-        if (ts_memory_map(&mem, ex->rp->array_bytes, ARRAY_ALIGNMENT, err) != TS_OK) {
-            ts_error_prefix(err, "array %d of %s: ", a, ex->rp->kernel->name);
+        int this_one = 0;
+        if (map_array(ex, a, &this_one, err) != TS_OK)
             return err->status;
-        }
-        ex->arrays[a] = mem;
-        if (ts_memory_set_policy(mem, ex->rp->array_bytes, ex->policy, ex->policy_node, err) != TS_OK)
-            return err->status;
+        advised &= this_one;
     }
+    record_pages(ex, advised);
     ex->t_allocation = omp_get_wtime() - t0;
 
     ex->cache_line = ts_topology_cache_line(ex->topo, &ex->cache_line_source);
@@ -357,6 +419,9 @@ static int audit_placement(struct ts_run_exec *ex, struct ts_placement *out, str
         .n_arrays = ex->rp->plan.n_arrays,
         .arrays = (void *const *)ex->arrays,
         .array_bytes = ex->rp->array_bytes,
+        .mappings = ex->mappings,
+        .mapped_bytes = ex->mapped_bytes,
+        .smaps = ex->huge_possible ? TS_THP_SMAPS : NULL,
         .n_threads = n,
         .chunk_begin = bounds,
         .chunk_end = bounds + n,
@@ -367,6 +432,8 @@ static int audit_placement(struct ts_run_exec *ex, struct ts_placement *out, str
     free(bounds);
     if (status == TS_OK) {
         out->rec.granule_bytes = ex->granule_bytes;
+        out->rec.requested_page_size = ex->page_bytes_asked;
+        out->rec.madvise = ex->madvise;
         ex->t_placement += out->rec.time;
     }
     return status;
@@ -414,8 +481,8 @@ int ts_run_exec_compute(struct ts_run_exec *ex, struct ts_error *err)
 void ts_run_exec_release(struct ts_run_exec *ex)
 {
     for (int a = 0; a < 3; a++)
-        if (ex->arrays[a])
-            ts_memory_unmap(ex->arrays[a], ex->rp->array_bytes);
+        if (ex->mappings[a])
+            ts_memory_unmap(ex->mappings[a], ex->mapped_bytes[a]);
     ts_partition_destroy(ex->part);
     free(ex->slots);
     free(ex->threads);
@@ -433,6 +500,7 @@ void ts_run_exec_release(struct ts_run_exec *ex)
     free(ex->node_ids);
     free(ex->node_partials);
     memset(ex->arrays, 0, sizeof ex->arrays);
+    memset(ex->mappings, 0, sizeof ex->mappings);
     ex->part = NULL;
     ex->slots = NULL;
     ex->threads = NULL;

@@ -29,7 +29,9 @@ struct ts_run_exec {
     int audit;              /* page-placement audit after init */
     int audit_at_end;       /* and after the last iteration */
     int64_t sample_stride;  /* pages, 0 automatic */
-    int thp_always;         /* transparent huge pages back every anonymous mapping */
+    int thp_always;         /* THP mode "always": huge pages back every anonymous mapping they can */
+    int thp_madvise;        /* THP mode "madvise": huge pages only where madvise asks for them */
+    int huge_pages;         /* init.huge_pages: ask for them (madvise), or refuse them under "always" */
 
     /* stopping early and continuing */
     volatile sig_atomic_t *stop_signal; /* non-zero: finish the current iteration and stop */
@@ -41,6 +43,7 @@ struct ts_run_exec {
     /* owned resources */
     ts_partition *part;
     double *arrays[3];
+    void *mappings[3];           /* each array's mapping: the array starts array_offset[a] into it */
     unsigned char *slots;        /* n_threads exact accumulators, one per cache-line-padded slot */
     size_t slot_stride;
     size_t cache_line;
@@ -53,6 +56,13 @@ struct ts_run_exec {
     struct ts_counter_row *kernel_counters; /* over every iteration, warm-up included */
     char counters_source[128];
     int64_t granule_bytes;          /* partition chunks start on multiples of this in every array */
+    enum ts_mem_pages pages;        /* what the arrays asked of transparent huge pages */
+    size_t array_offset[3];         /* where each array starts in its mapping: 0, or staggered (huge pages) */
+    size_t mapped_bytes[3];         /* each mapping's length, whole huge pages when they were asked for */
+    int64_t page_bytes_asked;       /* 2 MiB when MADV_HUGEPAGE was applied, else the base page */
+    const char *madvise;            /* what was applied, for the record: MADV_HUGEPAGE, MADV_NOHUGEPAGE, none */
+    int huge_refused;               /* MADV_HUGEPAGE failed with EINVAL: a kernel without THP */
+    int huge_possible;              /* some page of the arrays may be huge: the audit must look */
     double *step_times;             /* [step], warm-up first */
     double *thread_times;           /* [thread][timed iteration], warm-up excluded */
     double *thread_partials;        /* n_threads */
@@ -75,8 +85,8 @@ struct ts_run_exec {
     int have_placement, have_placement_end;
 };
 
-/* Maps the arrays untouched, sets their memory policy and builds the partition (chunk
- * boundaries on pages). */
+/* Maps the arrays untouched, sets their memory policy and huge-page advice, and builds the
+ * partition (chunk boundaries on pages, huge pages when the arrays ask for them). */
 int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err);
 
 /* First touch: parallel (each thread its own chunk, the compute loops' static schedule) or

@@ -65,6 +65,9 @@ static const struct key keys[] = {
     KEY("init", "policy", T_POLICY, policy, "firsttouch",
         "NUMA policy of the arrays, set before the first touch: firsttouch (the kernel's default), "
         "interleave over all nodes, bind:N or preferred:N to node N"),
+    KEY("init", "huge_pages", T_BOOL, huge_pages, "true",
+        "back the arrays with 2 MiB transparent huge pages (madvise) when the kernel allows them and every "
+        "thread's chunk spans at least 4 of them; first touch then places 2 MiB at a time"),
     INT_KEY("openmp", "threads", threads, "0", 0, 4096, "OpenMP threads, 0 for the OpenMP default"),
     KEY("openmp", "places", T_PLACES, places, "cores", "OMP_PLACES for the run"),
     ENUM_KEY("openmp", "proc_bind", proc_bind, "close", "close|spread|master|primary|true|false",

@@ -48,6 +48,7 @@ struct ts_config {
     char init_mode[16];    /* parallel | serial */
     int64_t seed;
     char policy[32];       /* firsttouch | interleave | bind:N | preferred:N */
+    bool huge_pages;       /* transparent huge pages for the arrays (madvise), when big enough */
     /* [openmp] */
     int64_t threads;       /* 0: the OpenMP default (OMP_NUM_THREADS or all CPUs) */
     char places[256];      /* OMP_PLACES syntax */

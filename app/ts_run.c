@@ -87,6 +87,10 @@ static void collect_warnings(struct ts_run_record *rr, const struct ts_run_exec 
         warn(rr, lines[i]);
     free(migrations);
 
+    if (ex->huge_refused)
+        warn(rr, "init.huge_pages = true, but the kernel refused MADV_HUGEPAGE (EINVAL: no transparent huge pages): "
+                 "the arrays have base pages");
+
     double fastest = rr->results.time_min;
     if (fastest < 20.0 * tick) {
         snprintf(text, sizeof text,
@@ -160,7 +164,10 @@ static void exec_from_config(struct ts_run_exec *ex, const struct ts_config *cfg
     ex->audit = cfg->placement_audit;
     ex->audit_at_end = cfg->placement_at_end;
     ex->sample_stride = cfg->sample_stride;
-    ex->thp_always = strcmp(ts_thp_mode(TS_THP_ENABLED, thp, sizeof thp), "always") == 0;
+    ts_thp_mode(TS_THP_ENABLED, thp, sizeof thp);
+    ex->thp_always = strcmp(thp, "always") == 0;
+    ex->thp_madvise = strcmp(thp, "madvise") == 0;
+    ex->huge_pages = cfg->huge_pages;
     ex->stop_signal = &stop_signal;
     ex->checkpoint_every = cfg->checkpoint_every;
 }

@@ -7,11 +7,13 @@ static int write_placement(struct h5w *w, hid_t g, const struct ts_placement_rec
     const struct h5w_str_attr strs[] = {
         { "measured_after", p->measured_after },
         { "policy", p->policy },
+        { "madvise", p->madvise },
     };
     const struct h5w_num_attr nums[] = {
         { "sample_stride", H5T_NATIVE_INT64, &p->sample_stride },
         { "page_size", H5T_NATIVE_INT64, &p->page_size },
         { "granule_bytes", H5T_NATIVE_INT64, &p->granule_bytes },
+        { "requested_page_size", H5T_NATIVE_INT64, &p->requested_page_size },
     };
     const struct h5w_value scalars[] = {
         { "local_fraction", p->local_fraction, "1", 0 },

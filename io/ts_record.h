@@ -129,8 +129,10 @@ struct ts_placement_rec {
     const char *measured_after;      /* "init" or "kernel" */
     const char *policy;              /* init.policy: "firsttouch", "interleave", "bind:1", ... */
     int64_t sample_stride;           /* every k-th page was asked about */
-    int64_t page_size;               /* bytes */
+    int64_t page_size;               /* bytes per audited page: 2 MiB when every block was huge, else the base page */
     int64_t granule_bytes;           /* partition chunks start on multiples of this (bytes of one array) */
+    int64_t requested_page_size;     /* bytes the arrays asked for: 2 MiB when madvised huge, else the base page */
+    const char *madvise;             /* applied to the arrays: "MADV_HUGEPAGE", "MADV_NOHUGEPAGE", "none", ... */
     int32_t n_nodes;
     const int32_t *node_ids;         /* n_nodes: every NUMA node of the machine (the columns) */
     int32_t n_threads;

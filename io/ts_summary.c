@@ -36,15 +36,20 @@ static void print_threads(const struct ts_record *rec, FILE *out)
     fprintf(out, "\n");
 }
 
-/* "pages local to their thread: 100.0% (parallel init, firsttouch; ...)". */
+/* A transparent huge page: the audit's page when every block of every array was one. */
+#define HUGE_PAGE_BYTES ((int64_t)2 << 20)
+
+/* "pages local to their thread: 100.0% (parallel init, firsttouch; ...)"; huge pages say so,
+ * since one of them counts for 512 base pages. */
 static void print_placement(const struct ts_placement_rec *p, const char *init_mode, FILE *out)
 {
     int64_t pages = 0;
     for (int t = 0; t < p->n_threads; t++)
         pages += p->thread_pages[t];
-    fprintf(out, "  pages      local to their thread after %s: %.1f%% (%s init, %s policy; %lld pages, every %lld%s, %.3f s)\n",
+    fprintf(out, "  pages      local to their thread after %s: %.1f%% (%s init, %s policy; %lld pages%s, every %lld%s, %.3f s)\n",
             p->measured_after, 100.0 * p->local_fraction, init_mode, p->policy, (long long)pages,
-            (long long)p->sample_stride, p->sample_stride == 1 ? "" : " sampled", p->time);
+            p->page_size == HUGE_PAGE_BYTES ? " of 2 MiB" : "", (long long)p->sample_stride,
+            p->sample_stride == 1 ? "" : " sampled", p->time);
 }
 
 /* Who took the init page faults, and whether threads were switched out or moved. */

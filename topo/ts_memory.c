@@ -141,6 +141,27 @@ int ts_memory_set_policy(void *ptr, size_t bytes, enum ts_mem_policy policy, int
     return TS_OK;
 }
 
+int ts_memory_advise_pages(void *ptr, size_t bytes, enum ts_mem_pages pages, int *applied, struct ts_error *err)
+{
+    *applied = 0;
+    if (pages == TS_PAGES_KERNEL_DEFAULT)
+        return TS_OK;
+    int advice = pages == TS_PAGES_HUGE ? MADV_HUGEPAGE : MADV_NOHUGEPAGE;
+    if (madvise(ptr, round_up(bytes, ts_memory_page_size()), advice) == 0) {
+        *applied = 1;
+        return TS_OK;
+    }
+    int e = errno;
+    /* The mapping is page aligned: EINVAL can only mean CONFIG_TRANSPARENT_HUGEPAGE off, a kernel
+     * with nothing but base pages, which the record states. */
+    if (e == EINVAL)
+        return TS_OK;
+    char size[32];
+    ts_bytes_text(bytes, size, sizeof size);
+    return ts_fail_errno(err, TS_BAD_INPUT, e, "init.huge_pages: madvise(%s) of %s",
+                         pages == TS_PAGES_HUGE ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE", size);
+}
+
 void ts_memory_free_on_node(void *ptr, size_t bytes)
 {
     ts_memory_unmap(ptr, bytes);

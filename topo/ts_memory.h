@@ -32,6 +32,19 @@ enum ts_mem_policy {
  * process may use, for a node that does not exist. */
 int ts_memory_set_policy(void *ptr, size_t bytes, enum ts_mem_policy policy, int node, struct ts_error *err);
 
+/* What a fresh mapping asks of transparent huge pages, set before its first touch. */
+enum ts_mem_pages {
+    TS_PAGES_KERNEL_DEFAULT, /* no advice: whatever the THP mode gives */
+    TS_PAGES_HUGE,           /* MADV_HUGEPAGE: first touch faults in 2 MiB at a time */
+    TS_PAGES_BASE            /* MADV_NOHUGEPAGE: base pages even under THP "always" */
+};
+
+/* madvise for pages (nothing for TS_PAGES_KERNEL_DEFAULT). *applied is 1 when the kernel took
+ * the advice, 0 when it refused it with EINVAL, as a kernel without transparent huge pages
+ * does: the mapping then keeps its base pages and the run goes on. Any other failure is
+ * TS_BAD_INPUT with the errno text. */
+int ts_memory_advise_pages(void *ptr, size_t bytes, enum ts_mem_pages pages, int *applied, struct ts_error *err);
+
 /* One limit a run's memory must fit in. */
 struct ts_memory_limit {
     uint64_t bytes;

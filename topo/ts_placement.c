@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "ts_memory.h"
+#include "ts_thp.h"
 
 /* Pages asked about per move_pages call: bounded arrays, and each call stays short. */
 #define BATCH 4096
@@ -84,9 +85,35 @@ static void count_page(struct tally *t, int array, int64_t offset, int status)
         out->thread_local_pages[th]++;
 }
 
-static int audit_array(struct tally *t, int array, int64_t stride, struct ts_error *err)
+/* The pages to count in: 2 MiB when the kernel backs every whole block of every array with
+ * a huge page, since one address then says where all 2 MiB are; else the base page. One
+ * claimed huge page that is really 512 base pages would hide interleaved or misplaced ones,
+ * so anything short of all huge (a huge allocation that fell back, a mapping not a whole
+ * number of huge pages) is audited page by page. */
+static int64_t audit_page_size(const struct ts_placement_input *in)
 {
-    const int64_t page = (int64_t)ts_memory_page_size();
+    const int64_t base = (int64_t)ts_memory_page_size();
+    if (!in->smaps)
+        return base;
+    struct ts_thp_range *ranges = calloc((size_t)in->n_arrays, sizeof *ranges);
+    int aligned = ranges != NULL;
+    /* Each mapping whole huge pages, each array inside its mapping's first one: then the
+     * address of array offset p * 2 MiB lies in the mapping's huge page p. */
+    for (int a = 0; aligned && a < in->n_arrays; a++) {
+        ranges[a].begin = (uintptr_t)in->mappings[a];
+        ranges[a].end = ranges[a].begin + in->mapped_bytes[a];
+        uintptr_t start = (uintptr_t)in->arrays[a];
+        aligned = ranges[a].begin % TS_THP_HUGE_PAGE == 0 && in->mapped_bytes[a] % TS_THP_HUGE_PAGE == 0
+               && start >= ranges[a].begin && start - ranges[a].begin < TS_THP_HUGE_PAGE
+               && start + in->array_bytes <= ranges[a].end;
+    }
+    int huge = aligned && ts_thp_all_huge(in->smaps, ranges, in->n_arrays);
+    free(ranges);
+    return huge ? (int64_t)TS_THP_HUGE_PAGE : base;
+}
+
+static int audit_array(struct tally *t, int array, int64_t page, int64_t stride, struct ts_error *err)
+{
     const int64_t n_pages = ((int64_t)t->in->array_bytes + page - 1) / page;
     char *base = t->in->arrays[array];
     void *pages[BATCH];
@@ -136,7 +163,7 @@ int ts_placement_audit(const struct ts_placement_input *in, struct ts_placement 
     for (int c = 0; c < n_nodes; c++)
         column_of_node[out->node_ids[c]] = c;
 
-    const int64_t page = (int64_t)ts_memory_page_size();
+    const int64_t page = audit_page_size(in);
     const int64_t n_pages = ((int64_t)in->array_bytes + page - 1) / page;
     int64_t stride = in->sample_stride;
     if (stride <= 0)
@@ -147,7 +174,7 @@ int ts_placement_audit(const struct ts_placement_input *in, struct ts_placement 
     struct tally t = {.in = in, .out = out, .column_of_node = column_of_node, .max_node = max_node};
     int status = TS_OK;
     for (int a = 0; a < in->n_arrays && status == TS_OK; a++)
-        status = audit_array(&t, a, stride, err);
+        status = audit_array(&t, a, page, stride, err);
     free(column_of_node);
     if (status != TS_OK) {
         ts_placement_free(out);

@@ -13,11 +13,17 @@ struct ts_placement_input {
     int n_arrays;
     void *const *arrays;            /* each array_bytes long, page aligned */
     size_t array_bytes;
+    void *const *mappings;          /* the mapping holding each array; the array starts less than a
+                                       huge page into it */
+    const size_t *mapped_bytes;     /* their lengths */
+    const char *smaps;              /* where to learn which pages are huge (TS_THP_SMAPS); NULL when
+                                       transparent huge pages are off: base pages, no need to look */
     int n_threads;
     const int64_t *chunk_begin;     /* n_threads: byte offset of each thread's chunk in every array */
     const int64_t *chunk_end;
     const int32_t *thread_node;     /* OS index of the node each thread ran on */
-    int64_t sample_stride;          /* pages; 0 chooses one (at most TS_PLACEMENT_MAX_SAMPLES per array) */
+    int64_t sample_stride;          /* pages of the audited size; 0 chooses one (at most
+                                       TS_PLACEMENT_MAX_SAMPLES per array) */
 };
 
 #define TS_PLACEMENT_MAX_SAMPLES ((int64_t)1 << 18)
@@ -31,8 +37,10 @@ struct ts_placement {
     int64_t *array_node_pages, *array_absent_pages, *array_error_pages;
 };
 
-/* Asks the kernel (move_pages without moving anything) and fills out; rec's policy and
- * measured_after are left to the caller. */
+/* Asks the kernel (move_pages without moving anything) and fills out; rec's policy,
+ * measured_after and the facts of the mapping (granule, pages asked for) are left to the
+ * caller. When every whole 2 MiB block of every array is a huge page (smaps), it asks about
+ * one address per huge page and rec.page_size is 2 MiB; otherwise about every base page. */
 int ts_placement_audit(const struct ts_placement_input *in, struct ts_placement *out, struct ts_error *err);
 void ts_placement_free(struct ts_placement *p);
 

@@ -9,12 +9,16 @@ unset OMP_PLACES OMP_PROC_BIND
 get() { "$H5GET" "$WORK/$1" "$2"; }
 sum_of() { get "$1" "$2" | awk '{ s += $1 } END { print s + 0 }'; }
 PAGE=$(getconf PAGESIZE)
+# Base pages throughout, so that the counts below are 4 KiB pages on any THP mode
+# (init.huge_pages = false refuses huge pages even under "always"); test_huge_pages.sh covers
+# the 2 MiB audit.
+BASE="--set init.huge_pages=false"
 
 # sum: 2^20 doubles = 8 MiB, one array.
 N=1048576
 PAGES=$((N * 8 / PAGE))
 for init in parallel serial; do
-    run_ts 0 "sum, $init init" run "$SRC/configs/sum.ini" --set sum.n=$N --set run.iterations=2 --threads 2 \
+    run_ts 0 "sum, $init init" run "$SRC/configs/sum.ini" $BASE --set sum.n=$N --set run.iterations=2 --threads 2 \
         --set init.mode=$init -o "$WORK/$init.h5" || continue
     expect_in "$OUT" "pages      local to their thread after init: 100.0% \($init init, firsttouch policy; $PAGES pages, every 1," \
         "$init init: summary line (one NUMA node: every page is local)"
@@ -31,7 +35,7 @@ done
     || fail "chunks are not split on pages: $(get parallel.h5 /placement/thread_pages | tr '\n' ' ')"
 
 # Every 4th page, and a second audit after the kernel.
-run_ts 0 "stride 4, audit at end" run "$SRC/configs/sum.ini" --set sum.n=$N --set run.iterations=2 --threads 2 \
+run_ts 0 "stride 4, audit at end" run "$SRC/configs/sum.ini" $BASE --set sum.n=$N --set run.iterations=2 --threads 2 \
     --set placement.sample_stride=4 --set placement.at_end=true -o "$WORK/stride.h5"
 [ "$(get stride.h5 /placement@sample_stride)" = 4 ] || fail "sample_stride not recorded"
 [ "$(sum_of stride.h5 /placement/thread_pages)" = $((PAGES / 4)) ] || fail "stride 4 did not sample a quarter of the pages"
@@ -39,27 +43,27 @@ run_ts 0 "stride 4, audit at end" run "$SRC/configs/sum.ini" --set sum.n=$N --se
 expect_in "$OUT" "local to their thread after kernel" "end audit in the summary"
 
 # Stencil: two grids, rows partitioned; the audit covers both arrays.
-run_ts 0 "stencil2d" run "$SRC/configs/stencil2d.ini" --set stencil.nx=1024 --set stencil.ny=512 \
+run_ts 0 "stencil2d" run "$SRC/configs/stencil2d.ini" $BASE --set stencil.nx=1024 --set stencil.ny=512 \
     --set run.iterations=2 --threads 2 -o "$WORK/grid.h5"
 GRID_PAGES=$((1024 * 512 * 8 / PAGE))
 [ "$(get grid.h5 /placement/array_node_pages | tr '\n' ' ')" = "$GRID_PAGES $GRID_PAGES " ] \
     || fail "stencil2d: pages per array: $(get grid.h5 /placement/array_node_pages | tr '\n' ' ')"
 
 # No audit when switched off.
-run_ts 0 "audit off" run "$SRC/configs/sum.ini" --set sum.n=$N --set run.iterations=2 --set placement.audit=false \
+run_ts 0 "audit off" run "$SRC/configs/sum.ini" $BASE --set sum.n=$N --set run.iterations=2 --set placement.audit=false \
     -o "$WORK/off.h5"
 get off.h5 /placement/local_fraction >/dev/null 2>&1 && fail "placement.audit = false still wrote /placement"
 expect_not_in "$OUT" "pages      local" "no audit line when switched off"
 
 # Policies: interleave and bind to an existing node run; a node that does not exist is refused.
 for policy in interleave bind:0 preferred:0; do
-    run_ts 0 "policy $policy" run "$SRC/configs/sum.ini" --set sum.n=$N --set run.iterations=2 \
+    run_ts 0 "policy $policy" run "$SRC/configs/sum.ini" $BASE --set sum.n=$N --set run.iterations=2 \
         --set init.policy=$policy -o "$WORK/policy.h5" || continue
     [ "$(get policy.h5 /placement@policy)" = "$policy" ] || fail "policy $policy not recorded"
     [ "$(get policy.h5 /placement/local_fraction)" = 1 ] || fail "policy $policy: pages not local on a one-node machine"
 done
 nodes=$(ls -d /sys/devices/system/node/node* | wc -l)
-run_ts 2 "bind to a missing node" run "$SRC/configs/sum.ini" --set sum.n=$N --set init.policy=bind:$nodes \
+run_ts 2 "bind to a missing node" run "$SRC/configs/sum.ini" $BASE --set sum.n=$N --set init.policy=bind:$nodes \
     -o "$WORK/missing.h5"
 expect_in "$ERR" "init.policy: NUMA node $nodes does not exist or is not allowed \(this process may use nodes 0" \
     "a missing node is named with the nodes that exist"

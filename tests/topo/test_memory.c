@@ -100,6 +100,43 @@ static void alloc_on_bad_node_fails_quietly(void)
     CHECK(printed == 0, "the failed allocation printed %ld bytes to stderr", printed);
 }
 
+/* The advice reaches the kernel: applied where THP is built in, nothing asked by default. */
+static void advise_pages(void)
+{
+    size_t bytes = 8u << 20;
+    void *p;
+    struct ts_error err = {0};
+    CHECK(ts_memory_map(&p, bytes, 2u << 20, &err) == TS_OK, "mapping 8 MiB failed: %s", err.message);
+    int thp_built_in = access("/sys/kernel/mm/transparent_hugepage", F_OK) == 0;
+    static const enum ts_mem_pages kinds[] = {TS_PAGES_HUGE, TS_PAGES_BASE, TS_PAGES_KERNEL_DEFAULT};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        int applied = -1;
+        CHECK(ts_memory_advise_pages(p, bytes, kinds[i], &applied, &err) == TS_OK, "advice %zu failed: %s", i,
+              err.message);
+        int want = kinds[i] != TS_PAGES_KERNEL_DEFAULT && thp_built_in;
+        CHECK(applied == want, "advice %zu: applied = %d, want %d (THP %s)", i, applied, want,
+              thp_built_in ? "built in" : "absent");
+    }
+    CHECK(resident_pages(p, bytes) == 0, "advice touched pages: first touch is lost");
+    ts_memory_unmap(p, bytes);
+}
+
+/* Any failure but a kernel without THP is an error with its context. */
+static void advise_unmapped_fails(void)
+{
+    size_t bytes = 2u << 20;
+    void *p;
+    struct ts_error err = {0};
+    CHECK(ts_memory_map(&p, bytes, 2u << 20, &err) == TS_OK, "mapping 2 MiB failed: %s", err.message);
+    ts_memory_unmap(p, bytes);
+    int applied = -1;
+    int rc = ts_memory_advise_pages(p, bytes, TS_PAGES_HUGE, &applied, &err);
+    printf("error: %s\n", err.message);
+    CHECK(rc == TS_BAD_INPUT && applied == 0, "madvise of an unmapped range returned %d, applied %d", rc, applied);
+    CHECK(strstr(err.message, "init.huge_pages: madvise(MADV_HUGEPAGE) of 2 MiB") && strstr(err.message, strerror(ENOMEM)),
+          "message \"%s\" lacks the call, the size or the errno text", err.message);
+}
+
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
@@ -108,6 +145,8 @@ int main(int argc, char **argv)
         {"map_bad_alignment", map_bad_alignment_fails},
         {"alloc_on_node", alloc_on_node_of_cpu0},
         {"alloc_bad_node", alloc_on_bad_node_fails_quietly},
+        {"advise_pages", advise_pages},
+        {"advise_unmapped", advise_unmapped_fails},
     };
     return TS_RUN_CASES(cases);
 }
