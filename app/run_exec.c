@@ -302,10 +302,13 @@ static void timed_steps(struct ts_run_exec *ex)
         /* Registers to the thread's own padded slot: no false sharing, no atomics. */
         *slot(ex, t) = partial;
         if (k->result) {
+            double r0 = omp_get_wtime();
             ts_xsum_init(slot(ex, t));
 #pragma omp for schedule(static)
             for (int c = 0; c < n; c++)
                 k->result(pb, arrays, ts_partition_range(ex->part, c), ex->steps_done, slot(ex, t));
+#pragma omp master
+            ex->t_result = omp_get_wtime() - r0; /* after the for's barrier: the slowest thread's */
         }
         ts_counters_read(&counters, &after);
         ts_counters_delta(&before, &after, &ex->kernel_counters[t]);

@@ -78,6 +78,7 @@ struct ts_run_exec {
 
     double global;
     double t_allocation, t_init, t_kernel, t_combine, t_placement;
+    double t_result; /* the kernel's result pass after the last iteration, 0 without one */
 
     /* page-placement audits */
     struct ts_placement placement;

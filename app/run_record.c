@@ -241,6 +241,7 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
     t->init = ex->t_init;
     t->kernel = ex->t_kernel;
     t->combine = ex->t_combine;
+    t->result = ex->t_result;
     t->placement = ex->t_placement;
     t->timer_resolution = omp_get_wtick();
     t->n_warmup = ex->steps_done < ex->warmup ? ex->steps_done : ex->warmup;

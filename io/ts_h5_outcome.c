@@ -14,6 +14,7 @@ int h5w_write_timings(struct h5w *w, hid_t g, const struct ts_record *rec)
         { "init", t->init, "s", 0 },
         { "kernel", t->kernel, "s", 0 },
         { "combine", t->combine, "s", 0 },
+        { "result", t->result, "s", 0 },
         { "verify", t->verify, "s", 0 },
         { "placement", t->placement, "s", 0 },
         { "write", t->write, "s", 0 },

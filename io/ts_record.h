@@ -77,6 +77,7 @@ struct ts_timings_rec {
     double init;            /* first-touch initialisation */
     double kernel;          /* all timed iterations, warm-up excluded */
     double combine;         /* per-node then global combination of partials */
+    double result;          /* the result pass after the last iteration (sum of u^2); 0 without one */
     double verify;
     double placement;       /* page-placement audits */
     double write;           /* filled by the writer's caller from a previous estimate; may be 0 */
