@@ -43,7 +43,9 @@ typedef void ts_stencil_row_fn(double *restrict o, const double *restrict c, int
 /* How a step walks the grid. Items are the partition's: rows in 2D, planes in 3D. */
 struct ts_stencil_sweep {
     ts_stencil_row_fn *row;
-    ts_stencil_row_fn *row_streamed; /* the same with streaming stores, NULL without them */
+    /* A run of rows with streaming stores (stencil_stream.h), NULL without them. */
+    void (*run_streamed)(double *restrict o, const double *restrict c, int64_t nx, int64_t plane,
+                         struct ts_stencil_weights w, int64_t len, int64_t x0);
     struct ts_stencil_weights w;
     int64_t nx, plane;       /* neighbour distances along y and z */
     int64_t item_elems;      /* doubles per item: nx (2D) or nx*ny (3D) */

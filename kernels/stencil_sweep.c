@@ -38,7 +38,7 @@ struct ts_stencil_sweep ts_stencil_sweep_of(const struct ts_problem *pb, int dim
     int three = dims == 3;
     return (struct ts_stencil_sweep){
         .row = three ? row3d : row2d,
-        .row_streamed = ts_stream_row(dims),
+        .run_streamed = ts_stream_run(dims),
         .w = ts_stencil_weights(pb, dims),
         .nx = pb->nx,
         .plane = pb->nx * pb->ny,
@@ -85,33 +85,6 @@ static void rows_as_one(const struct ts_stencil_sweep *s, const double *in, doub
     zero_x_boundary(out + at, nx, 0, len);
 }
 
-/* Whole lines [from, to) of a streamed run (offsets from its first point at), straight from
- * the registers, but for the lines holding x-boundary points: those are computed into a
- * small buffer, zeroed there and streamed from it, so that no line is written twice. */
-static void stream_lines(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t at,
-                         int64_t from, int64_t to)
-{
-    const int64_t nx = s->nx;
-    _Alignas(64) double lines[16];
-    int64_t done = from;
-    /* The boundary pair of row r: x = nx - 1 at offset r nx + nx - 2, x = 0 of row r + 1 after it. */
-    for (int64_t r = from / nx > 0 ? from / nx - 1 : 0; r * nx + nx - 2 < to && done < to; r++) {
-        int64_t pair = r * nx + nx - 2;
-        if (pair + 1 < done)
-            continue;
-        int64_t first = pair < done ? done : from + (pair - from) / 8 * 8;
-        int64_t last = from + (pair + 1 - from) / 8 * 8 + 8;
-        if (last > to)
-            last = to;
-        s->row_streamed(out + at + done, in + at + done, nx, s->plane, s->w, first - done);
-        s->row(lines, in + at + first, nx, s->plane, s->w, last - first);
-        zero_x_boundary(lines, nx, first, last);
-        ts_stream_store(out + at + first, lines, last - first);
-        done = last;
-    }
-    s->row_streamed(out + at + done, in + at + done, nx, s->plane, s->w, to - done);
-}
-
 /* Builds without vector streaming stores: each strip computed into L1, then streamed. */
 static void stream_strips(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t at,
                           int64_t from, int64_t to)
@@ -137,8 +110,8 @@ static void rows_as_one_streamed(const struct ts_stencil_sweep *s, const double 
     const int64_t body_end = head + (len - head) / 8 * 8;
     s->row(out + at, in + at, nx, s->plane, s->w, head);
     zero_x_boundary(out + at, nx, 0, head);
-    if (s->row_streamed)
-        stream_lines(s, in, out, at, head, body_end);
+    if (s->run_streamed)
+        s->run_streamed(out + at + head, in + at + head, nx, s->plane, s->w, body_end - head, (head + 1) % nx);
     else
         stream_strips(s, in, out, at, head, body_end);
     s->row(out + at + body_end, in + at + body_end, nx, s->plane, s->w, len - body_end);
