@@ -66,6 +66,12 @@ static enum ts_mem_pages array_pages(const struct ts_run_exec *ex)
     return TS_PAGES_KERNEL_DEFAULT;
 }
 
+/* The page the arrays' mappings and partition are built on. */
+static size_t page_for(enum ts_mem_pages pages)
+{
+    return pages == TS_PAGES_HUGE ? HUGE_PAGE : ts_memory_page_size();
+}
+
 /* Items per partition granule: enough items to fill whole pages (huge pages when the arrays
  * ask for them, so that no huge page is shared by two threads), and a multiple of what the
  * kernel needs for its reproducible block sums. */
@@ -83,7 +89,7 @@ static int64_t partition_granule(const struct ts_plan *plan, size_t page)
  * it: first touch then decides where each page (2 MiB or base) lands. */
 static int map_array(struct ts_run_exec *ex, int a, int *advised, struct ts_error *err)
 {
-    const size_t page = ex->pages == TS_PAGES_HUGE ? HUGE_PAGE : ts_memory_page_size();
+    const size_t page = page_for(ex->pages);
     ex->array_offset[a] = ex->pages == TS_PAGES_HUGE ? (size_t)a * ARRAY_STAGGER : 0;
     /* Whole huge pages only: a last, partial one would be base pages, and audited as such. */
     ex->mapped_bytes[a] = (ex->array_offset[a] + ex->rp->array_bytes + page - 1) / page * page;
@@ -131,7 +137,7 @@ int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
     int n = ex->n_threads;
 
     ex->pages = array_pages(ex);
-    int64_t granule = partition_granule(plan, ex->pages == TS_PAGES_HUGE ? HUGE_PAGE : ts_memory_page_size());
+    int64_t granule = partition_granule(plan, page_for(ex->pages));
     int rc = ts_partition_create(&ex->part, plan->items, n, granule);
     if (rc != 0)
         return ts_fail_errno(err, TS_BAD_INPUT, rc, "cannot partition %lld items among %d threads",

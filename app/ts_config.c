@@ -244,12 +244,12 @@ void ts_config_defaults(struct ts_config *cfg)
     }
 }
 
-/* Hands inih one line at a time from the file text, counting lines so the handler knows
- * where it is. A line longer than inih's buffer is refused rather than split: inih would
- * read the rest as a line of its own and every line number after it would be wrong. */
 /* The longest config line inih takes (its buffer holds the newline and a NUL too). */
 #define CONFIG_LINE_MAX (INI_MAX_LINE - 2)
 
+/* Hands inih one line at a time from the file text, counting lines so the handler knows
+ * where it is. A line longer than inih's buffer is refused rather than split: inih would
+ * read the rest as a line of its own and every line number after it would be wrong. */
 struct line_reader {
     const char *next, *current;
     int line;

@@ -18,9 +18,10 @@
 # Environment: ROUNDS (5), THREADS (every CPU), LLC_MB (the last-level cache in MB: sysfs's
 # L3 size when it is plausible, see bench/README.md; cpuid in VMs can claim anything),
 # TIME_BLOCK (8, stencil2d's temporal blocking), TIME_BLOCK_3D (4, stencil3d's), GB_PER_RUN
-# (20: the data each measurement moves, which sets its iterations), BUILD (build/), ONLY.
-# Rows marked "report" have no target in issue 6, only the ratio. The default SIZE_MB, 20 x LLC_MB, makes each stencil grid 10x the LLC. stencil3d's planes are
-# sized from the L2 so that its wavefront, 2(TIME_BLOCK_3D + 2) planes, fits in 3/4 of it.
+# (20: the data each measurement moves, which sets its iterations), OVERHEAD_RUNS (5), BUILD
+# (build/), ONLY. Rows marked "report" have no target in issue 6, only the ratio. The default
+# SIZE_MB, 20 x LLC_MB, makes each stencil grid 10x the LLC. stencil3d's planes are sized from
+# the L2 so that its wavefront, 2(TIME_BLOCK_3D + 2) planes, fits in 3/4 of it.
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -216,9 +217,9 @@ echo "streaming stores over write-allocate (touchstone, elements or lattice upda
 
 # --- touchstone's own overhead in a default run ---------------------------------------------
 # Everything but the work (allocation, init, warm-up, kernel, result pass, combine, verify)
-# counts: process
-# start-up (twice, with the binding re-exec), config, topology, audit, bookkeeping, writing the
-# file and exit. The median of OVERHEAD_RUNS runs, since one run on a shared host proves little.
+# counts: process start-up (twice, with the binding re-exec), config, topology, audit,
+# bookkeeping, writing the file and exit. The median of OVERHEAD_RUNS runs, since one run on a
+# shared host proves little.
 OVERHEAD_RUNS=${OVERHEAD_RUNS:-5}
 n=0
 while [ "$n" -lt "$OVERHEAD_RUNS" ]; do
@@ -234,10 +235,11 @@ while [ "$n" -lt "$OVERHEAD_RUNS" ]; do
         "$(h5 "$f" -d /timings/placement) $(h5 "$f" -d /timings/total)" >>"$WORK/overhead"
 done
 if [ -s "$WORK/overhead" ]; then
-    awk '{ work = $2 + $3 + $4 + $5 + $6 + $7; print 100 * ($1 - work) / $1, $0 }' "$WORK/overhead" | sort -g \
+    # Each row gets its overhead in % in front and its work at the end, sorted by the overhead.
+    awk '{ work = $2 + $3 + $4 + $5 + $6 + $7; print 100 * ($1 - work) / $1, $0, work }' "$WORK/overhead" | sort -g \
         | awk -v runs="$(wc -l <"$WORK/overhead")" '{ row[NR] = $0 } END {
         split(row[int((NR + 1) / 2)], v, " ")
-        wall = v[2]; work = v[3] + v[4] + v[5] + v[6] + v[7] + v[8]
+        wall = v[2]; work = v[11]
         printf "\ndefault run (configs/default.ini, the median of %d runs by overhead): %.3f s wall; kernel %.3f s + warm-up %.3f s, init %.3f s, allocation %.3f s, verify %.3f s, result pass and combine %.3f s\n", runs, wall, v[3], v[4], v[5], v[6], v[7], v[8]
         printf "overhead: %.3f s = %.2f%% of the run: before and after the run proper (two process start-ups, config, writing the file, exit) %.3f s; inside it, the audit %.3f s and the rest (topology, bookkeeping) %.3f s\n", wall - work, v[1], wall - v[10], v[9], v[10] - work - v[9]
         split(row[1], lo, " "); split(row[NR], hi, " ")

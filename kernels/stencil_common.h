@@ -40,12 +40,15 @@ void ts_stencil_norm_rows(const double *grid, int64_t nx, int64_t first_row, int
 typedef void ts_stencil_row_fn(double *restrict o, const double *restrict c, int64_t nx, int64_t plane,
                                struct ts_stencil_weights w, int64_t len);
 
+/* A run of rows with streaming stores (stencil_stream.c): o[0..len), x-boundary points stored
+ * as +0.0; x0 is the x of o[0]. */
+typedef void ts_stencil_stream_fn(double *restrict o, const double *restrict c, int64_t nx, int64_t plane,
+                                  struct ts_stencil_weights w, int64_t len, int64_t x0);
+
 /* How a step walks the grid. Items are the partition's: rows in 2D, planes in 3D. */
 struct ts_stencil_sweep {
     ts_stencil_row_fn *row;
-    /* A run of rows with streaming stores (stencil_stream.h), NULL without them. */
-    void (*run_streamed)(double *restrict o, const double *restrict c, int64_t nx, int64_t plane,
-                         struct ts_stencil_weights w, int64_t len, int64_t x0);
+    ts_stencil_stream_fn *run_streamed; /* NULL in builds without vector streaming stores */
     struct ts_stencil_weights w;
     int64_t nx, plane;       /* neighbour distances along y and z */
     int64_t item_elems;      /* doubles per item: nx (2D) or nx*ny (3D) */

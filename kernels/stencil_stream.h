@@ -5,15 +5,12 @@
 
 #include "stencil_common.h"
 
-/* o[0..len) of a run of rows, as stencil_sweep.c's row2d/row3d compute them, operation for
- * operation (bitwise the same values), each vector of results streamed straight from its
- * register, and the run's x-boundary points (x = 0 and x = nx - 1) stored as +0.0. x0 is the x
- * of o[0]. o must sit on a cache line and len be a multiple of 8 (whole lines). */
-typedef void ts_stencil_stream_fn(double *restrict o, const double *restrict c, int64_t nx, int64_t plane,
-                                  struct ts_stencil_weights w, int64_t len, int64_t x0);
-
-/* The dims-D one; NULL when the build has no vector streaming stores (callers then compute
- * into a strip and ts_stream_store it). */
+/* The dims-D ts_stencil_stream_fn: o[0..len) of a run of rows as stencil_sweep.c's row2d/row3d
+ * compute them, operation for operation (bitwise the same values), each vector of results
+ * streamed straight from its register, the x-boundary points (x = 0 and x = nx - 1) stored as
+ * +0.0. o must sit on a cache line and len be a multiple of 8 (whole lines). NULL when the
+ * build has no vector streaming stores (callers then compute into a strip and
+ * ts_stream_store it). */
 ts_stencil_stream_fn *ts_stream_run(int dims);
 
 #endif

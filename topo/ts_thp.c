@@ -36,7 +36,7 @@ static uint64_t whole_blocks(uintptr_t begin, uintptr_t end)
  * start with a capital letter, never with a lower-case hex digit. */
 static int vma_header(const char *line, uintptr_t *begin, uintptr_t *end)
 {
-    if (!strchr("0123456789abcdef", line[0]) || line[0] == '\0')
+    if (line[0] == '\0' || !strchr("0123456789abcdef", line[0]))
         return 0;
     char *dash, *space;
     uintmax_t b = strtoumax(line, &dash, 16);

@@ -39,13 +39,8 @@ while [ $i -le "$N" ]; do
     rm -f "$WORK/trace"
     # The delay is drawn before the start: awk takes milliseconds on a loaded machine, as long as
     # the whole start-up to the audit (~7 ms on 2 cores), so init kills under 5 ms sleep not at all.
-    case $((i % 5)) in
-    0) d=$(delay $i 0.015) ;;
-    1) d=$(delay $i 0.25) ;;
-    2) d=$(delay $i 0.04) ;;
-    3) d=$(delay $i 0.05) ;;
-    4) d=$(delay $i "$run_time") ;;
-    esac
+    case $((i % 5)) in 0) max=0.015 ;; 1) max=0.25 ;; 2) max=0.04 ;; 3) max=0.05 ;; 4) max=$run_time ;; esac
+    d=$(delay $i "$max")
     # shellcheck disable=SC2086
     env LD_PRELOAD="$FAULTFS" FAULTFS_TRACE="$WORK/trace" $SLOW "$TS" run "$KCFG" $KARGS -o "$KD/$KNAME.h5" -q \
         >"$OUT" 2>"$ERR" &

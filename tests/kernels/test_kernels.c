@@ -223,7 +223,8 @@ static void stencils(void)
     /* Blocking, streaming stores and temporal blocking change the order of the work, never a bit
      * of the result: blocks of 1 to 4 rows, time blocks deeper than a thread's share of items;
      * streamed runs of rows longer than one strip (TS_STREAM_STRIP), whose x-boundary points are
-     * zeroed in the strip, and runs starting anywhere in a cache line. */
+     * zeroed in the vector registers (or, without vector streaming stores, in the strip), and
+     * runs starting anywhere in a cache line. */
     const int64_t odd3d[][3] = {{9, 9, 9}, {17, 5, 11}, {5, 7, 21}, {67, 23, 7}};
     for (size_t i = 0; i < sizeof odd3d / sizeof odd3d[0]; i++) {
         struct ts_problem plain = {.kernel = TS_KERNEL_STENCIL3D, .nx = odd3d[i][0], .ny = odd3d[i][1],
