@@ -19,8 +19,13 @@ expect_status 0 "uninterrupted reference" || finish
 run_time=$(echo "$t0 $(date +%s.%N)" | awk '{ printf "%.3f", $2 - $1 }')
 kill_reference
 
-# delay I MAX: the I-th random delay in [0, MAX) seconds.
-delay() { awk -v s="$SEED" -v i="$1" -v max="$2" 'BEGIN { srand(s + i * 7919); printf "%.3f", rand() * max }'; }
+# delay I MAX: the I-th random delay in [0, MAX) seconds, the I-th draw of one sequence. mawk
+# clamps a seed above 2^31 - 1, so srand(SEED + I * k) gave every kill of such a seed the same
+# delay (seed 2340478201: all eight init kills at 7 ms, too late under load).
+delay() {
+    awk -v s="$SEED" -v i="$1" -v max="$2" 'BEGIN { srand(s % 2147483647); for (k = 0; k < i; k++) rand()
+        printf "%.3f", rand() * max }'
+}
 
 # until_seen PATTERN COUNT: polls the trace until PATTERN matched COUNT lines, while $pid lives.
 until_seen() {
