@@ -1,6 +1,7 @@
 /* Value syntax for the config: exact integers, OMP_PLACES, file name templates. */
 #include "config_values.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +169,17 @@ static bool read_interval(const char **p, long *first, long *count, long *stride
     return true;
 }
 
+/* first + i * stride as a CPU number; false when that leaves int, where no CPU is numbered. */
+static bool cpu_number(long first, long i, long stride, int *cpu)
+{
+    long offset, value;
+    if (__builtin_mul_overflow(i, stride, &offset) || __builtin_add_overflow(first, offset, &value) ||
+        value < INT_MIN || value > INT_MAX)
+        return false;
+    *cpu = (int)value;
+    return true;
+}
+
 int ts_places_named_cpus(const char *s, int *cpus, int max)
 {
     const char *p = skip_blanks(s);
@@ -185,7 +197,8 @@ int ts_places_named_cpus(const char *s, int *cpus, int max)
             if (!read_interval(&p, &first, &count, &stride))
                 return -1;
             for (long i = 0; i < count && !excluded && size < 256; i++)
-                place[size++] = (int)(first + i * stride);
+                if (!cpu_number(first, i, stride, &place[size++]))
+                    return -1;
         } while (eat(&p, ','));
         if (!eat(&p, '}'))
             return -1;
@@ -203,9 +216,11 @@ int ts_places_named_cpus(const char *s, int *cpus, int max)
                 p = end;
             }
         }
-        for (long c = 0; c < copies && !excluded_place; c++)
+        /* copies can be huge: stop once cpus is full or the place is empty */
+        for (long c = 0; c < copies && !excluded_place && size > 0 && n < max; c++)
             for (int i = 0; i < size && n < max; i++)
-                cpus[n++] = place[i] + (int)(c * shift);
+                if (!cpu_number(place[i], c, shift, &cpus[n++]))
+                    return -1;
     } while (eat(&p, ','));
     return *skip_blanks(p) == '\0' ? n : -1;
 }

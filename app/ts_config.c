@@ -5,6 +5,7 @@
 
 #include "config_values.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <inttypes.h>
@@ -406,6 +407,15 @@ static char *trim(char *s)
     return s;
 }
 
+/* Whether inih would cut this value at an inline comment: a ';' after a space. */
+static bool has_inline_comment(const char *value)
+{
+    for (const char *c = strchr(value, ';'); c; c = strchr(c + 1, ';'))
+        if (c > value && isspace((unsigned char)c[-1]))
+            return true;
+    return false;
+}
+
 int ts_config_set(struct ts_config *cfg, const char *assignment, struct ts_error *err)
 {
     char buf[sizeof cfg->sets[0]];
@@ -429,6 +439,9 @@ int ts_config_set(struct ts_config *cfg, const char *assignment, struct ts_error
     if (rc == TS_OK && strlen(name) + 1 + strlen(value) > CONFIG_LINE_MAX)
         rc = ts_fail(err, TS_BAD_INPUT, "%s=<%zu characters> does not fit a config line (at most %d characters), "
                      "and touchstone check must print it as one", name, strlen(value), CONFIG_LINE_MAX);
+    if (rc == TS_OK && has_inline_comment(value))
+        rc = ts_fail(err, TS_BAD_INPUT, "a ';' after a space starts a comment in a config file, so touchstone "
+                     "check could not print this value");
     if (rc == TS_OK)
         rc = parse_value(&keys[ki], value, &v, err);
     if (rc) {
@@ -559,14 +572,16 @@ void ts_config_print(const struct ts_config *cfg, FILE *out)
         if (i == 0 || strcmp(keys[i].section, keys[i - 1].section) != 0)
             fprintf(out, "%s[%s]\n", i ? "\n" : "", keys[i].section);
         /* Every printed line must fit a config line, or the output would not load back: a
-         * long value moves its origin to a comment line of its own (a long path cut short). */
+         * long value moves its origin to a comment line of its own (a long path cut short).
+         * A value starting with ';' follows the '=' directly: after a space it is a comment. */
         int width = (int)(strlen(keys[i].name) + 3 + strlen(value));
+        bool tight = value[0] == ';';
         if (width + 3 + (int)strlen(origin) > CONFIG_LINE_MAX) {
             fprintf(out, "; %.*s\n", CONFIG_LINE_MAX - 2, origin);
-            fprintf(out, "%s%s%s\n", keys[i].name, width > CONFIG_LINE_MAX ? "=" : " = ", value);
+            fprintf(out, "%s%s%s\n", keys[i].name, width > CONFIG_LINE_MAX || tight ? "=" : " = ", value);
             continue;
         }
-        int used = fprintf(out, "%s = %s", keys[i].name, value);
+        int used = fprintf(out, "%s %s%s", keys[i].name, tight ? "=" : "= ", value);
         fprintf(out, "%*s; %s\n", used < 32 ? 32 - used : 1, "", origin);
     }
 }

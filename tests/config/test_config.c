@@ -1,7 +1,7 @@
 /* The config module through its public API: what good files and --set arguments produce,
  * that every bad input fails with status 2 and a message naming the place and the key, that
  * the printed config reads back, and that every file in configs/ loads and validates.
- * Usage: test_config good|bad|fields|print|keys|examples <configs dir> */
+ * Usage: test_config good|bad|fields|print|keys|places|examples <configs dir> */
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config_values.h"
 #include "ts_config.h"
 
 static int failures;
@@ -379,10 +380,61 @@ static void test_fields(void)
         fail(name, "--set with a 200-character file name accepted");
     else if (!strstr(err2.message, "file=<200 characters> does not fit a config line (at most 198 characters)"))
         fail(name, "unexpected message for a 200-character value: %s", err2.message);
+    /* A ';' after a space starts a comment in a file; inside a word or first it does not. */
+    const char *const commented[] = {"output.file=run ;1.h5", "output.file=run\t;1.h5", "output.file=;a ;b.h5"};
+    for (size_t i = 0; i < sizeof commented / sizeof commented[0]; i++) {
+        if (ts_config_set(&cfg, commented[i], &err2) == TS_OK)
+            fail(name, "--set %s accepted: a config file would read the value cut at the ';'", commented[i]);
+        else if (!strstr(err2.message, "starts a comment in a config file") || strcmp(cfg.file, "x-%k.h5") != 0)
+            fail(name, "--set %s: message '%s', file '%s'", commented[i], err2.message, cfg.file);
+    }
+    if (ts_config_set(&cfg, "output.file=run;1.h5", &err2) != TS_OK || strcmp(cfg.file, "run;1.h5") != 0)
+        fail(name, "--set output.file=run;1.h5 refused or not stored: %s", err2.message);
+    if (ts_config_set(&cfg, "output.file= ;run.h5", &err2) != TS_OK || strcmp(cfg.file, ";run.h5") != 0)
+        fail(name, "--set 'output.file= ;run.h5' refused or not stored as ';run.h5': %s", err2.message);
     ts_config_free(&cfg);
 }
 
 /* ---- ts_config_print reads back as the same config ---- */
+
+/* ts_config_print into a new temporary file PATH, whose text is also returned. */
+static void print_config(const struct ts_config *cfg, char path[64], char *text, size_t len)
+{
+    snprintf(path, 64, "/tmp/ts-config-print-XXXXXX.ini");
+    int fd = mkstemps(path, 4);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w+");
+    if (!f) {
+        perror("test_config: temporary file");
+        exit(2);
+    }
+    ts_config_print(cfg, f);
+    fflush(f);
+    rewind(f);
+    size_t n = fread(text, 1, len - 1, f);
+    text[n] = '\0';
+    fclose(f);
+}
+
+/* The config printed at PATH loads back to the same values as CFG; PATH is removed. */
+static void expect_reads_back(const char *name, const struct ts_config *cfg, const char *path)
+{
+    struct ts_config again;
+    struct ts_error err;
+    ts_config_defaults(&again);
+    if (ts_config_load(&again, path, &err) != TS_OK || ts_config_validate(&again, &err) != TS_OK) {
+        fail(name, "printed config does not load: %s", err.message);
+    } else {
+        for (size_t i = 0; i < ts_config_key_count(); i++) {
+            char a[1200], b[1200];
+            ts_config_value_string(cfg, i, a, sizeof a);
+            ts_config_value_string(&again, i, b, sizeof b);
+            if (strcmp(a, b) != 0)
+                fail(name, "%s printed as '%s' reads back as '%s'", ts_config_key_name(i), a, b);
+        }
+    }
+    unlink(path);
+    ts_config_free(&again);
+}
 
 static void test_print(void)
 {
@@ -393,7 +445,7 @@ static void test_print(void)
                                         "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
                                         "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.h5",
                                         "triad.scalar=0.1"};
-    struct ts_config cfg, again;
+    struct ts_config cfg;
     struct ts_error err;
     char path[64], printed[64];
     if (run_case(&cfg, "[run]\nkernel = stencil3d\n[openmp]\nplaces = {0:2}:4:2\n", NULL, sets, 0, false, path,
@@ -401,20 +453,8 @@ static void test_print(void)
         fail(name, "setup failed: %s", err.message);
         return;
     }
-    snprintf(printed, sizeof printed, "/tmp/ts-config-print-XXXXXX.ini");
-    int fd = mkstemps(printed, 4);
-    FILE *f = fd < 0 ? NULL : fdopen(fd, "w+");
-    if (!f) {
-        perror("test_config: temporary file");
-        exit(2);
-    }
-    ts_config_print(&cfg, f);
-    fflush(f);
-    rewind(f);
     char text[8192];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
+    print_config(&cfg, printed, text, sizeof text);
 
     char want[256];
     snprintf(want, sizeof want, "kernel = stencil3d              ; %s:2\n", path);
@@ -431,21 +471,21 @@ static void test_print(void)
     if (!strstr(text, "; --set #2\nfile = a;b-%t-xxx"))
         fail(name, "the long value's origin is not on the line above it in:\n%s", text);
 
-    ts_config_defaults(&again);
-    if (ts_config_load(&again, printed, &err) != TS_OK || ts_config_validate(&again, &err) != TS_OK) {
-        fail(name, "printed config does not load: %s", err.message);
-    } else {
-        for (size_t i = 0; i < ts_config_key_count(); i++) {
-            char a[1200], b[1200];
-            ts_config_value_string(&cfg, i, a, sizeof a);
-            ts_config_value_string(&again, i, b, sizeof b);
-            if (strcmp(a, b) != 0)
-                fail(name, "%s printed as '%s' reads back as '%s'", ts_config_key_name(i), a, b);
-        }
-    }
-    unlink(printed);
+    expect_reads_back(name, &cfg, printed);
     ts_config_free(&cfg);
-    ts_config_free(&again);
+
+    /* A value starting with ';' is printed right after the '=' (after a space it is a comment). */
+    const char *const semicolon[MAX_SETS] = {"output.file=;x-%k.h5"};
+    name = "printed config reads back: a value starting with ';'";
+    if (run_case(&cfg, NULL, NULL, semicolon, 0, false, path, &err) != TS_OK) {
+        fail(name, "setup failed: %s", err.message);
+        return;
+    }
+    print_config(&cfg, printed, text, sizeof text);
+    if (!strstr(text, "\nfile =;x-%k.h5 "))
+        fail(name, "no line 'file =;x-%%k.h5' in:\n%s", text);
+    expect_reads_back(name, &cfg, printed);
+    ts_config_free(&cfg);
 }
 
 /* ---- the key table as iterated by check, the HDF5 writer and the README ---- */
@@ -520,6 +560,43 @@ static void test_examples(const char *dir)
     printf("%d config files checked\n", count);
 }
 
+/* ---- the CPUs an explicit OMP_PLACES names (the "places outside the allowed CPUs" warning) ---- */
+
+static void test_places(void)
+{
+    static const struct {
+        const char *places;
+        int n; /* -1: not a list of CPUs it can read */
+        int cpus[8];
+    } cases[] = {
+        {"{0:4},{8:2:2}", 6, {0, 1, 2, 3, 8, 10}},
+        {"{0:2}:3:4", 6, {0, 1, 4, 5, 8, 9}},
+        {"{6:3:-2}", 3, {6, 4, 2}},
+        {"{0,!1,2}", 2, {0, 2}},
+        {"!{0},{1}", 1, {1}},
+        {"{0}:1000000000000000", 8, {0, 1, 2, 3, 4, 5, 6, 7}}, /* cut at the buffer, quickly */
+        {"{!0}:1000000000000000000", 0, {0}},                  /* an empty place copied: nothing */
+        {"cores", -1, {0}},
+        {"{0", -1, {0}},
+        /* numbers past int: no CPU has them (strtol saturates to LONG_MAX here) */
+        {"{99999999999999999999999:2}", -1, {0}},
+        {"{2147483647:2}", -1, {0}},
+        {"{0}:2:4611686018427387904", -1, {0}},
+        {"{-2147483648:2:-1}", -1, {0}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int cpus[8];
+        int n = ts_places_named_cpus(cases[c].places, cpus, 8);
+        if (n != cases[c].n) {
+            fail("places", "%s names %d CPUs, expected %d", cases[c].places, n, cases[c].n);
+            continue;
+        }
+        for (int i = 0; i < n; i++)
+            if (cpus[i] != cases[c].cpus[i])
+                fail("places", "%s: CPU %d is %d, expected %d", cases[c].places, i, cpus[i], cases[c].cpus[i]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
@@ -533,10 +610,12 @@ int main(int argc, char **argv)
         test_print();
     else if (strcmp(what, "keys") == 0)
         test_keys();
+    else if (strcmp(what, "places") == 0)
+        test_places();
     else if (strcmp(what, "examples") == 0 && argc > 2)
         test_examples(argv[2]);
     else {
-        fprintf(stderr, "usage: test_config good|bad|fields|print|keys|examples <configs dir>\n");
+        fprintf(stderr, "usage: test_config good|bad|fields|print|keys|places|examples <configs dir>\n");
         return 2;
     }
     return failures ? 1 : 0;
