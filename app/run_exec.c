@@ -31,7 +31,7 @@
  * 2 KiB apart modulo 4 KiB for the three arrays); the first huge page of each chunk then also
  * holds that many bytes of the previous chunk's end. */
 #define ARRAY_STAGGER ((size_t)4096 + 1024)
-_Static_assert(ARRAY_STAGGER % 4096 != 0 && (3 * ARRAY_STAGGER) % 4096 != 0 && ARRAY_STAGGER % 64 == 0,
+_Static_assert(ARRAY_STAGGER % 4096 != 0 && (2 * ARRAY_STAGGER) % 4096 != 0 && ARRAY_STAGGER % 64 == 0,
                "arrays apart by a cache-line multiple, never by a whole number of 4 KiB");
 
 /* Stack the main thread may need below ts_run_exec_prepare (our code, HDF5, hwloc), grown once. */
