@@ -41,11 +41,20 @@ product_reads() {
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:leak_check_at_exit=0:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
+# libFuzzer's timeout handler allocates: when its alarm lands inside malloc (HDF5 spends seconds
+# allocating on some corrupted files), the job deadlocks in ASan's allocator and fork mode
+# waits for it forever (seen in a 300 s run of run_read). A wall clock bounds every libFuzzer
+# process, in its own process group, which timeout kills whole.
+LATE=${FUZZ_LATE:-60} # seconds; FUZZ_LATE overrides it
 # shellcheck disable=SC2086
-"$HARNESS" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time="$SECONDS_" \
-    -timeout=5 -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$DIR/found/" -print_final_stats=1 \
-    "$DIR/corpus" "$SEEDS" $REGRESSIONS >"$DIR/fuzz.log" 2>&1
+timeout -k 5 $((SECONDS_ + LATE)) "$HARNESS" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+    -max_total_time="$SECONDS_" -timeout=5 -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$DIR/found/" \
+    -print_final_stats=1 "$DIR/corpus" "$SEEDS" $REGRESSIONS >"$DIR/fuzz.log" 2>&1
 fuzz_status=$?
+if [ "$fuzz_status" -eq 124 ] || [ "$fuzz_status" -eq 137 ]; then
+    echo "fuzz.$NAME: libFuzzer had not ended $LATE s after its time was up (a job deadlocked in its timeout handler); killed, the inputs it kept are judged below"
+    fuzz_status=0
+fi
 execs=$(sed -n 's/.*stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$DIR/fuzz.log" | tail -n 1)
 [ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]*\).*exec\/s.*/\1/p' "$DIR/fuzz.log" | tail -n 1)
 corpus=$(find "$DIR/corpus" -type f | wc -l)
@@ -62,18 +71,27 @@ first_frame() {
         head -n 1
 }
 
+# One input replayed alone for its stack: HARNESS_ARGS... INPUT. A replay that hangs past the
+# wall clock (the same deadlock) is tried once more; the deadlock depends on timing.
+replay() {
+    for try in 1 2; do
+        timeout -k 5 $((20 + LATE)) "$HARNESS" -runs=1 -timeout=20 -rss_limit_mb=2048 "$@" >"$input.replay" 2>&1
+        replay_status=$?
+        [ "$replay_status" -ne 124 ] && [ "$replay_status" -ne 137 ] && return
+        echo "(replay $try of $(basename "$input") hung past $((20 + LATE)) s and was killed)" >>"$DIR/hung.log"
+    done
+}
+
 OURS=0 HDF5=0
 for input in "$DIR"/found/*; do
     [ -f "$input" ] || continue
-    "$HARNESS" -runs=1 -timeout=20 -rss_limit_mb=2048 "$input" >"$input.replay" 2>&1
-    replay_status=$?
+    replay "$input"
     frame=$(first_frame "$input.replay")
     # Over the RSS limit with the live heap small (the memory was allocated and freed, or
     # the report shows libFuzzer's own context only): the culprit is the big allocation, which
     # a malloc limit stops with its stack.
     if [ -z "$frame" ] && grep -q 'libFuzzer: out-of-memory (used' "$input.replay"; then
-        "$HARNESS" -runs=1 -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=256 "$input" >"$input.replay" 2>&1
-        replay_status=$?
+        replay -malloc_limit_mb=256 "$input"
         frame=$(first_frame "$input.replay")
     fi
     [ -z "$frame" ] && [ "$replay_status" -ne 0 ] && frame="(no stack; replay status $replay_status)"
