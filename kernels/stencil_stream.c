@@ -10,6 +10,8 @@
 #define ADD _mm512_add_pd
 #define MUL _mm512_mul_pd
 #define STREAM _mm512_stream_pd
+/* (prev, cur) -> {prev[7], cur[0..6]}: the vector one element to the left of cur */
+#define LEFT(prev, cur) _mm512_castsi512_pd(_mm512_alignr_epi64(_mm512_castpd_si512(cur), _mm512_castpd_si512(prev), 7))
 #elif defined(__AVX__)
 #include <immintrin.h>
 #define VEC __m256d
@@ -20,6 +22,7 @@
 #define ADD _mm256_add_pd
 #define MUL _mm256_mul_pd
 #define STREAM _mm256_stream_pd
+#define LEFT(prev, cur) _mm256_shuffle_pd(_mm256_permute2f128_pd(prev, cur, 0x21), cur, 5)
 #elif defined(__SSE2__)
 #include <emmintrin.h>
 #define VEC __m128d
@@ -30,6 +33,7 @@
 #define ADD _mm_add_pd
 #define MUL _mm_mul_pd
 #define STREAM _mm_stream_pd
+#define LEFT(prev, cur) _mm_shuffle_pd(prev, cur, 1)
 #endif
 
 #ifdef WIDTH
@@ -53,16 +57,26 @@ static inline VEC zero_boundary(VEC v, int64_t i, int64_t nx, int64_t *pair)
 }
 
 /* The expressions are row2d's and row3d's (stencil_sweep.c): the same additions in the same
- * order, then the two products and their sum (no FMA, as -ffp-contract=off keeps the C). */
+ * order, then the two products and their sum (no FMA, as -ffp-contract=off keeps the C).
+ * The left neighbours come from the registers (this vector and the last), not from a load:
+ * a load of u at i - 1 has the low 12 address bits of the store to u' at i - 1 just issued
+ * whenever u and u' are a whole number of 4 KiB apart (4 KiB pages), and it would wait for
+ * that streaming store (4K aliasing). */
 static void run2d_streamed(double *restrict o, const double *restrict c, int64_t nx, int64_t plane,
                            struct ts_stencil_weights w, int64_t len, int64_t x0)
 {
     (void)plane;
     const VEC center = SET1(w.center), neighbour = SET1(w.neighbour);
     int64_t pair = x0 == 0 ? -1 : nx - 1 - x0;
+    VEC here = LOAD(c), left = LOAD(c - 1);
     for (int64_t i = 0; i < len; i += WIDTH) {
-        VEC sum = ADD(ADD(LOAD(c + i - nx), LOAD(c + i + nx)), ADD(LOAD(c + i - 1), LOAD(c + i + 1)));
-        VEC v = ADD(MUL(center, LOAD(c + i)), MUL(neighbour, sum));
+        if (i > 0) {
+            VEC next = LOAD(c + i);
+            left = LEFT(here, next);
+            here = next;
+        }
+        VEC sum = ADD(ADD(LOAD(c + i - nx), LOAD(c + i + nx)), ADD(left, LOAD(c + i + 1)));
+        VEC v = ADD(MUL(center, here), MUL(neighbour, sum));
         if (pair < i + WIDTH)
             v = zero_boundary(v, i, nx, &pair);
         STREAM(o + i, v);
@@ -74,10 +88,16 @@ static void run3d_streamed(double *restrict o, const double *restrict c, int64_t
 {
     const VEC center = SET1(w.center), neighbour = SET1(w.neighbour);
     int64_t pair = x0 == 0 ? -1 : nx - 1 - x0;
+    VEC here = LOAD(c), left = LOAD(c - 1);
     for (int64_t i = 0; i < len; i += WIDTH) {
-        VEC sum = ADD(ADD(ADD(LOAD(c + i - 1), LOAD(c + i + 1)), ADD(LOAD(c + i - nx), LOAD(c + i + nx))),
+        if (i > 0) {
+            VEC next = LOAD(c + i);
+            left = LEFT(here, next);
+            here = next;
+        }
+        VEC sum = ADD(ADD(ADD(left, LOAD(c + i + 1)), ADD(LOAD(c + i - nx), LOAD(c + i + nx))),
                       ADD(LOAD(c + i - plane), LOAD(c + i + plane)));
-        VEC v = ADD(MUL(center, LOAD(c + i)), MUL(neighbour, sum));
+        VEC v = ADD(MUL(center, here), MUL(neighbour, sum));
         if (pair < i + WIDTH)
             v = zero_boundary(v, i, nx, &pair);
         STREAM(o + i, v);
