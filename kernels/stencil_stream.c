@@ -56,6 +56,15 @@ static inline VEC zero_boundary(VEC v, int64_t i, int64_t nx, int64_t *pair)
     return LOAD(lanes);
 }
 
+/* Moves here (the centre vector) on to the one at c and left to the vector one element to its
+ * left, taken from the registers rather than loaded (see below). */
+static inline void shift_in(const double *c, VEC *here, VEC *left)
+{
+    VEC next = LOAD(c);
+    *left = LEFT(*here, next);
+    *here = next;
+}
+
 /* The expressions are row2d's and row3d's (stencil_sweep.c): the same additions in the same
  * order, then the two products and their sum (no FMA, as -ffp-contract=off keeps the C).
  * The left neighbours come from the registers (this vector and the last), not from a load:
@@ -70,11 +79,8 @@ static void run2d_streamed(double *restrict o, const double *restrict c, int64_t
     int64_t pair = x0 == 0 ? -1 : nx - 1 - x0;
     VEC here = LOAD(c), left = LOAD(c - 1);
     for (int64_t i = 0; i < len; i += WIDTH) {
-        if (i > 0) {
-            VEC next = LOAD(c + i);
-            left = LEFT(here, next);
-            here = next;
-        }
+        if (i > 0)
+            shift_in(c + i, &here, &left);
         VEC sum = ADD(ADD(LOAD(c + i - nx), LOAD(c + i + nx)), ADD(left, LOAD(c + i + 1)));
         VEC v = ADD(MUL(center, here), MUL(neighbour, sum));
         if (pair < i + WIDTH)
@@ -90,11 +96,8 @@ static void run3d_streamed(double *restrict o, const double *restrict c, int64_t
     int64_t pair = x0 == 0 ? -1 : nx - 1 - x0;
     VEC here = LOAD(c), left = LOAD(c - 1);
     for (int64_t i = 0; i < len; i += WIDTH) {
-        if (i > 0) {
-            VEC next = LOAD(c + i);
-            left = LEFT(here, next);
-            here = next;
-        }
+        if (i > 0)
+            shift_in(c + i, &here, &left);
         VEC sum = ADD(ADD(ADD(left, LOAD(c + i + 1)), ADD(LOAD(c + i - nx), LOAD(c + i + nx))),
                       ADD(LOAD(c + i - plane), LOAD(c + i + plane)));
         VEC v = ADD(MUL(center, here), MUL(neighbour, sum));

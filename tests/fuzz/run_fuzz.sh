@@ -51,7 +51,9 @@ timeout -k 5 $((SECONDS_ + LATE)) "$HARNESS" -fork=1 -ignore_crashes=1 -ignore_t
     -max_total_time="$SECONDS_" -timeout=5 -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$DIR/found/" \
     -print_final_stats=1 "$DIR/corpus" "$SEEDS" $REGRESSIONS >"$DIR/fuzz.log" 2>&1
 fuzz_status=$?
-if [ "$fuzz_status" -eq 124 ] || [ "$fuzz_status" -eq 137 ]; then
+# timeout's status when it had to stop the command: 124 after SIGTERM, 137 after SIGKILL.
+killed_by_timeout() { [ "$1" -eq 124 ] || [ "$1" -eq 137 ]; }
+if killed_by_timeout "$fuzz_status"; then
     echo "fuzz.$NAME: libFuzzer had not ended $LATE s after its time was up (a job deadlocked in its timeout handler); killed, the inputs it kept are judged below"
     fuzz_status=0
 fi
@@ -71,14 +73,18 @@ first_frame() {
         head -n 1
 }
 
-# One input replayed alone for its stack: HARNESS_ARGS... INPUT. A replay that hangs past the
-# wall clock (the same deadlock) is tried once more; the deadlock depends on timing.
+# replay INPUT [HARNESS_ARGS...]: the input run alone for its stack, into INPUT.replay, its status
+# in replay_status. A replay that hangs past the wall clock (the same deadlock) is tried once
+# more; the deadlock depends on timing.
 replay() {
+    replayed=$1
+    shift
     for try in 1 2; do
-        timeout -k 5 $((20 + LATE)) "$HARNESS" -runs=1 -timeout=20 -rss_limit_mb=2048 "$@" >"$input.replay" 2>&1
+        timeout -k 5 $((20 + LATE)) "$HARNESS" -runs=1 -timeout=20 -rss_limit_mb=2048 "$@" "$replayed" \
+            >"$replayed.replay" 2>&1
         replay_status=$?
-        [ "$replay_status" -ne 124 ] && [ "$replay_status" -ne 137 ] && return
-        echo "(replay $try of $(basename "$input") hung past $((20 + LATE)) s and was killed)" >>"$DIR/hung.log"
+        killed_by_timeout "$replay_status" || return 0
+        echo "(replay $try of $(basename "$replayed") hung past $((20 + LATE)) s and was killed)" >>"$DIR/hung.log"
     done
 }
 
@@ -91,7 +97,7 @@ for input in "$DIR"/found/*; do
     # the report shows libFuzzer's own context only): the culprit is the big allocation, which
     # a malloc limit stops with its stack.
     if [ -z "$frame" ] && grep -q 'libFuzzer: out-of-memory (used' "$input.replay"; then
-        replay -malloc_limit_mb=256 "$input"
+        replay "$input" -malloc_limit_mb=256
         frame=$(first_frame "$input.replay")
     fi
     [ -z "$frame" ] && [ "$replay_status" -ne 0 ] && frame="(no stack; replay status $replay_status)"
