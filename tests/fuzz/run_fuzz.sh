@@ -91,7 +91,7 @@ replay() {
     done
 }
 
-OURS=0 HDF5=0
+OURS=0 HDF5=0 ALONE=0
 for input in "$DIR"/found/*; do
     [ -f "$input" ] || continue
     replay "$input"
@@ -126,8 +126,8 @@ for input in "$DIR"/found/*; do
     '')
         # No report on a replay alone: the failure needed the state earlier inputs left (a
         # leak seen at the end of a fork-mode job). Shown, not counted: nothing to keep.
-        echo "fuzz.$NAME: $(basename "$input") does not fail when replayed alone:"
-        grep -E 'ERROR|SUMMARY' "$DIR/fuzz.log" | head -3 | sed 's/^/    | /'
+        ALONE=$((ALONE + 1))
+        echo "fuzz.$NAME: $(basename "$input") does not fail when replayed alone"
         ;;
     *)
         OURS=$((OURS + 1))
@@ -137,6 +137,11 @@ for input in "$DIR"/found/*; do
         ;;
     esac
 done
+if [ "$ALONE" -gt 0 ]; then
+    # Fork mode's log does not say which report belongs to which input.
+    echo "fuzz.$NAME: the run's first error reports (fork mode does not tie them to inputs):"
+    grep -E 'ERROR|SUMMARY' "$DIR/fuzz.log" | head -3 | sed 's/^/    | /'
+fi
 # libFuzzer's own failure without an input to show (it could not start, a seed crashed at load).
 if [ "$fuzz_status" -ne 0 ] && [ "$OURS" -eq 0 ] && [ "$HDF5" -eq 0 ]; then
     echo "FAILED: libFuzzer ended with status $fuzz_status:" >&2
