@@ -21,7 +21,8 @@
 # (20: the data each measurement moves, which sets its iterations), OVERHEAD_RUNS (5), BUILD
 # (build/), ONLY. Rows marked "report" have no target in issue 6, only the ratio. The default
 # SIZE_MB, 20 x LLC_MB, makes each stencil grid 10x the LLC. stencil3d's planes are sized from
-# the L2 so that its wavefront, 2(TIME_BLOCK_3D + 2) planes, fits in 3/4 of it.
+# the L2 so that its wavefront, 2(TIME_BLOCK_3D + 2) planes, fits in 3/4 of it; the "large
+# planes" row has planes twice the L2, where the layer condition needs stencil3d's y-blocks.
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -94,6 +95,10 @@ ny2=$((per_grid / nx2)); [ "$ny2" -lt 3 ] && ny2=3
 plane_cap=$(awk -v l2="$L2_BYTES" -v k="$TIME_BLOCK_3D" 'BEGIN { n = int(sqrt(0.75 * l2 / (2 * (k + 2)) / 8) / 8) * 8; print (n > 128 ? 128 : (n < 8 ? 8 : n)) }')
 nx3=$(root "$per_grid" 3 "$plane_cap")
 nz3=$((per_grid / nx3 / nx3)); [ "$nz3" -lt 3 ] && nz3=3
+# Large planes, twice the L2 each (a multiple of 64 points wide): three of them do not fit, so
+# only stencil3d's y-blocks keep the layer condition; the rows per block are read from its file.
+nxb=$(awk -v l2="$L2_BYTES" 'BEGIN { n = sqrt(2 * l2 / 8); n = int((n + 63) / 64) * 64; print n }')
+nzb=$((per_grid / nxb / nxb)); [ "$nzb" -lt 3 ] && nzb=3
 
 # --- measurements: each prints one GB/s figure, or nothing when it failed ------------------
 likwid_gbs() { # TEST SIZE_MB SCALE
@@ -125,6 +130,8 @@ touchstone_gbs() { # CONFIG ARGS...: the mean GB/s over the timed iterations, by
         say "touchstone $config $*: cannot read its timings with h5dump (units '$units', bytes '$bytes', seconds '$seconds')"
         return 0
     fi
+    # The rows per spatial block it chose, for the table's row name ($i: the row being measured).
+    h5 "$WORK/run.h5" -a /results/block_y >"$WORK/$i.block"
     awk -v u="$units" -v b="$bytes" -v s="$seconds" -v n="$ITERS" 'BEGIN { printf "%.4f\n", u * b * n / s * 1e-9 }'
 }
 
@@ -150,6 +157,7 @@ stencil2d ${nx2}x${ny2}|$(lw copy)|1.5|0.90|touchstone_gbs stencil2d.ini --set s
 stencil2d, streaming stores|$(lw copy_mem)|1|report|touchstone_gbs stencil2d.ini --set stencil.nx=$nx2 --set stencil.ny=$ny2 $NT_GRID
 stencil3d ${nx3}x${nx3}x${nz3}|$(lw copy)|1.5|0.90|touchstone_gbs stencil3d.ini --set stencil.nx=$nx3 --set stencil.ny=$nx3 --set stencil.nz=$nz3
 stencil3d, streaming stores|$(lw copy_mem)|1|report|touchstone_gbs stencil3d.ini --set stencil.nx=$nx3 --set stencil.ny=$nx3 --set stencil.nz=$nz3 $NT_GRID
+stencil3d ${nxb}x${nxb}x${nzb}, large planes|$(lw copy)|1.5|0.90|touchstone_gbs stencil3d.ini --set stencil.nx=$nxb --set stencil.ny=$nxb --set stencil.nz=$nzb
 stencil2d, time_block $TIME_BLOCK|$(lw copy)|1.5|1.30|touchstone_gbs stencil2d.ini --set stencil.nx=$nx2 --set stencil.ny=$ny2 --set stencil.time_block=$TIME_BLOCK
 stencil3d, time_block $TIME_BLOCK_3D|$(lw copy)|1.5|1.30|touchstone_gbs stencil3d.ini --set stencil.nx=$nx3 --set stencil.ny=$nx3 --set stencil.nz=$nz3 --set stencil.time_block=$TIME_BLOCK_3D
 EOF
@@ -202,6 +210,8 @@ rows | while IFS='|' read -r name test scale target cmd; do
     fi
     label=$test
     [ "$scale" = 1.5 ] && label="$test x 24/16"
+    block=$(cat "$WORK/$i.block" 2>/dev/null)
+    case $block in '' | 0) ;; *) name="$name, y-blocked: $block rows per block" ;; esac
     echo "| $name | $label | $(stats "$WORK/$i.ref") | $(stats "$WORK/$i.ts") | $ratio | ${target#-}${verdict:+ $verdict} |"
 done
 

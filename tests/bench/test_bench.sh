@@ -18,6 +18,9 @@ for row in 'sum (reproducible)' 'sum (fast)' 'sum, one accumulator' 'triad' 'tri
     'stencil2d' 'stencil3d' 'stencil2d, time_block' 'stencil3d, time_block'; do
     grep -q "^| $row" "$OUT" || fail "no row for $row"
 done
+# Planes twice the L2 are y-blocked, and the row says how many rows per block the run chose.
+grep -q '^| stencil3d [0-9]*x[0-9]*x[0-9]*, large planes, y-blocked: [0-9]* rows per block |' "$OUT" \
+    || fail "no large-plane stencil3d row naming its y-block"
 # Every touchstone measurement ran: its column has a number in every row.
 awk -F'|' '/^\| (sum|triad|stencil)/ && $5 !~ /[0-9]/ { bad = 1 } END { exit bad }' "$OUT" \
     || fail "a touchstone measurement is missing (n/a in the touchstone column)"
