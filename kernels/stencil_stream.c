@@ -77,10 +77,9 @@ static void run2d_streamed(double *restrict o, const double *restrict c, int64_t
     (void)plane;
     const VEC center = SET1(w.center), neighbour = SET1(w.neighbour);
     int64_t pair = x0 == 0 ? -1 : nx - 1 - x0;
-    VEC here = LOAD(c), left = LOAD(c - 1);
+    VEC here = SET1(c[-1]), left; /* the vector before c: only its last lane, c[-1], is used */
     for (int64_t i = 0; i < len; i += WIDTH) {
-        if (i > 0)
-            shift_in(c + i, &here, &left);
+        shift_in(c + i, &here, &left);
         VEC sum = ADD(ADD(LOAD(c + i - nx), LOAD(c + i + nx)), ADD(left, LOAD(c + i + 1)));
         VEC v = ADD(MUL(center, here), MUL(neighbour, sum));
         if (pair < i + WIDTH)
@@ -94,10 +93,9 @@ static void run3d_streamed(double *restrict o, const double *restrict c, int64_t
 {
     const VEC center = SET1(w.center), neighbour = SET1(w.neighbour);
     int64_t pair = x0 == 0 ? -1 : nx - 1 - x0;
-    VEC here = LOAD(c), left = LOAD(c - 1);
+    VEC here = SET1(c[-1]), left; /* the vector before c: only its last lane, c[-1], is used */
     for (int64_t i = 0; i < len; i += WIDTH) {
-        if (i > 0)
-            shift_in(c + i, &here, &left);
+        shift_in(c + i, &here, &left);
         VEC sum = ADD(ADD(ADD(left, LOAD(c + i + 1)), ADD(LOAD(c + i - nx), LOAD(c + i + nx))),
                       ADD(LOAD(c + i - plane), LOAD(c + i + plane)));
         VEC v = ADD(MUL(center, here), MUL(neighbour, sum));

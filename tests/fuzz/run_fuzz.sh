@@ -109,7 +109,6 @@ for input in "$DIR"/found/*; do
         HDF5=$((HDF5 + 1))
         TOUCHSTONE_READ_TIMEOUT=10 product_reads "$input" >"$input.product" 2>&1
         status=$?
-        where=$(echo "$frame" | sed -n 's/.* in \([A-Za-z0-9_]*\) .*/\1/p')
         case $status in
         2) outcome=$(grep '^touchstone: ' "$input.product" | tail -n 1) ;;
         0) outcome="touchstone read it (exit 0)" ;;
@@ -120,6 +119,7 @@ for input in "$DIR"/found/*; do
             echo "FAILED: $input: HDF5 fails on it inside the harness, and touchstone's own read ended with status $status, neither 2 with a message nor 0:" >&2
             sed 's/^/    | /' "$input.product" | head -10 >&2
         else
+            where=$(echo "$frame" | sed -n 's/.* in \([A-Za-z0-9_]*\) .*/\1/p')
             echo "fuzz.$NAME: $(basename "$input"): in HDF5 (${where:-libhdf5}); $outcome"
         fi
         ;;
