@@ -172,8 +172,8 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
     char value[512], config[128];
     snprintf(value, sizeof value, "places=%s;proc_bind=%s;cpus=%s", choice->places_source,
              choice->proc_bind_source, choice->launch_cpus);
-    int fd = config_memfd(cfg->text ? cfg->text : "");
-    if (fd < 0)
+    int fd = -1; /* the config text, when one was loaded */
+    if (cfg->text && (fd = config_memfd(cfg->text)) < 0)
         return ts_fail_errno(err, TS_BAD_INPUT, errno,
                              "cannot hand the config over to the re-executed touchstone (memfd_create) to apply "
                              "OMP_PLACES=%s OMP_PROC_BIND=%s (set them in the environment instead)",
@@ -181,14 +181,16 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
     snprintf(config, sizeof config, "fd=%d;size=%zu;pid=%lld", fd, cfg->text ? strlen(cfg->text) : 0,
              (long long)getpid());
     if (setenv("OMP_PLACES", choice->places, 1) != 0 || setenv("OMP_PROC_BIND", choice->proc_bind, 1) != 0
-        || setenv(MARKER, value, 1) != 0 || setenv(CONFIG_MARKER, config, 1) != 0) {
-        close(fd);
+        || setenv(MARKER, value, 1) != 0 || (fd >= 0 && setenv(CONFIG_MARKER, config, 1) != 0)) {
+        if (fd >= 0)
+            close(fd);
         return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot set OMP_PLACES/OMP_PROC_BIND");
     }
     fflush(NULL);
     execv("/proc/self/exe", argv);
     int exec_errno = errno;
-    close(fd);
+    if (fd >= 0)
+        close(fd);
     unsetenv(CONFIG_MARKER);
     return ts_fail_errno(err, TS_BAD_INPUT, exec_errno,
                          "cannot re-execute /proc/self/exe to apply OMP_PLACES=%s OMP_PROC_BIND=%s "

@@ -733,7 +733,7 @@ int ts_config_set_option(struct ts_config *cfg, const char *assignment, const ch
     /* The argument as typed: "--set stencil.nx=abc", "--threads 5000", "-o out.h5". */
     const char *eq = strchr(assignment, '=');
     char *shown = ts_utf8_escape(option && eq ? eq + 1 : assignment);
-    const char *text = shown ? shown : "?";
+    const char *text = !shown ? "?" : shown[0] ? shown : "''";
     const char *cut = strlen(text) > 200 ? "..." : "";
     ts_error_prefix(err, "%s %.200s%s: ", option ? option : "--set", text, cut);
     free(shown);

@@ -31,6 +31,25 @@ expect_small pipe.h5 "run /dev/stdin from a pipe"
 [ "$("$H5GET" pipe.h5 /config@file)" = /dev/stdin ] || fail "the pipe's /config@file is not the path as given"
 [ "$("$H5GET" pipe.h5 /threads@OMP_PLACES_source)" = config ] || fail "the pipe run was not re-executed to apply the binding (test premise)"
 
+# The hand-over is taken only from this very process (exec keeps the pid) and only as the
+# sealed memfd it made: a descriptor that is something else is refused, a stale marker ignored.
+sh -c 'TOUCHSTONE_CONFIG_FD="fd=0;size=3;pid=$$" exec "$0" check "$1"' "$TS" small.ini </dev/null >"$OUT" 2>"$ERR"
+[ $? -eq 2 ] || fail "a marker naming stdin (/dev/null) as the handed-over config was not refused"
+expect_in "$ERR" "TOUCHSTONE_CONFIG_FD=fd=0;size=3;pid=[0-9]+: descriptor 0 is not a file of 3 bytes" "a marker naming stdin: the message"
+"$PYTHON" - "$TS" small.ini >"$OUT" 2>"$ERR" <<'EOF'
+import os, sys
+fd = os.memfd_create("touchstone-config", 0)   # the right name and size, but not sealed
+data = open(sys.argv[2], "rb").read()
+os.write(fd, data)
+os.set_inheritable(fd, True)
+os.environ["TOUCHSTONE_CONFIG_FD"] = f"fd={fd};size={len(data)};pid={os.getpid()}"
+os.execv(sys.argv[1], [sys.argv[1], "check", sys.argv[2]])
+EOF
+[ $? -eq 2 ] || fail "an unsealed memfd was taken as the handed-over config"
+expect_in "$ERR" "descriptor [0-9]+ is not sealed as handed over" "an unsealed memfd: the message"
+TOUCHSTONE_CONFIG_FD="fd=0;size=3;pid=1" run_ts 0 "a stale marker" check small.ini </dev/null &&
+    expect_in "$OUT" "^kernel = sum " "a stale marker is ignored and the file read"
+
 # A FIFO with a writer: the writer is bounded too, so nothing outlives the test.
 mkfifo fifo
 timeout 20 sh -c 'cat small.ini >fifo' &
