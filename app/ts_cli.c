@@ -27,7 +27,7 @@ static const char usage[] =
     "  plot    scaling curves, init and page placement, or per-thread times as a PNG\n"
     "\n"
     "  --serial-init      first-touch every array from one thread (same as --set init.mode=serial)\n"
-    "  --threads N        OpenMP threads (run: same as --set openmp.threads=N; topo: instead of\n"
+    "  --threads N        OpenMP threads (run, check: --set openmp.threads=N; topo: instead of\n"
     "                     OMP_NUM_THREADS)\n"
     "  --set S.K=V        override config key K of section S (repeatable)\n"
     "  -o, --output FILE  output file (same as --set output.file=FILE; %k %i %j %t expand)\n"
