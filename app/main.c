@@ -1,5 +1,6 @@
 /* The one place that prints errors and chooses the exit status. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "runs_cmd.h"
 #include "topo_cmd.h"
@@ -12,9 +13,16 @@
 static int load_config(struct ts_config *cfg, const struct ts_cli *cli, struct ts_error *err)
 {
     ts_config_defaults(cfg);
-    int status = ts_config_load(cfg, cli->config_path, err);
+    /* After the binding re-exec the text is the one the first pass read, not the file again. */
+    char *text;
+    size_t len;
+    int status = ts_binding_take_config(&text, &len, err);
+    if (status == TS_OK)
+        status = text ? ts_config_load_text(cfg, cli->config_path, text, len, err)
+                      : ts_config_load(cfg, cli->config_path, err);
+    free(text);
     for (int i = 0; status == TS_OK && i < cli->n_overrides; i++)
-        status = ts_config_set(cfg, cli->overrides[i], err);
+        status = ts_config_set_option(cfg, cli->overrides[i], cli->override_options[i], err);
     if (status == TS_OK)
         status = ts_config_validate(cfg, err);
     return status;
@@ -40,7 +48,7 @@ int main(int argc, char **argv)
         case TS_CMD_CHECK:
             status = load_config(&cfg, &cli, &err);
             if (status == TS_OK)
-                status = ts_check(&cfg, &err);
+                status = ts_check(&cfg, &cli, &err);
             break;
         case TS_CMD_TOPO:
             status = ts_topo_cmd(cli.format, cli.threads, &err);

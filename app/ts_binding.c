@@ -1,10 +1,14 @@
 #include "ts_binding.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ts_affinity.h"
@@ -12,6 +16,95 @@
 /* Set on re-execution; its value carries where each variable came from and the CPU list the
  * process had before the runtime bound it: "places=config;proc_bind=environment;cpus=0-3". */
 #define MARKER "TOUCHSTONE_BINDING"
+
+/* Set on re-execution next to MARKER: the memfd holding the config text the first pass read,
+ * "fd=5;size=1234;pid=4321". exec keeps the pid, so a marker of another process is stale. */
+#define CONFIG_MARKER "TOUCHSTONE_CONFIG_FD"
+#define CONFIG_MEMFD_NAME "touchstone-config"
+/* Sealed: neither this program nor anything else can change the text once handed over. */
+#define CONFIG_SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+
+/* A memfd (inherited across exec: no MFD_CLOEXEC) holding text, sealed; -1 with errno. */
+static int config_memfd(const char *text)
+{
+    size_t len = strlen(text); /* the loader refuses NUL bytes */
+    int fd = memfd_create(CONFIG_MEMFD_NAME, MFD_ALLOW_SEALING);
+    if (fd < 0)
+        return -1;
+    for (size_t done = 0; done < len;) {
+        ssize_t n = write(fd, text + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int saved = n < 0 ? errno : EIO;
+            close(fd);
+            errno = saved;
+            return -1;
+        }
+        done += (size_t)n;
+    }
+    if (fcntl(fd, F_ADD_SEALS, CONFIG_SEALS) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+int ts_binding_take_config(char **text, size_t *len, struct ts_error *err)
+{
+    *text = NULL;
+    *len = 0;
+    const char *value = getenv(CONFIG_MARKER);
+    if (!value)
+        return TS_OK;
+    char marker[128];
+    snprintf(marker, sizeof marker, "%s", value);
+    unsetenv(CONFIG_MARKER); /* nothing this process starts must see it */
+    int fd = -1;
+    long long size = -1, pid = -1;
+    int fields = sscanf(marker, "fd=%d;size=%lld;pid=%lld", &fd, &size, &pid);
+    char bad[64] = "";
+    if (fields != 3 || pid != (long long)getpid())
+        return TS_OK; /* not set by this process before its exec: nothing was handed over */
+
+    /* The descriptor must be the sealed memfd of that size that the first pass made. */
+    struct stat st;
+    char link[64], target[128];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    target[n > 0 ? n : 0] = '\0';
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (long long)st.st_size != size)
+        snprintf(bad, sizeof bad, "not a file of %lld bytes", size);
+    else if (fcntl(fd, F_GET_SEALS) != CONFIG_SEALS)
+        snprintf(bad, sizeof bad, "not sealed as handed over");
+    else if (strncmp(target, "/memfd:" CONFIG_MEMFD_NAME, strlen("/memfd:" CONFIG_MEMFD_NAME)) != 0)
+        snprintf(bad, sizeof bad, "not the memfd handed over");
+    if (bad[0])
+        return ts_fail(err, TS_BAD_INPUT, "%s=%s: descriptor %d is %s; the re-executed touchstone cannot take the "
+                       "config the first pass read", CONFIG_MARKER, marker, fd, bad);
+    char *buf = malloc((size_t)size + 1);
+    size_t got = 0;
+    while (buf && got < (size_t)size) {
+        ssize_t r = pread(fd, buf + got, (size_t)size - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (!buf || got != (size_t)size) {
+        free(buf);
+        return ts_fail_errno(err, TS_BAD_INPUT, buf ? errno : ENOMEM,
+                             "cannot read the config handed over to the re-executed touchstone (memfd %d)", fd);
+    }
+    buf[got] = '\0';
+    *text = buf;
+    *len = got;
+    return TS_OK;
+}
 
 static void copy(char *dst, size_t len, const char *src)
 {
@@ -76,15 +169,30 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
                              choice->launch_cpus);
     }
 
-    char value[512];
+    char value[512], config[128];
     snprintf(value, sizeof value, "places=%s;proc_bind=%s;cpus=%s", choice->places_source,
              choice->proc_bind_source, choice->launch_cpus);
+    int fd = -1; /* the config text, when one was loaded */
+    if (cfg->text && (fd = config_memfd(cfg->text)) < 0)
+        return ts_fail_errno(err, TS_BAD_INPUT, errno,
+                             "cannot hand the config over to the re-executed touchstone (memfd_create) to apply "
+                             "OMP_PLACES=%s OMP_PROC_BIND=%s (set them in the environment instead)",
+                             choice->places, choice->proc_bind);
+    snprintf(config, sizeof config, "fd=%d;size=%zu;pid=%lld", fd, cfg->text ? strlen(cfg->text) : 0,
+             (long long)getpid());
     if (setenv("OMP_PLACES", choice->places, 1) != 0 || setenv("OMP_PROC_BIND", choice->proc_bind, 1) != 0
-        || setenv(MARKER, value, 1) != 0)
+        || setenv(MARKER, value, 1) != 0 || (fd >= 0 && setenv(CONFIG_MARKER, config, 1) != 0)) {
+        if (fd >= 0)
+            close(fd);
         return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot set OMP_PLACES/OMP_PROC_BIND");
+    }
     fflush(NULL);
     execv("/proc/self/exe", argv);
-    return ts_fail_errno(err, TS_BAD_INPUT, errno,
+    int exec_errno = errno;
+    if (fd >= 0)
+        close(fd);
+    unsetenv(CONFIG_MARKER);
+    return ts_fail_errno(err, TS_BAD_INPUT, exec_errno,
                          "cannot re-execute /proc/self/exe to apply OMP_PLACES=%s OMP_PROC_BIND=%s "
                          "(set them in the environment instead)",
                          choice->places, choice->proc_bind);

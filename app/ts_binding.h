@@ -20,8 +20,16 @@ struct ts_binding_choice {
 
 /* Decides the effective values; when one must come from the config and this process has not
  * been re-executed yet, sets the variables and re-executes argv (does not return on success).
- * Otherwise fills choice and returns TS_OK. */
+ * The re-executed process gets the config text this one read (cfg->text), not the file again:
+ * a pipe or FIFO reads only once, and a file may change in between. Otherwise fills choice and
+ * returns TS_OK. */
 int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding_choice *choice,
                      struct ts_error *err);
+
+/* In the re-executed process: the config text the first pass read and handed over (a sealed
+ * memfd whose number travels in TOUCHSTONE_CONFIG_FD). *text is malloc'd, or NULL when there
+ * is none to take (not re-executed). Removes the variable and closes the memfd. Fails
+ * (TS_BAD_INPUT) when the variable names a descriptor that is not the one handed over. */
+int ts_binding_take_config(char **text, size_t *len, struct ts_error *err);
 
 #endif

@@ -9,7 +9,7 @@
 static const char usage[] =
     "usage: touchstone run CONFIG [--serial-init] [--threads N] [--set section.key=value ...]\n"
     "                         [-o FILE] [--restart CHECKPOINT] [--quiet]\n"
-    "       touchstone check CONFIG [--set section.key=value ...]\n"
+    "       touchstone check CONFIG [the options of run]\n"
     "       touchstone topo [--format text|json] [--threads N]\n"
     "       touchstone compare A.h5 B.h5 [C.h5 ...] [--format text|csv|json|markdown] [--force]\n"
     "       touchstone report FILE... | DIR [--format text|csv|json|markdown]\n"
@@ -17,7 +17,8 @@ static const char usage[] =
     "       touchstone --help | --version\n"
     "\n"
     "  run     run the configured kernel, verify it, write one HDF5 file\n"
-    "  check   validate CONFIG, print the resolved configuration and the memory it needs\n"
+    "  check   validate CONFIG and the options as run would, print the resolved configuration\n"
+    "          and the memory it needs (--restart: the checkpoint must be readable)\n"
     "  topo    print the machine (NUMA nodes, distances, cores, caches) and where each OpenMP\n"
     "          thread runs under the current OMP_* environment\n"
     "  compare runs side by side against the first: times, bandwidth, placement, imbalance,\n"
@@ -26,7 +27,7 @@ static const char usage[] =
     "  plot    scaling curves, init and page placement, or per-thread times as a PNG\n"
     "\n"
     "  --serial-init      first-touch every array from one thread (same as --set init.mode=serial)\n"
-    "  --threads N        OpenMP threads (run: same as --set openmp.threads=N; topo: instead of\n"
+    "  --threads N        OpenMP threads (run, check: --set openmp.threads=N; topo: instead of\n"
     "                     OMP_NUM_THREADS)\n"
     "  --set S.K=V        override config key K of section S (repeatable)\n"
     "  -o, --output FILE  output file (same as --set output.file=FILE; %k %i %j %t expand)\n"
@@ -43,7 +44,10 @@ const char *ts_cli_usage(void)
     return usage;
 }
 
-static int add_override(struct ts_cli *cli, const char *key, const char *value, struct ts_error *err)
+/* An override: --set's argument itself (key NULL), or key=value for the option that stands
+ * for it, remembered as typed for messages. */
+static int add_override(struct ts_cli *cli, const char *option, const char *key, const char *value,
+                        struct ts_error *err)
 {
     if (cli->n_overrides >= TS_CONFIG_MAX_SETS)
         return ts_fail(err, TS_BAD_INPUT, "too many overrides (at most %d --set, --threads, -o, --serial-init)",
@@ -52,8 +56,10 @@ static int add_override(struct ts_cli *cli, const char *key, const char *value, 
     if (key) {
         int n = snprintf(cli->shorthand[i], sizeof cli->shorthand[i], "%s=%s", key, value);
         if (n < 0 || (size_t)n >= sizeof cli->shorthand[i])
-            return ts_fail(err, TS_BAD_INPUT, "value of %s is too long (%zu bytes)", key, strlen(value));
+            return ts_fail(err, TS_BAD_INPUT, "%s %.64s...: longer than %zu characters", option, value,
+                           sizeof cli->shorthand[i] - strlen(key) - 2);
         cli->overrides[i] = cli->shorthand[i];
+        cli->override_options[i] = option;
     } else {
         cli->overrides[i] = value;
     }
@@ -129,22 +135,17 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    static const struct option check_options[] = {
-        {"set", required_argument, NULL, OPT_SET},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     static const struct option topo_options[] = {
         {"format", required_argument, NULL, OPT_FORMAT},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const struct option *options = cli->command == TS_CMD_RUN    ? run_options
-                                   : cli->command == TS_CMD_TOPO ? topo_options
-                                                                 : check_options;
+    /* check takes every option of run, with the same meaning, so that the command line about to
+     * be submitted can be checked as it is. */
+    const struct option *options = cli->command == TS_CMD_TOPO ? topo_options : run_options;
     /* GNU getopt permutes argv, so options may come before or after CONFIG. */
-    const char *short_options = cli->command == TS_CMD_RUN ? ":o:qh" : ":h";
+    const char *short_options = cli->command == TS_CMD_TOPO ? ":h" : ":o:qh";
 
     /* getopt would print its own messages; errors are reported through err instead. */
     opterr = 0;
@@ -154,25 +155,25 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
     argc--;
     argv++;
     optind = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, short_options, options, NULL)) != -1) {
+    int c, long_index = -1;
+    while ((c = getopt_long(argc, argv, short_options, options, &long_index)) != -1) {
         int status = TS_OK;
         switch (c) {
         case OPT_SERIAL_INIT:
-            status = add_override(cli, "init.mode", "serial", err);
+            status = add_override(cli, "--serial-init", "init.mode", "serial", err);
             break;
         case OPT_THREADS:
             status = cli->command == TS_CMD_TOPO ? topo_threads(cli, optarg, err)
-                                                 : add_override(cli, "openmp.threads", optarg, err);
+                                                 : add_override(cli, "--threads", "openmp.threads", optarg, err);
             break;
         case OPT_FORMAT:
             status = topo_format(cli, optarg, err);
             break;
         case OPT_SET:
-            status = add_override(cli, NULL, optarg, err);
+            status = add_override(cli, "--set", NULL, optarg, err);
             break;
         case 'o':
-            status = add_override(cli, "output.file", optarg, err);
+            status = add_override(cli, long_index >= 0 ? "--output" : "-o", "output.file", optarg, err);
             break;
         case OPT_RESTART:
             cli->restart_path = optarg;
@@ -191,6 +192,7 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         }
         if (status != TS_OK)
             return status;
+        long_index = -1;
     }
 
     if (cli->command == TS_CMD_TOPO) {

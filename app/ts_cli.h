@@ -29,10 +29,12 @@ struct ts_cli {
     /* Options that override config keys, in the order given; each is "section.key=value"
      * (--serial-init, --threads and -o are shorthands for such overrides). */
     const char *overrides[TS_CONFIG_MAX_SETS];
+    /* The option each override was typed as, for messages ("--threads", "-o"); NULL for --set. */
+    const char *override_options[TS_CONFIG_MAX_SETS];
     char shorthand[TS_CONFIG_MAX_SETS][1100]; /* storage for overrides built from shorthands */
     int n_overrides;
     int quiet;
-    const char *restart_path; /* run --restart CKPT, NULL otherwise */
+    const char *restart_path; /* run or check --restart CKPT, NULL otherwise */
     enum ts_format format;
     int threads;   /* topo --threads N; 0: as OMP_NUM_THREADS or the runtime decides */
     struct ts_runs_args runs; /* compare, report, plot */

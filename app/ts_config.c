@@ -7,12 +7,21 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <inttypes.h>
 #include <math.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ts_utf8.h"
 
 enum key_type { T_INT, T_DOUBLE, T_ENUM, T_BOOL, T_PLACES, T_TEMPLATE, T_POLICY };
 
@@ -135,7 +144,7 @@ static bool choice_ok(const char *choices, const char *s)
 }
 
 /* The one parser of values, for the file, --set and the defaults. On error the message reads
- * "[section] name = text: what is wrong, must be <range>"; callers prefix where it was. */
+ * "what is wrong, must be <range>"; callers prefix the key and where it was. */
 static int parse_value(const struct key *k, const char *text, union value *v, struct ts_error *err)
 {
     char why[128] = "";
@@ -192,8 +201,7 @@ static int parse_value(const struct key *k, const char *text, union value *v, st
         return TS_OK;
     char range[160];
     range_text(k, range, sizeof range);
-    return ts_fail(err, TS_BAD_INPUT, "[%s] %s = %s: %s, must be %s", k->section, k->name, text,
-                   problem ? problem : why, range);
+    return ts_fail(err, TS_BAD_INPUT, "%s, must be %s", problem ? problem : why, range);
 }
 
 static void store_value(struct ts_config *cfg, const struct key *k, const char *text, const union value *v)
@@ -209,6 +217,14 @@ static void append_word(char *buf, size_t len, const char *word)
 {
     size_t used = strlen(buf);
     snprintf(buf + used, len - used, "%s%s", used ? ", " : "", word);
+}
+
+static void section_list(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < N_KEYS; i++)
+        if (i == 0 || strcmp(keys[i].section, keys[i - 1].section) != 0)
+            append_word(buf, len, keys[i].section);
 }
 
 /* Finds a key, or fails naming the section's keys (or all sections) to pick from. */
@@ -227,9 +243,7 @@ static int find_key(const char *section, const char *name, size_t *index, struct
     if (known[0])
         return ts_fail(err, TS_BAD_INPUT, "unknown key '%s' in section [%s] (known keys: %s)", name, section,
                        known);
-    for (size_t i = 0; i < N_KEYS; i++)
-        if (i == 0 || strcmp(keys[i].section, keys[i - 1].section) != 0)
-            append_word(known, sizeof known, keys[i].section);
+    section_list(known, sizeof known);
     return ts_fail(err, TS_BAD_INPUT, "unknown section [%s] (known sections: %s)", section, known);
 }
 
@@ -248,46 +262,121 @@ void ts_config_defaults(struct ts_config *cfg)
 /* The longest config line inih takes (its buffer holds the newline and a NUL too). */
 #define CONFIG_LINE_MAX (INI_MAX_LINE - 2)
 
-/* Hands inih one line at a time from the file text, counting lines so the handler knows
- * where it is. A line longer than inih's buffer is refused rather than split: inih would
- * read the rest as a line of its own and every line number after it would be wrong. */
-struct line_reader {
-    const char *next, *current;
-    int line;
-    int too_long; /* the line that did not fit, or 0 */
-    int max_len;
-};
-
-static char *read_line(char *buf, int num, void *stream)
+/* Lines end at LF, CRLF or a lone CR (old Mac files), all alike; inih itself splits at LF
+ * only and would read a CR-only file as one line, ignoring all of it after the first ']'. */
+static size_t line_length(const char *s)
 {
-    struct line_reader *r = stream;
-    if (*r->next == '\0')
-        return NULL;
-    size_t n = strcspn(r->next, "\n");
-    size_t take = n + (r->next[n] == '\n');
-    r->line++;
-    r->current = r->next;
-    if (take + 1 > (size_t)num) {
-        r->too_long = r->line;
-        r->max_len = num - 2;
-        return NULL;
-    }
-    memcpy(buf, r->next, take);
-    buf[take] = '\0';
-    r->next += take;
-    return buf;
+    return strcspn(s, "\r\n");
 }
 
+static const char *next_line(const char *s)
+{
+    size_t n = line_length(s);
+    if (s[n] == '\r' && s[n + 1] == '\n')
+        return s + n + 2;
+    return s + n + (s[n] != '\0');
+}
+
+static bool known_section(const char *name, size_t n)
+{
+    for (size_t i = 0; i < N_KEYS; i++)
+        if (strlen(keys[i].section) == n && strncmp(keys[i].section, name, n) == 0)
+            return true;
+    return false;
+}
+
+/* Hands inih one line at a time from the file text, counting lines so the handler knows
+ * where it is, and checks what inih would pass over in silence. A section line is checked
+ * here, before inih drops whatever follows its ']' and whether or not keys follow it. A line
+ * longer than inih's buffer is refused rather than split: inih would read the rest as a line
+ * of its own and every line number after it would be wrong. */
 struct loader {
     struct ts_config *cfg;
     struct ts_error *err;
-    struct line_reader reader;
-    int err_line;                      /* the first line the handler rejected, or 0 */
-    int seen[TS_CONFIG_MAX_KEYS];      /* the line each key was set at in this file */
-    size_t last_key;
+    const char *next, *current; /* the line to hand out next; the one inih has now */
+    int line;
+    int err_line;                 /* the first line refused here or by the handler, or 0 */
+    bool after_key;               /* a key since the last section line (inih's prev_name) */
+    int last_key_line;
+    int seen[TS_CONFIG_MAX_KEYS]; /* the line each key was set at in this file */
 };
 
-static int file_key(struct loader *ld, const char *section, const char *name, const char *value, int line)
+/* A line inih reads as "[section]": the section must be known and nothing but blanks or a
+ * comment may follow the ']'. Other lines pass. */
+static int check_section_line(struct loader *ld, const char *line)
+{
+    const char *p = line;
+    if (ld->line == 1 && strncmp(p, "\xEF\xBB\xBF", 3) == 0) /* inih skips a BOM on the first line */
+        p += 3;
+    while (isspace((unsigned char)*p))
+        p++;
+    /* An indented line after a key is more of that key's value to inih, whatever it holds. */
+    if (*p != '[' || (p > line && ld->after_key))
+        return TS_OK;
+    ld->after_key = false;
+    /* The name ends where inih ends it: at the first ']', unless a comment (';' after a blank)
+     * comes first, which leaves the line without ']', a syntax error inih reports. */
+    const char *end = p + 1;
+    for (bool blank = false; *end && *end != ']' && !(blank && *end == ';'); end++)
+        blank = isspace((unsigned char)*end);
+    if (*end != ']')
+        return TS_OK;
+    int name_len = (int)(end - p - 1);
+    const char *rest = end + 1;
+    while (isspace((unsigned char)*rest))
+        rest++;
+    if (*rest && *rest != ';' && *rest != '#')
+        return ts_fail(ld->err, TS_BAD_INPUT,
+                       "text after the section header [%.*s]: '%.*s' (a section line holds only the header and "
+                       "a comment; put each key on a line of its own)",
+                       name_len, p + 1, (int)line_length(rest), rest);
+    if (!known_section(p + 1, (size_t)name_len)) {
+        char known[256];
+        section_list(known, sizeof known);
+        return ts_fail(ld->err, TS_BAD_INPUT, "unknown section [%.*s] (known sections: %s)", name_len, p + 1, known);
+    }
+    return TS_OK;
+}
+
+static char *read_line(char *buf, int num, void *stream)
+{
+    struct loader *ld = stream;
+    if (ld->err_line || *ld->next == '\0')
+        return NULL;
+    size_t n = line_length(ld->next);
+    ld->line++;
+    ld->current = ld->next;
+    ld->next = next_line(ld->next);
+    int rc;
+    if (n + 2 > (size_t)num) {
+        rc = ts_fail(ld->err, TS_BAD_INPUT, "line too long (at most %d characters)", num - 2);
+    } else {
+        memcpy(buf, ld->current, n);
+        buf[n] = '\n';
+        buf[n + 1] = '\0';
+        rc = check_section_line(ld, buf);
+    }
+    if (rc == TS_OK)
+        return buf;
+    ld->err_line = ld->line;
+    ts_error_prefix(ld->err, "%s:%d: ", ld->cfg->path, ld->line);
+    return NULL; /* the end, for inih: only the first error is reported */
+}
+
+/* A value that a config line would not carry as its writer meant it, or NULL. inih ends a
+ * value at a ';' after a blank (a comment) but keeps a '#' there and any quotes. */
+static const char *misread_value(const char *value)
+{
+    for (const char *c = strchr(value, '#'); c; c = strchr(c + 1, '#'))
+        if (c > value && isspace((unsigned char)c[-1]))
+            return "'#' after a blank (a comment after a value starts with ';' instead)";
+    size_t n = strlen(value);
+    if (n >= 2 && (value[0] == '"' || value[0] == '\'') && value[n - 1] == value[0])
+        return "quotes are part of the value (write it without them)";
+    return NULL;
+}
+
+static int file_key(struct loader *ld, const char *section, const char *name, const char *value)
 {
     struct ts_config *cfg = ld->cfg;
     size_t ki;
@@ -298,25 +387,21 @@ static int file_key(struct loader *ld, const char *section, const char *name, co
     if (rc)
         return rc;
     const struct key *k = &keys[ki];
-    /* inih reads an indented line after a key as more of that key's value. */
-    if (ld->seen[ki] && ki == ld->last_key &&
-        (ld->reader.current[0] == ' ' || ld->reader.current[0] == '\t'))
-        return ts_fail(ld->err, TS_BAD_INPUT,
-                       "indented line continues the value of [%s] %s from line %d; remove the indentation",
-                       k->section, k->name, ld->seen[ki]);
     if (ld->seen[ki])
         return ts_fail(ld->err, TS_BAD_INPUT, "duplicate key [%s] %s (first set at line %d)", k->section, k->name,
                        ld->seen[ki]);
-    ld->seen[ki] = line;
-    ld->last_key = ki;
+    ld->seen[ki] = ld->line;
     union value v;
-    rc = parse_value(k, value, &v, ld->err);
-    if (rc)
+    const char *misread = misread_value(value);
+    rc = misread ? ts_fail(ld->err, TS_BAD_INPUT, "%s", misread) : parse_value(k, value, &v, ld->err);
+    if (rc) {
+        ts_error_prefix(ld->err, "[%s] %s = %s: ", k->section, k->name, value);
         return rc;
+    }
     /* A --set given before the file still wins: the command line overrides the file. */
     if (cfg->origin[ki].source != TS_CONFIG_SET) {
         store_value(cfg, k, value, &v);
-        cfg->origin[ki] = (struct ts_config_origin){TS_CONFIG_FILE, line};
+        cfg->origin[ki] = (struct ts_config_origin){TS_CONFIG_FILE, ld->line};
     }
     return TS_OK;
 }
@@ -326,34 +411,161 @@ static int on_key(void *user, const char *section, const char *name, const char 
     struct loader *ld = user;
     if (ld->err_line)
         return 0; /* only the first error is reported */
-    int line = ld->reader.line;
-    if (file_key(ld, section, name, value, line) == TS_OK)
+    /* inih reads an indented line after a key as more of that key's value (name is that key). */
+    bool continued = ld->after_key && isspace((unsigned char)ld->current[0]);
+    ld->after_key = true;
+    int rc = continued ? ts_fail(ld->err, TS_BAD_INPUT,
+                                 "indented line continues the value of [%s] %s from line %d; remove the indentation",
+                                 section, name, ld->last_key_line)
+                       : file_key(ld, section, name, value);
+    if (!continued)
+        ld->last_key_line = ld->line;
+    if (rc == TS_OK)
         return 1;
-    ld->err_line = line;
-    ts_error_prefix(ld->err, "%s:%d: ", ld->cfg->path, line);
+    ld->err_line = ld->line;
+    ts_error_prefix(ld->err, "%s:%d: ", ld->cfg->path, ld->line);
     return 0;
 }
 
 /* Config files are small; anything bigger is not one (an HDF5 result given by mistake). */
 #define MAX_CONFIG_BYTES (1 << 20)
 
-static int read_text(const char *path, char **text, struct ts_error *err)
+/* How long a config that is not a regular file may take to arrive, in seconds. */
+#define DEFAULT_TIMEOUT_S 10.0
+#define MAX_TIMEOUT_S 86400.0
+
+static int read_timeout(double *seconds, struct ts_error *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "%s: cannot read config", path);
-    char *buf = malloc(MAX_CONFIG_BYTES + 1);
-    size_t n = buf ? fread(buf, 1, MAX_CONFIG_BYTES + 1, f) : 0;
-    int read_errno = errno, rc = TS_OK;
-    if (!buf)
+    const char *text = getenv("TOUCHSTONE_CONFIG_TIMEOUT");
+    *seconds = DEFAULT_TIMEOUT_S;
+    if (!text)
+        return TS_OK;
+    char *end;
+    double s = strtod(text, &end);
+    if (end == text || *end || !(s >= 0 && s <= MAX_TIMEOUT_S))
+        return ts_fail(err, TS_BAD_INPUT, "TOUCHSTONE_CONFIG_TIMEOUT=%.64s: not a number of seconds in 0..%g", text,
+                       MAX_TIMEOUT_S);
+    *seconds = s;
+    return TS_OK;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Waits until fd has data or its writer left, or the deadline passed: poll's revents, 0 at
+ * the deadline, -1 on error. */
+static int wait_readable(int fd, double deadline)
+{
+    for (;;) {
+        double left = deadline - now_s();
+        int ms = left <= 0 ? 0 : left > 1e6 ? 1000000000 : (int)ceil(left * 1000);
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = poll(&p, 1, ms);
+        if (r < 0 && errno == EINTR)
+            continue;
+        return r < 0 ? -1 : r == 0 ? 0 : p.revents;
+    }
+}
+
+/* Reads a file that is not a regular file (opened O_NONBLOCK) to its end, within the time
+ * limit. A named FIFO reads as empty until a writer writes (or opens and closes it), so
+ * nothing from it is no end yet; an anonymous pipe (pipefs) has no writers left then. */
+static int read_slowly(const char *path, int fd, const struct stat *st, char *buf, size_t *n, struct ts_error *err)
+{
+    double timeout;
+    int rc = read_timeout(&timeout, err);
+    if (rc)
+        return rc;
+    struct statfs fs;
+    bool anonymous = S_ISFIFO(st->st_mode) && fstatfs(fd, &fs) == 0 && fs.f_type == PIPEFS_MAGIC;
+    bool fifo = S_ISFIFO(st->st_mode) && !anonymous;
+    double deadline = now_s() + timeout;
+    size_t got = 0;
+    for (;;) {
+        ssize_t r = read(fd, buf + got, MAX_CONFIG_BYTES + 1 - got);
+        if (r > 0) {
+            got += (size_t)r;
+            if (got > MAX_CONFIG_BYTES)
+                break;
+            continue;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && errno != EAGAIN) {
+            rc = ts_fail_errno(err, TS_BAD_INPUT, errno, "%s: cannot read config", path);
+            break;
+        }
+        if (r == 0 && !(fifo && got == 0))
+            break;
+        int ev = wait_readable(fd, deadline);
+        if (ev < 0) {
+            rc = ts_fail_errno(err, TS_BAD_INPUT, errno, "%s: cannot wait for the config", path);
+            break;
+        }
+        if (ev == 0) {
+            const char *kind = fifo ? "a FIFO" : anonymous ? "a pipe" : isatty(fd) ? "a terminal"
+                             : S_ISCHR(st->st_mode) ? "a character device" : "not a regular file";
+            if (got == 0)
+                rc = ts_fail(err, TS_BAD_INPUT, "%s: %s, and nothing was written to it within %g s (no writer?); "
+                             "TOUCHSTONE_CONFIG_TIMEOUT=seconds waits longer", path, kind, timeout);
+            else
+                rc = ts_fail(err, TS_BAD_INPUT, "%s: %s, and it did not end within %g s (%zu bytes arrived, then "
+                             "no end of file); TOUCHSTONE_CONFIG_TIMEOUT=seconds waits longer", path, kind, timeout, got);
+            break;
+        }
+        if (r == 0 && !(ev & POLLIN)) /* a writer came and went without writing: empty */
+            break;
+    }
+    *n = got;
+    return rc;
+}
+
+static int read_regular(const char *path, int fd, char *buf, size_t *n, struct ts_error *err)
+{
+    size_t got = 0;
+    for (;;) {
+        ssize_t r = read(fd, buf + got, MAX_CONFIG_BYTES + 1 - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return ts_fail_errno(err, TS_BAD_INPUT, errno, "%s: cannot read config", path);
+        got += (size_t)r;
+        if (r == 0 || got > MAX_CONFIG_BYTES)
+            break;
+    }
+    *n = got;
+    return TS_OK;
+}
+
+int ts_config_read(const char *path, char **text, size_t *len, struct ts_error *err)
+{
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, unbounded. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd < 0) {
+        int open_errno = errno;
+        if (open_errno == ENXIO && stat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+            return ts_fail(err, TS_BAD_INPUT, "%s: cannot read config: a socket, not a file", path);
+        return ts_fail_errno(err, TS_BAD_INPUT, open_errno, "%s: cannot read config", path);
+    }
+    char *buf = NULL;
+    size_t n = 0;
+    int rc = TS_OK;
+    if (fstat(fd, &st) != 0)
+        rc = ts_fail_errno(err, TS_BAD_INPUT, errno, "%s: cannot read config", path);
+    else if (S_ISDIR(st.st_mode))
+        rc = ts_fail_errno(err, TS_BAD_INPUT, EISDIR, "%s: cannot read config", path);
+    else if (!(buf = malloc(MAX_CONFIG_BYTES + 1)))
         rc = ts_fail(err, TS_BAD_INPUT, "%s: out of memory reading the config", path);
-    else if (ferror(f)) /* a directory opens fine and fails here, with EISDIR */
-        rc = ts_fail_errno(err, TS_BAD_INPUT, read_errno, "%s: cannot read config", path);
-    else if (n > MAX_CONFIG_BYTES)
+    else
+        rc = S_ISREG(st.st_mode) ? read_regular(path, fd, buf, &n, err) : read_slowly(path, fd, &st, buf, &n, err);
+    close(fd);
+    if (rc == TS_OK && n > MAX_CONFIG_BYTES)
         rc = ts_fail(err, TS_BAD_INPUT, "%s: not a config file (larger than %d bytes)", path, MAX_CONFIG_BYTES);
-    else if (memchr(buf, '\0', n))
-        rc = ts_fail(err, TS_BAD_INPUT, "%s: not a config file (contains NUL bytes)", path);
-    fclose(f);
     if (rc != TS_OK) {
         free(buf);
         return rc;
@@ -361,6 +573,65 @@ static int read_text(const char *path, char **text, struct ts_error *err)
     buf[n] = '\0';
     char *fit = realloc(buf, n + 1);
     *text = fit ? fit : buf;
+    *len = n;
+    return TS_OK;
+}
+
+/* Where byte offset at of text is: its line (as read_line counts) and column, from 1. */
+static void position_of(const char *text, size_t at, int *line, size_t *column)
+{
+    const char *start = text;
+    *line = 1;
+    for (const char *next = next_line(start); (size_t)(next - text) <= at && *next; next = next_line(start)) {
+        start = next;
+        (*line)++;
+    }
+    *column = (size_t)(text + at - start) + 1;
+}
+
+int ts_config_load_text(struct ts_config *cfg, const char *path, const char *text, size_t len,
+                        struct ts_error *err)
+{
+    if (cfg->text)
+        return ts_fail(err, TS_BAD_INPUT, "%s: a config file is already loaded (%s)", path, cfg->path);
+    if (strlen(path) >= sizeof cfg->path)
+        return ts_fail(err, TS_BAD_INPUT, "%.64s...: config path longer than %zu characters", path,
+                       sizeof cfg->path - 1);
+    if (len > MAX_CONFIG_BYTES)
+        return ts_fail(err, TS_BAD_INPUT, "%s: not a config file (larger than %d bytes)", path, MAX_CONFIG_BYTES);
+    if (memchr(text, '\0', len))
+        return ts_fail(err, TS_BAD_INPUT, "%s: not a config file (contains NUL bytes)", path);
+    /* The text is stored in the run file as a UTF-8 string, which readers decode. */
+    size_t valid = ts_utf8_valid_prefix(text, len);
+    if (valid < len) {
+        int line;
+        size_t column;
+        position_of(text, valid, &line, &column);
+        return ts_fail(err, TS_BAD_INPUT, "%s:%d: not valid UTF-8 at column %zu (byte 0x%02x, offset %zu in the "
+                       "file); save the config as UTF-8", path, line, column, (unsigned char)text[valid], valid);
+    }
+    if (!(cfg->text = malloc(len + 1)))
+        return ts_fail(err, TS_BAD_INPUT, "%s: out of memory reading the config", path);
+    memcpy(cfg->text, text, len);
+    cfg->text[len] = '\0';
+    memcpy(cfg->path, path, strlen(path) + 1);
+
+    struct loader ld = {.cfg = cfg, .err = err, .next = cfg->text};
+    int bad = ini_parse_stream(read_line, &ld, on_key, &ld);
+    /* inih returns the first line it or the handler rejected; the loader's own message wins
+     * on its line, inih's syntax complaint on an earlier one. */
+    if (bad > 0 && (ld.err_line == 0 || bad < ld.err_line)) {
+        const char *line = cfg->text;
+        for (int i = 1; i < bad && *line; i++)
+            line = next_line(line);
+        int shown = (int)line_length(line);
+        return ts_fail(err, TS_BAD_INPUT, "%s:%d: syntax error (expected 'key = value' or '[section]'): %.*s", path,
+                       bad, shown < 80 ? shown : 80, line);
+    }
+    if (ld.err_line)
+        return err->status;
+    if (bad < 0)
+        return ts_fail(err, TS_BAD_INPUT, "%s: out of memory parsing the config", path);
     return TS_OK;
 }
 
@@ -371,31 +642,14 @@ int ts_config_load(struct ts_config *cfg, const char *path, struct ts_error *err
     if (strlen(path) >= sizeof cfg->path)
         return ts_fail(err, TS_BAD_INPUT, "%.64s...: config path longer than %zu characters", path,
                        sizeof cfg->path - 1);
-    int rc = read_text(path, &cfg->text, err);
+    char *text;
+    size_t len;
+    int rc = ts_config_read(path, &text, &len, err);
     if (rc)
         return rc;
-    memcpy(cfg->path, path, strlen(path) + 1);
-
-    struct loader ld = {.cfg = cfg, .err = err, .reader = {.next = cfg->text}};
-    int bad = ini_parse_stream(read_line, &ld.reader, on_key, &ld);
-    /* inih returns the first line it or the handler rejected; the handler's own message wins
-     * on its line, inih's syntax complaint on an earlier one. */
-    if (bad > 0 && (ld.err_line == 0 || bad < ld.err_line)) {
-        const char *line = cfg->text;
-        for (int i = 1; i < bad && line[strcspn(line, "\n")]; i++)
-            line += strcspn(line, "\n") + 1;
-        int shown = (int)strcspn(line, "\r\n");
-        return ts_fail(err, TS_BAD_INPUT, "%s:%d: syntax error (expected 'key = value' or '[section]'): %.*s", path,
-                       bad, shown < 80 ? shown : 80, line);
-    }
-    if (ld.err_line)
-        return err->status;
-    if (bad < 0)
-        return ts_fail(err, TS_BAD_INPUT, "%s: out of memory parsing the config", path);
-    if (ld.reader.too_long)
-        return ts_fail(err, TS_BAD_INPUT, "%s:%d: line too long (at most %d characters)", path, ld.reader.too_long,
-                       ld.reader.max_len);
-    return TS_OK;
+    rc = ts_config_load_text(cfg, path, text, len, err);
+    free(text);
+    return rc;
 }
 
 static char *trim(char *s)
@@ -416,42 +670,79 @@ static bool has_inline_comment(const char *value)
     return false;
 }
 
-int ts_config_set(struct ts_config *cfg, const char *assignment, struct ts_error *err)
+/* Applies an override; errors say what is wrong, the caller says where (the argument). The
+ * value must be one a config file could hold, as `check` prints the config as one. */
+static int apply_set(struct ts_config *cfg, const char *assignment, bool shorthand, struct ts_error *err)
 {
     char buf[sizeof cfg->sets[0]];
+    size_t length = strlen(assignment);
     if (cfg->n_sets >= TS_CONFIG_MAX_SETS)
-        return ts_fail(err, TS_BAD_INPUT, "--set %s: too many --set arguments (at most %d)", assignment,
-                       TS_CONFIG_MAX_SETS);
-    if (strlen(assignment) >= sizeof buf)
-        return ts_fail(err, TS_BAD_INPUT, "--set %.64s...: longer than %zu characters", assignment, sizeof buf - 1);
-    memcpy(buf, assignment, strlen(assignment) + 1);
+        return ts_fail(err, TS_BAD_INPUT, "too many --set arguments (at most %d)", TS_CONFIG_MAX_SETS);
+    if (length >= sizeof buf)
+        return ts_fail(err, TS_BAD_INPUT, "longer than %zu characters", sizeof buf - 1);
+    size_t valid = ts_utf8_valid_prefix(assignment, length);
+    if (valid < length) {
+        const char *eq = strchr(assignment, '=');
+        size_t shown_from = shorthand && eq && eq < assignment + valid ? (size_t)(eq + 1 - assignment) : 0;
+        return ts_fail(err, TS_BAD_INPUT, "not valid UTF-8 at byte %zu (0x%02x); config values are UTF-8 text",
+                       valid - shown_from + 1, (unsigned char)assignment[valid]);
+    }
+    memcpy(buf, assignment, length + 1);
     char *eq = strchr(buf, '=');
     char *dot = eq ? memchr(buf, '.', (size_t)(eq - buf)) : NULL;
     if (dot)
         *dot = *eq = '\0';
     char *section = trim(buf), *name = dot ? trim(dot + 1) : NULL, *value = dot ? trim(eq + 1) : NULL;
     if (!dot || !section[0] || !name[0])
-        return ts_fail(err, TS_BAD_INPUT, "--set %s: expected section.key=value, e.g. stencil.nx=1024", assignment);
+        return ts_fail(err, TS_BAD_INPUT, "expected section.key=value, e.g. stencil.nx=1024");
 
     size_t ki;
     union value v;
     int rc = find_key(section, name, &ki, err);
-    if (rc == TS_OK && strlen(name) + 1 + strlen(value) > CONFIG_LINE_MAX)
+    if (rc)
+        return rc;
+    const struct key *k = &keys[ki];
+    const char *misread = misread_value(value);
+    if (strlen(name) + 1 + strlen(value) > CONFIG_LINE_MAX)
         rc = ts_fail(err, TS_BAD_INPUT, "%s=<%zu characters> does not fit a config line (at most %d characters), "
                      "and touchstone check must print it as one", name, strlen(value), CONFIG_LINE_MAX);
-    if (rc == TS_OK && has_inline_comment(value))
+    else if (has_inline_comment(value))
         rc = ts_fail(err, TS_BAD_INPUT, "a ';' after a space starts a comment in a config file, so touchstone "
                      "check could not print this value");
-    if (rc == TS_OK)
-        rc = parse_value(&keys[ki], value, &v, err);
+    else if (misread) /* refused in a file too, so check could not print it */
+        rc = ts_fail(err, TS_BAD_INPUT, "%s", misread);
+    else
+        rc = parse_value(k, value, &v, err);
     if (rc) {
-        ts_error_prefix(err, "--set %s: ", assignment);
+        if (!shorthand)
+            ts_error_prefix(err, "[%s] %s = %s: ", k->section, k->name, value);
         return rc;
     }
-    store_value(cfg, &keys[ki], value, &v);
-    memcpy(cfg->sets[cfg->n_sets++], assignment, strlen(assignment) + 1);
+    store_value(cfg, k, value, &v);
+    memcpy(cfg->sets[cfg->n_sets++], assignment, length + 1);
     cfg->origin[ki] = (struct ts_config_origin){TS_CONFIG_SET, cfg->n_sets};
     return TS_OK;
+}
+
+int ts_config_set_option(struct ts_config *cfg, const char *assignment, const char *option,
+                         struct ts_error *err)
+{
+    int rc = apply_set(cfg, assignment, option != NULL, err);
+    if (rc == TS_OK)
+        return rc;
+    /* The argument as typed: "--set stencil.nx=abc", "--threads 5000", "-o out.h5". */
+    const char *eq = strchr(assignment, '=');
+    char *shown = ts_utf8_escape(option && eq ? eq + 1 : assignment);
+    const char *text = !shown ? "?" : shown[0] ? shown : "''";
+    const char *cut = strlen(text) > 200 ? "..." : "";
+    ts_error_prefix(err, "%s %.200s%s: ", option ? option : "--set", text, cut);
+    free(shown);
+    return rc;
+}
+
+int ts_config_set(struct ts_config *cfg, const char *assignment, struct ts_error *err)
+{
+    return ts_config_set_option(cfg, assignment, NULL, err);
 }
 
 static size_t key_index(const char *section, const char *name)
@@ -584,4 +875,73 @@ void ts_config_print(const struct ts_config *cfg, FILE *out)
         int used = fprintf(out, "%s %s%s", keys[i].name, tight ? "=" : "= ", value);
         fprintf(out, "%*s; %s\n", used < 32 ? 32 - used : 1, "", origin);
     }
+}
+
+/* Whether key k holds its default (the default parsed, so "3" and "3.0" are alike). */
+static bool at_default(const struct ts_config *cfg, const struct key *k)
+{
+    const char *member = (const char *)cfg + k->offset;
+    if (is_text(k))
+        return strcmp(member, k->def) == 0;
+    union value def, now;
+    struct ts_error err;
+    if (parse_value(k, k->def, &def, &err) != TS_OK)
+        return false;
+    memcpy(&now, member, k->size);
+    switch (k->type) {
+    case T_INT: return now.i == def.i;
+    case T_DOUBLE: return now.d == def.d;
+    case T_BOOL: return now.b == def.b;
+    default: return true;
+    }
+}
+
+/* Why this run never reads key k, or NULL when it does. What each kernel reads is
+ * app/run_plan.c's ts_run_plan_make and the kernels' plan functions. */
+static const char *unread_because(const struct ts_config *cfg, const struct key *k, char *buf, size_t len)
+{
+    bool s2 = strcmp(cfg->kernel, "stencil2d") == 0, s3 = strcmp(cfg->kernel, "stencil3d") == 0;
+    bool stencil = s2 || s3, read = true;
+    if (strcmp(k->section, "sum") == 0 || strcmp(k->section, "triad") == 0)
+        read = strcmp(k->section, cfg->kernel) == 0;
+    else if (strcmp(k->section, "stencil") == 0)
+        read = strcmp(k->name, "nz") == 0 || strcmp(k->name, "block_y") == 0 ? s3 : stencil;
+    else if (strcmp(k->section, "init") == 0 && strcmp(k->name, "seed") == 0)
+        read = !stencil; /* the stencils start from a fixed analytic field */
+    else if (strcmp(k->section, "output") == 0 && strcmp(k->name, "write_field") == 0)
+        read = stencil; /* sum and triad have no field to store */
+    if (!read) {
+        snprintf(buf, len, "kernel %s does not read it", cfg->kernel);
+        return buf;
+    }
+    if (s3 && strcmp(k->name, "block_y") == 0 && cfg->time_block > 1)
+        return "stencil.time_block > 1 sweeps whole planes, without spatial blocks";
+    if (strcmp(k->section, "placement") == 0 && strcmp(k->name, "audit") != 0 && !cfg->placement_audit)
+        return "placement.audit = false";
+    return NULL;
+}
+
+size_t ts_config_unused_keys(const struct ts_config *cfg, char (*lines)[TS_CONFIG_NOTE_LEN], size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < N_KEYS; i++) {
+        const struct key *k = &keys[i];
+        enum ts_config_source source = cfg->origin[i].source;
+        /* A file may list every key at its default, as configs/default.ini does. */
+        if (source == TS_CONFIG_DEFAULT || (source == TS_CONFIG_FILE && at_default(cfg, k)))
+            continue;
+        char why[128];
+        const char *because = unread_because(cfg, k, why, sizeof why);
+        if (!because)
+            continue;
+        if (n < max) {
+            char value[sizeof cfg->file], origin[sizeof cfg->path + 16];
+            ts_config_value_string(cfg, i, value, sizeof value);
+            ts_config_origin_string(cfg, i, origin, sizeof origin);
+            snprintf(lines[n], TS_CONFIG_NOTE_LEN, "[%s] %s = %.64s (%.400s) has no effect: %s", k->section, k->name,
+                     value, origin, because);
+        }
+        n++;
+    }
+    return n;
 }

@@ -73,19 +73,48 @@ struct ts_config {
 /* Every key at its documented default; path and text empty. */
 void ts_config_defaults(struct ts_config *cfg);
 
-/* Reads and parses the INI file at path over the current values. Errors (TS_BAD_INPUT) name
- * "path:line" and the key: unknown section or key, duplicate key, unparsable or out-of-range
- * value, syntax errors, and a file that cannot be read (with the errno text). */
+/* Reads the INI file at path (once: see ts_config_read) and parses it over the current values.
+ * Errors (TS_BAD_INPUT) name "path:line" and the key: unknown section (at its header line) or
+ * key, duplicate key, unparsable or out-of-range value, syntax errors, text after a section's
+ * ']', text that is not UTF-8, and a file that cannot be read (with the errno text). */
 int ts_config_load(struct ts_config *cfg, const char *path, struct ts_error *err);
 
-/* Applies one --set argument "section.key=value" (recorded in cfg->sets). */
+/* Reads a config file's text, exactly once and never blocking without a bound: a file that is
+ * not a regular file (pipe, FIFO, terminal, character device) must reach its end within
+ * TOUCHSTONE_CONFIG_TIMEOUT seconds (default 10). *text is malloc'd and NUL-terminated, *len
+ * its length. Fails (TS_BAD_INPUT) with the path and what happened: cannot open (errno text),
+ * a directory or socket, larger than 1 MiB, NUL bytes, the time limit. */
+int ts_config_read(const char *path, char **text, size_t *len, struct ts_error *err);
+
+/* Parses text (len bytes, read elsewhere, e.g. handed over by the binding re-exec) as the
+ * config file at path: path is what messages and origins name. Errors as ts_config_load. */
+int ts_config_load_text(struct ts_config *cfg, const char *path, const char *text, size_t len,
+                        struct ts_error *err);
+
+/* Applies one --set argument "section.key=value" (recorded in cfg->sets). Errors name the
+ * argument: "--set stencil.nx=abc: [stencil] nx = abc: not an integer, must be 3..16777216". */
 int ts_config_set(struct ts_config *cfg, const char *assignment, struct ts_error *err);
+
+/* The same for an assignment a command-line option stands for (option "--threads" for
+ * "openmp.threads=5000"): errors name the option as typed, "--threads 5000: out of range, must
+ * be 0..4096". option NULL is ts_config_set. */
+int ts_config_set_option(struct ts_config *cfg, const char *assignment, const char *option,
+                         struct ts_error *err);
 
 /* Checks the rules that span several keys (e.g. stencil.alpha against the kernel's
  * stability limit); errors name where the offending key was set. */
 int ts_config_validate(const struct ts_config *cfg, struct ts_error *err);
 
 void ts_config_free(struct ts_config *cfg);
+
+/* Keys that were set (by --set, or in the file to something other than their default) but
+ * that this run never reads: a section of another kernel (triad.n with kernel sum), a key of
+ * the other stencil (stencil.nz with stencil2d), or a key another key switches off
+ * (placement.sample_stride with placement.audit = false). Writes up to max lines such as
+ * "[triad] n = 1000 (--set #1) has no effect: kernel sum does not read it" and returns how
+ * many keys there are. */
+#define TS_CONFIG_NOTE_LEN 640
+size_t ts_config_unused_keys(const struct ts_config *cfg, char (*lines)[TS_CONFIG_NOTE_LEN], size_t max);
 
 /* The key table, for iteration: "section.key", its current value as text, and where it came
  * from ("default", "<path>:<line>", "--set #<n>"). */

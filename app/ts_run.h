@@ -13,7 +13,9 @@
 int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli,
            int argc, char **argv, struct ts_error *err);
 
-/* Prints the resolved config and the memory it needs. */
-int ts_check(const struct ts_config *cfg, struct ts_error *err);
+/* Prints the resolved config and the memory it needs (nothing with --quiet), warns on stderr of
+ * keys that have no effect, and with --restart checks that the checkpoint is a readable HDF5
+ * file. TS_BAD_INPUT when run would refuse to start for any of these. */
+int ts_check(const struct ts_config *cfg, const struct ts_cli *cli, struct ts_error *err);
 
 #endif

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ts_utf8.h"
+
 /* What HDF5 said about its innermost failure: a short reason and, when an OS call failed
  * under it, that call's errno (HDF5 formats it as "errno = N" in the description). */
 struct h5_cause {
@@ -59,25 +61,47 @@ hid_t h5w_group(struct h5w *w, hid_t loc, const char *name)
     return g;
 }
 
+/* Strings are stored as UTF-8 and readers decode them (h5py raises on invalid UTF-8), but
+ * command lines, paths, host names and the environment are bytes: those that are not valid
+ * UTF-8 are stored with the offending bytes escaped as \xNN (README, "Conventions").
+ * Returns s, or an escaped copy in *owned (freed by the caller); NULL when out of memory. */
+static const char *utf8_text(const char *s, char **owned)
+{
+    *owned = NULL;
+    if (ts_utf8_valid_prefix(s, strlen(s)) == strlen(s))
+        return s;
+    return *owned = ts_utf8_escape(s);
+}
+
 int h5w_attr_num(struct h5w *w, hid_t loc, const char *name, hid_t type, const void *value)
 {
     int st = TS_OK;
     hid_t space = -1, attr = -1;
+    char *owned;
+    const char *utf8_name = utf8_text(name, &owned); /* environment variables' names are bytes too */
+    if (!utf8_name)
+        return ts_fail(w->err, TS_BAD_INPUT, "cannot write output %s: out of memory", w->final_path);
     if ((space = H5Screate(H5S_SCALAR)) < 0
-        || (attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0
+        || (attr = H5Acreate2(loc, utf8_name, type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0
         || H5Awrite(attr, type, value) < 0)
-        st = h5w_fail(w, loc, "writing attribute", name);
+        st = h5w_fail(w, loc, "writing attribute", utf8_name);
     if (attr >= 0)
         H5Aclose(attr);
     if (space >= 0)
         H5Sclose(space);
+    free(owned);
     return st;
 }
 
 int h5w_attr_str(struct h5w *w, hid_t loc, const char *name, const char *value)
 {
-    const char *v = value ? value : "";
-    return h5w_attr_num(w, loc, name, w->vstr, &v);
+    char *owned;
+    const char *v = utf8_text(value ? value : "", &owned);
+    if (!v)
+        return ts_fail(w->err, TS_BAD_INPUT, "cannot write output %s: out of memory", w->final_path);
+    int st = h5w_attr_num(w, loc, name, w->vstr, &v);
+    free(owned);
+    return st;
 }
 
 int h5w_attr_list(struct h5w *w, hid_t loc, const struct ts_attr *attrs, int32_t n)
@@ -118,7 +142,38 @@ static hid_t file_type(hid_t mem_type)
     return t;
 }
 
+static int h5w_dataset_as_is(struct h5w *w, hid_t loc, const struct h5w_ds *ds);
+
+/* A dataset of variable-length strings has each string made valid UTF-8 first. */
 int h5w_dataset(struct h5w *w, hid_t loc, const struct h5w_ds *ds)
+{
+    hsize_t n = 1;
+    for (int i = 0; i < ds->rank; i++)
+        n *= ds->dims[i];
+    if (ds->type != w->vstr || n == 0)
+        return h5w_dataset_as_is(w, loc, ds);
+    const char *const *in = ds->data;
+    const char **text = calloc(n, sizeof *text);
+    char **owned = calloc(n, sizeof *owned);
+    int st = TS_OK;
+    for (hsize_t i = 0; text && owned && i < n && st == TS_OK; i++)
+        if (!(text[i] = utf8_text(in[i] ? in[i] : "", &owned[i])))
+            st = TS_BAD_INPUT;
+    if (!text || !owned || st != TS_OK)
+        st = ts_fail(w->err, TS_BAD_INPUT, "cannot write output %s: out of memory", w->final_path);
+    else {
+        struct h5w_ds copy = *ds;
+        copy.data = text;
+        st = h5w_dataset_as_is(w, loc, &copy);
+    }
+    for (hsize_t i = 0; owned && i < n; i++)
+        free(owned[i]);
+    free(owned);
+    free(text);
+    return st;
+}
+
+static int h5w_dataset_as_is(struct h5w *w, hid_t loc, const struct h5w_ds *ds)
 {
     hsize_t n = 1;
     for (int i = 0; i < ds->rank; i++)

@@ -13,11 +13,22 @@ run_ts 2 "unknown option" run "$SRC/configs/default.ini" --bogus && expect_in "$
 run_ts 2 "--threads without value" run "$SRC/configs/default.ini" --threads && expect_in "$ERR" "needs a value" "--threads without value"
 run_ts 2 "--set without value" run "$SRC/configs/default.ini" --set && expect_in "$ERR" "needs a value" "--set without value"
 run_ts 2 "two config files" run "$SRC/configs/default.ini" "$SRC/configs/sum.ini" && expect_in "$ERR" "unexpected argument" "two config files"
-run_ts 2 "check rejects run options" check "$SRC/configs/default.ini" --serial-init && expect_in "$ERR" "unknown option '--serial-init'" "check --serial-init"
+run_ts 2 "check: unknown option" check "$SRC/configs/default.ini" --bogus && expect_in "$ERR" "check: unknown option '--bogus'" "check --bogus"
 run_ts 2 "missing config file" run "$WORK/nope.ini" && expect_in "$ERR" "nope.ini.*No such file or directory" "missing config file"
 run_ts 2 "config is a directory" check "$WORK" && expect_in "$ERR" "$WORK" "config path that is a directory"
-run_ts 2 "--threads not a number" run "$SRC/configs/default.ini" --threads many && expect_in "$ERR" "threads.*many" "--threads many"
-run_ts 2 "--threads out of range" run "$SRC/configs/default.ini" --threads 100000 && expect_in "$ERR" "threads.*100000" "--threads 100000"
+# Errors of the options that stand for --set name the option as typed.
+for cmd in run check; do
+    run_ts 2 "$cmd --threads not a number" $cmd "$SRC/configs/default.ini" --threads many &&
+        expect_in "$ERR" "^touchstone: error: --threads many: not an integer, must be 0\.\.4096$" "$cmd --threads many"
+    run_ts 2 "$cmd --threads out of range" $cmd "$SRC/configs/default.ini" --threads 5000 &&
+        expect_in "$ERR" "^touchstone: error: --threads 5000: out of range, must be 0\.\.4096$" "$cmd --threads 5000"
+    run_ts 2 "$cmd --threads=-1" $cmd "$SRC/configs/default.ini" --threads=-1 &&
+        expect_in "$ERR" "^touchstone: error: --threads -1: out of range" "$cmd --threads=-1"
+    run_ts 2 "$cmd -o with an unknown placeholder" $cmd "$SRC/configs/default.ini" -o 'run-%x.h5' &&
+        expect_in "$ERR" "^touchstone: error: -o run-%x.h5: unknown placeholder '%x'" "$cmd -o run-%x.h5"
+    run_ts 2 "$cmd --output with a comment" $cmd "$SRC/configs/default.ini" --output 'a ;b.h5' &&
+        expect_in "$ERR" "^touchstone: error: --output a ;b.h5: a ';' after a space" "$cmd --output 'a ;b.h5'"
+done
 run_ts 2 "--set unknown key" run "$SRC/configs/default.ini" --set stencil.nxx=3 && expect_in "$ERR" "nxx" "--set unknown key"
 run_ts 2 "--set malformed" run "$SRC/configs/default.ini" --set nodot && expect_in "$ERR" "nodot" "--set malformed"
 finish

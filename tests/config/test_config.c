@@ -1,7 +1,9 @@
 /* The config module through its public API: what good files and --set arguments produce,
  * that every bad input fails with status 2 and a message naming the place and the key, that
  * the printed config reads back, and that every file in configs/ loads and validates.
- * Usage: test_config good|bad|fields|print|keys|places|examples <configs dir> */
+ * Also: every key's documented range (a table of its own, from the README), the keys that have
+ * no effect on a run, and the messages of options that stand for overrides.
+ * Usage: test_config good|bad|fields|print|keys|places|ranges|unused|options|examples <configs dir> */
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -147,6 +149,20 @@ static const struct good_case good_cases[] = {
      {{"stencil.nx", "200", "--set #1"}}},
     {"--set value may contain '=' and '.'", NULL, {"output.file=a=b.c-%k.h5"}, false,
      {{"output.file", "a=b.c-%k.h5", "--set #1"}}},
+    {"CR-only line endings (old Mac)", "[run]\rkernel = triad\riterations = 7\r\r[triad]\rn = 5\r", {0}, false,
+     {{"run.kernel", "triad", ":2"}, {"run.iterations", "7", ":3"}, {"triad.n", "5", ":6"}}},
+    {"mixed line endings, last line without one", "[run]\r\nkernel = sum\r\n\n[sum]\rn = 9", {0}, false,
+     {{"run.kernel", "sum", ":2"}, {"sum.n", "9", ":5"}}},
+    {"':' separates like '='", "[run]\nkernel: sum\niterations : 4\n", {0}, false,
+     {{"run.kernel", "sum", ":2"}, {"run.iterations", "4", ":3"}}},
+    {"UTF-8 byte order mark", "\xef\xbb\xbf[run]\nkernel = sum\n", {0}, false, {{"run.kernel", "sum", ":2"}}},
+    {"comments after section headers", "[run] ; the run\nkernel = sum\n[sum]\t# the sum\nn = 5\n[triad]\n", {0},
+     false, {{"run.kernel", "sum", ":2"}, {"sum.n", "5", ":4"}}},
+    {"UTF-8 text in comments and values", "; caf\xc3\xa9 \xe2\x9c\x93\n[output]\nfile = r\xc3\xa9sultat-%k.h5\n", {0},
+     false, {{"output.file", "r\xc3\xa9sultat-%k.h5", ":3"}}},
+    {"'#' and quotes inside a value", "[output]\nfile = run#1-\"a\".h5\n", {0}, false,
+     {{"output.file", "run#1-\"a\".h5", ":2"}}},
+    {"an indented key right after its section", "[run]\n  kernel = sum\n", {0}, false, {{"run.kernel", "sum", ":2"}}},
 };
 
 static void check_expect(const char *name, const struct ts_config *cfg, const struct expect *e, const char *path)
@@ -208,8 +224,51 @@ static const struct bad_case bad_cases[] = {
      {"/nonexistent-ts-dir/nope.ini: cannot read config: No such file or directory"}},
     {"directory as config", NULL, "/tmp", {0}, 0, {"/tmp: cannot read config: Is a directory"}},
     {"unknown section", "[run]\nkernel = sum\n[stencl]\nnx = 5\n", NULL, {0}, 0,
-     {"%f:4: unknown section [stencl] (known sections: run, sum, triad, stencil, init, openmp, output, placement)"}},
-    {"section names are case-sensitive", "[RUN]\nkernel = sum\n", NULL, {0}, 0, {"%f:2: unknown section [RUN]"}},
+     {"%f:3: unknown section [stencl] (known sections: run, sum, triad, stencil, init, openmp, output, placement)"}},
+    {"section names are case-sensitive", "[RUN]\nkernel = sum\n", NULL, {0}, 0, {"%f:1: unknown section [RUN]"}},
+    /* A section is refused at its header, keys or not (inih only reports sections with keys). */
+    {"unknown section without keys", "[run]\nkernel = sum\n\n[bogus]\n; nothing here\n", NULL, {0}, 0,
+     {"%f:4: unknown section [bogus]"}},
+    {"unknown section with a comment after it", "[bogus] ; a note\n[run]\nkernel = sum\n", NULL, {0}, 0,
+     {"%f:1: unknown section [bogus]"}},
+    {"empty section name", "[]\nkernel = sum\n", NULL, {0}, 0, {"%f:1: unknown section []"}},
+    {"blanks inside the brackets", "[ run ]\nkernel = sum\n", NULL, {0}, 0, {"%f:1: unknown section [ run ]"}},
+    /* Text after ']' that inih would drop without a word. */
+    {"a key after a section header", "[run] kernel = sum\n", NULL, {0}, 0,
+     {"%f:1: text after the section header [run]: 'kernel = sum'"}},
+    {"junk after a section header", "[run]\nkernel = sum\n[stencil]junk\nnx = 64\n", NULL, {0}, 0,
+     {"%f:3: text after the section header [stencil]: 'junk'"}},
+    {"a second ']'", "[run]]\nkernel = sum\n", NULL, {0}, 0, {"%f:1: text after the section header [run]: ']'"}},
+    {"text after ']' on a CR-only line", "[run]\rkernel = sum\r[sum] n = 5\r", NULL, {0}, 0,
+     {"%f:3: text after the section header [sum]: 'n = 5'"}},
+    /* Lines end at CR, LF and CRLF alike, for line numbers too. */
+    {"error line in a CR-only file", "[run]\rkernel = sum\riterations = 0\r", NULL, {0}, 0,
+     {"%f:3: [run] iterations = 0: out of range"}},
+    {"error line with mixed line ends", "[run]\r\nkernel = sum\n\riterations = x\r", NULL, {0}, 0,
+     {"%f:4: [run] iterations = x: not an integer"}},
+    {"syntax error shown in a CR-only file", "[run]\rkernel = sum\riterations 5\r[sum]\r", NULL, {0}, 0,
+     {"%f:3: syntax error (expected 'key = value' or '[section]'): iterations 5"}},
+    /* inih reads an indented line after a key as more of its value, even past blank lines. */
+    {"indented section line after a key", "[run]\nkernel = sum\n  [sum]\nn = 5\n", NULL, {0}, 0,
+     {"%f:3: indented line continues the value of [run] kernel from line 2"}},
+    {"indented line after a blank line", "[run]\nkernel = sum\n\n  iterations = 5\n", NULL, {0}, 0,
+     {"%f:4: indented line continues the value of [run] kernel from line 2"}},
+    {"quoted value", "[output]\nfile = \"run.h5\"\n", NULL, {0}, 0,
+     {"%f:2: [output] file = \"run.h5\": quotes are part of the value"}},
+    {"'#' comment after a file name", "[output]\nfile = run.h5  # my run\n", NULL, {0}, 0,
+     {"%f:2: [output] file = run.h5  # my run: '#' after a blank"}},
+    /* The text goes into the run file as UTF-8. */
+    {"Latin-1 comment", "[run]\n; caf\xe9 au lait\nkernel = sum\n", NULL, {0}, 0,
+     {"%f:2: not valid UTF-8 at column 6 (byte 0xe9, offset 11 in the file)"}},
+    {"UTF-8 surrogate", "[run]\rkernel = sum ; \xed\xa0\x80\r", NULL, {0}, 0, {"%f:2: not valid UTF-8 at column 16"}},
+    {"overlong UTF-8", "\xc0\xaf", NULL, {0}, 0, {"%f:1: not valid UTF-8 at column 1 (byte 0xc0, offset 0"}},
+    {"UTF-8 cut short at the end", "[run]\nkernel = sum\n; \xe2\x9c", NULL, {0}, 0, {"%f:3: not valid UTF-8 at column 3"}},
+    {"NUL byte", NULL, "/proc/self/cmdline", {0}, 0, {"/proc/self/cmdline: not a config file (contains NUL bytes)"}},
+    {"--set value not UTF-8", NULL, NULL, {"output.file=caf\xe9.h5"}, 0,
+     {"--set output.file=caf\\xe9.h5: not valid UTF-8 at byte 16 (0xe9)"}},
+    {"--set value quoted", NULL, NULL, {"output.file='run.h5'"}, 0,
+     {"--set output.file='run.h5': [output] file = 'run.h5': quotes are part of the value"}},
+    {"--set value with ' #'", NULL, NULL, {"output.file=run.h5 #1"}, 0, {"--set output.file=run.h5 #1: [output] file = run.h5 #1: '#' after a blank"}},
     {"unknown key", "[stencil]\nnxx = 5\n", NULL, {0}, 0,
      {"%f:2: unknown key 'nxx' in section [stencil] (known keys: nx, ny, nz, alpha, nontemporal, time_block, block_y)"}},
     {"key before any section", "; settings\nkernel = sum\n", NULL, {0}, 0,
@@ -233,7 +292,7 @@ static const struct bad_case bad_cases[] = {
     {"trailing garbage", "[stencil]\nny = 100x\n", NULL, {0}, 0,
      {"%f:2: [stencil] ny = 100x: trailing characters after the number"}},
     {"'#' is not an inline comment", "[run]\niterations = 10 # more\n", NULL, {0}, 0,
-     {"%f:2: [run] iterations = 10 # more: trailing characters"}},
+     {"%f:2: [run] iterations = 10 # more: '#' after a blank"}},
     {"hex is not decimal", "[run]\niterations = 0x10\n", NULL, {0}, 0, {"%f:2: [run] iterations = 0x10: trailing"}},
     {"fraction for an integer", "[stencil]\nnx = 100.5\n", NULL, {0}, 0,
      {"%f:2: [stencil] nx = 100.5: not a whole number"}},
@@ -550,6 +609,10 @@ static void test_examples(const char *dir)
         /* A file named after a kernel runs that kernel. */
         else if (strstr("|sum|triad|stencil2d|stencil3d|", kernel) && strcmp(cfg.kernel, kernel) != 0)
             fail(e->d_name, "selects kernel %s, not %s", cfg.kernel, kernel);
+        /* A shipped config sets nothing its kernel ignores: `make run` must not warn. */
+        char unused[1][TS_CONFIG_NOTE_LEN];
+        if (ts_config_unused_keys(&cfg, unused, 1) > 0)
+            fail(e->d_name, "%s", unused[0]);
         have_default |= strcmp(e->d_name, "default.ini") == 0;
         count++;
         ts_config_free(&cfg);
@@ -558,6 +621,250 @@ static void test_examples(const char *dir)
     if (count < 5 || !have_default)
         fail("examples", "%d config files in %s, expected default.ini and one per kernel", count, dir);
     printf("%d config files checked\n", count);
+}
+
+/* ---- every key's documented range, kept here apart from the key table ---- */
+
+/* README's Configuration table, copied by hand: a bound loosened or tightened in the key table
+ * must fail here, not only change a message. */
+static const struct int_range {
+    const char *key;
+    long long min, max;
+} int_ranges[] = {
+    {"run.iterations", 1, 1000000000},         /* 1 .. 10^9 */
+    {"run.warmup", 0, 1000000},                /* 0 .. 10^6 */
+    {"sum.n", 1, 1099511627776LL},             /* 1 .. 2^40 */
+    {"triad.n", 1, 1099511627776LL},           /* 1 .. 2^40 */
+    {"stencil.nx", 3, 16777216},               /* 3 .. 2^24 */
+    {"stencil.ny", 3, 16777216},               /* 3 .. 2^24 */
+    {"stencil.nz", 3, 1048576},                /* 3 .. 2^20 */
+    {"stencil.time_block", 1, 4096},           /* 1 .. 4096 */
+    {"stencil.block_y", 0, 16777216},          /* 0 .. 2^24 */
+    {"init.seed", 0, 9223372036854775807LL},   /* 0 .. 2^63-1 */
+    {"openmp.threads", 0, 4096},               /* 0 .. 4096 */
+    {"output.checkpoint_every", 0, 1000000000},/* 0 .. 10^9 */
+    {"placement.sample_stride", 0, 1073741824},/* 0 .. 2^30 */
+};
+
+static const struct word_range {
+    const char *key;
+    const char *words[8]; /* every accepted word */
+} word_ranges[] = {
+    {"run.kernel", {"sum", "triad", "stencil2d", "stencil3d"}},
+    {"sum.mode", {"reproducible", "fast"}},
+    {"init.mode", {"parallel", "serial"}},
+    {"init.policy", {"firsttouch", "interleave", "bind:0", "preferred:1"}},
+    {"openmp.proc_bind", {"close", "spread", "master", "primary", "true", "false"}},
+    {"triad.nontemporal", {"true", "false", "yes", "no", "on", "off", "1", "0"}},
+    {"stencil.nontemporal", {"true", "false", "yes", "no", "on", "off", "1", "0"}},
+    {"init.huge_pages", {"true", "false", "yes", "no", "on", "off", "1", "0"}},
+    {"output.write_field", {"true", "false", "yes", "no", "on", "off", "1", "0"}},
+    {"placement.audit", {"true", "false", "yes", "no", "on", "off", "1", "0"}},
+    {"placement.at_end", {"true", "false", "yes", "no", "on", "off", "1", "0"}},
+};
+
+static const struct double_case {
+    const char *key, *value;
+    bool accepted;
+} double_cases[] = {
+    {"stencil.alpha", "5e-324", true}, /* > 0: the smallest positive double */
+    {"stencil.alpha", "0", false},
+    {"stencil.alpha", "-0.0", false},
+    {"stencil.alpha", "-1e-300", false},
+    {"triad.scalar", "-1.7976931348623157e308", true}, /* any finite number */
+    {"triad.scalar", "1.7976931348623157e308", true},
+    {"triad.scalar", "0", true},
+    {"triad.scalar", "1e309", false},
+    {"triad.scalar", "-inf", false},
+    {"triad.scalar", "nan", false},
+};
+
+/* Sets key=value through --set and through a file; both must agree with accepted, and a
+ * refusal must be TS_BAD_INPUT and leave the value as it was. */
+static void expect_value(const char *key, const char *value, bool accepted)
+{
+    char set[256], ini[256], path[64], before[1200], after[1200];
+    const char *dot = strchr(key, '.');
+    snprintf(set, sizeof set, "%s=%s", key, value);
+    snprintf(ini, sizeof ini, "[%.*s]\n%s = %s\n", (int)(dot - key), key, dot + 1, value);
+    size_t k = key_index(key);
+    for (int via_file = 0; via_file < 2; via_file++) {
+        struct ts_config cfg;
+        struct ts_error err;
+        ts_config_defaults(&cfg);
+        ts_error_clear(&err);
+        ts_config_value_string(&cfg, k, before, sizeof before);
+        int rc;
+        if (via_file) {
+            write_temp(path, ini);
+            rc = ts_config_load(&cfg, path, &err);
+            unlink(path);
+        } else {
+            rc = ts_config_set(&cfg, set, &err);
+        }
+        ts_config_value_string(&cfg, k, after, sizeof after);
+        const char *how = via_file ? "in a file" : "by --set";
+        if (accepted && rc != TS_OK)
+            fail("ranges", "%s = %s %s refused (%d): %s", key, value, how, rc, err.message);
+        else if (!accepted && rc != TS_BAD_INPUT)
+            fail("ranges", "%s = %s %s: status %d, expected %d (refused)", key, value, how, rc, TS_BAD_INPUT);
+        else if (!accepted && strcmp(before, after) != 0)
+            fail("ranges", "%s = %s %s refused, but the value changed to %s", key, value, how, after);
+        ts_config_free(&cfg);
+    }
+}
+
+/* One value checked by ts_config_validate after a --set of the kernel. */
+static void expect_valid(const char *kernel, const char *alpha, bool valid)
+{
+    struct ts_config cfg;
+    struct ts_error err;
+    char k[64], a[64];
+    snprintf(k, sizeof k, "run.kernel=%s", kernel);
+    snprintf(a, sizeof a, "stencil.alpha=%s", alpha);
+    ts_config_defaults(&cfg);
+    int rc = ts_config_set(&cfg, k, &err);
+    if (rc == TS_OK)
+        rc = ts_config_set(&cfg, a, &err);
+    if (rc == TS_OK)
+        rc = ts_config_validate(&cfg, &err);
+    if (valid ? rc != TS_OK : rc != TS_BAD_INPUT)
+        fail("ranges", "kernel %s with alpha %s: status %d, expected %s", kernel, alpha, rc,
+             valid ? "valid" : "refused");
+    ts_config_free(&cfg);
+}
+
+static void test_ranges(void)
+{
+    char text[32];
+    for (size_t i = 0; i < sizeof int_ranges / sizeof int_ranges[0]; i++) {
+        const struct int_range *r = &int_ranges[i];
+        snprintf(text, sizeof text, "%lld", r->min);
+        expect_value(r->key, text, true);
+        snprintf(text, sizeof text, "%lld", r->max);
+        expect_value(r->key, text, true);
+        snprintf(text, sizeof text, "%lld", r->min - 1);
+        expect_value(r->key, text, false);
+        if (r->max == 9223372036854775807LL)
+            snprintf(text, sizeof text, "9223372036854775808");
+        else
+            snprintf(text, sizeof text, "%lld", r->max + 1);
+        expect_value(r->key, text, false);
+    }
+    for (size_t i = 0; i < sizeof word_ranges / sizeof word_ranges[0]; i++) {
+        const struct word_range *r = &word_ranges[i];
+        for (size_t w = 0; w < 8 && r->words[w]; w++)
+            expect_value(r->key, r->words[w], true);
+        expect_value(r->key, "bogus", false);
+        expect_value(r->key, "", false);
+    }
+    for (size_t i = 0; i < sizeof double_cases / sizeof double_cases[0]; i++)
+        expect_value(double_cases[i].key, double_cases[i].value, double_cases[i].accepted);
+    /* stencil.alpha: stable up to 0.25 for stencil2d and 1/6 for stencil3d (the next doubles fail). */
+    expect_valid("stencil2d", "0.25", true);
+    expect_valid("stencil2d", "0.25000000000000006", false);
+    expect_valid("stencil3d", "0.16666666666666666", true);
+    expect_valid("stencil3d", "0.16666666666666669", false);
+    expect_valid("sum", "1000", true);
+    /* Every key of the table has its range above, so a new key needs one too. */
+    size_t covered = sizeof int_ranges / sizeof int_ranges[0] + sizeof word_ranges / sizeof word_ranges[0] + 2;
+    size_t free_text = 2; /* openmp.places, output.file: their syntax has cases of its own */
+    if (covered + free_text != ts_config_key_count())
+        fail("ranges", "%zu keys have a range here, %zu in the table", covered + free_text, ts_config_key_count());
+}
+
+/* ---- keys that have no effect on the run ---- */
+
+static const struct unused_case {
+    const char *name, *ini;
+    const char *sets[MAX_SETS];
+    int count;
+    const char *expect; /* a substring of the first line; %f is the file */
+} unused_cases[] = {
+    {"defaults", NULL, {0}, 0, NULL},
+    {"another kernel's key by --set", NULL, {"run.kernel=sum", "triad.n=1000"}, 1,
+     "[triad] n = 1000 (--set #2) has no effect: kernel sum does not read it"},
+    {"a --set at the default warns too", NULL, {"run.kernel=sum", "triad.n=20000000"}, 1, "[triad] n = 20000000"},
+    {"a file key at its default does not", "[run]\nkernel = sum\n[triad]\nn = 2e7\nscalar = 3.0\n", {0}, 0, NULL},
+    {"a file key off its default does", "[run]\nkernel = sum\n[triad]\nn = 2e7\nscalar = 2\n", {0}, 1,
+     "[triad] scalar = 2 (%f:5) has no effect: kernel sum does not read it"},
+    {"stencil keys with sum", NULL, {"run.kernel=sum", "stencil.nx=64", "stencil.alpha=0.2"}, 2,
+     "[stencil] nx = 64 (--set #2) has no effect"},
+    {"stencil.nz with stencil2d", NULL, {"stencil.nz=8", "stencil.nx=64"}, 1, "[stencil] nz = 8 (--set #1)"},
+    {"stencil.block_y with stencil2d", NULL, {"stencil.block_y=4"}, 1, "kernel stencil2d does not read it"},
+    {"stencil.block_y with stencil3d", NULL, {"run.kernel=stencil3d", "stencil.block_y=4", "stencil.nz=8"}, 0, NULL},
+    {"stencil.block_y with temporal blocking", NULL, {"run.kernel=stencil3d", "stencil.block_y=4",
+     "stencil.time_block=2"}, 1, "[stencil] block_y = 4 (--set #2) has no effect: stencil.time_block > 1"},
+    {"init.seed with a stencil", NULL, {"init.seed=7"}, 1, "[init] seed = 7 (--set #1) has no effect"},
+    {"init.seed with triad", NULL, {"run.kernel=triad", "init.seed=7", "triad.n=5"}, 0, NULL},
+    {"write_field with sum", NULL, {"run.kernel=sum", "output.write_field=yes"}, 1,
+     "[output] write_field = true (--set #2) has no effect: kernel sum does not read it"},
+    {"sample stride without the audit", NULL, {"placement.audit=off", "placement.sample_stride=8"}, 1,
+     "[placement] sample_stride = 8 (--set #2) has no effect: placement.audit = false"},
+    {"sum's keys with sum", "[run]\nkernel = sum\n[sum]\nn = 5\nmode = fast\n[init]\nseed = 3\n", {0}, 0, NULL},
+};
+
+static void test_unused(void)
+{
+    for (size_t c = 0; c < sizeof unused_cases / sizeof unused_cases[0]; c++) {
+        const struct unused_case *u = &unused_cases[c];
+        struct ts_config cfg;
+        struct ts_error err;
+        char path[64], lines[4][TS_CONFIG_NOTE_LEN];
+        if (run_case(&cfg, u->ini, NULL, u->sets, 0, false, path, &err) != TS_OK) {
+            fail(u->name, "setup failed: %s", err.message);
+            continue;
+        }
+        size_t n = ts_config_unused_keys(&cfg, lines, 4);
+        if (n != (size_t)u->count)
+            fail(u->name, "%zu keys without effect, expected %d%s%s", n, u->count, n ? ": " : "", n ? lines[0] : "");
+        char want[512];
+        if (u->expect && n > 0) {
+            expand(want, sizeof want, u->expect, path);
+            if (!strstr(lines[0], want))
+                fail(u->name, "'%s' lacks '%s'", lines[0], want);
+        }
+        /* max bounds what is written, not the count. */
+        if (n > 0 && ts_config_unused_keys(&cfg, lines, 0) != n)
+            fail(u->name, "the count depends on max");
+        ts_config_free(&cfg);
+    }
+}
+
+/* ---- overrides from options: errors name the option as typed ---- */
+
+static void test_options(void)
+{
+    static const struct {
+        const char *assignment, *option, *expect;
+    } cases[] = {
+        {"openmp.threads=5000", "--threads", "--threads 5000: out of range, must be 0..4096"},
+        {"openmp.threads=-1", "--threads", "--threads -1: out of range, must be 0..4096"},
+        {"openmp.threads=many", "--threads", "--threads many: not an integer, must be 0..4096"},
+        {"output.file=run-%x.h5", "-o", "-o run-%x.h5: unknown placeholder '%x'"},
+        {"output.file=run ;1.h5", "--output", "--output run ;1.h5: a ';' after a space starts a comment"},
+        {"output.file=caf\xe9.h5", "-o", "-o caf\\xe9.h5: not valid UTF-8 at byte 4 (0xe9)"},
+        {"openmp.threads=5000", NULL, "--set openmp.threads=5000: [openmp] threads = 5000: out of range"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct ts_config cfg;
+        struct ts_error err;
+        ts_config_defaults(&cfg);
+        int rc = ts_config_set_option(&cfg, cases[c].assignment, cases[c].option, &err);
+        if (rc != TS_BAD_INPUT)
+            fail("options", "%s as %s: status %d, expected %d", cases[c].assignment,
+                 cases[c].option ? cases[c].option : "--set", rc, TS_BAD_INPUT);
+        else if (strncmp(err.message, cases[c].expect, strlen(cases[c].expect)) != 0)
+            fail("options", "message '%s' does not start with '%s'", err.message, cases[c].expect);
+        ts_config_free(&cfg);
+    }
+    struct ts_config cfg;
+    struct ts_error err;
+    ts_config_defaults(&cfg);
+    if (ts_config_set_option(&cfg, "openmp.threads=8", "--threads", &err) != TS_OK || cfg.threads != 8 ||
+        cfg.n_sets != 1 || cfg.origin[key_index("openmp.threads")].source != TS_CONFIG_SET)
+        fail("options", "--threads 8 not applied and recorded as an override");
+    ts_config_free(&cfg);
 }
 
 /* ---- the CPUs an explicit OMP_PLACES names (the "places outside the allowed CPUs" warning) ---- */
@@ -612,10 +919,16 @@ int main(int argc, char **argv)
         test_keys();
     else if (strcmp(what, "places") == 0)
         test_places();
+    else if (strcmp(what, "ranges") == 0)
+        test_ranges();
+    else if (strcmp(what, "unused") == 0)
+        test_unused();
+    else if (strcmp(what, "options") == 0)
+        test_options();
     else if (strcmp(what, "examples") == 0 && argc > 2)
         test_examples(argv[2]);
     else {
-        fprintf(stderr, "usage: test_config good|bad|fields|print|keys|places|examples <configs dir>\n");
+        fprintf(stderr, "usage: test_config good|bad|fields|print|keys|places|ranges|unused|options|examples <configs dir>\n");
         return 2;
     }
     return failures ? 1 : 0;

@@ -59,8 +59,12 @@ static void check_parse(const struct ts_cli *cli, int status, const struct ts_er
         return;
     }
     FUZZ_CHECK(cli->n_overrides >= 0 && cli->n_overrides <= TS_CONFIG_MAX_SETS, "%d overrides", cli->n_overrides);
-    for (int i = 0; i < cli->n_overrides; i++)
+    for (int i = 0; i < cli->n_overrides; i++) {
         FUZZ_CHECK(cli->overrides[i] != NULL, "override %d is NULL", i);
+        /* An option that stands for an override is named in its errors; --set is not one. */
+        FUZZ_CHECK(!cli->override_options[i] || cli->override_options[i][0] == '-', "override %d as '%s'", i,
+                   cli->override_options[i]);
+    }
     if (cli->command == TS_CMD_RUN || cli->command == TS_CMD_CHECK)
         FUZZ_CHECK(cli->config_path != NULL, "run or check without a CONFIG");
     if (cli->command == TS_CMD_TOPO)
@@ -80,7 +84,7 @@ static void apply_overrides(const struct ts_cli *cli)
     ts_error_clear(&err);
     int status = TS_OK;
     for (int i = 0; status == TS_OK && i < cli->n_overrides; i++)
-        status = ts_config_set(&cfg, cli->overrides[i], &err);
+        status = ts_config_set_option(&cfg, cli->overrides[i], cli->override_options[i], &err);
     if (status == TS_OK)
         status = ts_config_validate(&cfg, &err);
     FUZZ_CHECK(status == TS_OK || (status == TS_BAD_INPUT && err.message[0]), "override status %d", status);

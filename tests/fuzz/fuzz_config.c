@@ -53,6 +53,12 @@ static void use(const struct ts_config *cfg)
         ts_config_origin_string(cfg, i, buf, sizeof buf);
     }
     ts_config_print(cfg, devnull);
+    /* Warnings of keys without effect: one per key at most, each a line of text. */
+    static char notes[TS_CONFIG_MAX_KEYS][TS_CONFIG_NOTE_LEN];
+    size_t n = ts_config_unused_keys(cfg, notes, TS_CONFIG_MAX_KEYS);
+    FUZZ_CHECK(n <= ts_config_key_count(), "%zu keys without effect of %zu", n, ts_config_key_count());
+    for (size_t i = 0; i < n; i++)
+        FUZZ_CHECK(strchr(notes[i], '\n') == NULL && strstr(notes[i], "has no effect"), "note '%s'", notes[i]);
     int cpus[64];
     ts_places_named_cpus(cfg->places, cpus, 64);
 }
