@@ -33,7 +33,7 @@ static double measured_timer_resolution(void)
     return best;
 }
 
-/* Seconds before a run on a terminal starts showing progress: TOUCHSTONE_PROGRESS_DELAY, else 2. */
+/* Seconds before a run starts showing progress: TOUCHSTONE_PROGRESS_DELAY, else 2. */
 static double progress_delay(void)
 {
     const char *text = getenv("TOUCHSTONE_PROGRESS_DELAY");
@@ -158,7 +158,7 @@ static void exec_from_config(struct ts_run_exec *ex, const struct ts_config *cfg
     ex->serial_init = strcmp(cfg->init_mode, "serial") == 0;
     ex->warmup = cfg->warmup;
     ex->iterations = cfg->iterations;
-    ex->show_progress = !cli->quiet && isatty(STDERR_FILENO);
+    ex->show_progress = !cli->quiet;
     ex->progress_delay = progress_delay();
     ex->policy = policy_of(cfg, &ex->policy_node);
     ex->audit = cfg->placement_audit;
