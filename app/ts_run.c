@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "binding_warnings.h"
 #include "run_checkpoint.h"
 #include "run_exec.h"
 #include "run_plan.h"
@@ -53,36 +54,16 @@ static void collect_warnings(struct ts_run_record *rr, const struct ts_run_exec 
                              const struct ts_binding_choice *binding, double tick)
 {
     char text[1024];
-    if (strcmp(binding->places_source, "environment") == 0 && strcmp(binding->places, binding->config_places) != 0) {
-        snprintf(text, sizeof text, "OMP_PLACES=%s from the environment overrides openmp.places = %s",
-                 binding->places, binding->config_places);
-        warn(rr, text);
-    }
-    if (strcmp(binding->proc_bind_source, "environment") == 0
-        && strcmp(binding->proc_bind, binding->config_proc_bind) != 0) {
-        snprintf(text, sizeof text, "OMP_PROC_BIND=%s from the environment overrides openmp.proc_bind = %s",
-                 binding->proc_bind, binding->config_proc_bind);
-        warn(rr, text);
-    }
-
-    struct ts_binding_facts facts = {
-        .bound = omp_get_proc_bind() != omp_proc_bind_false,
-        .n_threads = ex->n_threads,
-        .init_node = ex->init_node,
-    };
-    ts_affinity_available(ex->topo, binding->launch_cpus, &facts);
-    int named[1024];
-    int n_named = ts_places_named_cpus(binding->places, named, 1024);
-    if (n_named > 0)
-        ts_affinity_outside(&facts, named, n_named);
+    /* The same binding warnings as topo's (binding_warnings.c). */
+    struct ts_binding_observed seen = {.threads = ex->threads, .n_threads = ex->n_threads, .init_node = ex->init_node};
     int64_t *migrations = malloc((size_t)ex->n_threads * sizeof *migrations);
     if (migrations) {
         for (int t = 0; t < ex->n_threads; t++)
             migrations[t] = ex->kernel_counters[t].migrations;
-        facts.migrations = migrations;
+        seen.migrations = migrations;
     }
     char lines[16][512];
-    int n = ts_affinity_warnings(&facts, ex->threads, ex->n_threads, lines, 16);
+    int n = ts_binding_warnings(binding, ex->topo, &seen, lines, 16);
     for (int i = 0; i < n; i++)
         warn(rr, lines[i]);
     free(migrations);
