@@ -18,6 +18,7 @@
 #include "ts_summary.h"
 #include "ts_thp.h"
 #include "ts_topology.h"
+#include "ts_units.h"
 #include "config_values.h"
 
 /* STREAM's checktick: the smallest step the wall clock actually takes. */
@@ -49,6 +50,37 @@ static void warn(struct ts_run_record *rr, const char *text)
     ts_run_record_warn(rr, text);
 }
 
+/* A working set that fits in the last-level caches the threads' cores use measures those
+ * caches, not memory: said in the summary's bandwidth line and warned about. */
+static void cache_warning(struct ts_run_record *rr, const struct ts_run_exec *ex)
+{
+    int *cpus = malloc((size_t)ex->n_threads * sizeof *cpus);
+    struct ts_llc llc = {0};
+    if (cpus) {
+        for (int t = 0; t < ex->n_threads; t++)
+            cpus[t] = ex->threads[t].cpu_start;
+        ts_affinity_llc(ex->topo, cpus, ex->n_threads, &llc);
+    }
+    free(cpus);
+    rr->results.working_set_bytes = (int64_t)ex->rp->array_bytes * ex->rp->plan.n_arrays;
+    rr->results.llc_bytes = llc.bytes;
+    if (llc.bytes <= 0 || rr->results.working_set_bytes > llc.bytes)
+        return;
+    char arrays[32], cache[32], reported[32], note[96] = "", text[512];
+    ts_bytes_text((uint64_t)rr->results.working_set_bytes, arrays, sizeof arrays);
+    ts_bytes_text((uint64_t)llc.bytes, cache, sizeof cache);
+    if (llc.reported_bytes > llc.bytes) {
+        ts_bytes_text((uint64_t)llc.reported_bytes, reported, sizeof reported);
+        snprintf(note, sizeof note, "; hwloc reports %s, at most 48 MiB a core is counted", reported);
+    }
+    snprintf(text, sizeof text,
+             "the arrays (%s) fit in the %s of L%d cache above the threads' CPUs (%d cache%s over %d core%s%s): the "
+             "bandwidth is the caches', not memory's; for memory bandwidth make the problem several times larger",
+             arrays, cache, llc.level, llc.instances, llc.instances == 1 ? "" : "s", llc.cores,
+             llc.cores == 1 ? "" : "s", note);
+    warn(rr, text);
+}
+
 /* Binding and timing problems a user must not miss: printed, and kept in the file. */
 static void collect_warnings(struct ts_run_record *rr, const struct ts_run_exec *ex,
                              const struct ts_binding_choice *binding, double tick)
@@ -67,6 +99,7 @@ static void collect_warnings(struct ts_run_record *rr, const struct ts_run_exec 
     for (int i = 0; i < n; i++)
         warn(rr, lines[i]);
     free(migrations);
+    cache_warning(rr, ex);
 
     if (ex->huge_refused)
         warn(rr, "init.huge_pages = true, but the kernel refused MADV_HUGEPAGE (EINVAL: no transparent huge pages): "

@@ -71,6 +71,27 @@ void ts_affinity_available(const ts_topology *topo, const char *launch_cpus, str
  * Returns 0 (also when nothing was bound, cpus then ""), -1 when the mask could not be set. */
 int ts_affinity_widen_to_places(char *cpus, size_t len);
 
+/* The most last-level cache one core is credited with. hwloc reports what the CPU (or the
+ * hypervisor) says: VMs often give each virtual socket the host's whole L3 (508 MiB for one
+ * vCPU has been seen), which would make working sets of hundreds of MiB "in cache". The
+ * largest real share is AMD's 3D V-Cache EPYC with 2 cores per 96 MiB L3: 48 MiB a core. */
+#define TS_LLC_MAX_BYTES_PER_CORE ((int64_t)48 << 20)
+
+/* The last-level caches (the deepest data or unified cache above each CPU) holding the given
+ * CPUs, each distinct instance counted once. */
+struct ts_llc {
+    int level;              /* their cache level (3 for L3); 0 when none is known */
+    int instances;          /* distinct caches */
+    int cores;              /* cores under them */
+    int64_t reported_bytes; /* their sizes as hwloc reports them */
+    int64_t bytes;          /* what the run may keep in them: each size, at most
+                               TS_LLC_MAX_BYTES_PER_CORE per core under it */
+};
+
+/* Fills out for the n CPUs (negative ones, unknown, are skipped); all zero when none is known
+ * or memory ran out. */
+void ts_affinity_llc(const ts_topology *topo, const int *cpus, int n, struct ts_llc *out);
+
 /* The CPUs of `named` (n numbers) missing from facts->mask_list (available_list when the mask
  * is unknown), into facts->places_outside. */
 void ts_affinity_outside(struct ts_binding_facts *facts, const int *named, int n);

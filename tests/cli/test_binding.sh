@@ -8,7 +8,9 @@ unset OMP_PLACES OMP_PROC_BIND OMP_NUM_THREADS SLURM_JOB_ID
 # shellcheck disable=SC2086
 run_ts 0 "default binding" run "$SRC/configs/sum.ini" $SMALL --threads 2 --set openmp.places=cores --set openmp.proc_bind=close -o "$WORK/a.h5"
 expect_in "$OUT" "OMP_PLACES=cores \(config\), OMP_PROC_BIND=close \(config\)" "config binding applied and reported"
-expect_not_in "$ERR" "warning" "a sane binding gives no warnings"
+# (The small problem fits in the caches, and says so: that warning is not about binding.)
+grep "warning" "$ERR" | grep -v "warning: the arrays (.*) fit in the" >"$WORK/other.txt"
+[ -s "$WORK/other.txt" ] && fail "a sane binding gives no warnings: $(head -3 "$WORK/other.txt")"
 expect_in "$OUT" "t0 cpu[0-9]+/core[0-9]+/node[0-9]+, t1 cpu" "summary shows where threads ran"
 
 # Only one variable in the environment: the runtime already bound this process to one place
