@@ -117,6 +117,7 @@ static int gather(struct topo_state *st, int threads, const struct ts_config *cf
     rep->n_process_cpus = ts_affinity_available_cpus(st->cpus, sizeof st->cpus, &rep->process_cpus_source);
     rep->n_process_mask = -1;
     if (st->binding.launch_cpus[0]) {
+        /* The mask handed down the re-execution, or read at start-up; the facts count it. */
         snprintf(st->mask, sizeof st->mask, "%s", st->binding.launch_cpus);
         struct ts_binding_facts mask = {0};
         ts_affinity_available(st->topo, st->mask, &mask);

@@ -66,12 +66,13 @@ static void cache_warning(struct ts_run_record *rr, const struct ts_run_exec *ex
     rr->results.llc_bytes = llc.bytes;
     if (llc.bytes <= 0 || rr->results.working_set_bytes > llc.bytes)
         return;
-    char arrays[32], cache[32], reported[32], note[96] = "", text[512];
+    char arrays[32], cache[32], reported[32], per_core[32], note[128] = "", text[512];
     ts_bytes_text((uint64_t)rr->results.working_set_bytes, arrays, sizeof arrays);
     ts_bytes_text((uint64_t)llc.bytes, cache, sizeof cache);
     if (llc.reported_bytes > llc.bytes) {
         ts_bytes_text((uint64_t)llc.reported_bytes, reported, sizeof reported);
-        snprintf(note, sizeof note, "; hwloc reports %s, at most 48 MiB a core is counted", reported);
+        ts_bytes_text((uint64_t)TS_LLC_MAX_BYTES_PER_CORE, per_core, sizeof per_core);
+        snprintf(note, sizeof note, "; hwloc reports %s, at most %s a core is counted", reported, per_core);
     }
     snprintf(text, sizeof text,
              "the arrays (%s) fit in the %s of L%d cache above the threads' CPUs (%d cache%s over %d core%s%s): the "

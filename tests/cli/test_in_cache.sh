@@ -38,4 +38,20 @@ expect_not_in "$ERR" "fit in the" "$side x $side: no in-cache warning"
 ws=$("$H5GET" "$WORK/large.h5" /results@working_set_bytes)
 llc=$("$H5GET" "$WORK/large.h5" /results@llc_bytes)
 [ "$ws" -gt "$llc" ] 2>/dev/null || fail "$side x $side: working set '$ws' not above llc_bytes '$llc'"
+
+# A VM that gives each one-core virtual socket the host's whole L3 (508 MB, as hwloc reports
+# it here through a synthetic topology of this machine's two CPUs): at most 48 MiB a core
+# counts, so 128 MiB of arrays are not "in cache" though hwloc reports 969 MiB.
+if [ "$(nproc)" -ge 2 ]; then
+    vm() { HWLOC_SYNTHETIC="pack:1 l3:2(size=508MB) core:1 pu:1" HWLOC_THISSYSTEM=1 "$@"; }
+    vm "$TS" run "$SRC/configs/stencil2d.ini" --set stencil.nx=2896 --set stencil.ny=2896 --set run.iterations=2 \
+        --set run.warmup=0 --threads 2 -o "$WORK/vm.h5" >"$OUT" 2>"$ERR" || fail "VM topology: the run failed"
+    expect_not_in "$OUT" "in cache" "VM topology, 128 MiB of arrays: not in cache"
+    llc=$("$H5GET" "$WORK/vm.h5" /results@llc_bytes)
+    [ "$llc" = $((2 * 48 << 20)) ] || fail "VM topology: llc_bytes '$llc', want 2 cores x 48 MiB"
+    vm "$TS" run "$SRC/configs/stencil2d.ini" --set stencil.nx=64 --set stencil.ny=64 --set run.iterations=3 \
+        --threads 2 -o "$WORK/vm-small.h5" >"$OUT" 2>"$ERR" || fail "VM topology: the small run failed"
+    expect_in "$ERR" "fit in the 96 MiB of L3 cache .*hwloc reports 968.93 MiB, at most 48 MiB a core is counted" \
+        "VM topology: the warning gives the reported size and the rule"
+fi
 finish
