@@ -50,9 +50,19 @@ int main(int argc, char **argv)
             if (status == TS_OK)
                 status = ts_check(&cfg, &cli, &err);
             break;
-        case TS_CMD_TOPO:
-            status = ts_topo_cmd(cli.format, cli.threads, &err);
+        case TS_CMD_TOPO: {
+            /* With a CONFIG, bound exactly as run binds it (the same re-execution). */
+            struct ts_binding_choice binding;
+            if (cli.config_path) {
+                status = load_config(&cfg, &cli, &err);
+                if (status == TS_OK)
+                    status = ts_binding_apply(&cfg, argv, &binding, &err);
+            }
+            if (status == TS_OK)
+                status = ts_topo_cmd(cli.format, cli.threads, cli.config_path ? &cfg : NULL,
+                                     cli.config_path ? &binding : NULL, &err);
             break;
+        }
         case TS_CMD_COMPARE:
             status = ts_compare_cmd(&cli.runs, &err);
             break;

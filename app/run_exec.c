@@ -235,19 +235,59 @@ static void first_touch(struct ts_run_exec *ex)
     }
 }
 
-static void show_progress(const struct ts_run_exec *ex, int64_t step, double started)
+/* Where the progress report stands, kept by the master thread. */
+struct progress {
+    double started;    /* when this process's timed loop began */
+    double last_line;  /* when the last line was printed (started before the first) */
+    int last_tenth;    /* tenths of the run complete at the last line */
+    int tty;           /* stderr is a terminal: one line rewritten in place */
+};
+
+/* Seconds as a person reads them in a log: "45 s", "12 min", "3.5 h". */
+static void duration_text(double s, char *buf, size_t len)
 {
-    static double last_print;
-    double now = omp_get_wtime();
-    int64_t total = ex->warmup + ex->iterations;
-    if (now - started < ex->progress_delay || (now - last_print < 0.5 && step + 1 < total))
+    if (s < 120.0)
+        snprintf(buf, len, "%.0f s", s);
+    else if (s < 7200.0)
+        snprintf(buf, len, "%.0f min", s / 60.0);
+    else
+        snprintf(buf, len, "%.1f h", s / 3600.0);
+}
+
+/* After progress_delay seconds: on a terminal, one line rewritten every half second; in a
+ * batch log (stderr not a terminal), a plain line each time another tenth of the iterations is
+ * done or a minute has passed since the last line, whichever comes first, and none for the
+ * last iteration (the summary follows). Rates count only this process's iterations, so a
+ * restarted run does not take the checkpoint's for its own. */
+static void show_progress(const struct ts_run_exec *ex, struct progress *pr, int64_t step)
+{
+    const double now = omp_get_wtime();
+    const int64_t total = ex->warmup + ex->iterations, done = step + 1;
+    const double per_step = (now - pr->started) / (double)(done - ex->first_step);
+    const double left = per_step * (double)(total - done);
+    if (now - pr->started < ex->progress_delay)
         return;
-    last_print = now;
-    double left = (now - started) / (double)(step + 1) * (double)(total - step - 1);
-    fprintf(stderr, "\r  iteration %lld/%lld, %.1f s elapsed, ~%.1f s left   ", (long long)(step + 1),
-            (long long)total, now - started, left);
-    if (step + 1 == total)
-        fprintf(stderr, "\r%70s\r", "");
+    if (pr->tty) {
+        if (now - pr->last_line < 0.5 && done < total)
+            return;
+        pr->last_line = now;
+        fprintf(stderr, "\r  iteration %lld/%lld, %.1f s elapsed, ~%.1f s left   ", (long long)done, (long long)total,
+                now - pr->started, left);
+        if (done == total)
+            fprintf(stderr, "\r%70s\r", "");
+        return;
+    }
+    const int tenth = (int)(done * 10 / total);
+    if (done == total || (tenth <= pr->last_tenth && now - pr->last_line < 60.0))
+        return;
+    pr->last_line = now;
+    pr->last_tenth = tenth;
+    char elapsed[32], remaining[32];
+    duration_text(now - pr->started, elapsed, sizeof elapsed);
+    duration_text(left, remaining, sizeof remaining);
+    fprintf(stderr, "touchstone: progress: %d%% (%lld of %lld iterations), %s elapsed, about %s left\n",
+            (int)(done * 100 / total), (long long)done, (long long)total, elapsed, remaining);
+    fflush(stderr);
 }
 
 /* Between two iterations, on the master thread, outside the timed region: a signal asked to
@@ -273,7 +313,9 @@ static void timed_steps(struct ts_run_exec *ex)
     double *const *arrays = ex->arrays;
     const int n = ex->n_threads;
     const int64_t total = ex->warmup + ex->iterations;
-    const double started = omp_get_wtime();
+    struct progress progress = {.started = omp_get_wtime(), .tty = isatty(STDERR_FILENO)};
+    progress.last_line = progress.started;
+    progress.last_tenth = (int)(ex->first_step * 10 / (total > 0 ? total : 1));
 
 #pragma omp parallel num_threads(n)
     {
@@ -304,7 +346,7 @@ static void timed_steps(struct ts_run_exec *ex)
                 ex->step_times[step] = omp_get_wtime() - t0;
                 ex->steps_done = step + 1;
                 if (ex->show_progress)
-                    show_progress(ex, step, started);
+                    show_progress(ex, &progress, step);
                 between_steps(ex, step + 1);
             }
         }

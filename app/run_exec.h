@@ -22,7 +22,7 @@ struct ts_run_exec {
     int serial_init;
     int64_t warmup;
     int64_t iterations;
-    int show_progress;
+    int show_progress;      /* progress on stderr (not --quiet): a line in place on a terminal, else plain lines */
     double progress_delay;  /* seconds before the first progress line */
     enum ts_mem_policy policy;
     int policy_node;        /* for bind and preferred */

@@ -4,13 +4,16 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "binding_warnings.h"
 #include "ts_affinity.h"
 #include "ts_topo_report.h"
 #include "ts_topology.h"
 
-enum { MAX_WARNINGS = 16 };
+/* The binding warnings (at most 16) and the config's keys without effect. */
+enum { MAX_WARNINGS = 16 + TS_CONFIG_MAX_KEYS };
 
 /* Everything the report borrows, owned here. */
 struct topo_state {
@@ -18,8 +21,9 @@ struct topo_state {
     struct ts_topology_rec machine;
     struct ts_thread_rec *rows;
     struct ts_place_rec *places;
-    char host[256], cpus[1024];
-    char lines[MAX_WARNINGS][512];
+    char host[256], cpus[1024], mask[1024];
+    struct ts_binding_choice binding;
+    char lines[MAX_WARNINGS][TS_CONFIG_NOTE_LEN];
     const char *warnings[MAX_WARNINGS];
 };
 
@@ -57,9 +61,28 @@ static int sample_threads(const ts_topology *topo, struct ts_thread_rec *rows, i
     return team;
 }
 
-static int gather(struct topo_state *st, int threads, struct ts_topo_report *rep, struct ts_error *err)
+/* Where the thread count comes from, in run's order: --threads, openmp.threads, then the runtime
+ * (OMP_NUM_THREADS or every CPU). */
+static int thread_count(int threads, const struct ts_config *cfg, const char **source)
 {
-    int n = threads > 0 ? threads : omp_get_max_threads();
+    if (threads > 0) {
+        *source = "--threads";
+        return threads;
+    }
+    if (cfg && cfg->threads > 0) {
+        *source = "openmp.threads (config)";
+        return (int)cfg->threads;
+    }
+    *source = getenv("OMP_NUM_THREADS") ? "OMP_NUM_THREADS" : "runtime default";
+    return omp_get_max_threads();
+}
+
+static int gather(struct topo_state *st, int threads, const struct ts_config *cfg, struct ts_topo_report *rep,
+                  struct ts_error *err)
+{
+    const char *threads_source;
+    omp_set_dynamic(0); /* as run: the team has the size asked for, or the run refuses to start */
+    int n = thread_count(threads, cfg, &threads_source);
     int n_places = omp_get_num_places();
     st->rows = calloc((size_t)n, sizeof *st->rows);
     st->places = calloc(n_places > 0 ? (size_t)n_places : 1, sizeof *st->places);
@@ -75,15 +98,17 @@ static int gather(struct topo_state *st, int threads, struct ts_topo_report *rep
         .program_version = TS_VERSION,
         .host = st->host,
         .process_cpus = st->cpus,
+        .process_mask = st->mask,
+        .config_path = cfg ? cfg->path : NULL,
         .topology = &st->machine,
         .openmp = {
             .env_num_threads = getenv("OMP_NUM_THREADS"),
             .env_places = getenv("OMP_PLACES"),
             .env_proc_bind = getenv("OMP_PROC_BIND"),
             .num_threads = team,
-            .num_threads_source = threads > 0                ? "--threads"
-                                  : getenv("OMP_NUM_THREADS") ? "OMP_NUM_THREADS"
-                                                              : "runtime default",
+            .num_threads_source = threads_source,
+            .places_source = st->binding.places_source,
+            .proc_bind_source = st->binding.proc_bind_source,
             .proc_bind = proc_bind_name(omp_get_proc_bind()),
             .n_places = n_places,
             .places = st->places,
@@ -92,14 +117,28 @@ static int gather(struct topo_state *st, int threads, struct ts_topo_report *rep
         .warnings = st->warnings,
     };
     rep->n_process_cpus = ts_affinity_available_cpus(st->cpus, sizeof st->cpus, &rep->process_cpus_source);
+    rep->n_process_mask = -1;
+    if (st->binding.launch_cpus[0]) {
+        /* The mask handed down the re-execution, or read at start-up; the facts count it. */
+        snprintf(st->mask, sizeof st->mask, "%s", st->binding.launch_cpus);
+        struct ts_binding_facts mask = {0};
+        ts_affinity_available(st->topo, st->mask, &mask);
+        rep->n_process_mask = mask.mask_cpus > 0 ? mask.mask_cpus : -1;
+    }
 
     int w = 0;
     if (team < n)
         snprintf(st->lines[w++], sizeof st->lines[0],
                  "asked for %d threads but the runtime started %d (OMP_THREAD_LIMIT, OMP_DYNAMIC?)", n, team);
-    struct ts_binding_facts facts = {.bound = omp_get_proc_bind() != omp_proc_bind_false, .n_threads = team};
-    ts_affinity_available(st->topo, NULL, &facts);
-    w += ts_affinity_warnings(&facts, st->rows, team, st->lines + w, MAX_WARNINGS - w);
+    /* Every warning run gives before it computes, from the same function. */
+    struct ts_binding_observed seen = {.threads = st->rows, .n_threads = team};
+    char binding[16][512];
+    int n_binding = ts_binding_warnings(&st->binding, st->topo, &seen, binding, 16);
+    for (int i = 0; i < n_binding && w < MAX_WARNINGS; i++)
+        memcpy(st->lines[w++], binding[i], sizeof binding[i]); /* each line fits 512 bytes */
+    /* And, as run would, the keys of the config that the run would not read. */
+    if (cfg)
+        w += (int)ts_config_unused_keys(cfg, st->lines + w, (size_t)(MAX_WARNINGS - w));
     for (int i = 0; i < w; i++)
         st->warnings[i] = st->lines[i];
     rep->n_warnings = w;
@@ -120,17 +159,22 @@ static int print(enum ts_format format, const struct ts_topo_report *rep, struct
     return TS_OK;
 }
 
-int ts_topo_cmd(enum ts_format format, int threads, struct ts_error *err)
+int ts_topo_cmd(enum ts_format format, int threads, const struct ts_config *cfg,
+                const struct ts_binding_choice *binding, struct ts_error *err)
 {
     struct topo_state *st = calloc(1, sizeof *st);
     if (!st)
         return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate the topo report");
+    if (binding)
+        st->binding = *binding;
+    else
+        ts_binding_from_environment(&st->binding);
     struct ts_topo_report rep;
     int status = ts_topology_create(&st->topo, err);
     if (status == TS_OK)
         status = ts_topology_record(st->topo, &st->machine, err);
     if (status == TS_OK)
-        status = gather(st, threads, &rep, err);
+        status = gather(st, threads, cfg, &rep, err);
     if (status == TS_OK)
         status = print(format, &rep, err);
 

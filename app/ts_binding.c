@@ -149,11 +149,14 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
     copy(choice->places_source, sizeof choice->places_source, places_from_config ? "config" : "environment");
     copy(choice->proc_bind_source, sizeof choice->proc_bind_source, bind_from_config ? "config" : "environment");
 
+    /* The mask the process started with, read before the runtime could narrow it. */
+    int launch_known = ts_affinity_launch_cpus(choice->launch_cpus, sizeof choice->launch_cpus) > 0;
     if (!places_from_config && !bind_from_config) {
-        /* The runtime already read both and may have narrowed this thread to one place: the
-         * union of the places is the closest record of what the process was given. */
+        /* Without that record, the union of the places is the closest to what the process was
+         * given: the runtime already read both and may have narrowed this thread to one place. */
         const char *source;
-        ts_affinity_available_cpus(choice->launch_cpus, sizeof choice->launch_cpus, &source);
+        if (!launch_known)
+            ts_affinity_available_cpus(choice->launch_cpus, sizeof choice->launch_cpus, &source);
         return TS_OK;
     }
 
@@ -162,9 +165,10 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
      * would inherit that: widen it back first. */
     if (env_places == NULL && env_bind == NULL) {
         cpu_set_t mask;
-        if (sched_getaffinity(0, sizeof mask, &mask) == 0)
+        if (!launch_known && sched_getaffinity(0, sizeof mask, &mask) == 0)
             ts_cpulist_format(&mask, sizeof mask, choice->launch_cpus, sizeof choice->launch_cpus);
-    } else if (ts_affinity_widen_to_places(choice->launch_cpus, sizeof choice->launch_cpus) != 0) {
+    } else if (launch_known ? ts_affinity_restore_launch_mask() != 0
+                            : ts_affinity_widen_to_places(choice->launch_cpus, sizeof choice->launch_cpus) != 0) {
         return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot restore the CPU mask (%s) before applying the binding",
                              choice->launch_cpus);
     }

@@ -10,7 +10,7 @@ static const char usage[] =
     "usage: touchstone run CONFIG [--serial-init] [--threads N] [--set section.key=value ...]\n"
     "                         [-o FILE] [--restart CHECKPOINT] [--quiet]\n"
     "       touchstone check CONFIG [the options of run]\n"
-    "       touchstone topo [--format text|json] [--threads N]\n"
+    "       touchstone topo [CONFIG] [--set section.key=value ...] [--threads N] [--format text|json]\n"
     "       touchstone compare A.h5 B.h5 [C.h5 ...] [--format text|csv|json|markdown] [--force]\n"
     "       touchstone report FILE... | DIR [--format text|csv|json|markdown]\n"
     "       touchstone plot FILE... | DIR -o OUT.png [--kind scaling|init|timeline] [--size WxH]\n"
@@ -20,7 +20,7 @@ static const char usage[] =
     "  check   validate CONFIG and the options as run would, print the resolved configuration\n"
     "          and the memory it needs (--restart: the checkpoint must be readable)\n"
     "  topo    print the machine (NUMA nodes, distances, cores, caches) and where each OpenMP\n"
-    "          thread runs under the current OMP_* environment\n"
+    "          thread runs under the current OMP_* environment, or as `run CONFIG` will bind them\n"
     "  compare runs side by side against the first: times, bandwidth, placement, imbalance,\n"
     "          speed-up and whether it exceeds the noise (--force: even of different problems)\n"
     "  report  one row per run, grouped by configuration, by threads: speed-up, efficiency\n"
@@ -28,7 +28,7 @@ static const char usage[] =
     "\n"
     "  --serial-init      first-touch every array from one thread (same as --set init.mode=serial)\n"
     "  --threads N        OpenMP threads (run, check: --set openmp.threads=N; topo: instead of\n"
-    "                     OMP_NUM_THREADS)\n"
+    "                     openmp.threads and OMP_NUM_THREADS)\n"
     "  --set S.K=V        override config key K of section S (repeatable)\n"
     "  -o, --output FILE  output file (same as --set output.file=FILE; %k %i %j %t expand)\n"
     "  --restart CKPT     continue the run a signal stopped, from its checkpoint\n"
@@ -137,6 +137,7 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
     };
     static const struct option topo_options[] = {
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"set", required_argument, NULL, OPT_SET},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -196,8 +197,13 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
     }
 
     if (cli->command == TS_CMD_TOPO) {
+        /* CONFIG is optional: without one, topo reports the environment as it is. */
         if (optind < argc)
-            return ts_fail(err, TS_BAD_INPUT, "topo: unexpected argument '%s' (topo takes no CONFIG)", argv[optind]);
+            cli->config_path = argv[optind++];
+        if (optind < argc)
+            return ts_fail(err, TS_BAD_INPUT, "topo: unexpected argument '%s' (one CONFIG file at most)", argv[optind]);
+        if (!cli->config_path && cli->n_overrides > 0)
+            return ts_fail(err, TS_BAD_INPUT, "topo: --set %s needs a CONFIG to apply it to", cli->overrides[0]);
         return TS_OK;
     }
     if (optind >= argc)

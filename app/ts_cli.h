@@ -25,7 +25,7 @@ enum ts_format {
 
 struct ts_cli {
     enum ts_command command;
-    const char *config_path;
+    const char *config_path;  /* NULL for topo without a CONFIG */
     /* Options that override config keys, in the order given; each is "section.key=value"
      * (--serial-init, --threads and -o are shorthands for such overrides). */
     const char *overrides[TS_CONFIG_MAX_SETS];
@@ -36,7 +36,7 @@ struct ts_cli {
     int quiet;
     const char *restart_path; /* run or check --restart CKPT, NULL otherwise */
     enum ts_format format;
-    int threads;   /* topo --threads N; 0: as OMP_NUM_THREADS or the runtime decides */
+    int threads;   /* topo --threads N; 0: as openmp.threads, OMP_NUM_THREADS or the runtime decides */
     struct ts_runs_args runs; /* compare, report, plot */
 };
 

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "binding_warnings.h"
 #include "run_checkpoint.h"
 #include "run_exec.h"
 #include "run_plan.h"
@@ -20,6 +21,7 @@
 #include "ts_summary.h"
 #include "ts_thp.h"
 #include "ts_topology.h"
+#include "ts_units.h"
 #include "config_values.h"
 
 /* STREAM's checktick: the smallest step the wall clock actually takes. */
@@ -36,7 +38,7 @@ static double measured_timer_resolution(void)
     return best;
 }
 
-/* Seconds before a run on a terminal starts showing progress: TOUCHSTONE_PROGRESS_DELAY, else 2. */
+/* Seconds before a run starts showing progress: TOUCHSTONE_PROGRESS_DELAY, else 2. */
 static double progress_delay(void)
 {
     const char *text = getenv("TOUCHSTONE_PROGRESS_DELAY");
@@ -51,44 +53,57 @@ static void warn(struct ts_run_record *rr, const char *text)
     ts_run_record_warn(rr, text);
 }
 
+/* A working set that fits in the last-level caches the threads' cores use measures those
+ * caches, not memory: said in the summary's bandwidth line and warned about. */
+static void cache_warning(struct ts_run_record *rr, const struct ts_run_exec *ex)
+{
+    int *cpus = malloc((size_t)ex->n_threads * sizeof *cpus);
+    struct ts_llc llc = {0};
+    if (cpus) {
+        for (int t = 0; t < ex->n_threads; t++)
+            cpus[t] = ex->threads[t].cpu_start;
+        ts_affinity_llc(ex->topo, cpus, ex->n_threads, &llc);
+    }
+    free(cpus);
+    rr->results.working_set_bytes = (int64_t)ex->rp->array_bytes * ex->rp->plan.n_arrays;
+    rr->results.llc_bytes = llc.bytes;
+    if (llc.bytes <= 0 || rr->results.working_set_bytes > llc.bytes)
+        return;
+    char arrays[32], cache[32], reported[32], per_core[32], note[128] = "", text[512];
+    ts_bytes_text((uint64_t)rr->results.working_set_bytes, arrays, sizeof arrays);
+    ts_bytes_text((uint64_t)llc.bytes, cache, sizeof cache);
+    if (llc.reported_bytes > llc.bytes) {
+        ts_bytes_text((uint64_t)llc.reported_bytes, reported, sizeof reported);
+        ts_bytes_text((uint64_t)TS_LLC_MAX_BYTES_PER_CORE, per_core, sizeof per_core);
+        snprintf(note, sizeof note, "; hwloc reports %s, at most %s a core is counted", reported, per_core);
+    }
+    snprintf(text, sizeof text,
+             "the arrays (%s) fit in the %s of L%d cache above the threads' CPUs (%d cache%s over %d core%s%s): the "
+             "bandwidth is the caches', not memory's; for memory bandwidth make the problem several times larger",
+             arrays, cache, llc.level, llc.instances, llc.instances == 1 ? "" : "s", llc.cores,
+             llc.cores == 1 ? "" : "s", note);
+    warn(rr, text);
+}
+
 /* Binding and timing problems a user must not miss: printed, and kept in the file. */
 static void collect_warnings(struct ts_run_record *rr, const struct ts_run_exec *ex,
                              const struct ts_binding_choice *binding, double tick)
 {
     char text[1024];
-    if (strcmp(binding->places_source, "environment") == 0 && strcmp(binding->places, binding->config_places) != 0) {
-        snprintf(text, sizeof text, "OMP_PLACES=%s from the environment overrides openmp.places = %s",
-                 binding->places, binding->config_places);
-        warn(rr, text);
-    }
-    if (strcmp(binding->proc_bind_source, "environment") == 0
-        && strcmp(binding->proc_bind, binding->config_proc_bind) != 0) {
-        snprintf(text, sizeof text, "OMP_PROC_BIND=%s from the environment overrides openmp.proc_bind = %s",
-                 binding->proc_bind, binding->config_proc_bind);
-        warn(rr, text);
-    }
-
-    struct ts_binding_facts facts = {
-        .bound = omp_get_proc_bind() != omp_proc_bind_false,
-        .n_threads = ex->n_threads,
-        .init_node = ex->init_node,
-    };
-    ts_affinity_available(ex->topo, binding->launch_cpus, &facts);
-    int named[1024];
-    int n_named = ts_places_named_cpus(binding->places, named, 1024);
-    if (n_named > 0)
-        ts_affinity_outside(&facts, named, n_named);
+    /* The same binding warnings as topo's (binding_warnings.c). */
+    struct ts_binding_observed seen = {.threads = ex->threads, .n_threads = ex->n_threads, .init_node = ex->init_node};
     int64_t *migrations = malloc((size_t)ex->n_threads * sizeof *migrations);
     if (migrations) {
         for (int t = 0; t < ex->n_threads; t++)
             migrations[t] = ex->kernel_counters[t].migrations;
-        facts.migrations = migrations;
+        seen.migrations = migrations;
     }
     char lines[16][512];
-    int n = ts_affinity_warnings(&facts, ex->threads, ex->n_threads, lines, 16);
+    int n = ts_binding_warnings(binding, ex->topo, &seen, lines, 16);
     for (int i = 0; i < n; i++)
         warn(rr, lines[i]);
     free(migrations);
+    cache_warning(rr, ex);
 
     if (ex->huge_refused)
         warn(rr, "init.huge_pages = true, but the kernel refused MADV_HUGEPAGE (EINVAL: no transparent huge pages): "
@@ -170,7 +185,7 @@ static void exec_from_config(struct ts_run_exec *ex, const struct ts_config *cfg
     ex->serial_init = strcmp(cfg->init_mode, "serial") == 0;
     ex->warmup = cfg->warmup;
     ex->iterations = cfg->iterations;
-    ex->show_progress = !cli->quiet && isatty(STDERR_FILENO);
+    ex->show_progress = !cli->quiet;
     ex->progress_delay = progress_delay();
     ex->policy = policy_of(cfg, &ex->policy_node);
     ex->audit = cfg->placement_audit;

@@ -56,6 +56,8 @@ int h5w_write_results(struct h5w *w, hid_t g, const struct ts_record *rec)
         { "n_threads", H5T_NATIVE_INT32, &r->n_threads },
         { "units_per_iteration", H5T_NATIVE_INT64, &r->units_per_iteration },
         { "block_y", H5T_NATIVE_INT64, &r->block_y },
+        { "working_set_bytes", H5T_NATIVE_INT64, &r->working_set_bytes },
+        { "llc_bytes", H5T_NATIVE_INT64, &r->llc_bytes },
         { "bytes_per_unit", H5T_NATIVE_DOUBLE, &r->bytes_per_unit },
         { "flops_per_unit", H5T_NATIVE_DOUBLE, &r->flops_per_unit },
     };

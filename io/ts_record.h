@@ -112,6 +112,9 @@ struct ts_results_rec {
     double gbs_best, gbs_median;                 /* GB/s = 1e9 bytes/s, from time_min and time_median */
     double gflops_best, gflops_median;
     double glups_best, glups_median;             /* stencils only; NaN otherwise */
+    int64_t working_set_bytes; /* every array's bytes together */
+    int64_t llc_bytes;         /* last-level cache the threads' cores may keep them in (the
+                                  in-cache rule, README "Kernels"); 0 when unknown */
 };
 
 struct ts_verification_rec {

@@ -98,7 +98,8 @@ void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE
             (long long)t->n_iterations, (long long)t->n_warmup, r->time_min, r->time_median, r->time_max);
     if (r->variant && r->variant[0])
         fprintf(out, "  variant    %s\n", r->variant);
-    fprintf(out, "  bandwidth  %.2f GB/s median, %.2f GB/s best  [%s]\n", r->gbs_median, r->gbs_best, r->byte_model);
+    fprintf(out, "  bandwidth  %.2f GB/s median, %.2f GB/s best  [%s]%s\n", r->gbs_median, r->gbs_best, r->byte_model,
+            r->llc_bytes > 0 && r->working_set_bytes <= r->llc_bytes ? "  in cache: the arrays fit in the last-level caches" : "");
     if (!isnan(r->glups_median))
         fprintf(out, "  rate       %.3f GLUP/s median (%.3f best), %.2f GFLOP/s median (%.0f flops/update)\n",
                 r->glups_median, r->glups_best, r->gflops_median, r->flops_per_unit);

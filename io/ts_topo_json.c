@@ -110,19 +110,21 @@ static json_t *openmp_json(const struct ts_openmp_rec *o)
     json_t *places = json_array();
     for (int p = 0; places && p < o->n_places; p++)
         places = push(places, json_string(o->places[p].cpus));
-    return json_pack("{s:{s:o, s:o, s:o}, s:i, s:s, s:s, s:o, s:o}", "environment", "OMP_NUM_THREADS",
+    return json_pack("{s:{s:o, s:o, s:o}, s:i, s:s, s:s, s:s, s:s, s:o, s:o}", "environment", "OMP_NUM_THREADS",
                      text(o->env_num_threads), "OMP_PLACES", text(o->env_places), "OMP_PROC_BIND",
                      text(o->env_proc_bind), "num_threads", o->num_threads, "num_threads_source",
-                     o->num_threads_source, "proc_bind", o->proc_bind, "places", places, "threads",
+                     o->num_threads_source, "places_source", o->places_source, "proc_bind_source",
+                     o->proc_bind_source, "proc_bind", o->proc_bind, "places", places, "threads",
                      ts_threads_json(o->threads, o->num_threads));
 }
 
 int ts_topo_report_json(const struct ts_topo_report *r, FILE *out)
 {
-    json_t *root = json_pack("{s:s, s:s, s:s, s:i, s:s}", "host", r->host, "touchstone_version",
-                             r->program_version, "process_cpus", r->process_cpus,
+    json_t *root = json_pack("{s:s, s:s, s:o, s:s, s:i, s:s, s:s, s:i}", "host", r->host, "touchstone_version",
+                             r->program_version, "config", text(r->config_path), "process_cpus", r->process_cpus,
                              "process_cpu_count", r->n_process_cpus, "process_cpus_source",
-                             r->process_cpus_source);
+                             r->process_cpus_source, "process_mask", r->process_mask, "process_mask_count",
+                             r->n_process_mask);
     json_t *topology = ts_topology_json(r->topology);
     int ok = root && topology && json_object_update(root, topology) == 0;
     json_decref(topology);

@@ -37,6 +37,12 @@ static void print_machine(const struct ts_topo_report *r, FILE *out)
     fprintf(out, "  THP        %s (transparent huge pages)\n", t->thp_enabled);
     fprintf(out, "  CPUs       %s: %d CPU%s in the %s\n", r->process_cpus, r->n_process_cpus,
             plural(r->n_process_cpus), r->process_cpus_source);
+    if (r->n_process_mask > 0)
+        fprintf(out, "  mask       %s: %d CPU%s in the affinity mask the process started with\n", r->process_mask,
+                r->n_process_mask, plural(r->n_process_mask));
+    if (r->config_path)
+        fprintf(out, "  config     %s: its openmp.places, openmp.proc_bind and openmp.threads applied as run applies them\n",
+                r->config_path);
 }
 
 static void print_numa(const struct ts_topology_rec *t, FILE *out)
@@ -108,17 +114,34 @@ static const char *or_unset(const char *v)
     return v ? v : "unset";
 }
 
-static void print_openmp(const struct ts_openmp_rec *o, FILE *out)
+/* " (config)" or " (environment)"; nothing for a variable nobody set. */
+static const char *source_note(const char *source, char *buf, size_t len)
 {
-    char places[32] = "no places";
+    if (source && (strcmp(source, "config") == 0 || strcmp(source, "environment") == 0))
+        snprintf(buf, len, " (%s)", source);
+    else if (len)
+        buf[0] = '\0';
+    return buf;
+}
+
+static void print_openmp(const struct ts_topo_report *r, FILE *out)
+{
+    const struct ts_openmp_rec *o = &r->openmp;
+    char places[32] = "no places", note[32];
     if (o->n_places > 0)
         snprintf(places, sizeof places, "%d place%s", o->n_places, plural(o->n_places));
-    fprintf(out, "\nOpenMP (the OMP_* environment as the runtime read it at start-up)\n");
+    if (r->config_path)
+        fprintf(out, "\nOpenMP (as touchstone run %s will start it: the environment wins over the config)\n",
+                r->config_path);
+    else
+        fprintf(out, "\nOpenMP (the OMP_* environment as the runtime read it at start-up)\n");
     fprintf(out, "  OMP_NUM_THREADS  %-12s -> %d thread%s (%s)\n", or_unset(o->env_num_threads), o->num_threads,
             plural(o->num_threads), o->num_threads_source);
-    fprintf(out, "  OMP_PLACES       %-12s -> %s\n", or_unset(o->env_places), places);
-    fprintf(out, "  OMP_PROC_BIND    %-12s -> %s%s\n", or_unset(o->env_proc_bind), o->proc_bind,
-            strcmp(o->proc_bind, "false") == 0 ? ": binding off" : "");
+    fprintf(out, "  OMP_PLACES       %-12s -> %s%s\n", or_unset(o->env_places), places,
+            source_note(o->places_source, note, sizeof note));
+    fprintf(out, "  OMP_PROC_BIND    %-12s -> %s%s%s\n", or_unset(o->env_proc_bind), o->proc_bind,
+            strcmp(o->proc_bind, "false") == 0 ? ": binding off" : "",
+            source_note(o->proc_bind_source, note, sizeof note));
     if (o->n_places > 0)
         fprintf(out, "  place  CPUs\n");
     for (int p = 0; p < o->n_places; p++)
@@ -150,7 +173,7 @@ void ts_topo_report_text(const struct ts_topo_report *r, FILE *out)
     print_distances(r->topology, out);
     print_cores(r->topology, out);
     print_caches(r->topology, out);
-    print_openmp(&r->openmp, out);
+    print_openmp(r, out);
     print_threads(&r->openmp, out);
     fprintf(out, "\nwarnings%s\n", r->n_warnings ? "" : ": none");
     for (int i = 0; i < r->n_warnings; i++)

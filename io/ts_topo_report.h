@@ -21,7 +21,9 @@ struct ts_openmp_rec {
     const char *env_places;
     const char *env_proc_bind;
     int32_t num_threads;         /* threads in the team that was sampled */
-    const char *num_threads_source; /* "--threads", "OMP_NUM_THREADS" or "runtime default" */
+    const char *num_threads_source; /* "--threads", "openmp.threads (config)", "OMP_NUM_THREADS" or "runtime default" */
+    const char *places_source;   /* where OMP_PLACES came from: "config", "environment" or "unset" */
+    const char *proc_bind_source; /* likewise for OMP_PROC_BIND */
     const char *proc_bind;       /* omp_get_proc_bind(): false, true, primary, close, spread */
     int32_t n_places;
     const struct ts_place_rec *places;
@@ -34,6 +36,9 @@ struct ts_topo_report {
     const char *process_cpus;   /* CPUs OpenMP threads may use (ts_affinity_available_cpus) */
     int32_t n_process_cpus;     /* -1 when unknown */
     const char *process_cpus_source; /* "affinity mask" or "OpenMP places" */
+    const char *process_mask;   /* the affinity mask the process started with (taskset, srun); "" unknown */
+    int32_t n_process_mask;     /* -1 when unknown */
+    const char *config_path;    /* topo CONFIG: whose binding was applied; NULL without one */
     const struct ts_topology_rec *topology;
     struct ts_openmp_rec openmp;
     const char *const *warnings;
@@ -43,8 +48,9 @@ struct ts_topo_report {
 void ts_topo_report_text(const struct ts_topo_report *r, FILE *out);
 
 /* Writes the report as one indented JSON object and a newline; -1 when memory ran out or the
- * write failed. Keys: see ts_topology_json, plus host, touchstone_version, process_cpus (with
- * process_cpu_count and process_cpus_source), openmp and warnings. */
+ * write failed. Keys: see ts_topology_json, plus host, touchstone_version, config, process_cpus
+ * (with process_cpu_count and process_cpus_source), process_mask (with process_mask_count),
+ * openmp and warnings. */
 int ts_topo_report_json(const struct ts_topo_report *r, FILE *out);
 
 /* The topology as a JSON object (hwloc_version, thp, packages, cores, pus, numa_nodes,

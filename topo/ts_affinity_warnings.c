@@ -111,6 +111,110 @@ static void migrations(struct sink *s, const struct ts_binding_facts *f, int n)
                 "(openmp.proc_bind = close or spread) so they stay next to their pages", list);
 }
 
+/* The places give the threads fewer CPUs or cores than the process may use: OMP_PLACES, not
+ * the mask, is what to change. */
+static int places_narrower(const struct ts_binding_facts *f)
+{
+    return f->bound && f->mask_cpus > 0 && f->available_cpus > 0
+        && (f->available_cpus < f->mask_cpus || f->available_cores < f->mask_cores);
+}
+
+static const char *places_text(const struct ts_binding_facts *f, char *buf, size_t len)
+{
+    snprintf(buf, len, f->places[0] ? "OMP_PLACES=%s" : "OMP_PLACES", f->places);
+    return buf;
+}
+
+/* How to give the process more CPUs, for the lines that blame its mask. */
+static const char *mask_advice(const struct ts_binding_facts *f)
+{
+    return f->under_slurm
+        ? "srun -c $SLURM_CPUS_PER_TASK, or export SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK before srun "
+          "(srun does not inherit --cpus-per-task)"
+        : "the mask comes from taskset, numactl or a cpuset cgroup (under Slurm: srun -c $SLURM_CPUS_PER_TASK, "
+          "or export SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK)";
+}
+
+/* The mask holds every CPU of the machine: nothing but the machine limits the threads. */
+static int whole_machine(const struct ts_binding_facts *f)
+{
+    return f->machine_cpus > 0 && f->mask_cpus >= f->machine_cpus;
+}
+
+/* The process's mask as a list, or the CPUs available when the mask is unknown. */
+static const char *mask_list(const struct ts_binding_facts *f)
+{
+    return f->mask_list[0] ? f->mask_list : f->available_list;
+}
+
+static void too_few_cpus(struct sink *s, const struct ts_binding_facts *f)
+{
+    const int n = f->n_threads, cpus = f->available_cpus;
+    char places[300];
+    if (places_narrower(f) && cpus < f->mask_cpus) {
+        char tail[200];
+        if (n <= f->mask_cpus)
+            snprintf(tail, sizeof tail, "list more places, or openmp.places = cores (a place per core the process may use)");
+        else
+            snprintf(tail, sizeof tail, "the mask itself has fewer CPUs than threads too: use at most %d thread%s, or widen both",
+                     f->mask_cpus, plural(f->mask_cpus));
+        warn(s, "%d threads but %s gives them only %d CPU%s (%s) of the %d this process may use (%s): threads "
+                "time-slice and every timing stretches; %s", n, places_text(f, places, sizeof places), cpus,
+             plural(cpus), f->available_list, f->mask_cpus, f->mask_list, tail);
+        return;
+    }
+    if (whole_machine(f))
+        warn(s, "%d threads but only %d CPU%s available (the whole machine: %s): threads time-slice and every timing "
+                "stretches; use at most %d thread%s", n, cpus, plural(cpus), mask_list(f), cpus, plural(cpus));
+    else
+        warn(s, "%d threads but only %d CPU%s available (the process's affinity mask: %s): threads time-slice and "
+                "every timing stretches; use at most %d thread%s or give the process more CPUs: %s", n, cpus,
+             plural(cpus), mask_list(f), cpus, plural(cpus), mask_advice(f));
+}
+
+static void too_few_cores(struct sink *s, const struct ts_binding_facts *f)
+{
+    const int n = f->n_threads, cores = f->available_cores;
+    char places[300];
+    if (places_narrower(f) && cores < f->mask_cores)
+        warn(s, "%d threads but %s covers only %d core%s (CPUs %s) of the %d this process may use (CPUs %s): threads "
+                "share cores; use openmp.places = cores (a place per core)", n, places_text(f, places, sizeof places),
+             cores, plural(cores), f->available_list, f->mask_cores, f->mask_list);
+    else if (whole_machine(f))
+        warn(s, "%d threads but the machine has only %d core%s (CPUs %s): threads share cores; use at most %d "
+                "thread%s for one per core", n, cores, plural(cores), mask_list(f), cores, plural(cores));
+    else
+        warn(s, "%d threads but the process may use only %d core%s (CPUs %s): threads share cores; %s", n, cores,
+             plural(cores), mask_list(f), mask_advice(f));
+}
+
+static int primary_binding(const struct ts_binding_facts *f)
+{
+    return f->bound && (strcmp(f->proc_bind, "primary") == 0 || strcmp(f->proc_bind, "master") == 0);
+}
+
+static void one_core(struct sink *s, const struct ts_binding_facts *f, const struct ts_thread_rec *rows, int n)
+{
+    char cause[1200], places[300];
+    if (places_narrower(f) && f->available_cores == 1)
+        snprintf(cause, sizeof cause, "%s gives them only CPU%s %s of the process's %s",
+                 places_text(f, places, sizeof places), strpbrk(f->available_list, ",-") ? "s" : "", f->available_list,
+                 f->mask_list);
+    else if (primary_binding(f) && f->available_cores > 1)
+        snprintf(cause, sizeof cause, "OMP_PROC_BIND=%s keeps every thread in the primary thread's place; use close "
+                 "or spread", f->proc_bind);
+    else if (f->mask_cores == 1)
+        snprintf(cause, sizeof cause, "the process may use only CPU%s %s (its affinity mask): %s",
+                 strpbrk(f->mask_list, ",-") ? "s" : "", f->mask_list, mask_advice(f));
+    else if (!f->bound)
+        snprintf(cause, sizeof cause, "binding is off and the scheduler put them there: bind them "
+                 "(openmp.proc_bind = close)");
+    else
+        snprintf(cause, sizeof cause, "check OMP_PLACES, taskset, or srun -c / --cpus-per-task");
+    warn(s, "ALL %d THREADS ARE ON ONE CORE (core %d): expect ~1/%d of the speed of %d separate cores; %s", n,
+         rows[0].core, n, n, cause);
+}
+
 int ts_affinity_warnings(const struct ts_binding_facts *facts, const struct ts_thread_rec *rows,
                          int n_rows, char (*warnings)[512], int max)
 {
@@ -119,24 +223,16 @@ int ts_affinity_warnings(const struct ts_binding_facts *facts, const struct ts_t
         warn(&s, "binding is off (OMP_PROC_BIND=false or unset): threads may migrate between "
                  "CPUs and away from their first-touched pages");
     if (facts->available_cpus > 0 && facts->n_threads > facts->available_cpus)
-        warn(&s, "%d threads but only %d CPU%s available: threads time-slice and every timing "
-                 "stretches; use at most %d thread%s or ask for more CPUs (srun -c / "
-                 "--cpus-per-task)", facts->n_threads, facts->available_cpus,
-             plural(facts->available_cpus), facts->available_cpus, plural(facts->available_cpus));
+        too_few_cpus(&s, facts);
     if (facts->available_cores > 0 && facts->n_threads > facts->available_cores
         && facts->n_threads <= facts->available_cpus)
-        warn(&s, "%d threads but the process may use only %d core%s (CPUs %s): threads share cores; "
-                 "under Slurm give each task as many CPUs as threads: srun -c $SLURM_CPUS_PER_TASK "
-                 "(or export SRUN_CPUS_PER_TASK)", facts->n_threads, facts->available_cores,
-             plural(facts->available_cores), facts->available_list);
+        too_few_cores(&s, facts);
     if (facts->places_outside[0])
         warn(&s, "OMP_PLACES names CPU%s %s that this process may not use (it may use %s): the runtime "
                  "drops those places; list only allowed CPUs, or use an abstract name such as cores",
-             strpbrk(facts->places_outside, ",-") ? "s" : "", facts->places_outside, facts->available_list);
+             strpbrk(facts->places_outside, ",-") ? "s" : "", facts->places_outside, mask_list(facts));
     if (all_on_one_core(rows, n_rows))
-        warn(&s, "ALL %d THREADS ARE ON ONE CORE (core %d): expect ~1/%d of the speed of %d "
-                 "separate cores; check OMP_PLACES, taskset, or srun -c / --cpus-per-task",
-             n_rows, rows[0].core, n_rows, n_rows);
+        one_core(&s, facts, rows, n_rows);
     else
         shared_cores(&s, rows, n_rows);
     for (int i = 0; i < n_rows; i++) {

@@ -67,15 +67,17 @@ static void check_parse(const struct ts_cli *cli, int status, const struct ts_er
     }
     if (cli->command == TS_CMD_RUN || cli->command == TS_CMD_CHECK)
         FUZZ_CHECK(cli->config_path != NULL, "run or check without a CONFIG");
-    if (cli->command == TS_CMD_TOPO)
+    if (cli->command == TS_CMD_TOPO) {
         FUZZ_CHECK(cli->threads >= 0 && cli->threads <= 4096, "topo --threads %d", cli->threads);
+        FUZZ_CHECK(cli->n_overrides == 0 || cli->config_path != NULL, "topo --set without a CONFIG");
+    }
     if (cli->command == TS_CMD_COMPARE)
         FUZZ_CHECK(cli->runs.n_files >= 2, "compare of %d files", cli->runs.n_files);
     if (cli->command == TS_CMD_PLOT)
         FUZZ_CHECK(cli->runs.output != NULL, "plot without -o");
 }
 
-/* What main.c does next with run and check: the overrides onto the defaults. */
+/* What main.c does next with run, check and topo: the overrides onto the defaults. */
 static void apply_overrides(const struct ts_cli *cli)
 {
     static struct ts_config cfg; /* 80 KiB: static rather than on the stack */
@@ -105,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_parse(&cli, status, &err);
     describe(&cli, status, &err, first, sizeof first);
     fuzz_note("cli: %s", first);
-    if (status == TS_OK && (cli.command == TS_CMD_RUN || cli.command == TS_CMD_CHECK))
+    if (status == TS_OK && (cli.command == TS_CMD_RUN || cli.command == TS_CMD_CHECK || cli.command == TS_CMD_TOPO))
         apply_overrides(&cli);
     free_argv(argc, argv);
 

@@ -30,6 +30,7 @@ for line in \
     'run|--restart|run.ckpt.h5|configs/sum.ini|--set=sum.n=1e6' \
     'check|configs/triad.ini|--set|triad.nontemporal=true' \
     'topo|--format|json|--threads|4' \
+    'topo|configs/sum.ini|--set|openmp.places=threads|--format=text' \
     'compare|a.h5|b.h5|c.h5|--format|markdown|--force' \
     'report|runs/|--format=csv' \
     'plot|runs|-o|scaling.png|--kind|timeline|--size|1200x800' \

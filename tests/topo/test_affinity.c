@@ -2,6 +2,8 @@
 #include "ts_check.h"
 
 #include <omp.h>
+#include <sched.h>
+#include <unistd.h>
 
 static ts_topology *topo;
 static struct ts_thread_rec rows[2];
@@ -95,11 +97,73 @@ static void one_place(void)
     ts_topology_destroy(topo);
 }
 
+/* Run with OMP_PLACES={0}: the runtime narrowed the main thread to CPU 0 as it loaded, but the
+ * mask the process started with is its parent's (CTest's), read from /proc independently. */
+static void launch_mask(void)
+{
+    char path[64], line[512], parent[256] = "";
+    snprintf(path, sizeof path, "/proc/%d/status", (int)getppid());
+    FILE *f = fopen(path, "r");
+    CHECK(f, "cannot read %s", path);
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Cpus_allowed_list: %255s", parent) == 1)
+            break;
+    fclose(f);
+    char launch[256];
+    int n = ts_affinity_launch_cpus(launch, sizeof launch);
+    printf("launch mask %s (%d CPUs), parent's %s, main thread's now %d CPUs\n", launch, n, parent,
+           ts_affinity_mask_cpus());
+    CHECK(parent[0] && strcmp(launch, parent) == 0, "the launch mask is \"%s\", the parent's \"%s\"", launch, parent);
+    struct ts_error err = {0};
+    CHECK(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
+    struct ts_binding_facts facts = {.bound = 1, .n_threads = 2};
+    ts_affinity_available(topo, NULL, &facts);
+    CHECK(strcmp(facts.mask_list, launch) == 0 && facts.mask_cpus == n,
+          "facts say the mask is \"%s\" (%d CPUs), want the launch mask \"%s\" (%d)", facts.mask_list, facts.mask_cpus,
+          launch, n);
+    CHECK(facts.available_cpus == 1 && strcmp(facts.available_list, "0") == 0,
+          "OMP_PLACES={0}: the threads may use \"%s\" (%d CPUs), want \"0\"", facts.available_list, facts.available_cpus);
+    ts_topology_destroy(topo);
+}
+
+/* The last-level caches above this process's CPUs, as the in-cache rule counts them. */
+static void llc(void)
+{
+    struct ts_error err = {0};
+    CHECK(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
+    int cpus[2] = {-1, -1}, n = 0;
+    cpu_set_t set;
+    CHECK(sched_getaffinity(0, sizeof set, &set) == 0, "cannot read the mask");
+    for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+        if (CPU_ISSET(c, &set))
+            cpus[n++] = c;
+    struct ts_llc l;
+    ts_affinity_llc(topo, cpus, n, &l);
+    printf("CPUs %d,%d: L%d, %d cache(s) over %d core(s), %lld B counted of %lld reported\n", cpus[0], cpus[1],
+           l.level, l.instances, l.cores, (long long)l.bytes, (long long)l.reported_bytes);
+    CHECK(l.level >= 1 && l.instances >= 1 && l.instances <= n && l.cores >= 1,
+          "no last-level cache above CPUs %d,%d (level %d, %d caches)", cpus[0], cpus[1], l.level, l.instances);
+    CHECK(l.bytes > 0 && l.bytes <= l.reported_bytes && l.bytes <= (int64_t)l.cores * TS_LLC_MAX_BYTES_PER_CORE,
+          "%lld bytes counted: want at most the %lld reported and 48 MiB per core", (long long)l.bytes,
+          (long long)l.reported_bytes);
+    /* The same CPU twice is one cache; unknown CPUs count nothing. */
+    struct ts_llc twice, none;
+    const int same[2] = {cpus[0], cpus[0]}, unknown[2] = {-1, 1 << 20};
+    ts_affinity_llc(topo, same, 2, &twice);
+    CHECK(twice.instances == 1, "one CPU twice: %d caches", twice.instances);
+    ts_affinity_llc(topo, unknown, 2, &none);
+    CHECK(none.instances == 0 && none.bytes == 0, "unknown CPUs: %d caches, %lld bytes", none.instances,
+          (long long)none.bytes);
+    ts_topology_destroy(topo);
+}
+
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
         {"two_threads", two_threads},
         {"one_place", one_place},
+        {"launch_mask", launch_mask},
+        {"llc", llc},
     };
     return TS_RUN_CASES(cases);
 }

@@ -176,6 +176,138 @@ static void moved_away_from_its_pages(void)
     CHECK(find(n, "migrated") < 0, "no migrations (or unknown) but a migration warning");
 }
 
+/* Facts of a process whose mask is `mask` (cpus CPUs on cores cores) and whose threads may use
+ * `available` (the places' union when bound). */
+static struct ts_binding_facts facts_of(int bound, int n_threads, const char *mask, int mask_cpus, int mask_cores,
+                                        const char *available, int cpus, int cores)
+{
+    struct ts_binding_facts f = {.bound = bound, .n_threads = n_threads, .available_cpus = cpus,
+                                 .available_cores = cores, .mask_cpus = mask_cpus, .mask_cores = mask_cores};
+    snprintf(f.mask_list, sizeof f.mask_list, "%s", mask);
+    snprintf(f.available_list, sizeof f.available_list, "%s", available);
+    return f;
+}
+
+/* No line but `line` may contain text. */
+static void only_in(int n, int line, const char *text, const char *what)
+{
+    for (int i = 0; i < n; i++)
+        CHECK(i == line || !strstr(lines[i], text), "%s: line %d blames '%s' too: %s", what, i, text, lines[i]);
+}
+
+/* OMP_PLACES='{0}', 2 threads, a 2-CPU mask: the places are the cause, not srun or the mask. */
+static void cause_places(void)
+{
+    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 0, 0, 0, "0")};
+    struct ts_binding_facts f = facts_of(1, 2, "0-1", 2, 2, "0", 1, 1);
+    snprintf(f.places, sizeof f.places, "{0}");
+    f.under_slurm = 1;
+    int n = run(f, rows, 2);
+    show(n);
+    int line = find(n, "2 threads but OMP_PLACES={0} gives them only 1 CPU (0) of the 2 this process may use (0-1)");
+    CHECK(line >= 0, "places narrower than the mask: no warning naming OMP_PLACES={0} and both CPU counts");
+    CHECK(find(n, "only 1 CPU available") < 0, "the places' one CPU was reported as all the process has");
+    CHECK(find(n, "srun") < 0 && find(n, "SRUN_CPUS_PER_TASK") < 0 && find(n, "taskset") < 0,
+          "the places are the cause, but a line blames srun or taskset");
+    int all = find(n, "ALL 2 THREADS ARE ON ONE CORE (core 0)");
+    CHECK(all >= 0 && strstr(lines[all], "OMP_PLACES={0} gives them only CPU 0 of the process's 0-1"),
+          "the stacked-threads line does not name OMP_PLACES as the cause");
+    /* More threads than even the mask has: both said, the places first. */
+    f.n_threads = 4;
+    struct ts_thread_rec four[] = {rows[0], rows[1], row(2, 0, 0, 0, "0"), row(3, 0, 0, 0, "0")};
+    n = run(f, four, 4);
+    show(n);
+    line = find(n, "4 threads but OMP_PLACES={0} gives them only 1 CPU");
+    CHECK(line >= 0 && strstr(lines[line], "the mask itself has fewer CPUs than threads too: use at most 2 threads"),
+          "4 threads, places of 1 CPU, mask of 2: the line must name both limits");
+}
+
+/* Places on fewer cores than the mask (SMT siblings {0,4}), enough CPUs. */
+static void cause_places_cores(void)
+{
+    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0,4"), row(1, 0, 4, 0, "0,4")};
+    struct ts_binding_facts f = facts_of(1, 2, "0-7", 8, 4, "0,4", 2, 1);
+    snprintf(f.places, sizeof f.places, "{0,4}");
+    int n = run(f, rows, 2);
+    show(n);
+    int line = find(n, "2 threads but OMP_PLACES={0,4} covers only 1 core (CPUs 0,4) of the 4 this process may use");
+    CHECK(line >= 0, "places on one core of four: no warning naming OMP_PLACES");
+    only_in(n, -1, "srun", "places on one core");
+}
+
+/* A one-CPU mask under Slurm: srun without -c, and both ways to fix it. */
+static void cause_srun(void)
+{
+    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 0, 0, 0, "0")};
+    struct ts_binding_facts f = facts_of(1, 2, "0", 1, 1, "0", 1, 1);
+    snprintf(f.places, sizeof f.places, "cores");
+    f.under_slurm = 1;
+    f.machine_cpus = 2;
+    int n = run(f, rows, 2);
+    show(n);
+    int line = find(n, "2 threads but only 1 CPU available (the process's affinity mask: 0)");
+    CHECK(line >= 0, "a one-CPU mask: no warning naming the mask");
+    CHECK(strstr(lines[line], "srun -c $SLURM_CPUS_PER_TASK")
+              && strstr(lines[line], "export SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK"),
+          "under Slurm the mask warning must name srun -c $SLURM_CPUS_PER_TASK and SRUN_CPUS_PER_TASK");
+    CHECK(find(n, "OMP_PLACES") < 0, "the mask is the cause, but a line blames OMP_PLACES");
+    int all = find(n, "ALL 2 THREADS ARE ON ONE CORE");
+    CHECK(all >= 0 && strstr(lines[all], "only CPU 0 (its affinity mask)") && strstr(lines[all], "SRUN_CPUS_PER_TASK"),
+          "the stacked-threads line does not name the mask and srun");
+    /* Fewer cores than threads (SMT siblings only), under Slurm. */
+    struct ts_binding_facts smt = facts_of(1, 2, "0,4", 2, 1, "0,4", 2, 1);
+    smt.under_slurm = 1;
+    smt.machine_cpus = 8;
+    struct ts_thread_rec apart[] = {row(0, 0, 0, 0, "0"), row(1, 0, 4, 1, "4")};
+    n = run(smt, apart, 2);
+    show(n);
+    line = find(n, "2 threads but the process may use only 1 core (CPUs 0,4)");
+    CHECK(line >= 0 && strstr(lines[line], "SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK"),
+          "a one-core mask under Slurm: the fewer-cores line must name SRUN_CPUS_PER_TASK");
+}
+
+/* The same one-CPU mask outside Slurm: taskset, numactl or a cgroup made it. */
+static void cause_taskset(void)
+{
+    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 0, 0, 0, "0")};
+    struct ts_binding_facts f = facts_of(1, 2, "0", 1, 1, "0", 1, 1);
+    f.machine_cpus = 2;
+    int n = run(f, rows, 2);
+    show(n);
+    int line = find(n, "2 threads but only 1 CPU available (the process's affinity mask: 0)");
+    CHECK(line >= 0 && strstr(lines[line], "taskset"), "a one-CPU mask outside Slurm: the line must name taskset");
+    CHECK(find(n, "OMP_PLACES=") < 0, "the mask is the cause, but a line blames OMP_PLACES");
+}
+
+/* Every CPU of the machine and still more threads: nothing to widen. */
+static void cause_machine(void)
+{
+    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1"), row(2, 0, 0, 0, "0")};
+    struct ts_binding_facts f = facts_of(1, 3, "0-1", 2, 2, "0-1", 2, 2);
+    f.machine_cpus = 2;
+    f.under_slurm = 1;
+    int n = run(f, rows, 3);
+    show(n);
+    int line = find(n, "3 threads but only 2 CPUs available (the whole machine: 0-1)");
+    CHECK(line >= 0, "3 threads on a 2-CPU machine: no warning saying it is the whole machine");
+    CHECK(!strstr(lines[line], "srun") && !strstr(lines[line], "taskset"),
+          "the whole machine is the limit, but the line blames srun or taskset");
+}
+
+/* proc_bind primary keeps every thread in the primary thread's place. */
+static void cause_primary(void)
+{
+    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 0, 0, 0, "0")};
+    struct ts_binding_facts f = facts_of(1, 2, "0-1", 2, 2, "0-1", 2, 2);
+    snprintf(f.proc_bind, sizeof f.proc_bind, "primary");
+    int n = run(f, rows, 2);
+    show(n);
+    int all = find(n, "ALL 2 THREADS ARE ON ONE CORE");
+    CHECK(all >= 0 && strstr(lines[all], "OMP_PROC_BIND=primary keeps every thread in the primary thread's place"),
+          "threads stacked by OMP_PROC_BIND=primary: the line does not name it");
+    CHECK(find(n, "srun") < 0, "OMP_PROC_BIND is the cause, but a line blames srun");
+}
+
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
@@ -189,6 +321,12 @@ int main(int argc, char **argv)
         {"fewer_cores", fewer_cores_than_threads},
         {"places_outside", places_outside_the_mask},
         {"moved_away", moved_away_from_its_pages},
+        {"cause_places", cause_places},
+        {"cause_places_cores", cause_places_cores},
+        {"cause_srun", cause_srun},
+        {"cause_taskset", cause_taskset},
+        {"cause_machine", cause_machine},
+        {"cause_primary", cause_primary},
     };
     return TS_RUN_CASES(cases);
 }
