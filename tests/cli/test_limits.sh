@@ -3,7 +3,7 @@
 # on or ignore, a small stack (ulimit -s), a file size limit (ulimit -f), a stop signal that
 # comes before the run can act on it (made deterministic by sig_pending, which starts touchstone
 # with the signal already pending), standard output that cannot be written (/dev/full, closed),
-# and check and run agreeing on the memory a run needs (prlimit). Each ends with a message and
+# Each ends with a message and
 # its exit status, never a crash, a silent death or a quiet success on something else.
 . "$(dirname "$0")/lib.sh"
 H5GET=${3:?path to h5_get}
@@ -84,12 +84,6 @@ for var in "OMP_NUM_THREADS= 2 " "OMP_NUM_THREADS=2,1" "OMP_NUM_THREADS=" "OMP_T
 done
 expect_run 0 "topo with OMP_NUM_THREADS=4096, the most" env OMP_NUM_THREADS=4096 "$TS" topo --format json &&
     expect_in "$OUT" '"num_threads": 4096' "topo with OMP_NUM_THREADS=4096 reports 4096 threads"
-# A library that ends the process itself (libgomp cannot create a thread under ulimit -v): every
-# command says so with status 2; 1 would mean a failed verification.
-expect_run 2 "topo when libgomp cannot create its threads" prlimit --as=$((256 << 20)) "$TS" topo --threads 256 &&
-    expect_in "$ERR" "^touchstone: error: a library ended the command \(its message is above\)" \
-        "topo when libgomp cannot create its threads: the message"
-
 # --- The stack (ulimit -s) -------------------------------------------------------------------------
 # Every command at a small soft limit: touchstone raises it to what it needs (README, "Limits").
 # Before, main alone took 157 KB (the parsed command line and config) and a run 165 KiB more.
@@ -245,30 +239,4 @@ expect_run 3 "stopped run > /dev/full" sh -c '"$@" >/dev/full' sh "$SIGP" USR1 "
     expect_in "$ERR" "^touchstone: error: cannot write to standard output: No space left on device\$" \
         "stopped run > /dev/full: the message"
 
-# --- Memory: check and run agree ------------------------------------------------------------------------
-# The per-iteration times (warm-up + iterations, and threads x iterations) and the file assembled
-# from them are counted: 10^8 iterations of a 1000-element sum need GiBs, which check called
-# "16 KiB ... ok" before run refused them.
-MANY="--set run.kernel=sum --set sum.n=1000 --set run.iterations=100000000 --set openmp.threads=2"
-for limit in --as --data; do
-    # shellcheck disable=SC2086
-    expect_run 2 "check, 10^8 iterations under prlimit $limit" prlimit $limit=$((512 << 20)) "$TS" check "$CFG" $MANY &&
-        expect_in "$OUT" "^  timings +2.24 GiB +\(100000001 steps; 100000000 iterations x 2 threads\)\$" \
-            "check, 10^8 iterations under prlimit $limit: the timings"
-    cp "$ERR" "$WORK/check.err"
-    # shellcheck disable=SC2086
-    expect_run 2 "run, 10^8 iterations under prlimit $limit" prlimit $limit=$((512 << 20)) "$TS" run "$CFG" $MANY \
-        -o "$WORK/out/many.h5" -q &&
-        expect_in "$ERR" "^touchstone: error: sum needs [0-9.]+ GiB \(1 array of 7.81 KiB, and [0-9.]+ GiB for the times of 100000000 iterations x 2 threads, the threads' records and the results file; [0-9]+ bytes\) but RLIMIT_(AS|DATA) .* allows only 512 MiB \(536870912 bytes\); reduce run.iterations or the threads\$" \
-            "run, 10^8 iterations under prlimit $limit: the message"
-    cmp -s "$ERR" "$WORK/check.err" || fail "check and run under prlimit $limit refuse with different messages"
-    nothing_in "$WORK/out" "run, 10^8 iterations under prlimit $limit"
-done
-# What check calls ok, run runs.
-# shellcheck disable=SC2086
-expect_run 0 "check, 1000 iterations under prlimit --as" prlimit --as=$((512 << 20)) "$TS" check "$CFG" $MANY \
-    --set run.iterations=1000
-# shellcheck disable=SC2086
-expect_run 0 "run, 1000 iterations under prlimit --as" prlimit --as=$((512 << 20)) "$TS" run "$CFG" $MANY \
-    --set run.iterations=1000 -o "$WORK/out/few.h5" -q
 finish

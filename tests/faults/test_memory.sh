@@ -75,6 +75,51 @@ if expect_status 2 "check over RLIMIT_AS"; then
         "check over RLIMIT_AS: the error"
 fi
 
+# --- check and run agree ------------------------------------------------------------------------
+# The per-iteration times (warm-up + iterations, and threads x iterations) and the file assembled
+# from them are counted with the arrays: 10^8 iterations of a 1000-element sum need GiBs, which
+# check called "16 KiB ... ok" before run refused them. Both refuse now, with the same message.
+MANY="--set run.kernel=sum --set sum.n=1000 --set run.iterations=100000000 --set openmp.threads=2"
+for lim in --as --data; do
+    # shellcheck disable=SC2086
+    prlimit $lim=$LIM512 "$TS" check "$CFG" $MANY >"$OUT" 2>"$ERR"
+    status=$?
+    CASES=$((CASES + 1))
+    expect_status 2 "check, 10^8 iterations under prlimit $lim" &&
+        expect_in "$OUT" "^  timings +2.24 GiB +\(100000001 steps; 100000000 iterations x 2 threads\)\$" \
+            "check, 10^8 iterations under prlimit $lim: the timings"
+    cp "$ERR" "$WORK/check.err"
+    # shellcheck disable=SC2086
+    limited $lim=$LIM512 -- run "$CFG" $MANY -o "$D/many.h5" -q
+    CASES=$((CASES + 1))
+    expect_status 2 "run, 10^8 iterations under prlimit $lim" &&
+        expect_in "$ERR" "^touchstone: error: sum needs [0-9.]+ GiB \(1 array of 7.81 KiB, and [0-9.]+ GiB for the times of 100000000 iterations x 2 threads, the threads' records and the results file; [0-9]+ bytes\) but RLIMIT_(AS|DATA) .* allows only 512 MiB \(536870912 bytes\); reduce run.iterations or the threads\$" \
+            "run, 10^8 iterations under prlimit $lim: the message"
+    cmp -s "$ERR" "$WORK/check.err" || fail "check and run under prlimit $lim refuse with different messages"
+    [ -s "$WORK/trace" ] && fail "run, 10^8 iterations under prlimit $lim: refused only after it started"
+    nothing_written "run, 10^8 iterations under prlimit $lim"
+done
+# What check calls ok, run runs.
+# shellcheck disable=SC2086
+prlimit --as=$LIM512 "$TS" check "$CFG" $MANY --set run.iterations=1000 >"$OUT" 2>"$ERR"
+status=$?
+CASES=$((CASES + 1))
+expect_status 0 "check, 1000 iterations under prlimit --as"
+# shellcheck disable=SC2086
+limited --as=$LIM512 -- run "$CFG" $MANY --set run.iterations=1000 -o "$D/few.h5" -q
+CASES=$((CASES + 1))
+expect_status 0 "run, 1000 iterations under prlimit --as"
+rm -f "$D"/*
+
+# A library that ends the process itself (libgomp cannot create 256 threads of 8 MiB stacks):
+# every command says so with status 2, not libgomp's 1 (a failed verification here).
+prlimit --as=$((256 * MIB)) "$TS" topo --threads 256 >"$OUT" 2>"$ERR"
+status=$?
+CASES=$((CASES + 1))
+expect_status 2 "topo when libgomp cannot create its threads" &&
+    expect_in "$ERR" "^touchstone: error: a library ended the command \(its message is above\)" \
+        "topo when libgomp cannot create its threads: the message"
+
 # --- The arrays pass the check, their mmap fails ---------------------------------------------------
 # A limit 1 MiB above the arrays: the check (arrays only) passes, the libraries, the stacks and
 # the heap take more than that 1 MiB, so an array's mmap fails, after the output probe and the
