@@ -63,6 +63,13 @@ static uintptr_t stack_top(void)
     return execfn ? (uintptr_t)execfn + strlen(execfn) + 1 + sizeof(void *) : 0;
 }
 
+/* Bytes of stack in use, from the top down to this call. */
+static __attribute__((noinline)) size_t stack_used(void)
+{
+    uintptr_t top = stack_top(), here = (uintptr_t)__builtin_frame_address(0);
+    return top > here ? top - here : 0;
+}
+
 /* Makes room for `below` more bytes of stack under the caller's frame: raises the soft limit
  * when it is lower and the hard limit allows. `what` names who needs it, for the refusal. */
 static __attribute__((noinline)) int ensure_stack(size_t below, const char *what, struct ts_error *err)
@@ -70,9 +77,7 @@ static __attribute__((noinline)) int ensure_stack(size_t below, const char *what
     struct rlimit rl;
     if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
         return TS_OK;
-    uintptr_t top = stack_top(), here = (uintptr_t)__builtin_frame_address(0);
-    size_t used = top > here ? top - here : 0;
-    size_t page = 4096, need = (used + below + 2 * page - 1) / page * page; /* whole pages, one spare */
+    size_t page = 4096, need = (stack_used() + below + 2 * page - 1) / page * page; /* whole pages, one spare */
     if (rl.rlim_cur >= need)
         return TS_OK;
     if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
@@ -80,7 +85,7 @@ static __attribute__((noinline)) int ensure_stack(size_t below, const char *what
                        "%s %zu KiB of stack, but the stack limit is %llu KiB and its hard limit %llu KiB: raise it "
                        "(ulimit -s %zu)",
                        what, need >> 10, (unsigned long long)rl.rlim_cur >> 10, (unsigned long long)rl.rlim_max >> 10,
-                       (need + 1023) >> 10);
+                       need >> 10);
     /* The main thread's stack grows up to the limit in force when it faults: raising the soft
      * limit is enough, no re-execution needed. */
     struct rlimit raised = {need, rl.rlim_max};
@@ -100,20 +105,19 @@ static __attribute__((noinline)) int ensure_stack(size_t below, const char *what
     return TS_OK;
 }
 
-__attribute__((noinline)) size_t ts_startup_stack_room(void)
+size_t ts_startup_stack_room(void)
 {
     struct rlimit rl;
     if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
         return SIZE_MAX;
-    uintptr_t top = stack_top(), here = (uintptr_t)__builtin_frame_address(0);
-    size_t used = top > here ? top - here : 0;
+    size_t used = stack_used();
     return rl.rlim_cur > used ? (size_t)rl.rlim_cur - used : 0;
 }
 
 int ts_startup_stack_for_threads(int n, struct ts_error *err)
 {
     char what[96];
-    snprintf(what, sizeof what, "%d OpenMP thread%s need", n, n == 1 ? "" : "s");
+    snprintf(what, sizeof what, "%d OpenMP %s", n, n == 1 ? "thread needs" : "threads need");
     return ensure_stack(TS_STACK_NEED + (size_t)(n > 0 ? n : 1) * TS_STACK_PER_THREAD, what, err);
 }
 
