@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "runs_cmd.h"
+#include "startup.h"
 #include "topo_cmd.h"
 #include "ts_binding.h"
 #include "ts_cli.h"
@@ -32,11 +33,15 @@ int main(int argc, char **argv)
 {
     struct ts_error err;
     ts_error_clear(&err);
-    struct ts_cli cli;
-    struct ts_config cfg;
+    int status = ts_startup(&err);
+    static struct ts_cli cli; /* static: ~150 KB that a small ulimit -s cannot hold */
+    static struct ts_config cfg;
     ts_config_defaults(&cfg);
 
-    int status = ts_cli_parse(&cli, argc, argv, &err);
+    if (status == TS_OK)
+        status = ts_cli_parse(&cli, argc, argv, &err);
+    if (status == TS_OK)
+        status = ts_startup_command(cli.command, &err);
     if (status == TS_OK) {
         switch (cli.command) {
         case TS_CMD_HELP:
@@ -84,7 +89,8 @@ int main(int argc, char **argv)
         }
     }
 
-    if (status == TS_BAD_INPUT)
+    status = ts_startup_finish(status, &err);
+    if (status == TS_BAD_INPUT || err.status != TS_OK)
         fprintf(stderr, "touchstone: error: %s\n", err.message);
     ts_config_free(&cfg);
     return status;

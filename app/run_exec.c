@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
+#include "startup.h"
 #include "ts_affinity.h"
 #include "ts_counters.h"
 #include "ts_memory.h"
@@ -39,9 +39,12 @@ _Static_assert(ARRAY_STAGGER % 4096 != 0 && (2 * ARRAY_STAGGER) % 4096 != 0 && A
 
 static __attribute__((noinline)) int grow_stack(size_t bytes, struct ts_error *err)
 {
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && bytes > rl.rlim_cur / 2)
-        bytes = rl.rlim_cur / 2;
+    /* Never past the limit: what is left under it, less a margin for this frame and its calls. */
+    size_t left = ts_startup_stack_room(), spare = 16 << 10;
+    if (bytes > left)
+        bytes = left > spare ? left - spare : 0;
+    if (bytes == 0)
+        return TS_OK;
     /* A stack that cannot grow is a SIGSEGV: make sure the address space is there first. */
     void *probe = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (probe == MAP_FAILED)

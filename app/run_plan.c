@@ -1,11 +1,51 @@
 #include "run_plan.h"
 
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "ts_counters.h"
 #include "ts_memory.h"
+#include "ts_record.h"
 #include "ts_units.h"
+#include "ts_xsum.h"
+
+static size_t sum_bytes(size_t a, size_t b)
+{
+    return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+static size_t times_bytes(size_t a, size_t b)
+{
+    return b && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+
+/* What the iterations and the threads add (app/run_exec.c, app/run_record.c, io/ts_h5_write.c):
+ * the times of every step and of every thread in every timed iteration; per thread its record,
+ * two counter rows, its padded partial sum and its node's; at the end a copy of the per-thread
+ * times for the record, and the file assembled in memory (the times, the thread tables and the
+ * field when it is written) and copied out whole. A checkpoint holds the same times and the
+ * field, so it is never larger than that file with the field. */
+static void count_the_rest(struct ts_run_plan *rp, const struct ts_config *cfg)
+{
+    const int is_stencil = rp->kernel->id == TS_KERNEL_STENCIL2D || rp->kernel->id == TS_KERNEL_STENCIL3D;
+    rp->n_threads = cfg->threads > 0 ? (int)cfg->threads : omp_get_max_threads();
+    rp->warmup = cfg->warmup;
+    rp->iterations = cfg->iterations;
+    rp->with_field = is_stencil && (cfg->write_field || cfg->checkpoint_every > 0);
+
+    const size_t d = sizeof(double), threads = (size_t)rp->n_threads;
+    const size_t thread_times = times_bytes(times_bytes(threads, (size_t)rp->iterations), d);
+    const size_t step_times = times_bytes((size_t)(rp->warmup + rp->iterations), d);
+    rp->timing_bytes = sum_bytes(step_times, thread_times);
+    const size_t per_thread = sizeof(struct ts_thread_rec) + 2 * sizeof(struct ts_counter_row)
+                            + 2 * (sizeof(struct ts_xsum) + 64) + 8 * sizeof(double);
+    rp->thread_bytes = times_bytes(threads, per_thread);
+    size_t file = sum_bytes(sum_bytes(rp->timing_bytes, rp->thread_bytes), rp->with_field ? rp->array_bytes : 0);
+    rp->file_bytes = sum_bytes(thread_times, times_bytes(file, 2));
+    rp->total_bytes = sum_bytes(sum_bytes(rp->arrays_bytes, rp->timing_bytes), sum_bytes(rp->thread_bytes, rp->file_bytes));
+}
 
 int ts_run_plan_make(const struct ts_config *cfg, struct ts_run_plan *rp, struct ts_error *err)
 {
@@ -36,8 +76,17 @@ int ts_run_plan_make(const struct ts_config *cfg, struct ts_run_plan *rp, struct
         return ts_fail(err, TS_BAD_INPUT, "%s: %d arrays of %lld doubles do not fit in the address space",
                        rp->kernel->name, rp->plan.n_arrays, (long long)rp->plan.array_elems);
     rp->array_bytes = (size_t)rp->plan.array_elems * sizeof(double);
-    rp->total_bytes = rp->array_bytes * (size_t)rp->plan.n_arrays;
+    rp->arrays_bytes = rp->array_bytes * (size_t)rp->plan.n_arrays;
+    count_the_rest(rp, cfg);
     return TS_OK;
+}
+
+/* "2 arrays of 128 MiB" */
+static void arrays_text(const struct ts_run_plan *rp, char *buf, size_t len)
+{
+    char each[32];
+    ts_bytes_text(rp->array_bytes, each, sizeof each);
+    snprintf(buf, len, "%d array%s of %s", rp->plan.n_arrays, rp->plan.n_arrays == 1 ? "" : "s", each);
 }
 
 int ts_run_plan_check_memory(const struct ts_run_plan *rp, struct ts_error *err)
@@ -47,26 +96,39 @@ int ts_run_plan_check_memory(const struct ts_run_plan *rp, struct ts_error *err)
     for (int i = 0; i < n; i++) {
         if ((uint64_t)rp->total_bytes <= limits[i].bytes)
             continue;
-        char need[32], each[32], have[32];
+        char need[32], arrays[64], rest[32], have[32];
         ts_bytes_text(rp->total_bytes, need, sizeof need);
-        ts_bytes_text(rp->array_bytes, each, sizeof each);
+        arrays_text(rp, arrays, sizeof arrays);
+        const size_t rest_bytes = rp->total_bytes - rp->arrays_bytes;
+        ts_bytes_text(rest_bytes, rest, sizeof rest);
         ts_bytes_text(limits[i].bytes, have, sizeof have);
         return ts_fail(err, TS_BAD_INPUT,
-                       "%s needs %s (%d arrays of %s, %zu bytes) but %s allows only %s (%llu bytes); "
-                       "reduce the problem size",
-                       rp->kernel->name, need, rp->plan.n_arrays, each, rp->total_bytes, limits[i].source, have,
-                       (unsigned long long)limits[i].bytes);
+                       "%s needs %s (%s, and %s for the times of %lld iterations x %d threads, the threads' records "
+                       "and the results file; %zu bytes) but %s allows only %s (%llu bytes); %s",
+                       rp->kernel->name, need, arrays, rest, (long long)rp->iterations, rp->n_threads, rp->total_bytes,
+                       limits[i].source, have, (unsigned long long)limits[i].bytes,
+                       rp->arrays_bytes >= rest_bytes ? "reduce the problem size"
+                                                      : "reduce run.iterations or the threads");
     }
     return TS_OK;
 }
 
 void ts_run_plan_print_memory(const struct ts_run_plan *rp, FILE *out)
 {
-    char need[32], each[32];
+    char need[32], arrays[64], all_arrays[32], timings[32], threads[32], file[32];
     ts_bytes_text(rp->total_bytes, need, sizeof need);
-    ts_bytes_text(rp->array_bytes, each, sizeof each);
-    fprintf(out, "memory needed: %s (%d array%s of %s)\n", need, rp->plan.n_arrays,
-            rp->plan.n_arrays == 1 ? "" : "s", each);
+    fprintf(out, "memory needed: %s\n", need);
+    arrays_text(rp, arrays, sizeof arrays);
+    ts_bytes_text(rp->arrays_bytes, all_arrays, sizeof all_arrays);
+    ts_bytes_text(rp->timing_bytes, timings, sizeof timings);
+    ts_bytes_text(rp->thread_bytes, threads, sizeof threads);
+    ts_bytes_text(rp->file_bytes, file, sizeof file);
+    fprintf(out, "  arrays        %-10s (%s)\n", all_arrays, arrays);
+    fprintf(out, "  timings       %-10s (%lld steps; %lld iterations x %d threads)\n", timings,
+            (long long)(rp->warmup + rp->iterations), (long long)rp->iterations, rp->n_threads);
+    fprintf(out, "  threads       %-10s (records, partial sums and counters of %d threads)\n", threads, rp->n_threads);
+    fprintf(out, "  results file  %-10s (assembled in memory and copied out%s)\n", file,
+            rp->with_field ? ", with the field" : "");
     struct ts_memory_limit limits[8];
     int n = ts_memory_limits(limits, 8);
     for (int i = 0; i < n; i++) {

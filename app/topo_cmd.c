@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "binding_warnings.h"
+#include "startup.h"
 #include "ts_affinity.h"
 #include "ts_topo_report.h"
 #include "ts_topology.h"
@@ -90,6 +91,8 @@ static int gather(struct topo_state *st, int threads, const struct ts_config *cf
         return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate the report of %d threads", n);
     for (int p = 0; p < n_places; p++)
         ts_affinity_place_cpus(p, st->places[p].cpus, sizeof st->places[p].cpus);
+    if (ts_startup_stack_for_threads(n, err) != TS_OK)
+        return err->status;
     int team = sample_threads(st->topo, st->rows, n);
 
     if (gethostname(st->host, sizeof st->host - 1) != 0)

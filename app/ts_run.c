@@ -16,6 +16,7 @@
 #include "run_exec.h"
 #include "run_plan.h"
 #include "run_record.h"
+#include "startup.h"
 #include "ts_affinity.h"
 #include "ts_h5_write.h"
 #include "ts_summary.h"
@@ -130,7 +131,9 @@ static void warn_unused_keys(struct ts_run_record *rr, const struct ts_config *c
 
 /* SIGTERM (Slurm at the time limit), SIGUSR1 (sbatch --signal) and SIGINT ask the run to finish
  * its iteration and checkpoint; the handler only records which. SA_RESETHAND: a second one
- * kills at once, for a user who really means it. */
+ * kills at once, for a user who really means it. They have been blocked since main began
+ * (app/startup.c), across the binding's re-execution too: one that came meanwhile is pending,
+ * and arrives as soon as the handlers are in place. */
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop_signal(int signo)
@@ -148,21 +151,7 @@ static void install_stop_handlers(void)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGUSR1, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
-}
-
-/* Libraries that give up end the process themselves: libgomp exits with status 1 when it cannot
- * create a thread or allocate ("libgomp: Thread creation failed: ..."), and 1 means a failed
- * verification here. Nothing of ours calls exit during a run, so an exit then is theirs. */
-static volatile sig_atomic_t running;
-
-static void library_ended_run(void)
-{
-    if (!running)
-        return;
-    fputs("touchstone: error: a library ended the run (its message is above), most likely for lack of memory "
-          "or of threads; use fewer threads or a smaller problem, or raise the limits\n",
-          stderr);
-    _exit(TS_BAD_INPUT);
+    ts_startup_unblock_stop_signals();
 }
 
 static enum ts_mem_policy policy_of(const struct ts_config *cfg, int *node)
@@ -213,6 +202,7 @@ static void not_verified(struct ts_verification *ver, const struct ts_run_exec *
 int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli,
            int argc, char **argv, struct ts_error *err)
 {
+    install_stop_handlers();
     double started = omp_get_wtime();
     struct ts_run_record rr;
     ts_run_record_start(&rr);
@@ -239,12 +229,11 @@ int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding,
     struct ts_run_exec ex = {.rp = &rp, .topo = topo, .checkpoint = ts_run_checkpoint_save,
                              .checkpoint_ctx = &checkpoint};
     exec_from_config(&ex, cfg, cli);
-    install_stop_handlers();
-    atexit(library_ended_run);
-    running = 1;
 
     struct ts_verification ver = {0};
-    status = ts_run_exec_prepare(&ex, err);
+    status = ts_startup_stack_for_threads(ex.n_threads, err);
+    if (status == TS_OK)
+        status = ts_run_exec_prepare(&ex, err);
     if (status == TS_OK)
         status = ts_run_exec_init(&ex, err);
     if (status == TS_OK && cli->restart_path)
@@ -310,7 +299,6 @@ int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding,
     ts_run_record_release(&rr);
     ts_run_exec_release(&ex);
     ts_topology_destroy(topo);
-    running = 0;
     return status;
 }
 

@@ -50,7 +50,7 @@ refused() {
     limited "$opt" -- run "$CFG" --set run.kernel="$kernel" "$@" -o "$D/r.h5" -q
     CASES=$((CASES + 1))
     expect_status 2 "$what" || return
-    expect_in "$ERR" "^touchstone: error: $kernel needs [0-9.]+ [MG]iB \([0-9] arrays? of [0-9.]+ [MG]iB, [0-9]+ bytes\) but $name allows only 512 MiB \(536870912 bytes\); reduce the problem size\$" \
+    expect_in "$ERR" "^touchstone: error: $kernel needs [0-9.]+ [MG]iB \([0-9] arrays? of [0-9.]+ [MG]iB, and [0-9.]+ [KM]iB for the times of [0-9]+ iterations x [0-9]+ threads, the threads' records and the results file; [0-9]+ bytes\) but $name allows only 512 MiB \(536870912 bytes\); reduce the problem size\$" \
         "$what: the message names the need and the limit"
     [ "$(wc -l <"$ERR")" -eq 1 ] || fail "$what: more than the error on stderr"
     [ -s "$WORK/trace" ] && fail "$what: refused only after it started: $(tr '\n' '|' <"$WORK/trace" | cut -c1-200)"
@@ -71,9 +71,54 @@ status=$?
 CASES=$((CASES + 1))
 if expect_status 2 "check over RLIMIT_AS"; then
     expect_in "$OUT" "^  limit EXCEEDED +512 MiB  \(RLIMIT_AS \(ulimit -v\)\)\$" "check over RLIMIT_AS: the limit table"
-    expect_in "$ERR" "^touchstone: error: stencil2d needs 1 GiB .* RLIMIT_AS \(ulimit -v\) allows only 512 MiB" \
+    expect_in "$ERR" "^touchstone: error: stencil2d needs 1(\.00)? GiB .* RLIMIT_AS \(ulimit -v\) allows only 512 MiB" \
         "check over RLIMIT_AS: the error"
 fi
+
+# --- check and run agree ------------------------------------------------------------------------
+# The per-iteration times (warm-up + iterations, and threads x iterations) and the file assembled
+# from them are counted with the arrays: 10^8 iterations of a 1000-element sum need GiBs, which
+# check called "16 KiB ... ok" before run refused them. Both refuse now, with the same message.
+MANY="--set run.kernel=sum --set sum.n=1000 --set run.iterations=100000000 --set openmp.threads=2"
+for lim in --as --data; do
+    # shellcheck disable=SC2086
+    prlimit $lim=$LIM512 "$TS" check "$CFG" $MANY >"$OUT" 2>"$ERR"
+    status=$?
+    CASES=$((CASES + 1))
+    expect_status 2 "check, 10^8 iterations under prlimit $lim" &&
+        expect_in "$OUT" "^  timings +2.24 GiB +\(100000001 steps; 100000000 iterations x 2 threads\)\$" \
+            "check, 10^8 iterations under prlimit $lim: the timings"
+    cp "$ERR" "$WORK/check.err"
+    # shellcheck disable=SC2086
+    limited $lim=$LIM512 -- run "$CFG" $MANY -o "$D/many.h5" -q
+    CASES=$((CASES + 1))
+    expect_status 2 "run, 10^8 iterations under prlimit $lim" &&
+        expect_in "$ERR" "^touchstone: error: sum needs [0-9.]+ GiB \(1 array of 7.81 KiB, and [0-9.]+ GiB for the times of 100000000 iterations x 2 threads, the threads' records and the results file; [0-9]+ bytes\) but RLIMIT_(AS|DATA) .* allows only 512 MiB \(536870912 bytes\); reduce run.iterations or the threads\$" \
+            "run, 10^8 iterations under prlimit $lim: the message"
+    cmp -s "$ERR" "$WORK/check.err" || fail "check and run under prlimit $lim refuse with different messages"
+    [ -s "$WORK/trace" ] && fail "run, 10^8 iterations under prlimit $lim: refused only after it started"
+    nothing_written "run, 10^8 iterations under prlimit $lim"
+done
+# What check calls ok, run runs.
+# shellcheck disable=SC2086
+prlimit --as=$LIM512 "$TS" check "$CFG" $MANY --set run.iterations=1000 >"$OUT" 2>"$ERR"
+status=$?
+CASES=$((CASES + 1))
+expect_status 0 "check, 1000 iterations under prlimit --as"
+# shellcheck disable=SC2086
+limited --as=$LIM512 -- run "$CFG" $MANY --set run.iterations=1000 -o "$D/few.h5" -q
+CASES=$((CASES + 1))
+expect_status 0 "run, 1000 iterations under prlimit --as"
+rm -f "$D"/*
+
+# A library that ends the process itself (libgomp cannot create 256 threads of 8 MiB stacks):
+# every command says so with status 2, not libgomp's 1 (a failed verification here).
+prlimit --as=$((256 * MIB)) "$TS" topo --threads 256 >"$OUT" 2>"$ERR"
+status=$?
+CASES=$((CASES + 1))
+expect_status 2 "topo when libgomp cannot create its threads" &&
+    expect_in "$ERR" "^touchstone: error: a library ended the command \(its message is above\)" \
+        "topo when libgomp cannot create its threads: the message"
 
 # --- The arrays pass the check, their mmap fails ---------------------------------------------------
 # A limit 1 MiB above the arrays: the check (arrays only) passes, the libraries, the stacks and
@@ -102,9 +147,11 @@ arrays_fail "triad arrays, 1 thread" triad $((3 * 8 * 20000000)) "(152.59|154) M
 # --- Sweeps: the limit in small steps, through every later allocation ------------------------------
 # sweep WHAT FROM_MIB STEP_MIB TO_MIB ARGS...: stencil2d with its field in the file under
 # --as=FROM, FROM+STEP, ... until a run finishes. Every run below that ends with status 2 and a
-# message that memory ran out (or, below what the dynamic loader needs, ld.so's status 127),
-# leaves no file; the run that finishes writes the complete, right result. Sets ARRAYS_OK_MIB:
-# the first limit whose run got past the arrays (its failure was writing the file).
+# message that memory ran out (or, below what the dynamic loader needs, ld.so's status 127, or
+# libnuma's 1 when it runs out in its constructor, before touchstone's main), leaves no file; the
+# run that finishes writes the complete, right result. Sets ARRAYS_OK_MIB: the first limit whose
+# run got past the arrays (its failure was writing the file). With ARRAYS_REFUSED=1, every limit
+# under which the arrays' mmap would fail may be refused up front instead.
 sweep() {
     sw=$1 mib=$2 step=$3 to=$4
     shift 4
@@ -122,8 +169,9 @@ sweep() {
             no_temp_left "$D" "$at"
             rm -f "$D"/*
             break
-        elif [ "$status" -eq 127 ] && [ $((n_arrays + n_file + n_other)) -eq 0 ] &&
-            grep -q 'error while loading shared libraries' "$ERR"; then
+        elif [ $((n_arrays + n_file + n_other)) -eq 0 ] &&
+            { { [ "$status" -eq 127 ] && grep -q 'error while loading shared libraries' "$ERR"; } ||
+                { [ "$status" -eq 1 ] && grep -q '^Out of memory allocating bitmask' "$ERR"; }; }; then
             n_loader=$((n_loader + 1)) # too tight to start at all: not touchstone's to report
         elif expect_status 2 "$at"; then
             error_is_last "$at"
@@ -145,17 +193,18 @@ sweep() {
     done
     [ "$mib" -le "$to" ] || fail "$sw: no limit up to $to MiB let the run finish"
     echo "$sw: up to $mib MiB: $n_loader too tight to load, $n_other early, $n_arrays in the arrays, $n_file writing the file"
-    [ "$n_arrays" -gt 0 ] || fail "$sw: no limit made the arrays' mmap fail; start the sweep lower"
+    [ "$n_arrays" -gt 0 ] || [ "${ARRAYS_REFUSED:-0}" = 1 ] || fail "$sw: no limit made the arrays' mmap fail; start the sweep lower"
     [ "$n_file" -gt 0 ] || fail "$sw: no limit made the writing of the file fail"
 }
 # 1 MiB steps through two 2 MiB arrays; 2 MiB steps through two 8 MiB arrays and OpenMP's second
 # thread; a field larger than HDF5_WORKING_MEMORY (io/ts_h5_write.c), so that the file in memory
-# itself fails to grow.
+# itself fails to grow. Its check counts that field twice (the file in memory and its copy), more
+# than the libraries take: where the arrays' mmap would fail, the run is refused up front.
 sweep "sweep, 1 thread" 6 1 400 --set stencil.nx=512 --set stencil.ny=512 --set run.iterations=2 --threads 1
 sweep "sweep, 2 threads" 16 2 400 --set stencil.nx=1024 --set stencil.ny=1024 --set run.iterations=2 --threads 2
 BIG_GRID="--set stencil.nx=1536 --set stencil.ny=1536 --threads 1"
 # shellcheck disable=SC2086
-sweep "sweep, 18 MiB field" 36 4 600 $BIG_GRID --set run.iterations=2
+ARRAYS_REFUSED=1 sweep "sweep, 18 MiB field" 36 4 600 $BIG_GRID --set run.iterations=2
 [ -n "$ARRAYS_OK_MIB" ] || finish
 
 # --- Checkpoints under the limit where the arrays just fitted -----------------------------------
@@ -178,9 +227,11 @@ if expect_status 2 "SIGUSR1 under --as=$ARRAYS_OK_MIB MiB"; then
 fi
 nothing_written "SIGUSR1 under --as=$ARRAYS_OK_MIB MiB"
 
-# Periodic checkpoints fail with a warning and the run goes on; then the results file fails too.
+# Periodic checkpoints fail with a warning and the run goes on; then the results file, with the
+# field as they hold it, fails too.
 # shellcheck disable=SC2086
-limited --as=$LIM -- run "$CFG" $BIG_GRID --set run.iterations=20 --set output.checkpoint_every=5 -o "$D/p.h5" -q
+limited --as=$LIM -- run "$CFG" $BIG_GRID --set run.iterations=20 --set output.checkpoint_every=5 \
+    --set output.write_field=true -o "$D/p.h5" -q
 CASES=$((CASES + 1))
 if expect_status 2 "periodic checkpoints under --as=$ARRAYS_OK_MIB MiB"; then
     expect_in "$ERR" "^touchstone: warning: [0-9] periodic checkpoints? could not be written \(last: cannot write output $D/p\.ckpt\.h5: .*$NOMEM.*\)\$" \
