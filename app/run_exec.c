@@ -11,6 +11,7 @@
 
 #include "ts_affinity.h"
 #include "ts_counters.h"
+#include "ts_machine.h"
 #include "ts_memory.h"
 #include "ts_thp.h"
 
@@ -274,6 +275,8 @@ static void timed_steps(struct ts_run_exec *ex)
     const int n = ex->n_threads;
     const int64_t total = ex->warmup + ex->iterations;
     const double started = omp_get_wtime();
+    struct ts_machine_watch machine;
+    int watching = ts_machine_watch_start(&machine) == 0;
 
 #pragma omp parallel num_threads(n)
     {
@@ -327,6 +330,8 @@ static void timed_steps(struct ts_run_exec *ex)
         ts_counters_close(&counters);
         ts_affinity_sample_end(&ex->threads[t]);
     }
+    ex->have_machine = watching && ts_machine_watch_stop(&machine, &ex->machine) == 0;
+    ts_machine_watch_free(&machine);
 
     for (int64_t s = ex->warmup; s < ex->steps_done; s++)
         ex->t_kernel += ex->step_times[s];
