@@ -56,22 +56,26 @@ static int child_failed(int status, const char *name, unsigned seconds, struct t
     return ts_fail(err, TS_BAD_INPUT, "%s: the process reading it failed: the file may be corrupted", name);
 }
 
-/* The summary's arrays and texts in a fixed order, with their sizes in bytes, which follow
- * from counts the child validated. */
-#define N_BLOBS 5
-static void blobs_of(const struct ts_run_summary *s, void **blobs[N_BLOBS], size_t bytes[N_BLOBS])
+/* The summary's arrays in a fixed order; sizes follow from counts the child validated. */
+static size_t array_sizes(const struct ts_run_summary *s, double **arrays[3], size_t counts[3])
 {
-    struct ts_run_summary *m = (struct ts_run_summary *)s;
-    blobs[0] = (void **)&m->iteration;
-    blobs[1] = (void **)&m->thread_iteration;
-    blobs[2] = (void **)&m->thread_local_fraction;
-    blobs[3] = (void **)&m->warning_text;
-    blobs[4] = (void **)&m->summary;
-    bytes[0] = (size_t)s->n_iterations * sizeof(double);
-    bytes[1] = (size_t)s->n_iterations * (size_t)s->n_threads * sizeof(double);
-    bytes[2] = s->has_placement ? (size_t)s->n_threads * sizeof(double) : 0;
-    bytes[3] = s->warning_text ? s->warning_bytes : 0;
-    bytes[4] = s->summary ? s->summary_bytes : 0;
+    arrays[0] = &((struct ts_run_summary *)s)->iteration;
+    arrays[1] = &((struct ts_run_summary *)s)->thread_iteration;
+    arrays[2] = &((struct ts_run_summary *)s)->thread_local_fraction;
+    counts[0] = (size_t)s->n_iterations;
+    counts[1] = (size_t)s->n_iterations * (size_t)s->n_threads;
+    counts[2] = s->has_placement ? (size_t)s->n_threads : 0;
+    return 3;
+}
+
+/* Its texts after them, each its bytes long (with the NUL) when present. */
+static size_t text_sizes(const struct ts_run_summary *s, char **texts[2], size_t bytes[2])
+{
+    texts[0] = &((struct ts_run_summary *)s)->warning_text;
+    texts[1] = &((struct ts_run_summary *)s)->summary;
+    bytes[0] = s->warning_text ? s->warning_bytes : 0;
+    bytes[1] = s->summary ? s->summary_bytes : 0;
+    return 2;
 }
 
 static void child(int fd, ts_run_reader *reader, const void *ctx, unsigned seconds)
@@ -86,11 +90,14 @@ static void child(int fd, ts_run_reader *reader, const void *ctx, unsigned secon
     memset(&err, 0, sizeof err);
     int st = reader(ctx, &s, &err);
     int bad = write_all(fd, &st, sizeof st) || write_all(fd, &err, sizeof err) || write_all(fd, &s, sizeof s);
-    void **blobs[N_BLOBS];
-    size_t bytes[N_BLOBS];
-    blobs_of(&s, blobs, bytes);
-    for (size_t i = 0; !bad && st == TS_OK && i < N_BLOBS; i++)
-        bad = write_all(fd, *blobs[i], bytes[i]);
+    double **arrays[3];
+    size_t counts[3];
+    for (size_t i = 0, n = array_sizes(&s, arrays, counts); !bad && st == TS_OK && i < n; i++)
+        bad = write_all(fd, *arrays[i], counts[i] * sizeof(double));
+    char **texts[2];
+    size_t bytes[2];
+    for (size_t i = 0, n = text_sizes(&s, texts, bytes); !bad && st == TS_OK && i < n; i++)
+        bad = write_all(fd, *texts[i], bytes[i]);
     _exit(bad ? 1 : 0); /* no atexit handlers, no flushing of the parent's buffers */
 }
 
@@ -99,18 +106,30 @@ static int receive(int fd, struct ts_run_summary *out, struct ts_error *err)
     int st = TS_BAD_INPUT;
     if (read_all(fd, &st, sizeof st) || read_all(fd, err, sizeof *err) || read_all(fd, out, sizeof *out))
         return -1;
-    void **blobs[N_BLOBS];
-    size_t bytes[N_BLOBS];
-    blobs_of(out, blobs, bytes);
-    for (size_t i = 0; i < N_BLOBS; i++)
-        *blobs[i] = NULL; /* the child's pointers mean nothing here */
-    for (size_t i = 0; st == TS_OK && i < N_BLOBS; i++) {
-        if (bytes[i] == 0)
+    double **arrays[3];
+    size_t counts[3];
+    char **texts[2];
+    size_t bytes[2];
+    size_t n_arrays = array_sizes(out, arrays, counts), n_texts = text_sizes(out, texts, bytes);
+    /* The child's pointers mean nothing here. */
+    out->iteration = out->thread_iteration = out->thread_local_fraction = NULL;
+    out->warning_text = out->summary = NULL;
+    for (size_t i = 0; st == TS_OK && i < n_arrays; i++) {
+        if (counts[i] == 0)
             continue;
-        if (!(*blobs[i] = malloc(bytes[i])) || read_all(fd, *blobs[i], bytes[i])) {
+        if (!(*arrays[i] = malloc(counts[i] * sizeof(double))) || read_all(fd, *arrays[i], counts[i] * sizeof(double))) {
             ts_run_summary_free(out);
             return -1;
         }
+    }
+    for (size_t i = 0; st == TS_OK && i < n_texts; i++) {
+        if (bytes[i] == 0)
+            continue;
+        if (!(*texts[i] = malloc(bytes[i])) || read_all(fd, *texts[i], bytes[i])) {
+            ts_run_summary_free(out);
+            return -1;
+        }
+        (*texts[i])[bytes[i] - 1] = '\0'; /* the child sent a terminated string; keep it one */
     }
     return st;
 }
