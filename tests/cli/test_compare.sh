@@ -175,8 +175,8 @@ EOF
 }
 
 # shellcheck disable=SC2086
-facts $ALL >facts
-check_rules cmp.csv facts "six real runs"
+facts $ALL >facts.txt
+check_rules cmp.csv facts.txt "six real runs"
 [ "$(csv_field 1 verdict)" = reference ] || fail "side 1 is not the reference"
 [ "$(awk -F'\t' 'NR > 1 { printf "%s", $2 }' "$TSV")" = 111222 ] || fail "sides of the six runs: $(cut -f2 "$TSV")"
 
@@ -189,9 +189,9 @@ for f in par1 par2 par3 ser1 ser2 ser3; do
 done
 CALM="calm-par1.h5 calm-par2.h5 calm-par3.h5 calm-ser1.h5 calm-ser2.h5 calm-ser3.h5"
 # shellcheck disable=SC2086
-facts $CALM >facts
+facts $CALM >facts.txt
 # shellcheck disable=SC2086
-run_ts 0 "compare calm runs" compare $CALM --format csv && cp "$OUT" calm.csv && check_rules calm.csv facts "calm runs" &&
+run_ts 0 "compare calm runs" compare $CALM --format csv && cp "$OUT" calm.csv && check_rules calm.csv facts.txt "calm runs" &&
     { tsv calm.csv; [ "$(for r in 1 2 3 4 5 6; do csv_field $r disturbed; done | sort -u)" = no ] ||
           fail "calm runs flagged as disturbed"; }
 
@@ -199,9 +199,9 @@ run_ts 0 "compare calm runs" compare $CALM --format csv && cp "$OUT" calm.csv &&
 cp calm-par1.h5 others.h5 && "$DOCTOR" others.h5 set:/counters/machine/others_cpu=1000
 cp calm-par1.h5 steal.h5 && "$DOCTOR" steal.h5 set:/counters/machine/steal=1000
 cp calm-par1.h5 load.h5 && "$DOCTOR" load.h5 set:/counters/machine/load_start=1000
-facts others.h5 steal.h5 load.h5 calm-par1.h5 >facts
+facts others.h5 steal.h5 load.h5 calm-par1.h5 >facts.txt
 run_ts 0 "compare disturbed copies" compare others.h5 steal.h5 load.h5 calm-par1.h5 --format csv &&
-    cp "$OUT" dist.csv && check_rules dist.csv facts "disturbed copies" &&
+    cp "$OUT" dist.csv && check_rules dist.csv facts.txt "disturbed copies" &&
     expect_in dist.csv '^others\.h5,.*,yes,"?other processes took' "others_cpu names other processes" &&
     expect_in dist.csv '^steal\.h5,.*,yes,"?steal took' "steal names steal" &&
     expect_in dist.csv '^load\.h5,.*,yes,"?load average 1000' "load names the load average"
@@ -222,11 +222,11 @@ run_ts 0 "a disturbed run carries no verdict" compare calm-par1.h5 calm-par2.h5 
     expect_in "$OUT" '^slow-par1\.h5,2,.*,cannot separate,"?3 v 3 runs, disturbed ones not counted: fewer than 3' \
         "2 undisturbed runs on a side: cannot separate"
 # - 3 v 3 calm runs, one side 1000x slower, and 1 v 1: verdicts follow the rule from the numbers.
-facts calm-par1.h5 calm-par2.h5 calm-par3.h5 slow-par1.h5 slow-par2.h5 slow-par3.h5 >facts
+facts calm-par1.h5 calm-par2.h5 calm-par3.h5 slow-par1.h5 slow-par2.h5 slow-par3.h5 >facts.txt
 run_ts 0 "3 v 3, 1000x apart" compare calm-par1.h5 calm-par2.h5 calm-par3.h5 vs slow-par1.h5 slow-par2.h5 \
-    slow-par3.h5 --format csv && cp "$OUT" far.csv && check_rules far.csv facts "3 v 3 runs 1000x apart"
+    slow-par3.h5 --format csv && cp "$OUT" far.csv && check_rules far.csv facts.txt "3 v 3 runs 1000x apart"
 run_ts 0 "1 v 1, 1000x apart" compare calm-par1.h5 vs slow-par1.h5 --format csv && cp "$OUT" far1.csv &&
-    check_rules far1.csv facts "1 v 1 runs 1000x apart"
+    check_rules far1.csv facts.txt "1 v 1 runs 1000x apart"
 # Two real runs of one configuration without vs: one side, and the text says how to split it.
 run_ts 0 "one side" compare par1.h5 par2.h5 --format csv &&
     { [ "$(awk -F, 'NR > 1 { printf "%s", $2 }' "$OUT")" = 11 ] || fail "same configuration: one side expected"; }
@@ -242,9 +242,9 @@ run_ts 0 "compare the array task" compare job.h5 par1.h5 --format csv &&
 
 # A schema 1 file (before /counters/machine and /summary) still compares.
 cp par1.h5 old.h5 && "$DOCTOR" old.h5 schema1
-facts old.h5 par2.h5 >facts
+facts old.h5 par2.h5 >facts.txt
 run_ts 0 "compare a schema 1 file" compare old.h5 par2.h5 --format csv && cp "$OUT" old.csv &&
-    check_rules old.csv facts "schema 1 file" && tsv old.csv &&
+    check_rules old.csv facts.txt "schema 1 file" && tsv old.csv &&
     { [ "$(csv_field 1 load_start)$(csv_field 1 online_cpus)" = "" ] || fail "schema 1: machine columns not empty"; } &&
     { [ "$(csv_field 1 switches_per_thread_s)" != "" ] || fail "schema 1: the switches are still judged"; }
 
