@@ -1,21 +1,41 @@
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "run_set.h"
+#include "run_sides.h"
 #include "runs_cmd.h"
 #include "runs_table.h"
 
+/* One row per run; the side's figures repeat on each of its rows for programs, and people
+ * get them once, in the table of sides below the runs. */
 static const struct ts_column columns[] = {
-    RC_FILE, RC_HOST, RC_START, RC_KERNEL, RC_SIZE, RC_THREADS, RC_PLACES, RC_BIND, RC_INIT, RC_POLICY,
-    RC_ITERS, RC_INIT_S, RC_MEDIAN, RC_MIN, RC_Q1, RC_Q3, RC_SPREAD, RC_GBS, RC_GLUPS, RC_LOCAL,
-    RC_IMBALANCE, RC_WARNINGS, RC_VERIFIED, RC_RESULT,
+    RC_FILE, { "side", "side", TS_COL_INT, NULL, TS_SHOW_ALL }, RC_HOST, RC_START, RC_JOB, RC_KERNEL, RC_SIZE,
+    RC_THREADS, RC_PLACES, RC_BIND, RC_INIT, RC_POLICY, RC_ITERS, RC_INIT_S, RC_MEDIAN, RC_MIN, RC_Q1, RC_Q3,
+    RC_SPREAD, RC_GBS, RC_GLUPS, RC_LOCAL, RC_IMBALANCE, RC_WARNINGS, RC_VERIFIED, RC_RESULT,
     { "same_result", "result vs run 1", TS_COL_TEXT, NULL, TS_SHOW_ALL },
-    { "speedup", "speed-up vs run 1", TS_COL_NUM, "%.3f", TS_SHOW_ALL },
-    { "speedup_low", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },
-    { "speedup_high", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },
-    { "speedup_range", "speed-up range (quartiles)", TS_COL_TEXT, NULL, TS_SHOW_PEOPLE },
-    { "difference", "difference vs run 1", TS_COL_TEXT, NULL, TS_SHOW_ALL },
+    { "speedup", "speed-up vs side 1", TS_COL_NUM, "%.3f", TS_SHOW_ALL },
+    RC_DISTURBED, RC_DISTURBED_WHY, RC_MACHINE,
+    { "side_runs", "", TS_COL_INT, NULL, TS_SHOW_MACHINE },
+    { "side_disturbed", "", TS_COL_INT, NULL, TS_SHOW_MACHINE },
+    { "side_median_s", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },
+    { "side_min_s", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },
+    { "side_max_s", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },
+    { "side_speedup", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },
+    { "verdict", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
+    { "verdict_why", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
+    { "p_value", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },
+};
+
+static const struct ts_column side_columns[] = {
+    { "side", "side", TS_COL_INT, NULL, TS_SHOW_ALL },
+    { "runs", "runs", TS_COL_TEXT, NULL, TS_SHOW_ALL },
+    { "median", "median of medians (s)", TS_COL_NUM, "%.4g", TS_SHOW_ALL },
+    { "range", "range between runs (s)", TS_COL_TEXT, NULL, TS_SHOW_ALL },
+    { "speedup", "speed-up vs side 1", TS_COL_NUM, "%.3f", TS_SHOW_ALL },
+    { "verdict", "verdict", TS_COL_TEXT, NULL, TS_SHOW_ALL },
+    { "differs", "configuration", TS_COL_TEXT, NULL, TS_SHOW_ALL },
 };
 
 /* Times of different problems say nothing about each other: the fields that must agree. */
@@ -58,55 +78,155 @@ static int differences(const struct ts_run_set *set, char *buf, size_t size)
     return n;
 }
 
-static int fill(struct ts_table *t, const struct ts_run_set *set)
+static int fill_runs(struct ts_table *t, const struct ts_run_set *set, const struct ts_side *sides, size_t n_sides)
 {
     for (size_t i = 0; i < set->n; i++) {
         const struct ts_run_summary *s = &set->runs[i];
-        struct ts_speedup up;
-        ts_speedup_of(&set->runs[0], &set->stats[0], s, &set->stats[i], &up);
-        char range[64];
-        snprintf(range, sizeof range, "%.3f..%.3f", up.low, up.high);
+        const struct ts_side *side = &sides[ts_side_of(sides, n_sides, i)];
         long row = ts_table_add_row(t);
         if (row < 0 || ts_runs_fill(t, (size_t)row, s, &set->stats[i]) != 0
             || ts_runs_text(t, (size_t)row, "same_result",
                             s->global == set->runs[0].global ? "identical" : "differs") != 0
-            || ts_runs_text(t, (size_t)row, "speedup_range", range) != 0
-            || ts_runs_text(t, (size_t)row, "difference", i ? up.verdict : "reference") != 0)
+            || ts_runs_text(t, (size_t)row, "verdict", side->verdict) != 0
+            || ts_runs_text(t, (size_t)row, "verdict_why", side->why) != 0)
             return -1;
-        ts_runs_num(t, (size_t)row, "speedup", up.value);
-        ts_runs_num(t, (size_t)row, "speedup_low", up.low);
-        ts_runs_num(t, (size_t)row, "speedup_high", up.high);
+        const struct {
+            const char *key;
+            double v;
+        } nums[] = {
+            { "side", (double)(side - sides) + 1 }, { "speedup", sides[0].median / s->time_median },
+            { "side_runs", (double)side->n }, { "side_disturbed", (double)side->n_disturbed },
+            { "side_median_s", side->median }, { "side_min_s", side->low }, { "side_max_s", side->high },
+            { "side_speedup", side->speedup }, { "p_value", side->p_value },
+        };
+        for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
+            ts_runs_num(t, (size_t)row, nums[k].key, nums[k].v);
     }
     return 0;
 }
 
-int ts_compare_cmd(const struct ts_runs_args *a, struct ts_error *err)
+static int fill_sides(struct ts_table *t, const struct ts_side *sides, size_t n_sides)
 {
-    struct ts_run_set set;
-    if (ts_run_set_load(&set, a->files, a->n_files, 0, "compare", err)) {
-        ts_run_set_free(&set);
-        return err->status;
+    for (size_t k = 0; k < n_sides; k++) {
+        const struct ts_side *side = &sides[k];
+        char runs[64], range[96];
+        snprintf(runs, sizeof runs, side->n_disturbed ? "%zu (%zu disturbed)" : "%zu", side->n, side->n_disturbed);
+        snprintf(range, sizeof range, "%.4g..%.4g", side->low, side->high);
+        long row = ts_table_add_row(t);
+        if (row < 0 || ts_runs_text(t, (size_t)row, "runs", runs) != 0
+            || ts_runs_text(t, (size_t)row, "range", range) != 0
+            || ts_runs_text(t, (size_t)row, "verdict", side->verdict) != 0
+            || ts_runs_text(t, (size_t)row, "differs", k ? side->differs : "the reference") != 0)
+            return -1;
+        ts_runs_num(t, (size_t)row, "side", (double)k + 1);
+        ts_runs_num(t, (size_t)row, "median", side->median);
+        ts_runs_num(t, (size_t)row, "speedup", side->speedup);
     }
-    char differ[1500], title[1800];
-    int n_differ = differences(&set, differ, sizeof differ);
-    if (n_differ && !a->force) {
-        ts_run_set_free(&set);
-        return ts_fail(err, TS_BAD_INPUT, "compare: the runs differ in %s; their times say nothing about each "
-                       "other (--force compares them anyway)", differ);
-    }
-    snprintf(title, sizeof title,
-             "touchstone compare: %zu runs against run 1%s%s\n"
-             "speed-up = median time per iteration of run 1 / of this run; its range combines the quartiles\n"
-             "of both runs' iteration times, and the difference is within noise when their middle halves overlap",
-             set.n, n_differ ? "; --force: they differ in " : "", n_differ ? differ : "");
+    return 0;
+}
+
+/* Below the tables for people: each verdict's reason, and what disturbed which run. */
+static void print_notes(const struct ts_run_set *set, const struct ts_side *sides, size_t n_sides,
+                        enum ts_table_format format, FILE *out)
+{
+    const char *bullet = format == TS_TABLE_MARKDOWN ? "- " : "";
+    fputc('\n', out);
+    if (n_sides == 1)
+        fprintf(out, "%sone side: every run has the same configuration; put `vs` between runs to compare them as "
+                     "sides\n", bullet);
+    for (size_t k = 1; k < n_sides; k++)
+        fprintf(out, "%sside %zu: %s: %s\n", bullet, k + 1, sides[k].verdict, sides[k].why);
+    for (size_t i = 0; i < set->n; i++)
+        if (set->stats[i].disturbed > 0)
+            fprintf(out, "%sdisturbed: %s: %s\n", bullet, set->runs[i].file, set->stats[i].disturbed_why);
+}
+
+static int print_all(const struct ts_run_set *set, const struct ts_side *sides, size_t n_sides, const char *title,
+                     enum ts_table_format format)
+{
     struct ts_table t = { .name = "runs", .title = title, .cols = columns,
                           .n_cols = sizeof columns / sizeof columns[0], .transpose = 1,
                           .group_col = TS_TABLE_NO_GROUP };
-    int st = fill(&t, &set) != 0 ? ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "compare")
-             : ts_table_print(&t, a->format, stdout) != 0
-                 ? ts_fail_errno(err, TS_BAD_INPUT, errno ? errno : EIO, "compare: cannot print the table")
-                 : TS_OK;
+    struct ts_table st = { .name = "sides", .cols = side_columns,
+                           .n_cols = sizeof side_columns / sizeof side_columns[0], .group_col = TS_TABLE_NO_GROUP };
+    int rc = fill_runs(&t, set, sides, n_sides) != 0 || fill_sides(&st, sides, n_sides) != 0 ? -2 : 0;
+    int people = format == TS_TABLE_TEXT || format == TS_TABLE_MARKDOWN;
+    if (rc == 0)
+        rc = ts_table_print(&t, format, stdout);
+    if (rc == 0 && people) {
+        fputc('\n', stdout);
+        rc = ts_table_print(&st, format, stdout);
+        print_notes(set, sides, n_sides, format, stdout);
+        rc = rc == 0 && fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
+    }
     ts_table_free(&t);
+    ts_table_free(&st);
+    return rc;
+}
+
+/* The files without the `vs` words, and where a `vs` stood: before files[i] when split[i]. */
+static int split_args(const struct ts_runs_args *a, char **files, unsigned char *split, int *n, struct ts_error *err)
+{
+    int pending = 0;
+    *n = 0;
+    for (int i = 0; i < a->n_files; i++) {
+        if (strcmp(a->files[i], "vs") != 0) {
+            split[*n] = (unsigned char)pending;
+            files[(*n)++] = a->files[i];
+            pending = 0;
+        } else if (*n == 0 || pending || i + 1 == a->n_files)
+            return ts_fail(err, TS_BAD_INPUT, "compare: `vs` stands between run files (A1.h5 A2.h5 vs B1.h5 "
+                                              "B2.h5); a file named vs is ./vs");
+        else
+            pending = 1;
+    }
+    if (*n < 2)
+        return ts_fail(err, TS_BAD_INPUT, "compare: needs at least two run files, the first is the reference "
+                                          "(see touchstone --help)");
+    return TS_OK;
+}
+
+int ts_compare_cmd(const struct ts_runs_args *a, struct ts_error *err)
+{
+    char **files = malloc((size_t)a->n_files * sizeof *files);
+    unsigned char *split = calloc((size_t)a->n_files, 1);
+    int n_files = 0;
+    if (!files || !split) {
+        free(files);
+        free(split);
+        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "compare");
+    }
+    struct ts_run_set set;
+    memset(&set, 0, sizeof set);
+    struct ts_side *sides = NULL;
+    long n_sides = 0;
+    char differ[1500], title[2400];
+    int st = split_args(a, files, split, &n_files, err);
+    if (st == TS_OK)
+        st = ts_run_set_load(&set, files, n_files, 0, "compare", err);
+    int n_differ = st == TS_OK ? differences(&set, differ, sizeof differ) : 0;
+    if (st == TS_OK && n_differ && !a->force)
+        st = ts_fail(err, TS_BAD_INPUT, "compare: the runs differ in %s; their times say nothing about each "
+                     "other (--force compares them anyway)", differ);
+    if (st == TS_OK && (n_sides = ts_sides_make(&set, split, &sides)) < 0)
+        st = ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "compare");
+    if (st == TS_OK) {
+        snprintf(title, sizeof title,
+                 "touchstone compare: %zu runs in %ld side%s, side 1 the reference%s%s\n"
+                 "a side is consecutive runs of one configuration (or up to a `vs`); its time is the median of its\n"
+                 "runs' median times per iteration, its range their spread. A verdict needs %d undisturbed runs on\n"
+                 "each side and every run of one side faster than every run of the other",
+                 set.n, n_sides, n_sides == 1 ? "" : "s", n_differ ? "; --force: they differ in " : "",
+                 n_differ ? differ : "", TS_SIDE_MIN_RUNS);
+        int rc = print_all(&set, sides, (size_t)n_sides, title, a->format);
+        if (rc == -2)
+            st = ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "compare");
+        else if (rc != 0)
+            st = ts_fail_errno(err, TS_BAD_INPUT, errno ? errno : EIO, "compare: cannot print the table");
+    }
+    free(sides);
     ts_run_set_free(&set);
+    free(files);
+    free(split);
     return st;
 }

@@ -77,6 +77,9 @@ int main(int argc, char **argv)
         case TS_CMD_PLOT:
             status = ts_plot_cmd(&cli.runs, &err);
             break;
+        case TS_CMD_SHOW:
+            status = ts_show_cmd(&cli.runs, &err);
+            break;
         case TS_CMD_RUN: {
             struct ts_binding_choice binding;
             status = load_config(&cfg, &cli, &err);

@@ -19,7 +19,15 @@ static const struct ts_column columns[] = {
     RC_THREADS, RC_MEDIAN, RC_Q1, RC_Q3,
     { "speedup", "speed-up", TS_COL_NUM, "%.3f", TS_SHOW_ALL },
     { "efficiency", "efficiency", TS_COL_NUM, "%.3f", TS_SHOW_ALL },
-    RC_GBS, RC_GLUPS, RC_IMBALANCE, RC_LOCAL, RC_WARNINGS, RC_VERIFIED, RC_HOST, RC_FILE,
+    RC_GBS, RC_GLUPS, RC_IMBALANCE, RC_LOCAL, RC_WARNINGS, RC_VERIFIED, RC_DISTURBED, RC_HOST, RC_FILE,
+    /* compare's per-run fields too, for programs: the text stays one line per run */
+    { "iterations", "", TS_COL_INT, NULL, TS_SHOW_MACHINE },
+    { "init_s", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },
+    { "time_min_s", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },
+    { "result", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },
+    { "start_time", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
+    { "job_id", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
+    RC_DISTURBED_WHY, RC_MACHINE,
 };
 
 struct entry {
@@ -85,6 +93,21 @@ static int fill(struct ts_table *t, const struct ts_run_set *set, const struct e
     return 0;
 }
 
+/* For people, below the table: what disturbed which run (CSV and JSON have disturbed_why). */
+static int print_disturbed(const struct ts_run_set *set, enum ts_table_format format, FILE *out)
+{
+    if (format != TS_TABLE_TEXT && format != TS_TABLE_MARKDOWN)
+        return 0;
+    int first = 1;
+    for (size_t i = 0; i < set->n; i++)
+        if (set->stats[i].disturbed > 0) {
+            fprintf(out, "%s%sdisturbed: %s: %s\n", first ? "\n" : "", format == TS_TABLE_MARKDOWN ? "- " : "",
+                    set->runs[i].file, set->stats[i].disturbed_why);
+            first = 0;
+        }
+    return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}
+
 int ts_report_cmd(const struct ts_runs_args *a, struct ts_error *err)
 {
     struct ts_run_set set;
@@ -99,7 +122,7 @@ int ts_report_cmd(const struct ts_runs_args *a, struct ts_error *err)
                           .title = "touchstone report: runs grouped by configuration, by threads; speed-up over the\n"
                                    "fewest threads of the group, efficiency = speed-up x those threads / threads" };
     int st = !e || fill(&t, &set, e, labels) != 0 ? ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "report")
-             : ts_table_print(&t, a->format, stdout) != 0
+             : ts_table_print(&t, a->format, stdout) != 0 || print_disturbed(&set, a->format, stdout) != 0
                  ? ts_fail_errno(err, TS_BAD_INPUT, errno ? errno : EIO, "report: cannot print the table")
                  : TS_OK;
     ts_table_free(&t);

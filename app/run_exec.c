@@ -11,6 +11,7 @@
 #include "startup.h"
 #include "ts_affinity.h"
 #include "ts_counters.h"
+#include "ts_machine.h"
 #include "ts_memory.h"
 #include "ts_thp.h"
 
@@ -319,6 +320,8 @@ static void timed_steps(struct ts_run_exec *ex)
     struct progress progress = {.started = omp_get_wtime(), .tty = isatty(STDERR_FILENO)};
     progress.last_line = progress.started;
     progress.last_tenth = (int)(ex->first_step * 10 / (total > 0 ? total : 1));
+    struct ts_machine_watch machine;
+    int watching = ts_machine_watch_start(&machine) == 0;
 
 #pragma omp parallel num_threads(n)
     {
@@ -372,6 +375,8 @@ static void timed_steps(struct ts_run_exec *ex)
         ts_counters_close(&counters);
         ts_affinity_sample_end(&ex->threads[t]);
     }
+    ex->have_machine = watching && ts_machine_watch_stop(&machine, &ex->machine) == 0;
+    ts_machine_watch_free(&machine);
 
     for (int64_t s = ex->warmup; s < ex->steps_done; s++)
         ex->t_kernel += ex->step_times[s];

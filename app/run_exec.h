@@ -55,6 +55,8 @@ struct ts_run_exec {
     struct ts_counter_row *init_counters;   /* over the first touch */
     struct ts_counter_row *kernel_counters; /* over every iteration, warm-up included */
     char counters_source[128];
+    struct ts_machine_rec machine;  /* what else the machine did over the same span */
+    int have_machine;               /* /proc could be read */
     int64_t granule_bytes;          /* partition chunks start on multiples of this in every array */
     enum ts_mem_pages pages;        /* what the arrays asked of transparent huge pages */
     size_t array_offset[3];         /* where each array starts in its mapping: 0, or staggered (huge pages) */

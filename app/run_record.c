@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ts_summary.h"
+
 extern char **environ;
 
 /* Variables that decide where threads run: the OpenMP runtime's and the batch system's. */
@@ -287,7 +289,9 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
         .init = ex->init_counters,
         .kernel = ex->kernel_counters,
         .migrations_source = ex->counters_source,
+        .machine = ex->have_machine ? &rr->machine : NULL,
     };
+    rr->machine = ex->machine;
     rec->counters = &rr->counters;
 
     rec->topology = &rr->topology;
@@ -318,8 +322,43 @@ void ts_run_record_job(struct ts_run_record *rr, const struct ts_binding_choice 
     rr->rec.job = j;
 }
 
+int ts_run_record_summary(struct ts_run_record *rr, const char *output_path, struct ts_error *err)
+{
+    free(rr->summary_text);
+    free(rr->summary_lines);
+    rr->summary_lines = NULL;
+    rr->rec.summary = NULL;
+    rr->rec.n_summary = 0;
+    rr->summary_text = ts_summary_text(&rr->rec, output_path);
+    size_t n = 0;
+    for (const char *p = rr->summary_text; p && *p; p++)
+        n += *p == '\n';
+    rr->summary_lines = rr->summary_text ? malloc((n ? n : 1) * sizeof *rr->summary_lines) : NULL;
+    if (!rr->summary_lines)
+        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot build the output record");
+    /* Lines in place: each '\n' ends one. */
+    int32_t lines = 0;
+    for (char *p = rr->summary_text, *eol; (eol = strchr(p, '\n')); p = eol + 1) {
+        *eol = '\0';
+        rr->summary_lines[lines++] = p;
+    }
+    rr->rec.summary = rr->summary_lines;
+    rr->rec.n_summary = lines;
+    return TS_OK;
+}
+
+void ts_run_record_print_summary(const struct ts_run_record *rr, FILE *out)
+{
+    for (int32_t i = 0; i < rr->rec.n_summary; i++)
+        fprintf(out, "%s\n", rr->rec.summary[i]);
+}
+
 void ts_run_record_release(struct ts_run_record *rr)
 {
+    free(rr->summary_text);
+    free(rr->summary_lines);
+    rr->summary_text = NULL;
+    rr->summary_lines = NULL;
     free(rr->thread_times);
     rr->thread_times = NULL;
     free(rr->config);

@@ -2,6 +2,8 @@
 #ifndef TS_RUN_RECORD_H
 #define TS_RUN_RECORD_H
 
+#include <stdio.h>
+
 #include "run_exec.h"
 #include "ts_binding.h"
 #include "ts_config.h"
@@ -18,6 +20,7 @@ struct ts_run_record {
     struct ts_placement_rec placement;
     struct ts_placement_rec placement_end;
     struct ts_counters_rec counters;
+    struct ts_machine_rec machine;
     struct ts_job_rec job;
     double *thread_times;   /* per-thread times of the completed iterations */
     struct ts_attr *config;
@@ -29,6 +32,8 @@ struct ts_run_record {
     char start_time[64];
     const char *warnings[64];
     char warning_text[64][512];
+    char *summary_text;         /* the summary, its lines cut in place */
+    const char **summary_lines;
 };
 
 /* Fills everything but topology, timings.total and the warnings. */
@@ -39,6 +44,13 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
 /* Fills /job from the Slurm environment, and whether the run continued a checkpoint. */
 void ts_run_record_job(struct ts_run_record *rr, const struct ts_binding_choice *binding, const char *restarted_from,
                        int64_t steps_before_restart);
+
+/* Renders the summary the run prints at the end (io/ts_summary.h) into the record's /summary:
+ * call last before writing, so the file keeps exactly what is printed. TS_BAD_INPUT when
+ * memory ran out. */
+int ts_run_record_summary(struct ts_run_record *rr, const char *output_path, struct ts_error *err);
+/* Prints those lines. */
+void ts_run_record_print_summary(const struct ts_run_record *rr, FILE *out);
 
 /* Adds a warning (kept in order; silently capped at 64). */
 void ts_run_record_warn(struct ts_run_record *rr, const char *text);

@@ -37,8 +37,27 @@ static double imbalance(const struct ts_run_summary *s, double *column, double *
     return quantile(ratios, used, 0.5);
 }
 
+static void disturbance(const struct ts_run_summary *s, struct ts_run_stats *out)
+{
+    const struct ts_machine_rec *m = s->has_machine ? &s->machine : NULL;
+    const struct ts_disturb_facts f = {
+        .n_threads = s->n_threads, .kernel_time = s->kernel_time, .involuntary = s->involuntary,
+        .n_cpus = m ? m->n_cpus : NAN, .online_cpus = m ? m->online_cpus : NAN, .elapsed = m ? m->elapsed : NAN,
+        .others_cpu = m ? m->others_cpu : NAN, .steal = m ? m->steal : NAN, .clock_tick = m ? m->clock_tick : NAN,
+        .load_start = m ? m->load_start : NAN, .load_end = m ? m->load_end : NAN,
+    };
+    out->disturbed = ts_disturbed(&f, out->disturbed_why, sizeof out->disturbed_why);
+    ts_disturb_numbers(&f, &out->numbers);
+}
+
+const char *ts_disturbed_text(int disturbed)
+{
+    return disturbed > 0 ? "yes" : disturbed == 0 ? "no" : "not known";
+}
+
 int ts_run_stats_of(const struct ts_run_summary *s, struct ts_run_stats *out)
 {
+    disturbance(s, out);
     size_t iters = (size_t)s->n_iterations;
     double *sorted = malloc(iters * sizeof *sorted);
     double *column = malloc((size_t)s->n_threads * sizeof *column);
@@ -57,14 +76,3 @@ int ts_run_stats_of(const struct ts_run_summary *s, struct ts_run_stats *out)
     return st;
 }
 
-void ts_speedup_of(const struct ts_run_summary *ref, const struct ts_run_stats *ref_stats,
-                   const struct ts_run_summary *run, const struct ts_run_stats *run_stats,
-                   struct ts_speedup *out)
-{
-    out->value = ref->time_median / run->time_median;
-    out->low = ref_stats->q1 / run_stats->q3;
-    out->high = ref_stats->q3 / run_stats->q1;
-    out->verdict = run_stats->q3 < ref_stats->q1   ? "faster"
-                   : run_stats->q1 > ref_stats->q3 ? "slower"
-                                                   : "within noise";
-}

@@ -1,10 +1,11 @@
-/* What compare and report derive from a run's timings: the spread of its iterations, how
- * evenly its threads shared the work, and speed-ups with the range the noise allows. */
+/* What compare and report derive from a run's file: the spread of its iterations, how
+ * evenly its threads shared the work, and whether other work disturbed it. */
 #ifndef RUN_STATS_H
 #define RUN_STATS_H
 
 #include <stddef.h>
 
+#include "ts_disturbed.h"
 #include "ts_run_read.h"
 
 struct ts_run_stats {
@@ -14,21 +15,17 @@ struct ts_run_stats {
      * 1 is perfect balance; iterations whose median thread time is 0 are left out; NaN when
      * none is left. */
     double imbalance;
+    /* Whether other work took the run's CPUs (common/ts_disturbed.h): 1 yes, 0 no, -1 not
+     * known; why names each reason, and numbers holds what the rule compared. */
+    int disturbed;
+    char disturbed_why[600];
+    struct ts_disturb_numbers numbers;
 };
 
 /* 0, or -1 when memory ran out. */
 int ts_run_stats_of(const struct ts_run_summary *s, struct ts_run_stats *out);
 
-/* Speed-up of a run over a reference: ref median / run median. Runs are independent, so
- * iterations cannot be paired; instead the speed-up is bracketed by the interquartile ranges,
- * [ref q1 / run q3, ref q3 / run q1], and the difference counts as real only when the two
- * ranges do not overlap. */
-struct ts_speedup {
-    double value, low, high;
-    const char *verdict; /* "faster", "slower", "within noise" */
-};
-void ts_speedup_of(const struct ts_run_summary *ref, const struct ts_run_stats *ref_stats,
-                   const struct ts_run_summary *run, const struct ts_run_stats *run_stats,
-                   struct ts_speedup *out);
+/* "yes", "no" or "not known", as compare and report print ts_run_stats.disturbed. */
+const char *ts_disturbed_text(int disturbed);
 
 #endif

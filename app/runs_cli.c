@@ -33,6 +33,12 @@ static int parse_size(struct ts_runs_args *a, const char *value, struct ts_error
 static int check_counts(struct ts_runs_args *a, const char *cmd, struct ts_error *err)
 {
     int is_compare = strcmp(cmd, "compare") == 0, is_plot = strcmp(cmd, "plot") == 0;
+    if (strcmp(cmd, "show") == 0) {
+        if (a->n_files != 1)
+            return ts_fail(err, TS_BAD_INPUT, "show: needs one run file%s (see touchstone --help)",
+                           a->n_files ? ", not several" : "");
+        return TS_OK;
+    }
     if (a->n_files < (is_compare ? 2 : 1))
         return ts_fail(err, TS_BAD_INPUT, "%s: needs %s (see touchstone --help)", cmd,
                        is_compare ? "at least two run files, the first is the reference" : "run files or a directory");
@@ -68,9 +74,10 @@ int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv
         int st = TS_OK;
         switch (c) {
         case OPT_FORMAT:
-            if (ts_table_format_parse(optarg, &a->format) != 0)
-                st = ts_fail(err, TS_BAD_INPUT, "%s: unknown --format '%s' (formats: text, csv, json, markdown)",
-                             cmd, optarg);
+            if (ts_table_format_parse(optarg, &a->format) != 0
+                || (strcmp(cmd, "show") == 0 && a->format != TS_TABLE_TEXT && a->format != TS_TABLE_JSON))
+                st = ts_fail(err, TS_BAD_INPUT, "%s: unknown --format '%s' (formats: %s)", cmd, optarg,
+                             strcmp(cmd, "show") == 0 ? "text, json" : "text, csv, json, markdown");
             break;
         case OPT_FORCE:
             if (strcmp(cmd, "compare") == 0) {

@@ -1,4 +1,4 @@
-/* Options of the commands that read run files: compare, report and plot. */
+/* Options of the commands that read run files: compare, report, plot and show. */
 #ifndef RUNS_CLI_H
 #define RUNS_CLI_H
 
@@ -8,7 +8,7 @@
 struct ts_runs_args {
     char **files;                /* the FILE and DIR arguments, in order (point into argv) */
     int n_files;
-    enum ts_table_format format; /* compare, report: --format */
+    enum ts_table_format format; /* compare, report, show: --format */
     int force;                   /* compare: --force */
     const char *output;          /* plot: -o FILE */
     const char *kind;            /* plot: --kind scaling|init|timeline */
@@ -16,7 +16,7 @@ struct ts_runs_args {
     int help;                    /* --help was given */
 };
 
-/* Parses argv[2..] of `touchstone cmd` (cmd is "compare", "report" or "plot"). */
+/* Parses argv[2..] of `touchstone cmd` (cmd is "compare", "report", "plot" or "show"). */
 int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv, struct ts_error *err);
 
 #endif

@@ -1,5 +1,6 @@
 #include "runs_table.h"
 
+#include <math.h>
 #include <stdio.h>
 
 void ts_runs_num(struct ts_table *t, size_t row, const char *key, double v)
@@ -25,6 +26,8 @@ int ts_runs_fill(struct ts_table *t, size_t row, const struct ts_run_summary *s,
         { "file", s->file }, { "host", s->host }, { "start_time", s->start_time }, { "kernel", s->kernel },
         { "size", size }, { "omp_places", s->places }, { "omp_proc_bind", s->proc_bind },
         { "init_mode", s->init_mode }, { "policy", s->policy }, { "spread", spread }, { "verified", verified },
+        { "job_id", s->job_id }, { "disturbed", ts_disturbed_text(st->disturbed) },
+        { "disturbed_why", st->disturbed > 0 ? st->disturbed_why : "" },
     };
     const struct {
         const char *key;
@@ -34,7 +37,11 @@ int ts_runs_fill(struct ts_table *t, size_t row, const struct ts_run_summary *s,
         { "time_median_s", s->time_median }, { "time_min_s", s->time_min }, { "time_q1_s", st->q1 },
         { "time_q3_s", st->q3 }, { "gbs_median", s->gbs_median }, { "glups_median", s->glups_median },
         { "local_fraction", s->local_fraction }, { "imbalance", st->imbalance }, { "result", s->global },
-        { "warnings", (double)s->n_warnings },
+        { "warnings", (double)s->n_warnings }, { "switches_per_thread_s", st->numbers.switch_rate },
+        { "steal_share", st->numbers.steal_share }, { "others_share", st->numbers.others_share },
+        { "load_start", s->has_machine ? s->machine.load_start : NAN },
+        { "load_end", s->has_machine ? s->machine.load_end : NAN },
+        { "online_cpus", s->has_machine ? s->machine.online_cpus : NAN },
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (ts_runs_text(t, row, texts[i].key, texts[i].text) != 0)

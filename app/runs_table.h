@@ -32,6 +32,17 @@
 #define RC_VERIFIED { "verified", "verified", TS_COL_TEXT, NULL, TS_SHOW_ALL }
 #define RC_WARNINGS { "warnings", "warnings", TS_COL_INT, NULL, TS_SHOW_ALL }
 #define RC_RESULT { "result", "result", TS_COL_NUM, "%.17g", TS_SHOW_ALL }
+#define RC_JOB { "job_id", "job", TS_COL_TEXT, NULL, TS_SHOW_ALL }
+#define RC_DISTURBED { "disturbed", "disturbed", TS_COL_TEXT, NULL, TS_SHOW_ALL }
+#define RC_DISTURBED_WHY { "disturbed_why", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE }
+/* What the disturbance rule compared (common/ts_disturbed.h), for programs. */
+#define RC_MACHINE                                                                   \
+    { "switches_per_thread_s", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },              \
+    { "steal_share", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },                        \
+    { "others_share", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },                       \
+    { "load_start", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },                         \
+    { "load_end", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },                           \
+    { "online_cpus", "", TS_COL_INT, NULL, TS_SHOW_MACHINE }
 
 /* Fills every RC_ column t has for row from run s; -1 when memory ran out. */
 int ts_runs_fill(struct ts_table *t, size_t row, const struct ts_run_summary *s, const struct ts_run_stats *st);

@@ -11,9 +11,10 @@ static const char usage[] =
     "                         [-o FILE] [--restart CHECKPOINT] [--quiet]\n"
     "       touchstone check CONFIG [the options of run]\n"
     "       touchstone topo [CONFIG] [--set section.key=value ...] [--threads N] [--format text|json]\n"
-    "       touchstone compare A.h5 B.h5 [C.h5 ...] [--format text|csv|json|markdown] [--force]\n"
+    "       touchstone compare A1.h5 [A2.h5 ...] [vs] B1.h5 [B2.h5 ...] [--format text|csv|json|markdown] [--force]\n"
     "       touchstone report FILE... | DIR [--format text|csv|json|markdown]\n"
     "       touchstone plot FILE... | DIR -o OUT.png [--kind scaling|init|timeline] [--size WxH]\n"
+    "       touchstone show FILE.h5 [--format text|json]\n"
     "       touchstone --help | --version\n"
     "\n"
     "  run     run the configured kernel, verify it, write one HDF5 file\n"
@@ -21,10 +22,13 @@ static const char usage[] =
     "          and the memory it needs (--restart: the checkpoint must be readable)\n"
     "  topo    print the machine (NUMA nodes, distances, cores, caches) and where each OpenMP\n"
     "          thread runs under the current OMP_* environment, or as `run CONFIG` will bind them\n"
-    "  compare runs side by side against the first: times, bandwidth, placement, imbalance,\n"
-    "          speed-up and whether it exceeds the noise (--force: even of different problems)\n"
+    "  compare runs side by side in sides (consecutive runs of one configuration, or split by vs),\n"
+    "          each side against the first: times, bandwidth, placement, imbalance, disturbed runs,\n"
+    "          and a verdict from the spread between runs: 3+ runs per side (--force: even of\n"
+    "          different problems)\n"
     "  report  one row per run, grouped by configuration, by threads: speed-up, efficiency\n"
     "  plot    scaling curves, init and page placement, or per-thread times as a PNG\n"
+    "  show    a run file's warnings and summary again, as the run printed them (for a ticket)\n"
     "\n"
     "  --serial-init      first-touch every array from one thread (same as --set init.mode=serial)\n"
     "  --threads N        OpenMP threads (run, check: --set openmp.threads=N; topo: instead of\n"
@@ -33,7 +37,7 @@ static const char usage[] =
     "  -o, --output FILE  output file (same as --set output.file=FILE; %k %i %j %t expand)\n"
     "  --restart CKPT     continue the run a signal stopped, from its checkpoint\n"
     "  -q, --quiet        print only warnings and errors\n"
-    "  --format F         topo: text (default) or json; compare, report: also csv, markdown\n"
+    "  --format F         topo, show: text (default) or json; compare, report: also csv, markdown\n"
     "\n"
     "exit status: 0 verified run, 1 run finished but verification failed,\n"
     "             2 bad usage, bad config, or a run that could not start,\n"
@@ -114,14 +118,16 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         cli->command = TS_CMD_CHECK;
     else if (strcmp(cmd, "topo") == 0)
         cli->command = TS_CMD_TOPO;
-    else if (strcmp(cmd, "compare") == 0 || strcmp(cmd, "report") == 0 || strcmp(cmd, "plot") == 0) {
-        cli->command = cmd[0] == 'c' ? TS_CMD_COMPARE : cmd[0] == 'r' ? TS_CMD_REPORT : TS_CMD_PLOT;
+    else if (strcmp(cmd, "compare") == 0 || strcmp(cmd, "report") == 0 || strcmp(cmd, "plot") == 0
+             || strcmp(cmd, "show") == 0) {
+        cli->command = cmd[0] == 'c' ? TS_CMD_COMPARE : cmd[0] == 'r' ? TS_CMD_REPORT
+                     : cmd[0] == 'p' ? TS_CMD_PLOT : TS_CMD_SHOW;
         int status = ts_runs_parse(&cli->runs, cmd, argc, argv, err);
         if (status == TS_OK && cli->runs.help)
             cli->command = TS_CMD_HELP;
         return status;
     } else
-        return ts_fail(err, TS_BAD_INPUT, "unknown command '%s' (commands: run, check, topo, compare, report, plot; see touchstone --help)",
+        return ts_fail(err, TS_BAD_INPUT, "unknown command '%s' (commands: run, check, topo, compare, report, plot, show; see touchstone --help)",
                        cmd);
 
     enum { OPT_SERIAL_INIT = 256, OPT_THREADS, OPT_SET, OPT_FORMAT, OPT_RESTART };

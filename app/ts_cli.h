@@ -14,7 +14,8 @@ enum ts_command {
     TS_CMD_TOPO,
     TS_CMD_COMPARE,
     TS_CMD_REPORT,
-    TS_CMD_PLOT
+    TS_CMD_PLOT,
+    TS_CMD_SHOW
 };
 
 /* --format of the commands that print reports. */
@@ -37,7 +38,7 @@ struct ts_cli {
     const char *restart_path; /* run or check --restart CKPT, NULL otherwise */
     enum ts_format format;
     int threads;   /* topo --threads N; 0: as openmp.threads, OMP_NUM_THREADS or the runtime decides */
-    struct ts_runs_args runs; /* compare, report, plot */
+    struct ts_runs_args runs; /* compare, report, plot, show */
 };
 
 int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err);

@@ -270,14 +270,16 @@ int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding,
             warn(&rr, text);
         }
         rr.timings.total = omp_get_wtime() - started;
-        status = ts_record_write(&rr.rec, output, err);
+        status = ts_run_record_summary(&rr, output, err);
+        if (status == TS_OK)
+            status = ts_record_write(&rr.rec, output, err);
         if (status != TS_OK && ex.stopped) /* the checkpoint is what counts: say that it is there */
             ts_error_prefix(err, "%s: checkpoint %s written (continue with touchstone run %s --restart %s), but ",
                             strsignal(stop_signal), checkpoint.path, cfg->path, checkpoint.path);
     }
     if (status == TS_OK) {
         if (!cli->quiet)
-            ts_summary_print(&rr.rec, output, stdout);
+            ts_run_record_print_summary(&rr, stdout);
         if (ex.stopped) {
             fprintf(stderr, "touchstone: %s: stopped after %lld of %lld iterations; checkpoint %s; continue with "
                             "touchstone run %s --restart %s\n",

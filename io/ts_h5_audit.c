@@ -53,6 +53,32 @@ int h5w_write_placement(struct h5w *w, hid_t g, const struct ts_record *rec)
     return failed ? w->err->status : TS_OK;
 }
 
+/* /counters/machine: what else the machine did during the iterations (README, "/counters"). */
+static int write_machine(struct h5w *w, hid_t counters, const struct ts_machine_rec *m)
+{
+    const struct h5w_value values[] = {
+        { "elapsed", m->elapsed, "s", 0 },
+        { "own_cpu", m->own_cpu, "s", 0 },
+        { "busy", m->busy, "s", 0 },
+        { "others_cpu", m->others_cpu, "s", 0 },
+        { "steal", m->steal, "s", 0 },
+        { "clock_tick", m->clock_tick, "s", 0 },
+        { "load_start", m->load_start, "1", 0 },
+        { "load_end", m->load_end, "1", 0 },
+    };
+    const struct h5w_num_attr nums[] = {
+        { "n_cpus", H5T_NATIVE_INT32, &m->n_cpus },
+        { "online_cpus", H5T_NATIVE_INT32, &m->online_cpus },
+    };
+    hid_t g = h5w_group(w, counters, "machine");
+    if (g < 0)
+        return w->err->status;
+    int failed = h5w_attr_str(w, g, "cpus", m->cpus) || h5w_attr_nums(w, g, nums, H5W_COUNT(nums))
+              || h5w_scalars(w, g, values, H5W_COUNT(values));
+    H5Gclose(g);
+    return failed ? w->err->status : TS_OK;
+}
+
 int h5w_write_counters(struct h5w *w, hid_t g, const struct ts_record *rec)
 {
     const struct ts_counters_rec *c = rec->counters;
@@ -66,5 +92,6 @@ int h5w_write_counters(struct h5w *w, hid_t g, const struct ts_record *rec)
     return h5w_attr_str(w, g, "migrations_source", c->migrations_source)
         || h5w_table(w, g, "init", sizeof(struct ts_counter_row), cols, H5W_COUNT(cols), c->n_threads, c->init, "1")
         || h5w_table(w, g, "kernel", sizeof(struct ts_counter_row), cols, H5W_COUNT(cols), c->n_threads,
-                     c->kernel, "1");
+                     c->kernel, "1")
+        || (c->machine && write_machine(w, g, c->machine));
 }

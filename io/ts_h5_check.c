@@ -40,6 +40,7 @@ int h5w_check_record(const struct ts_record *rec, const char *final_path, struct
         { "binding entries", rec->n_binding, rec->binding },
         { "thread rows", rec->n_threads, rec->threads },
         { "warnings", rec->n_warnings, rec->warnings },
+        { "summary lines", rec->n_summary, rec->summary },
         { "NUMA nodes", t->n_numa, t->numa },
         { "NUMA distances", (int64_t)t->n_numa * t->n_numa, t->distances },
         { "cores", t->n_cores_rec, t->cores },
@@ -82,6 +83,10 @@ int h5w_check_record(const struct ts_record *rec, const char *final_path, struct
     for (int32_t i = 0; i < rec->n_warnings; i++)
         if (!rec->warnings[i])
             return ts_fail(err, TS_BAD_INPUT, "cannot write output %s: warning %d is NULL",
+                           final_path, (int)i);
+    for (int32_t i = 0; i < rec->n_summary; i++)
+        if (!rec->summary[i])
+            return ts_fail(err, TS_BAD_INPUT, "cannot write output %s: summary line %d is NULL",
                            final_path, (int)i);
     if (rec->field) {
         const int64_t *d = rec->field_dims;

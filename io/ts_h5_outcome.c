@@ -1,5 +1,5 @@
 /* The parts that say what the run measured: /timings, /results, /verification, /field,
- * /warnings. */
+ * /warnings, /summary. */
 #include "ts_h5_parts.h"
 
 /* HDF5 keeps a chunk whole in its cache, so ~1 MiB chunks stay within the default 1 MiB
@@ -168,4 +168,9 @@ int h5w_write_warnings(struct h5w *w, hid_t file, const struct ts_record *rec)
     int st = h5w_attr_num(w, set, "count", H5T_NATIVE_INT32, &rec->n_warnings);
     H5Dclose(set);
     return st;
+}
+
+int h5w_write_summary(struct h5w *w, hid_t file, const struct ts_record *rec)
+{
+    return h5w_vector(w, file, "summary", w->vstr, rec->n_summary, rec->summary, "");
 }

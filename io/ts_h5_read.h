@@ -72,6 +72,18 @@ int h5r_read_doubles(struct h5r *r, const struct h5r_doubles *want, double *out)
  * reading it. */
 int h5r_length(struct h5r *r, const char *path, H5T_class_t cls, const char *expected, hsize_t *n);
 
+/* A 1-D string dataset (variable or fixed length) of at most max_lines strings, each cut to
+ * max_line bytes and made safe as h5r_str_attr does, joined by '\n' into *text (malloc'd,
+ * NUL-terminated, *bytes counting the NUL; NULL and 0 when the dataset is empty); *n is
+ * how many strings it holds. More than max_lines is an error. */
+int h5r_read_lines(struct h5r *r, const char *path, hsize_t max_lines, size_t max_line, char **text,
+                   size_t *bytes, hsize_t *n);
+
+/* The integer field `field` of every row of the 1-D compound dataset path, which must have
+ * n rows, into out (n values), each in [min, max]. */
+int h5r_read_int_field(struct h5r *r, const char *path, const char *field, hsize_t n, int64_t min, int64_t max,
+                       int64_t *out);
+
 /* For the value readers: a failed HDF5 call on an object that passed every check (the bytes
  * behind it are bad), and an object of the wrong class or shape. Both return TS_BAD_INPUT. */
 int h5r_fail_hdf5(struct h5r *r, const char *path, const char *doing);

@@ -41,6 +41,7 @@ static const struct part {
     { "counters", h5w_write_counters, WITH_COUNTERS },
     { "field", h5w_write_field, WITH_FIELD },
     { NULL, h5w_write_warnings, ALWAYS },
+    { NULL, h5w_write_summary, ALWAYS },
 };
 
 static int part_present(const struct part *p, const struct ts_record *rec)

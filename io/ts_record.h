@@ -10,7 +10,7 @@
 #include "ts_error.h"
 
 /* Bump when a group, dataset or attribute changes meaning or disappears. */
-#define TS_SCHEMA_VERSION 1
+#define TS_SCHEMA_VERSION 2
 
 /* A named string value: config keys, environment variables, binding facts. */
 struct ts_attr {
@@ -162,11 +162,28 @@ struct ts_counter_row {
     int64_t migrations;          /* -1 when perf_event_open is not allowed */
 };
 
+/* What the machine did while the iterations ran (warm-up included: the span of the kernel
+ * counters), over the CPUs the run's threads may use. Seconds; busy and steal come from
+ * /proc/stat, which counts in clock ticks. */
+struct ts_machine_rec {
+    char cpus[256];          /* the CPUs watched, list syntax */
+    int32_t n_cpus;          /* how many */
+    int32_t online_cpus;     /* CPUs the machine has online */
+    double elapsed;          /* wall time of the interval */
+    double own_cpu;          /* this process's user + system time (getrusage(RUSAGE_SELF)) */
+    double busy;             /* non-idle time of those CPUs: user, nice, system, irq, softirq */
+    double others_cpu;       /* busy - own_cpu, at least 0: other processes' time on them */
+    double steal;            /* time a hypervisor gave to other guests while those CPUs wanted to run */
+    double clock_tick;       /* resolution of busy and steal (1 / USER_HZ) */
+    double load_start, load_end; /* 1-minute load average (/proc/loadavg) at both ends */
+};
+
 struct ts_counters_rec {
     int32_t n_threads;
     const struct ts_counter_row *init;   /* n_threads, over first-touch initialisation */
     const struct ts_counter_row *kernel; /* n_threads, over all iterations, warm-up included */
     const char *migrations_source;       /* "perf_event_open (software event)" or why not */
+    const struct ts_machine_rec *machine; /* NULL when /proc/stat or /proc/loadavg could not be read */
 };
 
 /* The batch job the run belonged to (all "" outside Slurm) and whether it was restarted. */
@@ -236,6 +253,10 @@ struct ts_record {
     /* /warnings: what the run warned about, in the order printed */
     const char *const *warnings;
     int32_t n_warnings;
+
+    /* /summary: the lines of the summary the run printed at the end, without newlines */
+    const char *const *summary;
+    int32_t n_summary;
 };
 
 #endif

@@ -68,6 +68,16 @@ static size_t array_sizes(const struct ts_run_summary *s, double **arrays[3], si
     return 3;
 }
 
+/* Its texts after them, each its bytes long (with the NUL) when present. */
+static size_t text_sizes(const struct ts_run_summary *s, char **texts[2], size_t bytes[2])
+{
+    texts[0] = &((struct ts_run_summary *)s)->warning_text;
+    texts[1] = &((struct ts_run_summary *)s)->summary;
+    bytes[0] = s->warning_text ? s->warning_bytes : 0;
+    bytes[1] = s->summary ? s->summary_bytes : 0;
+    return 2;
+}
+
 static void child(int fd, ts_run_reader *reader, const void *ctx, unsigned seconds)
 {
     signal(SIGALRM, SIG_DFL);
@@ -84,6 +94,10 @@ static void child(int fd, ts_run_reader *reader, const void *ctx, unsigned secon
     size_t counts[3];
     for (size_t i = 0, n = array_sizes(&s, arrays, counts); !bad && st == TS_OK && i < n; i++)
         bad = write_all(fd, *arrays[i], counts[i] * sizeof(double));
+    char **texts[2];
+    size_t bytes[2];
+    for (size_t i = 0, n = text_sizes(&s, texts, bytes); !bad && st == TS_OK && i < n; i++)
+        bad = write_all(fd, *texts[i], bytes[i]);
     _exit(bad ? 1 : 0); /* no atexit handlers, no flushing of the parent's buffers */
 }
 
@@ -92,16 +106,30 @@ static int receive(int fd, struct ts_run_summary *out, struct ts_error *err)
     int st = TS_BAD_INPUT;
     if (read_all(fd, &st, sizeof st) || read_all(fd, err, sizeof *err) || read_all(fd, out, sizeof *out))
         return -1;
-    out->iteration = out->thread_iteration = out->thread_local_fraction = NULL;
     double **arrays[3];
     size_t counts[3];
-    for (size_t i = 0, n = array_sizes(out, arrays, counts); st == TS_OK && i < n; i++) {
+    char **texts[2];
+    size_t bytes[2];
+    size_t n_arrays = array_sizes(out, arrays, counts), n_texts = text_sizes(out, texts, bytes);
+    /* The child's pointers mean nothing here. */
+    out->iteration = out->thread_iteration = out->thread_local_fraction = NULL;
+    out->warning_text = out->summary = NULL;
+    for (size_t i = 0; st == TS_OK && i < n_arrays; i++) {
         if (counts[i] == 0)
             continue;
         if (!(*arrays[i] = malloc(counts[i] * sizeof(double))) || read_all(fd, *arrays[i], counts[i] * sizeof(double))) {
             ts_run_summary_free(out);
             return -1;
         }
+    }
+    for (size_t i = 0; st == TS_OK && i < n_texts; i++) {
+        if (bytes[i] == 0)
+            continue;
+        if (!(*texts[i] = malloc(bytes[i])) || read_all(fd, *texts[i], bytes[i])) {
+            ts_run_summary_free(out);
+            return -1;
+        }
+        (*texts[i])[bytes[i] - 1] = '\0'; /* the child sent a terminated string; keep it one */
     }
     return st;
 }

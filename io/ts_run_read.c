@@ -44,6 +44,7 @@ static const struct scalar_item {
     int optional;
 } scalars[] = {
     { "/timings/init", FIELD(init_time), 0, DBL_MAX, 0 },
+    { "/timings/kernel", FIELD(kernel_time), 0, DBL_MAX, 0 },
     { "/results/time_min", FIELD(time_min), 0, DBL_MAX, 0 },
     { "/results/time_median", FIELD(time_median), 0, DBL_MAX, 0 },
     { "/results/time_max", FIELD(time_max), 0, DBL_MAX, 0 },
@@ -156,6 +157,109 @@ static int read_placement(struct h5r *r, S *s)
                       &s->thread_local_fraction);
 }
 
+/* A string attribute that older files may lack: "" then. */
+static int optional_str(struct h5r *r, const char *obj, const char *name, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    int has = h5r_has(r, obj, H5I_BADID);
+    if (has > 0)
+        has = h5r_has_attr(r, obj, name);
+    if (has < 0)
+        return r->err->status;
+    return has ? h5r_str_attr(r, obj, name, buf, size) : TS_OK;
+}
+
+/* The batch job: an array task is named as Slurm's %A_%a and squeue name it. */
+static int read_job(struct h5r *r, S *s)
+{
+    char array[64], task[64];
+    if (optional_str(r, "/job", "job_id", s->job_id, sizeof s->job_id)
+        || optional_str(r, "/job", "array_job_id", array, sizeof array)
+        || optional_str(r, "/job", "array_task_id", task, sizeof task))
+        return r->err->status;
+    if (array[0] && task[0])
+        snprintf(s->job_id, sizeof s->job_id, "%s_%s", array, task);
+    return optional_str(r, "/results", "variant", s->variant, sizeof s->variant)
+        || optional_str(r, "/config", "init.huge_pages", s->huge_pages, sizeof s->huge_pages)
+        ? r->err->status : TS_OK;
+}
+
+/* Switches of all threads over the iterations, from /counters/kernel when the file has it. */
+static int read_counters(struct h5r *r, S *s)
+{
+    s->involuntary = s->voluntary = NAN;
+    int has = h5r_has(r, "/counters", H5I_GROUP);
+    if (has <= 0)
+        return has < 0 ? r->err->status : TS_OK;
+    int64_t *v = malloc((size_t)s->n_threads * sizeof *v);
+    if (!v)
+        return h5r_fail(r, "/counters/kernel", "out of memory for %d rows", s->n_threads);
+    static const char *const fields[] = { "involuntary_switches", "voluntary_switches" };
+    double *sums[] = { &s->involuntary, &s->voluntary };
+    int st = TS_OK;
+    for (size_t f = 0; st == TS_OK && f < COUNT(fields); f++) {
+        st = h5r_read_int_field(r, "/counters/kernel", fields[f], (hsize_t)s->n_threads, 0, INT64_MAX / 65536, v);
+        *sums[f] = 0;
+        for (int32_t t = 0; st == TS_OK && t < s->n_threads; t++)
+            *sums[f] += (double)v[t];
+    }
+    free(v);
+    return st;
+}
+
+/* /counters/machine (schema 2): what else ran on the run's CPUs. */
+static int read_machine(struct h5r *r, S *s)
+{
+    int has = h5r_has(r, "/counters/machine", H5I_GROUP);
+    if (has <= 0)
+        return has < 0 ? r->err->status : TS_OK;
+    struct ts_machine_rec *m = &s->machine;
+    const struct {
+        const char *path;
+        double *v, max;
+    } values[] = {
+        { "/counters/machine/elapsed", &m->elapsed, DBL_MAX },
+        { "/counters/machine/own_cpu", &m->own_cpu, DBL_MAX },
+        { "/counters/machine/busy", &m->busy, DBL_MAX },
+        { "/counters/machine/others_cpu", &m->others_cpu, DBL_MAX },
+        { "/counters/machine/steal", &m->steal, DBL_MAX },
+        { "/counters/machine/clock_tick", &m->clock_tick, 1 },
+        { "/counters/machine/load_start", &m->load_start, 1e9 },
+        { "/counters/machine/load_end", &m->load_end, 1e9 },
+    };
+    int64_t n_cpus = 0, online = 0;
+    if (h5r_str_attr(r, "/counters/machine", "cpus", m->cpus, sizeof m->cpus)
+        || h5r_int_attr(r, "/counters/machine", "n_cpus", 1, 1 << 20, &n_cpus)
+        || h5r_int_attr(r, "/counters/machine", "online_cpus", 1, 1 << 20, &online))
+        return r->err->status;
+    m->n_cpus = (int32_t)n_cpus;
+    m->online_cpus = (int32_t)online;
+    for (size_t i = 0; i < COUNT(values); i++) {
+        struct h5r_doubles want = { .path = values[i].path, .min = 0, .max = values[i].max };
+        if (h5r_read_doubles(r, &want, values[i].v))
+            return r->err->status;
+    }
+    if (!(m->clock_tick > 0))
+        return h5r_fail(r, "/counters/machine/clock_tick", "0 s is not a clock tick");
+    s->has_machine = 1;
+    return TS_OK;
+}
+
+/* The warnings' text, and the summary run printed (schema 2). */
+static int read_texts(struct h5r *r, S *s)
+{
+    hsize_t n = 0;
+    if (h5r_read_lines(r, "/warnings", TS_READ_MAX_LINES, TS_READ_MAX_LINE, &s->warning_text, &s->warning_bytes, &n))
+        return r->err->status;
+    s->n_warnings = (int64_t)n;
+    int has = h5r_has(r, "/summary", H5I_DATASET);
+    if (has < 0 || (has > 0 && h5r_read_lines(r, "/summary", TS_READ_MAX_LINES, TS_READ_MAX_LINE, &s->summary,
+                                              &s->summary_bytes, &n)))
+        return r->err->status;
+    s->n_summary = has > 0 ? (int64_t)n : 0;
+    return TS_OK;
+}
+
 /* /results stores statistics of /timings/iteration: they must describe that array. */
 static int check_agreement(struct h5r *r, const S *s)
 {
@@ -202,10 +306,8 @@ static int read_run(struct h5r *r, S *s)
                       "n_threads x n_iterations", 0, DBL_MAX, 0, &s->thread_iteration)
         || check_agreement(r, s))
         return r->err->status;
-    hsize_t warnings = 0;
-    if (h5r_length(r, "/warnings", H5T_STRING, "1-D string dataset", &warnings))
+    if (read_texts(r, s) || read_job(r, s) || read_counters(r, s) || read_machine(r, s))
         return r->err->status;
-    s->n_warnings = (int64_t)warnings;
     return read_placement(r, s);
 }
 
@@ -276,6 +378,8 @@ void ts_run_summary_free(S *s)
     free(s->iteration);
     free(s->thread_iteration);
     free(s->thread_local_fraction);
+    free(s->warning_text);
+    free(s->summary);
     char file[sizeof s->file];
     memcpy(file, s->file, sizeof file);
     memset(s, 0, sizeof *s);

@@ -7,13 +7,19 @@
 #include <stdint.h>
 
 #include "ts_error.h"
+#include "ts_record.h"
 
 /* The newest schema_version this reader understands; newer files are refused. */
-#define TS_READ_SCHEMA_VERSION 1
+#define TS_READ_SCHEMA_VERSION 2
 
 /* Most values one timing dataset may hold (2 GiB of doubles): a bound on what a file can
  * make the reader allocate, far above any real run's threads x iterations. */
 #define TS_READ_MAX_VALUES ((int64_t)1 << 28)
+
+/* Most strings read from /warnings or /summary, and most bytes kept of each: a run writes
+ * at most 64 warnings of 512 bytes and a summary of about 20 lines. */
+#define TS_READ_MAX_LINES 1024
+#define TS_READ_MAX_LINE 4096
 
 /* What a file turned out to be, also when it could not be read as a run. */
 enum ts_file_kind {
@@ -53,6 +59,24 @@ struct ts_run_summary {
     double *thread_local_fraction; /* n_threads, NULL without an audit; NaN: owns no page */
     int32_t verified;           /* /verification@passed */
     int64_t n_warnings;         /* length of /warnings: binding trouble, short iterations, ... */
+    /* The warnings as run printed them, joined by '\n' (NULL when none); warning_bytes
+     * counts the terminating NUL. */
+    char *warning_text;
+    size_t warning_bytes;
+
+    /* Since schema 2 (absent from older files: NULL, 0, "" or NaN as noted) */
+    char *summary;              /* /summary: the lines run printed at the end, joined by '\n'; NULL before schema 2 */
+    size_t summary_bytes;       /* with the NUL */
+    int64_t n_summary;          /* its lines */
+    int has_machine;            /* /counters/machine was read into machine */
+    struct ts_machine_rec machine;
+
+    /* Read from every schema, "" or NaN when the file has no such item */
+    char job_id[160];           /* /job@job_id; in an array "<array_job_id>_<array_task_id>" */
+    char variant[160];          /* /results@variant: the kernel variant in words */
+    char huge_pages[16];        /* /config@init.huge_pages */
+    double kernel_time;         /* s, /timings/kernel */
+    double involuntary, voluntary; /* context switches of all threads over the iterations (/counters/kernel) */
 };
 
 /* Reads and validates the run file at path. On failure everything is freed, err names the

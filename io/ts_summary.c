@@ -1,7 +1,10 @@
 #include "ts_summary.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "ts_disturbed.h"
 
 static const char *binding_value(const struct ts_record *rec, const char *name)
 {
@@ -74,6 +77,47 @@ static void print_counters(const struct ts_counters_rec *c, FILE *out)
     fprintf(out, "\n");
 }
 
+void ts_summary_disturb_facts(const struct ts_record *rec, struct ts_disturb_facts *f)
+{
+    const struct ts_counters_rec *c = rec->counters;
+    const struct ts_machine_rec *m = c ? c->machine : NULL;
+    double involuntary = NAN;
+    if (c && c->n_threads > 0) {
+        involuntary = 0;
+        for (int t = 0; t < c->n_threads; t++)
+            involuntary += (double)c->kernel[t].involuntary_switches;
+    }
+    *f = (struct ts_disturb_facts){
+        .n_threads = rec->results->n_threads, .kernel_time = rec->timings->kernel, .involuntary = involuntary,
+        .n_cpus = m ? m->n_cpus : NAN, .online_cpus = m ? m->online_cpus : NAN, .elapsed = m ? m->elapsed : NAN,
+        .others_cpu = m ? m->others_cpu : NAN, .steal = m ? m->steal : NAN, .clock_tick = m ? m->clock_tick : NAN,
+        .load_start = m ? m->load_start : NAN, .load_end = m ? m->load_end : NAN,
+    };
+}
+
+/* An interval this many clock ticks long gives shares worth a percentage. */
+#define MACHINE_MIN_TICKS 50
+
+/* What else ran on the run's CPUs, and whether that makes its times the machine's. */
+static void print_machine(const struct ts_record *rec, FILE *out)
+{
+    const struct ts_machine_rec *m = rec->counters->machine;
+    struct ts_disturb_facts f;
+    struct ts_disturb_numbers n;
+    char why[600];
+    ts_summary_disturb_facts(rec, &f);
+    ts_disturb_numbers(&f, &n);
+    fprintf(out, "  machine    CPUs %s for %.3g s: ", m->cpus, m->elapsed);
+    if (m->elapsed >= MACHINE_MIN_TICKS * m->clock_tick)
+        fprintf(out, "other processes %.1f%%, steal %.1f%% of their time", 100 * n.others_share,
+                100 * n.steal_share);
+    else
+        fprintf(out, "too short for shares of /proc/stat's %.3g s ticks", m->clock_tick);
+    fprintf(out, "; load %.2f -> %.2f\n", m->load_start, m->load_end);
+    if (ts_disturbed(&f, why, sizeof why) > 0)
+        fprintf(out, "  DISTURBED  %s: these times are the machine's as much as the configuration's\n", why);
+}
+
 void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE *out)
 {
     const struct ts_results_rec *r = rec->results;
@@ -94,6 +138,8 @@ void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE
         print_placement(rec->placement_end, r->init_mode, out);
     if (rec->counters && rec->counters->n_threads > 0)
         print_counters(rec->counters, out);
+    if (rec->counters && rec->counters->machine)
+        print_machine(rec, out);
     fprintf(out, "  kernel     %lld iterations (+%lld warm-up), per iteration: min %.4g s, median %.4g s, max %.4g s\n",
             (long long)t->n_iterations, (long long)t->n_warmup, r->time_min, r->time_median, r->time_max);
     if (r->variant && r->variant[0])
@@ -117,4 +163,19 @@ void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE
     if (rec->n_warnings > 0)
         fprintf(out, "  warnings   %d (see above and /warnings)\n", rec->n_warnings);
     fprintf(out, "  output     %s\n", output_path);
+}
+
+char *ts_summary_text(const struct ts_record *rec, const char *output_path)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    if (!f)
+        return NULL;
+    ts_summary_print(rec, output_path, f);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }

@@ -8,4 +8,12 @@
 
 void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE *out);
 
+/* The same text in memory (malloc'd, each line ending in '\n'), for the file to keep what was
+ * printed; NULL when memory ran out. */
+char *ts_summary_text(const struct ts_record *rec, const char *output_path);
+
+/* The facts the disturbance rule (ts_disturbed.h) judges, from a record. */
+struct ts_disturb_facts;
+void ts_summary_disturb_facts(const struct ts_record *rec, struct ts_disturb_facts *f);
+
 #endif

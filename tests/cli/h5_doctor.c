@@ -2,7 +2,9 @@
  *   h5_doctor FILE CASE      (FILE is modified in place; the test copies it first)
  * Each case breaks one rule of the schema (README, "The HDF5 file"), so each test fails for
  * one reason; heap_loop and heap_crash damage bytes HDF5 itself trips over. `h5_doctor NEW
- * foreign` and `h5_doctor NEW checkpoint` write HDF5 files that are not run files. */
+ * foreign` and `h5_doctor NEW checkpoint` write HDF5 files that are not run files;
+ * `schema1`, `calm`, `set:/path=VALUE` and `scale:F` edit a good file into another good one
+ * (see doctor_schema). */
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,7 +107,7 @@ static int doctor(const char *c)
     if (strcmp(c, "unwritten") == 0)
         return replace("/timings/iteration", H5T_IEEE_F64LE, 1, (hsize_t[]){ n }, 0);
     if (strcmp(c, "newer_schema") == 0)
-        return set_int_attr("/", "schema_version", 2);
+        return set_int_attr("/", "schema_version", 3);
     if (strcmp(c, "thread_count") == 0)
         return set_int_attr("/results", "n_threads", 3);
     if (strcmp(c, "negative_time") == 0)
@@ -124,6 +126,71 @@ static int doctor(const char *c)
             ? fail("linking /results") : 0;
     fprintf(stderr, "h5_doctor: unknown case '%s'\n", c);
     return 2;
+}
+
+/* Multiplies every value of a double dataset by f. */
+static int scale_dataset(const char *path, double f)
+{
+    hsize_t n = length(path);
+    double *v = calloc(n ? n : 1, sizeof *v);
+    hid_t set = H5Dopen2(file, path, H5P_DEFAULT);
+    int bad = !v || set < 0 || H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0;
+    for (hsize_t i = 0; !bad && i < n; i++)
+        v[i] *= f;
+    bad = bad || H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0;
+    H5Dclose(set);
+    free(v);
+    return bad ? fail("scaling a dataset") : 0;
+}
+
+/* Zeros one integer field of every row of a compound table (HDF5 keeps the other fields). */
+static int zero_field(const char *path, const char *field)
+{
+    hsize_t n = length(path);
+    int64_t *zeros = calloc(n ? n : 1, sizeof *zeros);
+    hid_t set = H5Dopen2(file, path, H5P_DEFAULT), mem = H5Tcreate(H5T_COMPOUND, sizeof(int64_t));
+    int bad = !zeros || set < 0 || mem < 0 || H5Tinsert(mem, field, 0, H5T_NATIVE_INT64) < 0
+           || H5Dwrite(set, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, zeros) < 0;
+    H5Tclose(mem);
+    H5Dclose(set);
+    free(zeros);
+    return bad ? fail("zeroing a field") : 0;
+}
+
+/* Not damage, for the compare and show tests; each leaves a file the reader accepts:
+ *   schema1          what touchstone wrote before schema 2: no /summary, no /counters/machine
+ *   calm             counters of an undisturbed run: no involuntary switches, nothing else on
+ *                    the CPUs, load 0 (whatever the machine did during the test)
+ *   set:/path=VALUE  a scalar dataset (a machine counter) set to VALUE
+ *   scale:F          every time per iteration (and /timings/kernel) F times longer */
+static int doctor_schema(const char *c)
+{
+    if (strcmp(c, "schema1") == 0)
+        return H5Ldelete(file, "/summary", H5P_DEFAULT) < 0 || H5Ldelete(file, "/counters/machine", H5P_DEFAULT) < 0
+            ? fail("deleting what schema 2 added") : set_int_attr("/", "schema_version", 1);
+    if (strcmp(c, "calm") == 0) {
+        static const char *const zero[] = { "/counters/machine/others_cpu", "/counters/machine/steal",
+                                            "/counters/machine/load_start", "/counters/machine/load_end" };
+        for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++)
+            if (set_value(zero[i], 0, 0.0))
+                return 1;
+        return zero_field("/counters/kernel", "involuntary_switches");
+    }
+    if (strncmp(c, "scale:", 6) == 0) {
+        static const char *const times[] = { "/timings/iteration", "/timings/thread_iteration", "/timings/kernel",
+                                             "/results/time_min", "/results/time_median", "/results/time_max" };
+        double f = strtod(c + 6, NULL);
+        for (size_t i = 0; i < sizeof times / sizeof times[0]; i++)
+            if (scale_dataset(times[i], f))
+                return 1;
+        return 0;
+    }
+    char path[256];
+    const char *eq = strchr(c, '=');
+    if (strncmp(c, "set:", 4) != 0 || !eq || eq - c - 4 >= (long)sizeof path)
+        return fprintf(stderr, "h5_doctor: unknown case '%s'\n", c), 2;
+    snprintf(path, sizeof path, "%.*s", (int)(eq - c - 4), c + 4);
+    return set_value(path, 0, strtod(eq + 1, NULL));
 }
 
 /* HDF5 1.10 does not check the objects in a global heap collection (where variable-length
@@ -164,6 +231,9 @@ int main(int argc, char **argv)
     file = H5Fopen(argv[1], H5F_ACC_RDWR, H5P_DEFAULT);
     if (file < 0)
         return fail("opening the file");
-    int st = doctor(argv[2]);
+    int st = strcmp(argv[2], "schema1") == 0 || strcmp(argv[2], "calm") == 0 || strncmp(argv[2], "set:", 4) == 0
+                  || strncmp(argv[2], "scale:", 6) == 0
+               ? doctor_schema(argv[2])
+               : doctor(argv[2]);
     return H5Fclose(file) < 0 ? fail("closing the file") : st;
 }

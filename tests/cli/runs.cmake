@@ -5,7 +5,7 @@ target_link_libraries(h5_doctor PRIVATE HDF5::HDF5)
 add_executable(read_sweep read_sweep.c)
 target_link_libraries(read_sweep PRIVATE ts_read m)
 
-foreach(name compare report)
+foreach(name compare report show)
   add_test(NAME cli.${name}
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_${name}.sh $<TARGET_FILE:touchstone> ${PROJECT_SOURCE_DIR}
                    $<TARGET_FILE:h5_get> $<TARGET_FILE:h5_doctor>)
@@ -19,4 +19,4 @@ add_test(NAME io.read.bad_files
 add_test(NAME io.read.image
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_read_image.sh $<TARGET_FILE:touchstone> ${PROJECT_SOURCE_DIR}
                  $<TARGET_FILE:read_sweep>)
-set_tests_properties(cli.compare cli.report cli.plot io.read.bad_files io.read.image PROPERTIES TIMEOUT 120)
+set_tests_properties(cli.compare cli.report cli.show cli.plot io.read.bad_files io.read.image PROPERTIES TIMEOUT 120)

@@ -50,6 +50,40 @@ while read -r file threads mode median speedup efficiency gbs; do
         fail "$file: speed-up $speedup efficiency $efficiency, expected $want_s and $want_e"
 done <"$WORK/rows"
 
+# The per-run fields compare has are in report's CSV too, and equal the files' own.
+/usr/bin/python3 - "$WORK/report.csv" >"$WORK/more" <<'EOF' || fail "report.csv lacks a field compare has"
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    print("\t".join([r["file"], r["init_s"], r["time_min_s"], r["iterations"], r["result"], r["start_time"],
+                     r["job_id"] or "-", r["disturbed"]]))
+EOF
+while IFS="$(printf '\t')" read -r file init tmin iters result start job disturbed; do
+    for pair in "$init|/timings/init" "$tmin|/results/time_min" "$iters|/timings@n_iterations" \
+                "$result|/results/global" "$start|/@start_time"; do
+        want=$("$H5GET" "$file" "${pair#*|}")
+        [ "${pair%%|*}" = "$want" ] || fail "$file: report says ${pair%%|*} for ${pair#*|}, the file says $want"
+    done
+    [ "$job" = "-" ] || fail "$file: job id '$job' outside Slurm"
+    # compare applies the same rule (tested in cli.compare) to the same file.
+    "$TS" compare "$file" "$file" --format json | jq -e --arg d "$disturbed" '.runs[0].disturbed == $d' >/dev/null ||
+        fail "$file: report says disturbed '$disturbed', compare does not"
+done <"$WORK/more"
+[ "$(wc -l <"$WORK/more")" -eq 4 ] || fail "the per-run fields: four rows expected"
+
+# A disturbed run is flagged, with what disturbed it, in every format; a calm one is not.
+mkdir "$WORK/flags"
+cp "$SWEEP/par-1.h5" "$WORK/flags/calm.h5" && "$DOCTOR" "$WORK/flags/calm.h5" calm || fail "h5_doctor calm"
+cp "$WORK/flags/calm.h5" "$WORK/flags/steal.h5" && "$DOCTOR" "$WORK/flags/steal.h5" set:/counters/machine/steal=1000 ||
+    fail "h5_doctor set"
+run_ts 0 "report of a disturbed run" report "$WORK/flags" --format json &&
+    { [ "$(jq -r '[.runs[] | .disturbed] | join(",")' "$OUT")" = no,yes ] || fail "json: calm no, steal yes"; } &&
+    { jq -e '.runs[1].disturbed_why | startswith("steal took")' "$OUT" >/dev/null || fail "json: steal named"; }
+run_ts 0 "report text of a disturbed run" report "$WORK/flags" &&
+    expect_in "$OUT" " disturbed +host +file$" "text: a disturbed column" &&
+    expect_in "$OUT" " no +[^ ]+ +$WORK/flags/calm.h5$" "text: the calm run is not disturbed" &&
+    expect_in "$OUT" "^disturbed: $WORK/flags/steal.h5: steal took [0-9.]+% of the CPUs' time \(above 2%\)" \
+        "text: the note names the steal"
+
 # Files named one by one give the same rows; text and markdown show the groups as headings.
 run_ts 0 "report FILES" report "$SWEEP/par-4.h5" "$SWEEP/par-1.h5" --format csv &&
     { [ "$(wc -l <"$OUT")" -eq 3 ] || fail "report of two files: two rows expected"; }

@@ -4,6 +4,7 @@
  * HDF5 1.10 itself crashes or hangs on some corrupted files (its global heap): the commands
  * read in a child process for that reason, this harness reads in-process so that libFuzzer
  * sees coverage, and tests/fuzz/run_fuzz.sh sorts each crash by whose code crashed. */
+#include <float.h>
 #include <hdf5.h>
 #include <math.h>
 #include <string.h>
@@ -21,6 +22,32 @@ static void check_text(const char *what, const char *s, size_t size)
 }
 
 #define TEXT(f) check_text(#f, s->f, sizeof s->f)
+
+/* Lines joined by '\n' (warnings, summary): NULL exactly when there are none, `lines` of them,
+ * each at most TS_READ_MAX_LINE bytes, bytes counting the NUL, no other control character. */
+static void check_lines(const char *what, const char *text, size_t bytes, int64_t lines)
+{
+    FUZZ_CHECK(lines >= 0 && lines <= TS_READ_MAX_LINES, "%s: %lld lines", what, (long long)lines);
+    FUZZ_CHECK((text == NULL) == (lines == 0), "%s: text %s for %lld lines", what, text ? "present" : "missing",
+               (long long)lines);
+    if (!text) {
+        FUZZ_CHECK(bytes == 0, "%s: %zu bytes without text", what, bytes);
+        return;
+    }
+    FUZZ_CHECK(strlen(text) + 1 == bytes, "%s: %zu bytes, the text holds %zu", what, bytes, strlen(text) + 1);
+    int64_t n = 1;
+    size_t line = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '\n') {
+            n++;
+            line = 0;
+            continue;
+        }
+        FUZZ_CHECK(*p >= 0x20 && *p != 0x7f, "%s holds control character 0x%02x", what, *p);
+        FUZZ_CHECK(++line <= TS_READ_MAX_LINE, "%s: a line longer than %d bytes", what, TS_READ_MAX_LINE);
+    }
+    FUZZ_CHECK(n == lines, "%s: %lld lines in the text, %lld counted", what, (long long)n, (long long)lines);
+}
 
 static void in_range(const char *what, const double *v, size_t n, double lo, double hi, int nan_ok)
 {
@@ -62,6 +89,26 @@ static void check_summary(const struct ts_run_summary *s)
         in_range("local_fraction", &s->local_fraction, 1, 0, 1, 1);
         in_range("thread_local_fraction", s->thread_local_fraction, (size_t)s->n_threads, 0, 1, 1);
     }
+    /* Since schema 2, and what every schema may lack. */
+    TEXT(job_id);
+    TEXT(variant);
+    TEXT(huge_pages);
+    in_range("kernel_time", &s->kernel_time, 1, 0, DBL_MAX, 0);
+    in_range("involuntary", &s->involuntary, 1, 0, HUGE_VAL, 1);
+    in_range("voluntary", &s->voluntary, 1, 0, HUGE_VAL, 1);
+    check_lines("warning_text", s->warning_text, s->warning_bytes, s->n_warnings);
+    check_lines("summary", s->summary, s->summary_bytes, s->n_summary);
+    FUZZ_CHECK(s->has_machine == 0 || s->has_machine == 1, "has_machine %d", s->has_machine);
+    if (s->has_machine) {
+        const struct ts_machine_rec *m = &s->machine;
+        TEXT(machine.cpus);
+        FUZZ_CHECK(m->n_cpus >= 1 && m->online_cpus >= 1, "machine: %d CPUs, %d online", m->n_cpus, m->online_cpus);
+        const double seconds[] = { m->elapsed, m->own_cpu, m->busy, m->others_cpu, m->steal };
+        in_range("machine seconds", seconds, 5, 0, DBL_MAX, 0);
+        in_range("machine clock_tick", &m->clock_tick, 1, DBL_MIN, 1, 0);
+        const double loads[] = { m->load_start, m->load_end };
+        in_range("machine loads", loads, 2, 0, 1e9, 0);
+    }
     char size[128];
     ts_run_size_text(s, size, sizeof size);
 }
@@ -78,7 +125,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         FUZZ_CHECK(status == TS_BAD_INPUT, "status %d", status);
         FUZZ_CHECK(strstr(err.message, NAME) != NULL, "the error does not name the file: %s", err.message);
-        FUZZ_CHECK(!s.iteration && !s.thread_iteration && !s.thread_local_fraction, "arrays left after an error");
+        FUZZ_CHECK(!s.iteration && !s.thread_iteration && !s.thread_local_fraction && !s.warning_text && !s.summary,
+                   "arrays left after an error");
     }
     ts_run_summary_free(&s);
     /* The reader closes what it opened, on every path (its file image is shared by name). */

@@ -110,6 +110,16 @@ void io_fixture_full(struct io_fixture *f)
         f->field[i] = 0.5 * i - 1.0;
     f->warnings[0] = "OMP_PLACES unset: using cores";
     f->warnings[1] = "node 1 has 2 threads, node 0 has 1";
+    f->summary[0] = "touchstone 0.1.0: stencil2d, 5 x 4 grid";
+    f->summary[1] = "  output     run.h5";
+    for (int t = 0; t < FX_THREADS; t++)
+        f->counter_rows[t] = (struct ts_counter_row){ 10 + t, t, 2 * t, 3 * t, -1 };
+    f->machine = (struct ts_machine_rec){ .cpus = "1-3", .n_cpus = 3, .online_cpus = 4, .elapsed = 0.5,
+                                          .own_cpu = 1.25, .busy = 1.375, .others_cpu = 0.125, .steal = 0.0625,
+                                          .clock_tick = 0.01, .load_start = 0.5, .load_end = 3.25 };
+    f->counters = (struct ts_counters_rec){ .n_threads = FX_THREADS, .init = f->counter_rows,
+                                            .kernel = f->counter_rows, .migrations_source = "unavailable",
+                                            .machine = &f->machine };
     f->rec = (struct ts_record){
         .program_version = "0.1.0", .command_line = "touchstone run configs/x.ini --set a=b",
         .host = "node-7", .start_time = "2024-05-01T12:00:00Z", .config = f->config,
@@ -118,7 +128,8 @@ void io_fixture_full(struct io_fixture *f)
         .binding = f->binding, .n_binding = 2, .topology = &f->topo, .threads = f->threads,
         .n_threads = FX_THREADS, .timings = &f->timings, .results = &f->results,
         .verification = &f->verification, .field = f->field, .field_dims = { 1, FX_NY, FX_NX },
-        .warnings = f->warnings, .n_warnings = 2 };
+        .warnings = f->warnings, .n_warnings = 2, .counters = &f->counters, .summary = f->summary,
+        .n_summary = 2 };
 }
 
 void io_fixture_minimal(struct io_fixture *f)
@@ -132,6 +143,9 @@ void io_fixture_minimal(struct io_fixture *f)
     f->rec.field = NULL;
     f->rec.warnings = NULL;
     f->rec.n_warnings = 0;
+    f->rec.counters = NULL;
+    f->rec.summary = NULL;
+    f->rec.n_summary = 0;
     f->results.kernel = "sum";
     f->results.unit = "element";
     f->results.glups_best = NAN;

@@ -45,13 +45,19 @@ struct io_fixture {
     struct ts_attr binding[2];
     double field[FX_NY * FX_NX];
     const char *warnings[2];
+    const char *summary[2];
+    struct ts_counter_row counter_rows[FX_THREADS];
+    struct ts_machine_rec machine;
+    struct ts_counters_rec counters;
 };
 
 extern const char io_config_text[];
 
-/* Everything filled: a 2D stencil run with a 4x5 field and two warnings. */
+/* Everything filled: a 2D stencil run with a 4x5 field, two warnings, counters with the
+ * machine's, and a two-line summary. */
 void io_fixture_full(struct io_fixture *f);
-/* An array-sum run: no field, no warnings, NaN GLUP/s, and a 200 kB config text. */
+/* An array-sum run: no field, no warnings, no counters, an empty summary, NaN GLUP/s, and a
+ * 200 kB config text. */
 void io_fixture_minimal(struct io_fixture *f);
 
 /* A fresh directory under $TMPDIR (or /tmp); io_dir_remove deletes it and its files. */

@@ -59,8 +59,8 @@ static void check_root(hid_t f, const struct ts_record *rec)
     CHECK(rd_int_attr(f, "/", "schema_version") == TS_SCHEMA_VERSION, "schema_version wrong");
     H5G_info_t info;
     H5Gget_info(f, &info);
-    CHECK(info.nlinks == (rec->field ? 9u : 8u), "root has %llu links",
-          (unsigned long long)info.nlinks);
+    unsigned links = 9u + (rec->field != NULL) + (rec->counters != NULL);
+    CHECK(info.nlinks == links, "root has %llu links, expected %u", (unsigned long long)info.nlinks, links);
 }
 
 static void check_config(hid_t f, const struct ts_record *rec)
@@ -302,6 +302,32 @@ static void check_warnings(hid_t f, const struct ts_record *rec)
     }
 }
 
+/* Schema 2: the summary as printed, one string per line, and what the machine did. */
+static void check_summary_and_machine(hid_t f, const struct ts_record *rec)
+{
+    hsize_t dims[3] = { 99 };
+    CHECK(rd_dims(f, "summary", dims) == 1 && dims[0] == (hsize_t)rec->n_summary, "/summary shape");
+    expect_units(f, "summary", "");
+    for (int i = 0; i < rec->n_summary; i++) {
+        char *line = rd_vstr(f, "summary", (hsize_t)i, (hsize_t)rec->n_summary);
+        CHECK(line && strcmp(line, rec->summary[i]) == 0, "summary line %d is \"%s\"", i, line ? line : "");
+        free(line);
+    }
+    const struct ts_machine_rec *m = rec->counters ? rec->counters->machine : NULL;
+    CHECK((H5Lexists(f, "counters", H5P_DEFAULT) > 0) == (m != NULL), "/counters present without counters");
+    if (!m)
+        return;
+    static const char *const seconds[] = { "elapsed", "own_cpu", "busy", "others_cpu", "steal", "clock_tick" };
+    const double s_values[] = { m->elapsed, m->own_cpu, m->busy, m->others_cpu, m->steal, m->clock_tick };
+    expect_scalars(f, "counters/machine", seconds, s_values, 6, "s");
+    static const char *const loads[] = { "load_start", "load_end" };
+    const double l_values[] = { m->load_start, m->load_end };
+    expect_scalars(f, "counters/machine", loads, l_values, 2, "1");
+    expect_str_attr(f, "counters/machine", "cpus", m->cpus);
+    CHECK(rd_int_attr(f, "counters/machine", "n_cpus") == m->n_cpus, "/counters/machine@n_cpus");
+    CHECK(rd_int_attr(f, "counters/machine", "online_cpus") == m->online_cpus, "/counters/machine@online_cpus");
+}
+
 static herr_t units_everywhere(hid_t obj, const char *name, const H5O_info_t *info, void *op)
 {
     (void)op;
@@ -368,6 +394,7 @@ int main(int argc, char **argv)
         check_results(f, &fx);
         check_field(f, &fx.rec, modes[m].chunk);
         check_warnings(f, &fx.rec);
+        check_summary_and_machine(f, &fx.rec);
         H5Ovisit2(f, H5_INDEX_NAME, H5_ITER_NATIVE, units_everywhere, NULL, H5O_INFO_BASIC);
         H5Fclose(f);
     }

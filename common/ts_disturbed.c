@@ -1,0 +1,62 @@
+#include "ts_disturbed.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* The share of the CPUs' time that seconds are for certain: less the ticks' rounding. */
+static double share(const struct ts_disturb_facts *f, double seconds)
+{
+    double cpu_seconds = f->n_cpus * f->elapsed;
+    return cpu_seconds > 0 ? fmax(0.0, seconds - TS_DISTURB_ROUNDING_TICKS * f->clock_tick * f->n_cpus) / cpu_seconds
+                           : NAN;
+}
+
+void ts_disturb_numbers(const struct ts_disturb_facts *f, struct ts_disturb_numbers *out)
+{
+    double thread_seconds = f->n_threads * f->kernel_time;
+    out->switch_rate = thread_seconds > 0 ? f->involuntary / thread_seconds : NAN;
+    out->steal_share = share(f, f->steal);
+    out->others_share = share(f, f->others_cpu);
+    out->load_excess = fmax(f->load_start, f->load_end - f->n_threads); /* fmax ignores one NaN */
+}
+
+static void add(char *why, size_t size, size_t *used, const char *text)
+{
+    if (*used < size)
+        *used += (size_t)snprintf(why + *used, size - *used, "%s%s", *used ? "; " : "", text);
+}
+
+int ts_disturbed(const struct ts_disturb_facts *f, char *why, size_t size)
+{
+    struct ts_disturb_numbers n;
+    ts_disturb_numbers(f, &n);
+    size_t used = 0;
+    char text[200];
+    if (size)
+        why[0] = '\0';
+    if (isnan(n.switch_rate) && isnan(n.steal_share) && isnan(n.others_share) && isnan(n.load_excess)) {
+        snprintf(why, size, "not known: the file has no counters");
+        return -1;
+    }
+    if (n.switch_rate > TS_DISTURB_SWITCH_RATE && f->involuntary > TS_DISTURB_SWITCH_MIN * f->n_threads) {
+        snprintf(text, sizeof text, "%.0f involuntary switches per thread-second (above %g)", n.switch_rate,
+                 TS_DISTURB_SWITCH_RATE);
+        add(why, size, &used, text);
+    }
+    if (n.steal_share > TS_DISTURB_STEAL_SHARE) {
+        snprintf(text, sizeof text, "steal took %.1f%% of the CPUs' time (above %g%%)", 100 * n.steal_share,
+                 100 * TS_DISTURB_STEAL_SHARE);
+        add(why, size, &used, text);
+    }
+    if (n.others_share > TS_DISTURB_OTHERS_SHARE) {
+        snprintf(text, sizeof text, "other processes took %.1f%% of the CPUs' time (above %g%%)",
+                 100 * n.others_share, 100 * TS_DISTURB_OTHERS_SHARE);
+        add(why, size, &used, text);
+    }
+    if (n.load_excess > f->online_cpus) {
+        snprintf(text, sizeof text, "load average %.2f beyond its own threads, above the machine's %.0f CPUs",
+                 n.load_excess, f->online_cpus);
+        add(why, size, &used, text);
+    }
+    return used > 0;
+}

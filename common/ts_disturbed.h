@@ -1,0 +1,50 @@
+/* Whether a run was disturbed: other work took its CPUs while it computed, so its times
+ * say more about the machine's state than about the configuration. One rule, used by the
+ * run's summary, compare, report and show (README, "Disturbed runs"). */
+#ifndef TS_DISTURBED_H
+#define TS_DISTURBED_H
+
+#include <stddef.h>
+
+/* Involuntary context switches of all threads, per thread-second of kernel time, above
+ * which threads were pushed off their CPUs by other work: a thread alone on its CPU is
+ * switched out a few times a second by kernel housekeeping, one sharing it with a busy
+ * process tens to hundreds of times. The count must also exceed TS_DISTURB_SWITCH_MIN per
+ * thread, so that one or two switches in a short run do not count as a rate. */
+#define TS_DISTURB_SWITCH_RATE 20.0
+#define TS_DISTURB_SWITCH_MIN 5.0
+/* Shares of the watched CPUs' time (CPUs x elapsed): a hypervisor's steal, and other
+ * processes' CPU time on them. */
+#define TS_DISTURB_STEAL_SHARE 0.02
+#define TS_DISTURB_OTHERS_SHARE 0.05
+/* /proc/stat counts in clock ticks (10 ms) and both ends of the interval round: a share is
+ * what remains after taking this many ticks per watched CPU off, so a short run is not
+ * called disturbed by rounding. */
+#define TS_DISTURB_ROUNDING_TICKS 2.0
+
+/* What a run recorded (NaN: not recorded, as in schema 1 files or without /counters). */
+struct ts_disturb_facts {
+    double n_threads;
+    double kernel_time;   /* s, /timings/kernel */
+    double involuntary;   /* involuntary switches of all threads over the iterations */
+    /* /counters/machine */
+    double n_cpus, online_cpus;
+    double elapsed, others_cpu, steal, clock_tick;
+    double load_start, load_end;
+};
+
+/* The numbers the rule compares (NaN where a fact is missing): involuntary switches per
+ * thread-second of kernel time; steal and other processes' time, less the rounding, as
+ * shares of the CPUs' time (n_cpus x elapsed), at least 0; and the load average beyond the
+ * run's own threads: the larger of load_start and load_end - n_threads. */
+struct ts_disturb_numbers {
+    double switch_rate, steal_share, others_share, load_excess;
+};
+void ts_disturb_numbers(const struct ts_disturb_facts *f, struct ts_disturb_numbers *out);
+
+/* 1 when the run was disturbed, why receiving each reason with its number and threshold
+ * ("steal 4.1% of the CPUs' time (above 2%); ..."); 0 when not (why ""); -1 when nothing
+ * could be judged (no counters at all; why says so). */
+int ts_disturbed(const struct ts_disturb_facts *f, char *why, size_t size);
+
+#endif
