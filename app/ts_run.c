@@ -199,7 +199,8 @@ int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding,
         status = ts_output_prepare(cfg, cli->restart_path, &out, err);
     if (status != TS_OK)
         return status;
-    ts_output_note(&out, stderr);
+    if (!cli->quiet)
+        ts_output_note(&out, stderr);
 
     ts_topology *topo = NULL;
     status = ts_topology_create(&topo, err);
