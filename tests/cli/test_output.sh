@@ -66,7 +66,7 @@ mkfifo "$D/cf.ckpt.h5"
 refused "a FIFO under the checkpoint name" "$D/cf.ckpt.h5" --overwrite
 [ -p "$D/cf.ckpt.h5" ] || fail "the FIFO under the checkpoint name was replaced"
 [ -e "$D/cf.h5" ] && fail "a run whose checkpoint name is a FIFO wrote its output"
-ls "$D" | grep -q '\.tmp\.' && fail "refused runs left temporary files"
+find "$D" -name '*.tmp.*' | grep -q . && fail "refused runs left temporary files"
 
 # --- A name given is never replaced without --overwrite ---------------------------------------
 # shellcheck disable=SC2086
@@ -129,7 +129,7 @@ p1=$!
 p2=$!
 wait $p1 || fail "first of two simultaneous runs failed: $(cat "$WORK/p1.err")"
 wait $p2 || fail "second of two simultaneous runs failed: $(cat "$WORK/p2.err")"
-n=$(ls "$P" | grep -c '\.h5$')
+n=$(find "$P" -name '*.h5' | wc -l)
 [ "$n" = 2 ] || fail "two simultaneous runs with the default name left $n file(s): $(ls "$P" | tr '\n' ' ')"
 for f in "$P"/*.h5; do
     [ "$(get "$f" /@complete 2>/dev/null)" = 1 ] || fail "$f is not a complete run file"
@@ -238,7 +238,7 @@ expect_in "$ERR" "removed 2 temporary files" "the removal is noted"
 # --- %h and %p ---------------------------------------------------------------------------------
 # shellcheck disable=SC2086
 run_ts 0 "%h and %p" run "$CFG" $SMALL -o "$D/run-%h-%p.h5" -q
-ls "$D" | grep -Eq "^run-$host-[0-9]+\.h5\$" || fail "%h-%p did not expand to run-$host-<pid>.h5: $(ls "$D" | tr '\n' ' ')"
+find "$D" -name "run-$host-*.h5" | grep -Eq "/run-$host-[0-9]+\.h5\$" || fail "%h-%p did not expand to run-$host-<pid>.h5: $(ls "$D" | tr '\n' ' ')"
 run_ts 0 "check accepts %h and %p" check "$CFG" --set output.file=x-%h-%p.h5 >/dev/null
 run_ts 2 "check refuses %q" check "$CFG" --set output.file=x-%q.h5
 finish
