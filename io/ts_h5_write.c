@@ -1,5 +1,6 @@
 /* The file's life: assembled in memory part by part, written to a temporary file next to the
- * final one, synced and renamed into place, so final_path only ever holds a complete file. */
+ * final one, synced and given its name (ts_file_place.c: without replacing another file unless
+ * asked), so a final name only ever holds a complete file. */
 #include "ts_h5_write.h"
 
 #include <errno.h>
