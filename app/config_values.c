@@ -277,7 +277,7 @@ bool ts_file_template_check(const char *s, char *why, size_t len)
             snprintf(why, len, "lone '%%' at the end");
             return false;
         }
-        if (!strchr("kijt%", *p)) {
+        if (!strchr("kijthp%", *p)) {
             snprintf(why, len, "unknown placeholder '%%%c'", *p);
             return false;
         }

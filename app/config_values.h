@@ -26,7 +26,7 @@ int ts_places_named_cpus(const char *s, int *cpus, int max);
  * kind receives the word before ':', node the number (-1 without one). */
 bool ts_policy_parse(const char *s, char *kind, size_t kind_len, int *node, char *why, size_t len);
 
-/* An output file name template: placeholders %k %i %j %t %% only, no control characters. */
+/* An output file name template: placeholders %k %i %j %t %h %p %% only, no control characters. */
 bool ts_file_template_check(const char *s, char *why, size_t len);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "run_record.h"
 #include "ts_checkpoint.h"
@@ -53,9 +54,28 @@ int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx)
         .thread_times = ex->thread_times,
     };
     c.field = stencil_field(ex, c.field_dims);
-    int status = ts_checkpoint_write(&c, ck->path, &ck->err);
+    struct ts_place place = ts_output_checkpoint_place(ck->out, &ck->own);
+    int status = ts_checkpoint_write_placed(&c, &place, &ck->err);
+    if (status == TS_OK) {
+        snprintf(ck->path, sizeof ck->path, "%s", place.path);
+        ck->own = place.written;
+    }
     free(config);
     return status;
+}
+
+static void discard_if_own(const struct ts_run_checkpoint *ck, const char *path)
+{
+    struct ts_file_id there = ts_file_id_of(path);
+    if (ts_file_id_same(&there, &ck->own) || ts_file_id_same(&there, &ck->out->restart))
+        unlink(path);
+}
+
+void ts_run_checkpoint_discard(const struct ts_run_checkpoint *ck)
+{
+    discard_if_own(ck, ck->out->checkpoint);
+    if (strcmp(ck->path, ck->out->checkpoint) != 0)
+        discard_if_own(ck, ck->path);
 }
 
 int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cfg, const char *path,

@@ -6,13 +6,16 @@
 #include <stddef.h>
 
 #include "run_exec.h"
+#include "run_plan.h"
 #include "ts_config.h"
 #include "ts_error.h"
 
 struct ts_run_checkpoint {
     const struct ts_config *cfg;
-    char path[4200];      /* where checkpoints of this run go */
+    struct ts_run_output *out; /* the run's names, and what it may replace */
+    char path[4200];      /* where checkpoints of this run go (after a write: where the last one went) */
     struct ts_error err;  /* why the last write failed */
+    struct ts_file_id own; /* the checkpoint this run wrote last, as written */
 };
 
 /* The checkpoint next to an output file: "X.h5" -> "X.ckpt.h5" (other names get ".ckpt.h5"). */
@@ -21,6 +24,11 @@ void ts_checkpoint_path_for(const char *output, char *buf, size_t len);
 /* Writes the state of ex after ex->steps_done iterations (the ts_run_exec checkpoint callback;
  * ctx is a struct ts_run_checkpoint). */
 int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx);
+
+/* At the end of a finished run: deletes the checkpoint next to the output (and the one this run
+ * wrote last, if its name changed) when it is this run's: the file it wrote there last, or the
+ * file it was restarted from. Anything else (another run's, a file put there meanwhile) stays. */
+void ts_run_checkpoint_discard(const struct ts_run_checkpoint *ck);
 
 /* After init, before the iterations: reads the checkpoint at path into ex (field, times,
  * first_step), refusing one written for another kernel, size or numerical config. */

@@ -4,8 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "run_checkpoint.h"
 #include "ts_counters.h"
+#include "ts_h5_write.h"
 #include "ts_memory.h"
 #include "ts_record.h"
 #include "ts_units.h"
@@ -159,10 +162,12 @@ int ts_output_path(const struct ts_config *cfg, char *buf, size_t len, struct ts
     else if (job_id)
         snprintf(job, sizeof job, "%s", job_id);
 
-    char stamp[32];
+    char stamp[32], host[64], pid[24];
     time_t now = time(NULL);
     struct tm tm;
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
+    ts_file_host(host, sizeof host);
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
 
     size_t used = 0;
     buf[0] = '\0';
@@ -175,9 +180,12 @@ int ts_output_path(const struct ts_config *cfg, char *buf, size_t len, struct ts
             case 'i': piece = cfg->init_mode; break;
             case 'j': piece = job; break;
             case 't': piece = stamp; break;
+            case 'h': piece = host; break;
+            case 'p': piece = pid; break;
             case '%': piece = "%"; break;
             default:
-                return ts_fail(err, TS_BAD_INPUT, "output.file '%s': unknown placeholder '%%%c' (use %%k %%i %%j %%t %%%%)",
+                return ts_fail(err, TS_BAD_INPUT,
+                               "output.file '%s': unknown placeholder '%%%c' (use %%k %%i %%j %%t %%h %%p %%%%)",
                                cfg->file, p[1] ? p[1] : ' ');
             }
             p++;
@@ -186,4 +194,169 @@ int ts_output_path(const struct ts_config *cfg, char *buf, size_t len, struct ts
             return ts_fail(err, TS_BAD_INPUT, "output.file '%s' expands to more than %zu bytes", cfg->file, len - 1);
     }
     return TS_OK;
+}
+
+/* Sets the names for suffix n (1: the name as expanded, n: STEM-n.h5). -1 when too long. */
+static int name_with_suffix(struct ts_run_output *out, int n)
+{
+    char number[16] = "";
+    if (n > 1)
+        snprintf(number, sizeof number, "-%d", n);
+    int len = snprintf(out->file, sizeof out->file, "%s%s%s", out->stem, number, out->ext);
+    if (len < 0 || (size_t)len >= sizeof out->file)
+        return -1;
+    out->suffix = n;
+    ts_checkpoint_path_for(out->file, out->checkpoint, sizeof out->checkpoint);
+    return 0;
+}
+
+static int exists(const char *path)
+{
+    return ts_file_id_of(path).known;
+}
+
+const char *ts_output_next_free(struct ts_run_output *out)
+{
+    int was = out->suffix;
+    for (int n = was + 1; n < 100000; n++) {
+        if (name_with_suffix(out, n) != 0)
+            break;
+        if (!exists(out->file) && !exists(out->checkpoint))
+            return out->file;
+    }
+    name_with_suffix(out, was);
+    return NULL;
+}
+
+/* Where the template put the run: stem and extension, so that suffixes go before ".h5". */
+static int split_name(struct ts_run_output *out, const char *name, struct ts_error *err)
+{
+    size_t n = strlen(name);
+    int h5 = n > 3 && strcmp(name + n - 3, ".h5") == 0;
+    snprintf(out->ext, sizeof out->ext, "%s", h5 ? ".h5" : "");
+    snprintf(out->stem, sizeof out->stem, "%.*s", (int)(h5 ? n - 3 : n), name);
+    if (name_with_suffix(out, 1) != 0)
+        return ts_fail(err, TS_BAD_INPUT, "output name %s is too long", name);
+    return TS_OK;
+}
+
+int ts_output_prepare(const struct ts_config *cfg, const char *restart_path, struct ts_run_output *out,
+                      struct ts_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char name[sizeof out->file];
+    int status = ts_output_path(cfg, name, sizeof name, err);
+    if (status == TS_OK)
+        status = split_name(out, name, err);
+    /* A device, FIFO, directory, socket or link would be replaced by a regular file: never. */
+    if (status == TS_OK)
+        status = ts_file_refuse_special(out->file, "output", err);
+    if (status == TS_OK)
+        status = ts_file_refuse_special(out->checkpoint, "checkpoint", err);
+    if (status != TS_OK)
+        return status;
+    out->overwrite = cfg->overwrite;
+    out->default_name = strcmp(cfg->file, TS_OUTPUT_FILE_DEFAULT) == 0;
+
+    if (restart_path) {
+        out->restart = ts_file_id_follow(restart_path);
+        struct ts_file_id there = ts_file_id_of(out->checkpoint);
+        if (ts_file_id_same_inode(&there, &out->restart)) {
+            /* The requeue flow: the stopped run left X.h5 (incomplete) and X.ckpt.h5, and this run
+             * continues that checkpoint: both are this run's to replace. */
+            out->continued[0] = ts_file_id_of(out->file);
+            out->continued[1] = there;
+        }
+    }
+    int taken_file = exists(out->file) && !out->continued[1].known;
+    int taken_checkpoint = exists(out->checkpoint) && !out->continued[1].known;
+    if (!out->overwrite && (taken_file || taken_checkpoint)) {
+        const char *which = taken_file ? out->file : out->checkpoint;
+        if (!out->default_name && taken_file)
+            return ts_fail(err, TS_BAD_INPUT,
+                           "%s exists; remove it, choose another -o, or add --overwrite to replace it", which);
+        if (!out->default_name)
+            return ts_fail(err, TS_BAD_INPUT,
+                           "%s exists (the checkpoint name of output %s); remove it, choose another -o, or add "
+                           "--overwrite to replace it",
+                           which, out->file);
+        snprintf(out->taken, sizeof out->taken, "%s", which);
+        if (!ts_output_next_free(out))
+            return ts_fail(err, TS_BAD_INPUT, "%s exists and so do all its numbered variants; remove some", which);
+    }
+    status = ts_output_check(out->file, err);
+    if (status == TS_OK)
+        out->stale_removed = ts_file_remove_stale_temps(out->file);
+    return status;
+}
+
+void ts_output_note(const struct ts_run_output *out, FILE *to)
+{
+    if (out->taken[0])
+        fprintf(to, "touchstone: note: %s exists: this run writes %s (--overwrite replaces instead)\n",
+                out->taken, out->file);
+    if (out->stale_removed > 0)
+        fprintf(to, "touchstone: note: removed %d temporary file%s that runs on this host left when they died, "
+                    "next to %s\n",
+                out->stale_removed, out->stale_removed == 1 ? "" : "s", out->file);
+}
+
+/* ts_place's callbacks: another file took the name during the run; the run moves on. */
+static const char *moved(struct ts_run_output *out, const char *path)
+{
+    snprintf(out->lost, sizeof out->lost, "%s", path);
+    return ts_output_next_free(out);
+}
+
+static const char *results_taken(void *ctx, const char *path)
+{
+    struct ts_run_output *out = ctx;
+    return moved(out, path) ? out->file : NULL;
+}
+
+static const char *checkpoint_taken(void *ctx, const char *path)
+{
+    struct ts_run_output *out = ctx;
+    return moved(out, path) ? out->checkpoint : NULL;
+}
+
+struct ts_place ts_output_results_place(struct ts_run_output *out)
+{
+    return (struct ts_place){ .path = out->file, .replace = out->overwrite, .may_replace = &out->continued[0],
+                              .n_may_replace = 1, .taken = results_taken, .ctx = out };
+}
+
+struct ts_place ts_output_checkpoint_place(struct ts_run_output *out, const struct ts_file_id *own)
+{
+    out->mine[0] = *own;
+    out->mine[1] = out->restart;
+    return (struct ts_place){ .path = out->checkpoint, .replace = out->overwrite, .may_replace = out->mine,
+                              .n_may_replace = 2, .taken = checkpoint_taken, .ctx = out };
+}
+
+void ts_output_recheck(struct ts_run_output *out)
+{
+    struct ts_file_id there = ts_file_id_of(out->file);
+    if (!out->overwrite && there.known && !ts_file_id_same(&there, &out->continued[0]))
+        moved(out, out->file);
+}
+
+int ts_output_moved(const struct ts_run_output *out, char *warning, size_t len)
+{
+    if (!out->lost[0])
+        return 0;
+    snprintf(warning, len, "%s appeared during the run (another run of the same name?) and is not replaced: "
+                           "this run's results go to %s",
+             out->lost, out->file);
+    return 1;
+}
+
+void ts_output_shown(const struct ts_run_output *out, char *buf, size_t len)
+{
+    if (out->lost[0])
+        snprintf(buf, len, "%s  (WARNING: %s appeared during the run and was not replaced)", out->file, out->lost);
+    else if (out->taken[0])
+        snprintf(buf, len, "%s  (%s exists)", out->file, out->taken);
+    else
+        snprintf(buf, len, "%s", out->file);
 }

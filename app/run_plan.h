@@ -9,6 +9,7 @@
 
 #include "ts_config.h"
 #include "ts_error.h"
+#include "ts_file_place.h"
 #include "ts_kernel.h"
 
 /* Everything a run holds that grows with its config: the arrays, and what the iterations and
@@ -42,7 +43,55 @@ int ts_run_plan_check_memory(const struct ts_run_plan *rp, struct ts_error *err)
 void ts_run_plan_print_memory(const struct ts_run_plan *rp, FILE *out);
 
 /* Expands the output.file template: %k kernel, %i init mode, %j Slurm job id (array jobs:
- * "<job>_<task>") or "local", %t local timestamp YYYYmmdd-HHMMSS, %% a percent sign. */
+ * "<job>_<task>") or "local", %t local timestamp YYYYmmdd-HHMMSS, %h host name up to its first
+ * '.', %p process id, %% a percent sign. */
 int ts_output_path(const struct ts_config *cfg, char *buf, size_t len, struct ts_error *err);
+
+/* The names a run writes under (its results file and the checkpoint next to it) and which
+ * files there it may replace. An existing file is replaced only with output.overwrite, or by
+ * the run that continues it (--restart X.ckpt.h5 for output X.h5). */
+struct ts_run_output {
+    char file[4096];                /* the results file */
+    char checkpoint[4200];          /* its checkpoint: X.h5 -> X.ckpt.h5 */
+    char stem[4096], ext[4];        /* file = stem[-N]ext: numbered names go before ".h5" */
+    int suffix;                     /* the N of STEM-N.h5; 1: the name as expanded */
+    int overwrite;                  /* output.overwrite */
+    int default_name;               /* output.file is the default: a taken name is no error */
+    char taken[4200];               /* the expanded name, when it was taken at start */
+    char lost[4200];                /* a name another file took during the run */
+    int stale_removed;              /* temporaries of dead runs removed at start */
+    struct ts_file_id restart;      /* the --restart file */
+    struct ts_file_id continued[2]; /* the stopped run's output and checkpoint this run continues */
+    struct ts_file_id mine[2];      /* what a checkpoint write may replace (ts_output_checkpoint_place) */
+};
+
+/* Before the run starts (before allocation and init): expands output.file, refuses a name (or
+ * its checkpoint name) that is not a regular file or missing, refuses a taken name given by
+ * the user, numbers a taken default name (the first STEM-N.h5 whose name and checkpoint are
+ * both free), checks that the directory takes files, and removes temporaries of dead runs on
+ * this host (ts_file_remove_stale_temps). TS_BAD_INPUT with the path and what to do. */
+int ts_output_prepare(const struct ts_config *cfg, const char *restart_path, struct ts_run_output *out,
+                      struct ts_error *err);
+
+/* Prints what ts_output_prepare changed: a numbered name, temporaries removed. */
+void ts_output_note(const struct ts_run_output *out, FILE *to);
+
+/* Moves out to the next free numbered name (results and checkpoint); NULL when none is left. */
+const char *ts_output_next_free(struct ts_run_output *out);
+
+/* How the results file, and a checkpoint (own: the checkpoint this run wrote last), take
+ * their names: replacing only what this run may replace, moving to the next free name when
+ * another file took the name during the run. Both keep pointers into out. */
+struct ts_place ts_output_results_place(struct ts_run_output *out);
+struct ts_place ts_output_checkpoint_place(struct ts_run_output *out, const struct ts_file_id *own);
+
+/* Right before the results file is written: moves on when another file took the name. */
+void ts_output_recheck(struct ts_run_output *out);
+
+/* 1 with a warning in warning when another file took the run's name during the run, else 0. */
+int ts_output_moved(const struct ts_run_output *out, char *warning, size_t len);
+
+/* The results file as the summary names it, with the name it replaces when it was taken. */
+void ts_output_shown(const struct ts_run_output *out, char *buf, size_t len);
 
 #endif

@@ -8,7 +8,7 @@
 
 static const char usage[] =
     "usage: touchstone run CONFIG [--serial-init] [--threads N] [--set section.key=value ...]\n"
-    "                         [-o FILE] [--restart CHECKPOINT] [--quiet]\n"
+    "                         [-o FILE] [--overwrite] [--restart CHECKPOINT] [--quiet]\n"
     "       touchstone check CONFIG [the options of run]\n"
     "       touchstone topo [CONFIG] [--set section.key=value ...] [--threads N] [--format text|json]\n"
     "       touchstone compare A1.h5 [A2.h5 ...] [vs] B1.h5 [B2.h5 ...] [--format text|csv|json|markdown] [--force]\n"
@@ -34,7 +34,8 @@ static const char usage[] =
     "  --threads N        OpenMP threads (run, check: --set openmp.threads=N; topo: instead of\n"
     "                     openmp.threads and OMP_NUM_THREADS)\n"
     "  --set S.K=V        override config key K of section S (repeatable)\n"
-    "  -o, --output FILE  output file (same as --set output.file=FILE; %k %i %j %t expand)\n"
+    "  -o, --output FILE  output file (same as --set output.file=FILE; %k %i %j %t %h %p expand)\n"
+    "  --overwrite        replace an existing output file (same as --set output.overwrite=true)\n"
     "  --restart CKPT     continue the run a signal stopped, from its checkpoint\n"
     "  -q, --quiet        print only warnings and errors\n"
     "  --format F         topo, show: text (default) or json; compare, report: also csv, markdown\n"
@@ -54,7 +55,7 @@ static int add_override(struct ts_cli *cli, const char *option, const char *key,
                         struct ts_error *err)
 {
     if (cli->n_overrides >= TS_CONFIG_MAX_SETS)
-        return ts_fail(err, TS_BAD_INPUT, "too many overrides (at most %d --set, --threads, -o, --serial-init)",
+        return ts_fail(err, TS_BAD_INPUT, "too many overrides (at most %d --set, --threads, -o, --overwrite, --serial-init)",
                        TS_CONFIG_MAX_SETS);
     int i = cli->n_overrides++;
     if (key) {
@@ -130,12 +131,13 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         return ts_fail(err, TS_BAD_INPUT, "unknown command '%s' (commands: run, check, topo, compare, report, plot, show; see touchstone --help)",
                        cmd);
 
-    enum { OPT_SERIAL_INIT = 256, OPT_THREADS, OPT_SET, OPT_FORMAT, OPT_RESTART };
+    enum { OPT_SERIAL_INIT = 256, OPT_THREADS, OPT_SET, OPT_FORMAT, OPT_RESTART, OPT_OVERWRITE };
     static const struct option run_options[] = {
         {"serial-init", no_argument, NULL, OPT_SERIAL_INIT},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"set", required_argument, NULL, OPT_SET},
         {"output", required_argument, NULL, 'o'},
+        {"overwrite", no_argument, NULL, OPT_OVERWRITE},
         {"restart", required_argument, NULL, OPT_RESTART},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -181,6 +183,9 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
             break;
         case 'o':
             status = add_override(cli, long_index >= 0 ? "--output" : "-o", "output.file", optarg, err);
+            break;
+        case OPT_OVERWRITE:
+            status = add_override(cli, "--overwrite", "output.overwrite", "true", err);
             break;
         case OPT_RESTART:
             cli->restart_path = optarg;

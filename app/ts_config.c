@@ -82,8 +82,12 @@ static const struct key keys[] = {
     KEY("openmp", "places", T_PLACES, places, "cores", "OMP_PLACES for the run"),
     ENUM_KEY("openmp", "proc_bind", proc_bind, "close", "close|spread|master|primary|true|false",
              "OMP_PROC_BIND for the run"),
-    KEY("output", "file", T_TEMPLATE, file, "touchstone-%k-%i-%j-%t.h5",
-             "HDF5 result file name: %k kernel, %i init mode, %j Slurm job id or local, %t timestamp"),
+    KEY("output", "file", T_TEMPLATE, file, TS_OUTPUT_FILE_DEFAULT,
+             "HDF5 result file name: %k kernel, %i init mode, %j Slurm job id or local, %t timestamp, "
+             "%h host, %p process id"),
+    KEY("output", "overwrite", T_BOOL, overwrite, "false",
+        "replace an existing output file and its checkpoint; otherwise a name given is refused when taken, "
+        "and the default name becomes NAME-2.h5, NAME-3.h5, ..."),
     KEY("output", "write_field", T_BOOL, write_field, "false", "also store the final field or array"),
     INT_KEY("output", "checkpoint_every", checkpoint_every, "0", 0, 1000000000,
             "also write a checkpoint every N iterations (0: only when a signal stops the run)"),
@@ -128,7 +132,7 @@ static void range_text(const struct key *k, char *buf, size_t len)
         snprintf(buf, len, "threads|cores|sockets|ll_caches|numa_domains, optionally with (N), "
                            "or an explicit list like {0:4},{4:4}");
         break;
-    case T_TEMPLATE: snprintf(buf, len, "non-empty, placeholders %%k %%i %%j %%t %%%% only"); break;
+    case T_TEMPLATE: snprintf(buf, len, "non-empty, placeholders %%k %%i %%j %%t %%h %%p %%%% only"); break;
     case T_POLICY: snprintf(buf, len, "firsttouch|interleave|bind:N|preferred:N"); break;
     }
 }

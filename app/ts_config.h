@@ -24,6 +24,9 @@ struct ts_config_origin {
 };
 
 #define TS_CONFIG_MAX_KEYS 32
+
+/* output.file's default: a run with it never fails for a name taken, it picks a free one. */
+#define TS_OUTPUT_FILE_DEFAULT "touchstone-%k-%i-%j-%t.h5"
 #define TS_CONFIG_MAX_SETS 64
 
 struct ts_config {
@@ -54,7 +57,9 @@ struct ts_config {
     char places[256];      /* OMP_PLACES syntax */
     char proc_bind[16];    /* OMP_PROC_BIND value */
     /* [output] */
-    char file[1024];       /* name template: %k kernel, %i init mode, %j Slurm job id or "local", %t timestamp, %% */
+    char file[1024];       /* name template: %k kernel, %i init mode, %j Slurm job id or "local", %t timestamp,
+                              %h host, %p process id, %% */
+    bool overwrite;        /* an existing output (and its checkpoint) may be replaced */
     bool write_field;
     int64_t checkpoint_every; /* iterations between checkpoints, 0: only on a signal */
     /* [placement] */

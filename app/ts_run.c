@@ -208,24 +208,24 @@ int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding,
     ts_run_record_start(&rr);
 
     struct ts_run_plan rp;
-    char output[4096];
+    static struct ts_run_output out; /* 20 KiB of names: off the stack */
     int status = ts_run_plan_make(cfg, &rp, err);
     if (status == TS_OK)
         status = ts_run_plan_check_memory(&rp, err);
     if (status == TS_OK)
-        status = ts_output_path(cfg, output, sizeof output, err);
-    if (status == TS_OK)
-        status = ts_output_check(output, err);
+        status = ts_output_prepare(cfg, cli->restart_path, &out, err);
     if (status != TS_OK)
         return status;
+    if (!cli->quiet)
+        ts_output_note(&out, stderr);
 
     ts_topology *topo = NULL;
     status = ts_topology_create(&topo, err);
     if (status != TS_OK)
         return status;
 
-    struct ts_run_checkpoint checkpoint = {.cfg = cfg};
-    ts_checkpoint_path_for(output, checkpoint.path, sizeof checkpoint.path);
+    struct ts_run_checkpoint checkpoint = {.cfg = cfg, .out = &out};
+    snprintf(checkpoint.path, sizeof checkpoint.path, "%s", out.checkpoint);
     struct ts_run_exec ex = {.rp = &rp, .topo = topo, .checkpoint = ts_run_checkpoint_save,
                              .checkpoint_ctx = &checkpoint};
     exec_from_config(&ex, cfg, cli);
@@ -269,10 +269,26 @@ int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding,
                      ex.checkpoint_failures, ex.checkpoint_failures == 1 ? "" : "s", checkpoint.err.message);
             warn(&rr, text);
         }
+        char moved[8500] = "", late[8500];
+        ts_output_recheck(&out);
+        if (ts_output_moved(&out, moved, sizeof moved))
+            warn(&rr, moved);
         rr.timings.total = omp_get_wtime() - started;
-        status = ts_run_record_summary(&rr, output, err);
-        if (status == TS_OK)
-            status = ts_record_write(&rr.rec, output, err);
+        /* The summary is rendered before the write: the file keeps what the screen shows. */
+        char shown[8500];
+        ts_output_shown(&out, shown, sizeof shown);
+        status = ts_run_record_summary(&rr, shown, err);
+        if (status == TS_OK) {
+            struct ts_place place = ts_output_results_place(&out);
+            status = ts_record_write_placed(&rr.rec, &place, err);
+        }
+        /* Taken between the look and the write: too late for the file's /warnings and summary;
+         * the screen shows the name the file got. */
+        if (status == TS_OK && ts_output_moved(&out, late, sizeof late) && strcmp(late, moved) != 0) {
+            fprintf(stderr, "touchstone: warning: %s\n", late);
+            ts_output_shown(&out, shown, sizeof shown);
+            status = ts_run_record_summary(&rr, shown, err);
+        }
         if (status != TS_OK && ex.stopped) /* the checkpoint is what counts: say that it is there */
             ts_error_prefix(err, "%s: checkpoint %s written (continue with touchstone run %s --restart %s), but ",
                             strsignal(stop_signal), checkpoint.path, cfg->path, checkpoint.path);
@@ -294,7 +310,7 @@ int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding,
         }
         /* A finished run's checkpoint is stale: a requeued job must not continue it. */
         if (!ex.stopped)
-            unlink(checkpoint.path);
+            ts_run_checkpoint_discard(&checkpoint);
     }
 
     ts_topology_record_free(&rr.topology);

@@ -117,6 +117,7 @@ h5() {
 touchstone_gbs() { # CONFIG ARGS...: the mean GB/s over the timed iterations, by the kernel's byte model
     config=$1
     shift
+    rm -f "$WORK/run.h5" # the last row's: touchstone never replaces an existing file by itself
     # shellcheck disable=SC2086
     if ! "$TS" run "$ROOT/configs/$config" --threads "$THREADS" --set run.iterations="$ITERS" \
         --set placement.audit=false -o "$WORK/run.h5" -q "$@" >"$WORK/ts.out" 2>&1; then
@@ -235,6 +236,7 @@ n=0
 while [ "$n" -lt "$OVERHEAD_RUNS" ]; do
     n=$((n + 1))
     f=$WORK/default.h5
+    rm -f "$f"
     t0=$(date +%s.%N)
     "$TS" run "$ROOT/configs/default.ini" -o "$f" -q >/dev/null 2>&1 || { rm -f "$f"; break; }
     t1=$(date +%s.%N)

@@ -48,6 +48,11 @@ static int write_checkpoint(struct h5w *w, hid_t file, const void *ctx)
 
 int ts_checkpoint_write(const struct ts_checkpoint *c, const char *path, struct ts_error *err)
 {
-    return h5w_write_atomic(path, write_checkpoint, c, err);
+    return h5w_write_atomic(path, write_checkpoint, c, NULL, err);
+}
+
+int ts_checkpoint_write_placed(const struct ts_checkpoint *c, struct ts_place *place, struct ts_error *err)
+{
+    return h5w_write_atomic(place->path, write_checkpoint, c, place, err);
 }
 

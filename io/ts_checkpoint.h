@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "ts_error.h"
+#include "ts_file_place.h"
 #include "ts_record.h"
 
 #define TS_CHECKPOINT_VERSION 1
@@ -26,8 +27,13 @@ struct ts_checkpoint {
     int64_t field_dims[3];        /* nz, ny, nx */
 };
 
-/* Written atomically (temporary file, fsync, rename): a checkpoint is complete or absent. */
+/* Written atomically (temporary file, fsync, rename): a checkpoint is complete or absent.
+ * Renamed over whatever regular file is at path (tests, seeds). */
 int ts_checkpoint_write(const struct ts_checkpoint *c, const char *path, struct ts_error *err);
+
+/* The same, given its name as place says (ts_file_place: without replacing another file
+ * unless allowed). */
+int ts_checkpoint_write_placed(const struct ts_checkpoint *c, struct ts_place *place, struct ts_error *err);
 
 /* What the restarting run expects, and where to put what the checkpoint holds. */
 struct ts_checkpoint_expect {

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "ts_error.h"
+#include "ts_file_place.h"
 #include "ts_record.h"
 
 struct h5w {
@@ -90,8 +91,10 @@ int h5w_table(struct h5w *w, hid_t loc, const char *name, size_t struct_size,
 typedef int h5w_build_fn(struct h5w *w, hid_t file, const void *ctx);
 
 /* Builds a file in memory with build(ctx), then writes it to a temporary file next to
- * final_path, syncs it and renames it into place: final_path only ever holds a complete file,
- * and any failure leaves it untouched and no temporary file behind. */
-int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ctx, struct ts_error *err);
+ * final_path, syncs it and gives it its name as place says (ts_file_place; NULL: renamed over
+ * final_path): a final name only ever holds a complete file, and any failure leaves it
+ * untouched and no temporary file behind. */
+int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ctx, struct ts_place *place,
+                     struct ts_error *err);
 
 #endif

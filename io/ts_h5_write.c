@@ -1,5 +1,6 @@
 /* The file's life: assembled in memory part by part, written to a temporary file next to the
- * final one, synced and renamed into place, so final_path only ever holds a complete file. */
+ * final one, synced and given its name (ts_file_place.c: without replacing another file unless
+ * asked), so a final name only ever holds a complete file. */
 #include "ts_h5_write.h"
 
 #include <errno.h>
@@ -8,11 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "ts_file_place.h"
 #include "ts_h5_parts.h"
 
 /* How much the in-memory file grows at a time: few reallocations, little slack. */
@@ -66,38 +67,6 @@ static void parent_dir(const char *path, char *dir, size_t size)
         snprintf(dir, size, "%.*s", (int)(slash - path), path);
 }
 
-static unsigned long long random_tag(void)
-{
-    unsigned long long r = 0;
-    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        r = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)ts.tv_sec << 30);
-    }
-    return r;
-}
-
-/* Created exclusively, so a name in use by another writer is never reused and the reason a
- * directory refuses files is an errno of ours. Returns the open descriptor, or -1. */
-static int create_temp(const char *final_path, char *tmp, size_t size, struct ts_error *err)
-{
-    int e = EEXIST;
-    for (int attempt = 0; attempt < 8 && e == EEXIST; attempt++) {
-        int n = snprintf(tmp, size, "%s.tmp.%ld.%016llx", final_path, (long)getpid(),
-                         random_tag());
-        if (n < 0 || (size_t)n >= size) {
-            e = ENAMETOOLONG;
-            break;
-        }
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0)
-            return fd;
-        e = errno;
-    }
-    ts_fail_errno(err, TS_BAD_INPUT, e, "cannot write output %s", final_path);
-    return -1;
-}
-
 static int refuse_directory(const char *final_path, struct ts_error *err)
 {
     struct stat st;
@@ -115,8 +84,8 @@ int ts_output_check(const char *final_path, struct ts_error *err)
     if (H5open() < 0)
         return ts_fail(err, TS_BAD_INPUT, "cannot write output %s: the HDF5 library does not initialise",
                        final_path);
-    if (refuse_directory(final_path, err)
-        || (fd = create_temp(final_path, probe, sizeof probe, err)) < 0)
+    if (ts_file_refuse_special(final_path, "output", err)
+        || (fd = ts_file_create_temp(final_path, probe, sizeof probe, err)) < 0)
         return err->status;
     close(fd);
     if (unlink(probe) != 0)
@@ -275,7 +244,8 @@ static void remove_temp(const char *tmp, struct ts_error *err)
         err->message[used] = '\0';
 }
 
-int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ctx, struct ts_error *err)
+int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ctx, struct ts_place *place,
+                     struct ts_error *err)
 {
     /* Errors travel back through err; HDF5 printing its stack would bypass that. */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -291,19 +261,29 @@ int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ct
         free(image);
         return err->status;
     }
-    int fd = create_temp(final_path, tmp, sizeof tmp, err);
+    int fd = ts_file_create_temp(final_path, tmp, sizeof tmp, err);
     int st = fd < 0 ? err->status : store_image(fd, image, size, tmp, final_path, err);
     free(image);
-    if (fd >= 0 && st == TS_OK && rename(tmp, final_path) != 0)
-        st = ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot write output %s: renaming %s",
-                           final_path, tmp);
+    struct ts_place replace = { .path = final_path, .replace = 1 };
+    if (!place)
+        place = &replace;
+    if (fd >= 0 && st == TS_OK)
+        st = ts_file_place(tmp, place, err);
     if (st != TS_OK) {
         if (fd >= 0)
             remove_temp(tmp, err);
         return st;
     }
     /* After the rename, so that the new directory entry itself survives a crash. */
-    return sync_dir(final_path, err);
+    return sync_dir(place->path, err);
+}
+
+int ts_record_write_placed(const struct ts_record *rec, struct ts_place *place, struct ts_error *err)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (h5w_check_record(rec, place->path, err))
+        return err->status;
+    return h5w_write_atomic(place->path, write_parts, rec, place, err);
 }
 
 int ts_record_write(const struct ts_record *rec, const char *final_path, struct ts_error *err)
@@ -311,5 +291,5 @@ int ts_record_write(const struct ts_record *rec, const char *final_path, struct 
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (h5w_check_record(rec, final_path, err))
         return err->status;
-    return h5w_write_atomic(final_path, write_parts, rec, err);
+    return h5w_write_atomic(final_path, write_parts, rec, NULL, err);
 }

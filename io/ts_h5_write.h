@@ -3,17 +3,22 @@
 #define TS_H5_WRITE_H
 
 #include "ts_error.h"
+#include "ts_file_place.h"
 #include "ts_record.h"
 
-/* Before a run starts: checks that a file can be created next to final_path (the directory
- * exists and is writable) by creating and removing a probe file. TS_BAD_INPUT with the path
- * and the errno text otherwise. */
+/* Before a run starts: checks that final_path names nothing or a regular file (not a device,
+ * FIFO, directory, socket or symbolic link) and that a file can be created next to it (the
+ * directory exists and is writable) by creating and removing a probe file. TS_BAD_INPUT with
+ * the path and what it is, or the errno text, otherwise. */
 int ts_output_check(const char *final_path, struct ts_error *err);
 
-/* Writes rec to final_path atomically: everything goes to a temporary file in the same
- * directory, which is flushed, synced and renamed over final_path at the end. On any failure
- * the temporary file is removed, final_path is untouched, and err says what failed
- * (TS_BAD_INPUT). */
+/* Writes rec atomically: everything goes to a temporary file next to place->path, which is
+ * flushed, synced and then given its name as place says (ts_file_place: without replacing
+ * another file unless allowed). On any failure the temporary file is removed, the final name
+ * is untouched, and err says what failed (TS_BAD_INPUT). */
+int ts_record_write_placed(const struct ts_record *rec, struct ts_place *place, struct ts_error *err);
+
+/* The same, renamed over whatever regular file is at final_path (tests, tools). */
 int ts_record_write(const struct ts_record *rec, const char *final_path, struct ts_error *err);
 
 #endif

@@ -17,7 +17,7 @@ expect_in "$OUT" "t0 cpu[0-9]+/core[0-9]+/node[0-9]+, t1 cpu" "summary shows whe
 # before touchstone re-executed itself to apply the other; the threads must still spread.
 for var in OMP_PLACES=cores OMP_PROC_BIND=close; do
     # shellcheck disable=SC2086
-    env $var "$TS" run "$SRC/configs/sum.ini" $SMALL --threads 2 -o "$WORK/one-var.h5" >"$OUT" 2>"$ERR" \
+    env $var "$TS" run "$SRC/configs/sum.ini" $SMALL --threads 2 -o "$WORK/one-var-${var%%=*}.h5" >"$OUT" 2>"$ERR" \
         || fail "$var: run failed"
     expect_in "$OUT" "t0 cpu[0-9]+/core0/node[0-9]+, t1 cpu[0-9]+/core1/" "$var in the environment: threads on separate cores"
     expect_not_in "$ERR" "ONE CORE|only 1 CPU" "$var in the environment: no stacking"

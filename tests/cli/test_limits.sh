@@ -45,7 +45,7 @@ nothing_in() {
 # A run file for report, compare and plot.
 TINY="--set run.kernel=sum --set sum.n=1000 --set run.iterations=3"
 # shellcheck disable=SC2086
-run_ts 0 "a run file to read" run "$CFG" $TINY -o "$WORK/r.h5" -q || finish
+run_ts 0 "a run file to read" run "$CFG" $TINY --overwrite -o "$WORK/r.h5" -q || finish
 mkdir "$WORK/out"
 
 # --- The OpenMP environment ----------------------------------------------------------------------
@@ -67,7 +67,7 @@ for case in "OMP_NUM_THREADS=65536|1..4096" "OMP_NUM_THREADS=100000|1..4096" "OM
         else
             # shellcheck disable=SC2086
             set -- $cmd "$CFG" $TINY
-            [ $cmd = run ] && set -- "$@" -o "$WORK/out/env.h5"
+            [ $cmd = run ] && set -- "$@" --overwrite -o "$WORK/out/env.h5"
         fi
         expect_run 2 "$cmd with $var" env "$var" "$TS" "$@" &&
             expect_in "$ERR" "^touchstone: error: $name=$(printf '%s' "$value" | sed 's/[].*+?[]/\\&/g'): .*$limit" \
@@ -79,7 +79,7 @@ done
 for var in "OMP_NUM_THREADS= 2 " "OMP_NUM_THREADS=2,1" "OMP_NUM_THREADS=" "OMP_THREAD_LIMIT=64" "OMP_STACKSIZE=64K" \
     "OMP_STACKSIZE= 1 g" "GOMP_STACKSIZE=512k"; do
     # shellcheck disable=SC2086
-    expect_run 0 "run with $var" env "$var" "$TS" run "$CFG" $TINY -o "$WORK/ok.h5" -q
+    expect_run 0 "run with $var" env "$var" "$TS" run "$CFG" $TINY --overwrite -o "$WORK/ok.h5" -q
     expect_run 0 "topo with $var" env "$var" "$TS" topo
 done
 expect_run 0 "topo with OMP_NUM_THREADS=4096, the most" env OMP_NUM_THREADS=4096 "$TS" topo --format json &&
@@ -137,14 +137,14 @@ nothing_in "$WORK/stack2" "4096 threads at ulimit -s 600"
 # SIGXFSZ used to kill the writer (status 153, no message, its temporary file left). Now the write
 # fails with EFBIG as on a full disk: status 2, the path and the errno text, the temporary file
 # removed, a previous file byte for byte as it was.
-TMPNAME='\.tmp\.[0-9]+\.[0-9a-f]{16}'
+TMPNAME='\.tmp\.[^./]+\.[0-9]+\.[0-9a-f]{16}'
 F="--set stencil.nx=256 --set stencil.ny=256 --set run.iterations=3 --threads 1"
 mkdir "$WORK/fs"
 # shellcheck disable=SC2086
-run_ts 0 "the previous results file" run "$S2D" $F -o "$WORK/fs/f.h5" -q && cp "$WORK/fs/f.h5" "$WORK/f.saved"
+run_ts 0 "the previous results file" run "$S2D" $F --overwrite -o "$WORK/fs/f.h5" -q && cp "$WORK/fs/f.h5" "$WORK/f.saved"
 # shellcheck disable=SC2086
 expect_run 2 "results file over ulimit -f" with_ulimit "-f 400" "$TS" run "$S2D" $F --set output.write_field=true \
-    -o "$WORK/fs/f.h5" -q &&
+    --overwrite -o "$WORK/fs/f.h5" -q &&
     expect_in "$ERR" "^touchstone: error: cannot write output $WORK/fs/f\.h5: writing $WORK/fs/f\.h5$TMPNAME: File too large\$" \
         "results file over ulimit -f: the message"
 cmp -s "$WORK/f.saved" "$WORK/fs/f.h5" || fail "results file over ulimit -f: the previous file changed"
@@ -152,11 +152,11 @@ cmp -s "$WORK/f.saved" "$WORK/fs/f.h5" || fail "results file over ulimit -f: the
 # A checkpoint on SIGUSR1 (pending from the start: the run stops after its first iteration):
 # exit 2, the previous checkpoint and results file intact.
 # shellcheck disable=SC2086
-expect_run 3 "the previous checkpoint" "$SIGP" USR1 "$TS" run "$S2D" $F -o "$WORK/fs/f.h5" -q
+expect_run 3 "the previous checkpoint" "$SIGP" USR1 "$TS" run "$S2D" $F --overwrite -o "$WORK/fs/f.h5" -q
 cp "$WORK/fs/f.h5" "$WORK/f.saved"
 cp "$WORK/fs/f.ckpt.h5" "$WORK/ckpt.saved"
 # shellcheck disable=SC2086
-expect_run 2 "checkpoint over ulimit -f" with_ulimit "-f 400" "$SIGP" USR1 "$TS" run "$S2D" $F -o "$WORK/fs/f.h5" -q &&
+expect_run 2 "checkpoint over ulimit -f" with_ulimit "-f 400" "$SIGP" USR1 "$TS" run "$S2D" $F --overwrite -o "$WORK/fs/f.h5" -q &&
     expect_in "$ERR" "^touchstone: error: User defined signal 1 stopped the run, but its checkpoint could not be written: cannot write output $WORK/fs/f\.ckpt\.h5: writing $WORK/fs/f\.ckpt\.h5$TMPNAME: File too large\$" \
         "checkpoint over ulimit -f: the message"
 cmp -s "$WORK/f.saved" "$WORK/fs/f.h5" || fail "checkpoint over ulimit -f: the previous results file changed"
@@ -181,7 +181,7 @@ expect_run 2 "--help over ulimit -f" with_ulimit "-f 1" sh -c '"$0" --help >"$1"
 # that came before is pending then, and stops the run after its first iteration like any stop.
 SIG="--set stencil.nx=256 --set stencil.ny=256 --set run.iterations=50 --set run.warmup=0 --threads 1"
 # shellcheck disable=SC2086
-run_ts 0 "uninterrupted reference" run "$S2D" $SIG -o "$WORK/ref.h5" -q || finish
+run_ts 0 "uninterrupted reference" run "$S2D" $SIG --overwrite -o "$WORK/ref.h5" -q || finish
 ref=$(get -x "$WORK/ref.h5" /results/global)
 mkdir "$WORK/sig"
 # pending SIGNAL NAME WHAT ENV...: a run started with SIGNAL pending stops like any stop, and its
@@ -191,13 +191,13 @@ pending() {
     shift 3
     rm -f "$WORK/sig"/*
     # shellcheck disable=SC2086
-    expect_run 3 "$what" env "$@" "$SIGP" "$sig" "$TS" run "$S2D" $SIG -o "$WORK/sig/s.h5" -q || return
+    expect_run 3 "$what" env "$@" "$SIGP" "$sig" "$TS" run "$S2D" $SIG --overwrite -o "$WORK/sig/s.h5" -q || return
     expect_in "$ERR" "^touchstone: $name: stopped after 1 of 50 iterations; checkpoint $WORK/sig/s\.ckpt\.h5; continue with touchstone run $S2D --restart $WORK/sig/s\.ckpt\.h5\$" \
         "$what: the message"
     [ "$(get "$WORK/sig/s.h5" /@complete)" = 0 ] || fail "$what: the results file is not marked incomplete"
     [ "$(get "$WORK/sig/s.ckpt.h5" /@steps_done)" = 1 ] || fail "$what: the checkpoint does not hold 1 step"
     # shellcheck disable=SC2086
-    run_ts 0 "$what: restart" run "$S2D" $SIG -o "$WORK/sig/s.h5" -q --restart "$WORK/sig/s.ckpt.h5" &&
+    run_ts 0 "$what: restart" run "$S2D" $SIG --overwrite -o "$WORK/sig/s.h5" -q --restart "$WORK/sig/s.ckpt.h5" &&
         [ "$(get -x "$WORK/sig/s.h5" /results/global)" = "$ref" ] || fail "$what: the restart differs from the uninterrupted run"
     [ -e "$WORK/sig/s.ckpt.h5" ] && fail "$what: the finished restart left its checkpoint"
 }
@@ -210,7 +210,7 @@ pending TERM "Terminated" "SIGTERM pending, no re-execution" OMP_PLACES=cores OM
 # blocks writing to stderr (a full pipe).
 rm -f "$WORK/sig"/*
 # shellcheck disable=SC2086
-expect_run $((128 + 10)) "a second SIGUSR1 kills" "$SIGP" --again USR1 "$TS" run "$S2D" $SIG -o "$WORK/sig/s.h5" -q
+expect_run $((128 + 10)) "a second SIGUSR1 kills" "$SIGP" --again USR1 "$TS" run "$S2D" $SIG --overwrite -o "$WORK/sig/s.h5" -q
 
 # --- Standard output that cannot be written ------------------------------------------------------------
 # `check > /dev/full` exited 0 having written nothing. Every command that prints to stdout fails
@@ -228,14 +228,14 @@ each "--help" --help
 each "run --help" run --help
 each "check" check "$CFG" $TINY
 each "topo" topo
-each "run" run "$CFG" $TINY -o "$WORK/full/run.h5"
+each "run" run "$CFG" $TINY --overwrite -o "$WORK/full/run.h5"
 each "report" report "$WORK/r.h5"
 each "compare" compare "$WORK/r.h5" "$WORK/r.h5"
 expect_run 2 "--version, stdout closed" sh -c '"$0" --version >&-' "$TS" &&
     expect_in "$ERR" "^touchstone: error: cannot write to standard output: Bad file descriptor\$" "--version, stdout closed: the message"
 # A stopped run keeps its status 3 (a job script requeues on it) and says both.
 # shellcheck disable=SC2086
-expect_run 3 "stopped run > /dev/full" sh -c '"$@" >/dev/full' sh "$SIGP" USR1 "$TS" run "$S2D" $SIG -o "$WORK/full/s.h5" &&
+expect_run 3 "stopped run > /dev/full" sh -c '"$@" >/dev/full' sh "$SIGP" USR1 "$TS" run "$S2D" $SIG --overwrite -o "$WORK/full/s.h5" &&
     expect_in "$ERR" "^touchstone: error: cannot write to standard output: No space left on device\$" \
         "stopped run > /dev/full: the message"
 

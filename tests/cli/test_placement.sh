@@ -58,9 +58,9 @@ expect_not_in "$OUT" "pages      local" "no audit line when switched off"
 # Policies: interleave and bind to an existing node run; a node that does not exist is refused.
 for policy in interleave bind:0 preferred:0; do
     run_ts 0 "policy $policy" run "$SRC/configs/sum.ini" $BASE --set sum.n=$N --set run.iterations=2 \
-        --set init.policy=$policy -o "$WORK/policy.h5" || continue
-    [ "$(get policy.h5 /placement@policy)" = "$policy" ] || fail "policy $policy not recorded"
-    [ "$(get policy.h5 /placement/local_fraction)" = 1 ] || fail "policy $policy: pages not local on a one-node machine"
+        --set init.policy=$policy -o "$WORK/policy-$policy.h5" || continue
+    [ "$(get "policy-$policy.h5" /placement@policy)" = "$policy" ] || fail "policy $policy not recorded"
+    [ "$(get "policy-$policy.h5" /placement/local_fraction)" = 1 ] || fail "policy $policy: pages not local on a one-node machine"
 done
 nodes=$(ls -d /sys/devices/system/node/node* | wc -l)
 run_ts 2 "bind to a missing node" run "$SRC/configs/sum.ini" $BASE --set sum.n=$N --set init.policy=bind:$nodes \

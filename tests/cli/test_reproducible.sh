@@ -1,6 +1,7 @@
 #!/bin/sh
 # Results are bitwise identical for any thread count, binding and init mode.
 . "$(dirname "$0")/lib.sh"
+RUNS=0 # each run writes a file of its own: an existing output is never replaced
 
 compare_results() { # KERNEL EXTRA_ARGS: run over thread counts, bindings and init modes
     kernel=$1
@@ -8,9 +9,10 @@ compare_results() { # KERNEL EXTRA_ARGS: run over thread counts, bindings and in
     reference=""
     for threads in 1 2 3 4 7; do
         for init in parallel serial; do
+            RUNS=$((RUNS + 1))
             # shellcheck disable=SC2086
             run_ts 0 "$kernel on $threads threads, $init init" run "$SRC/configs/$kernel.ini" $SMALL "$@" \
-                --threads "$threads" --set init.mode=$init -o "$WORK/r.h5" --set openmp.proc_bind=close || continue
+                --threads "$threads" --set init.mode=$init -o "$WORK/r$RUNS.h5" --set openmp.proc_bind=close || continue
             got=$(result_of)
             [ -n "$got" ] || fail "$kernel: no result in the summary"
             [ -z "$reference" ] && reference=$got
@@ -18,8 +20,9 @@ compare_results() { # KERNEL EXTRA_ARGS: run over thread counts, bindings and in
         done
     done
     for binding in "OMP_PROC_BIND=false" "OMP_PLACES=threads OMP_PROC_BIND=spread" "OMP_PLACES={0} OMP_PROC_BIND=close"; do
+        RUNS=$((RUNS + 1))
         # shellcheck disable=SC2086
-        env $binding "$TS" run "$SRC/configs/$kernel.ini" $SMALL "$@" --threads 3 -o "$WORK/r.h5" >"$OUT" 2>"$ERR" \
+        env $binding "$TS" run "$SRC/configs/$kernel.ini" $SMALL "$@" --threads 3 -o "$WORK/r$RUNS.h5" >"$OUT" 2>"$ERR" \
             || fail "$kernel with $binding failed"
         got=$(result_of)
         [ "$got" = "$reference" ] || fail "$kernel with $binding: result $got differs from $reference"

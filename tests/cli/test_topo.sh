@@ -126,7 +126,7 @@ same_warnings() {
     env "$@" "$TS" topo "$WORK/bound.ini" >"$WORK/topo.txt" 2>&1 || fail "$what: topo failed"
     # shellcheck disable=SC2086
     env "$@" "$TS" run "$SRC/configs/sum.ini" --set sum.n=100000 --set run.iterations=3 --set openmp.places=cores --set openmp.proc_bind=close \
-        --threads 2 -o "$WORK/same.h5" >/dev/null 2>"$WORK/run.txt" || fail "$what: run failed"
+        --threads 2 --overwrite -o "$WORK/same.h5" >/dev/null 2>"$WORK/run.txt" || fail "$what: run failed"
     sed -n 's/^  warning: //p' "$WORK/topo.txt" | grep -Ev "$UNSTEADY" | sort >"$WORK/topo.w"
     sed -n 's/^touchstone: warning: //p' "$WORK/run.txt" | grep -Ev "$UNSTEADY" \
         | grep -Ev "20 ticks|moved from CPU|first-touched its pages|migrated between|MADV_HUGEPAGE|fit in the" \

@@ -8,16 +8,20 @@ H5GET=${3:?path to h5_get}
 for threads in 1 2 3 4; do
     # shellcheck disable=SC2086
     run_ts 0 "fast sum on $threads threads" run "$SRC/configs/sum.ini" $SMALL --set sum.n=100003 \
-        --set sum.mode=fast --threads "$threads" -o "$WORK/f.h5" && expect_in "$OUT" "variant    fast:" "fast sum variant line"
+        --set sum.mode=fast --threads "$threads" -o "$WORK/f$threads.h5" && expect_in "$OUT" "variant    fast:" "fast sum variant line"
 done
 
-# The variant's result, printed to 17 digits, must be the plain kernel's.
+# The variant's result, printed to 17 digits, must be the plain kernel's. Each pair of runs
+# writes files of its own ($p, $v): an existing output is never replaced.
+PAIRS=0
 same_result() { # DESCRIPTION PLAIN_ARGS VARIANT_ARGS (word lists)
+    PAIRS=$((PAIRS + 1))
+    p=$WORK/p$PAIRS.h5 v=$WORK/v$PAIRS.h5
     # shellcheck disable=SC2086
-    run_ts 0 "$1 (plain)" run $2 -o "$WORK/p.h5" || return
+    run_ts 0 "$1 (plain)" run $2 -o "$p" || return
     want=$(result_of)
     # shellcheck disable=SC2086
-    run_ts 0 "$1" run $3 -o "$WORK/v.h5" || return
+    run_ts 0 "$1" run $3 -o "$v" || return
     [ "$(result_of)" = "$want" ] || fail "$1: result $(result_of) differs from the plain kernel's $want"
 }
 S3="$SRC/configs/stencil3d.ini --set stencil.nx=17 --set stencil.ny=29 --set stencil.nz=11 --threads 3"
@@ -38,7 +42,7 @@ run_ts 0 "wide stencil3d" run "$SRC/configs/stencil3d.ini" --set stencil.nx=8192
     --set stencil.nz=4 --set run.iterations=1 -o "$WORK/w.h5"
 [ "$("$H5GET" "$WORK/w.h5" /results@block_y)" = 16 ] || fail "block_y of an 8192-wide grid: $("$H5GET" "$WORK/w.h5" /results@block_y), expected 16"
 expect_in "$OUT" "y-blocked: 16 of 38 rows per block" "blocked variant line"
-[ "$("$H5GET" "$WORK/v.h5" /results@block_y)" = 0 ] || fail "an unblocked run records block_y $("$H5GET" "$WORK/v.h5" /results@block_y)"
+[ "$("$H5GET" "$v" /results@block_y)" = 0 ] || fail "an unblocked run records block_y $("$H5GET" "$v" /results@block_y)"
 
 # shellcheck disable=SC2086
 run_ts 2 "streaming stores with temporal blocking" run "$SRC/configs/stencil2d.ini" $SMALL \

@@ -404,7 +404,7 @@ static void test_fields(void)
                               "time_block = 3\nblock_y = 5\n"
                               "[init]\nmode = serial\nseed = 42\npolicy = bind:1\nhuge_pages = off\n"
                               "[openmp]\nthreads = 8\nplaces = {0:4},{4:4}\nproc_bind = spread\n"
-                              "[output]\nfile = x-%k.h5\nwrite_field = on\ncheckpoint_every = 7\n"
+                              "[output]\nfile = x-%k.h5\noverwrite = yes\nwrite_field = on\ncheckpoint_every = 7\n"
                               "[placement]\naudit = off\nsample_stride = 16\nat_end = yes\n";
     const char *const no_sets[MAX_SETS] = {0};
     struct ts_config cfg;
@@ -421,7 +421,7 @@ static void test_fields(void)
         strcmp(cfg.places, "{0:4},{4:4}") || strcmp(cfg.proc_bind, "spread") || strcmp(cfg.file, "x-%k.h5") ||
         !cfg.write_field || cfg.checkpoint_every != 7 || strcmp(cfg.policy, "bind:1") || cfg.placement_audit || cfg.sample_stride != 16 ||
         !cfg.placement_at_end || strcmp(cfg.sum_mode, "fast") || !cfg.triad_nontemporal || !cfg.stencil_nontemporal
-        || cfg.time_block != 3 || cfg.block_y != 5 || cfg.huge_pages)
+        || cfg.time_block != 3 || cfg.block_y != 5 || cfg.huge_pages || !cfg.overwrite)
         fail(name, "a member differs from the file (kernel %s, iterations %lld, nx %lld, places %s, file %s)",
              cfg.kernel, (long long)cfg.iterations, (long long)cfg.nx, cfg.places, cfg.file);
     for (size_t i = 0; i < ts_config_key_count(); i++)
@@ -558,8 +558,8 @@ static void test_keys(void)
     if (ts_config_validate(&cfg, &err) != TS_OK)
         fail(name, "the defaults do not validate: %s", err.message);
     size_t n = ts_config_key_count();
-    if (n != 28 || n > TS_CONFIG_MAX_KEYS)
-        fail(name, "%zu keys, expected 28", n);
+    if (n != 29 || n > TS_CONFIG_MAX_KEYS)
+        fail(name, "%zu keys, expected 29", n);
     for (size_t i = 0; i < n; i++) {
         const char *key = ts_config_key_name(i), *doc = ts_config_key_doc(i);
         char value[1200], want[1300];
@@ -659,6 +659,7 @@ static const struct word_range {
     {"stencil.nontemporal", {"true", "false", "yes", "no", "on", "off", "1", "0"}},
     {"init.huge_pages", {"true", "false", "yes", "no", "on", "off", "1", "0"}},
     {"output.write_field", {"true", "false", "yes", "no", "on", "off", "1", "0"}},
+    {"output.overwrite", {"true", "false", "yes", "no", "on", "off", "1", "0"}},
     {"placement.audit", {"true", "false", "yes", "no", "on", "off", "1", "0"}},
     {"placement.at_end", {"true", "false", "yes", "no", "on", "off", "1", "0"}},
 };

@@ -11,7 +11,16 @@
  *                             the results file)
  *   FAULTFS_ERRNO=NAME        errno of the failures: ENOSPC (default), EDQUOT, EIO, EROFS
  *   FAULTFS_FAIL=OP[:K]       the K-th (default every) fsync, close or rename of a temporary
- *                             file fails (NFS reports delayed write errors at fsync and close)
+ *                             file fails (NFS reports delayed write errors at fsync and close);
+ *                             "rename" is whatever gives it its final name: rename, renameat2
+ *                             or link
+ *   FAULTFS_NOREPLACE=NAME    renameat2(RENAME_NOREPLACE) of a temporary file fails with this
+ *                             errno (EINVAL: a file system without it, such as NFS)
+ *   FAULTFS_NOLINK=NAME       link() of a temporary file fails with this errno (EPERM: a file
+ *                             system without hard links)
+ *   FAULTFS_TAKE=TEXT:K       when the K-th temporary file whose path contains TEXT is created,
+ *                             a file appears under its final name (the path before ".tmp."),
+ *                             as if another run had finished first
  *   FAULTFS_SLOW=US[:CHUNK]   every write to a temporary file writes at most CHUNK bytes
  *                             (default 32768) after sleeping US microseconds: a slow disk, so a
  *                             kill from outside lands in the write, and short writes are tested
@@ -50,8 +59,9 @@ static unsigned char tracked[MAX_FD]; /* 1: temporary output file, 2: its direct
 static unsigned char fillable[MAX_FD]; /* a temporary file FAULTFS_FULL_AFTER applies to */
 static const char *full_only;
 static long long written, full_after = -1, kill_count, slow_us, slow_chunk = 32768;
-static int fail_errno = ENOSPC, trace_fd = -1, lock_errno;
-static char fail_op[16], kill_point[16];
+static int fail_errno = ENOSPC, trace_fd = -1, lock_errno, noreplace_errno, nolink_errno;
+static char fail_op[16], kill_point[16], take_text[256];
+static long long take_count, take_seen;
 static long fail_count;
 static long counts[8]; /* per event: open, fsync, close, rename, renamed */
 static double started;
@@ -67,7 +77,7 @@ static int errno_named(const char *name)
 {
     static const struct { const char *name; int value; } known[] = {
         { "ENOSPC", ENOSPC }, { "EDQUOT", EDQUOT }, { "EIO", EIO }, { "EROFS", EROFS }, { "EACCES", EACCES },
-        { "ENOLCK", ENOLCK }, { "ENOSYS", ENOSYS },
+        { "ENOLCK", ENOLCK }, { "ENOSYS", ENOSYS }, { "EINVAL", EINVAL }, { "EPERM", EPERM },
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (strcmp(name, known[i].name) == 0)
@@ -112,6 +122,12 @@ __attribute__((constructor)) static void setup(void)
         split(v, kill_point, sizeof kill_point, &kill_count);
     if ((v = getenv("FAULTFS_NOLOCK")))
         lock_errno = errno_named(v);
+    if ((v = getenv("FAULTFS_TAKE")))
+        split(v, take_text, sizeof take_text, &take_count);
+    if ((v = getenv("FAULTFS_NOREPLACE")))
+        noreplace_errno = errno_named(v);
+    if ((v = getenv("FAULTFS_NOLINK")))
+        nolink_errno = errno_named(v);
     if ((v = getenv("FAULTFS_TRACE")))
         trace_fd = open(v, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 }
@@ -160,10 +176,29 @@ static int is_temp(const char *path)
     return path && strstr(path, ".tmp.") != NULL;
 }
 
-static int open_common(int fd, const char *path, int flags)
+/* FAULTFS_TAKE: another run's file under the final name of the temporary file just created. */
+static void take_final_name(const char *tmp, int (*real_open)(const char *, int, ...))
+{
+    if (!take_text[0] || !strstr(tmp, take_text) || ++take_seen != take_count)
+        return;
+    char final[4096];
+    const char *cut = strstr(tmp, ".tmp.");
+    snprintf(final, sizeof final, "%.*s", (int)(cut - tmp), tmp);
+    int fd = real_open(final, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        (void)!real_write_fn()(fd, "another run's file\n", 19);
+        if (fd < MAX_FD)
+            tracked[fd] = 0;
+        close(fd);
+    }
+    trace("took", final);
+}
+
+static int open_common(int fd, const char *path, int flags, int (*real_open)(const char *, int, ...))
 {
     if (fd >= 0 && fd < MAX_FD) {
         if (is_temp(path) && (flags & O_CREAT)) {
+            take_final_name(path, real_open);
             tracked[fd] = 1;
             fillable[fd] = !full_only || strstr(path, full_only) != NULL;
             event(EV_OPEN, path);
@@ -188,7 +223,7 @@ int open(const char *path, int flags, ...)
         mode = (mode_t)va_arg(ap, int);
         va_end(ap);
     }
-    return open_common(real(path, flags, mode), path, flags);
+    return open_common(real(path, flags, mode), path, flags, real);
 }
 
 int open64(const char *path, int flags, ...)
@@ -203,7 +238,7 @@ int open64(const char *path, int flags, ...)
         mode = (mode_t)va_arg(ap, int);
         va_end(ap);
     }
-    return open_common(real(path, flags, mode), path, flags);
+    return open_common(real(path, flags, mode), path, flags, real);
 }
 
 ssize_t write(int fd, const void *buf, size_t n)
@@ -279,6 +314,52 @@ int rename(const char *from, const char *to)
         *(void **)&real = dlsym(RTLD_NEXT, "rename");
     if (!is_temp(from))
         return real(from, to);
+    event(EV_RENAME, to);
+    if (should_fail(EV_RENAME)) {
+        errno = fail_errno;
+        return -1;
+    }
+    int rc = real(from, to);
+    if (rc == 0)
+        event(EV_RENAMED, to);
+    return rc;
+}
+
+int renameat2(int from_dir, const char *from, int to_dir, const char *to, unsigned int flags)
+{
+    static int (*real)(int, const char *, int, const char *, unsigned int);
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "renameat2");
+    if (!is_temp(from))
+        return real(from_dir, from, to_dir, to, flags);
+    if (noreplace_errno && (flags & RENAME_NOREPLACE)) {
+        trace("noreplace-refused", to);
+        errno = noreplace_errno;
+        return -1;
+    }
+    event(EV_RENAME, to);
+    if (should_fail(EV_RENAME)) {
+        errno = fail_errno;
+        return -1;
+    }
+    int rc = real(from_dir, from, to_dir, to, flags);
+    if (rc == 0)
+        event(EV_RENAMED, to);
+    return rc;
+}
+
+int link(const char *from, const char *to)
+{
+    static int (*real)(const char *, const char *);
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "link");
+    if (!is_temp(from))
+        return real(from, to);
+    if (nolink_errno) {
+        trace("link-refused", to);
+        errno = nolink_errno;
+        return -1;
+    }
     event(EV_RENAME, to);
     if (should_fail(EV_RENAME)) {
         errno = fail_errno;

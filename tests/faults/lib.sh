@@ -4,6 +4,10 @@
 H5GET=${3:?path to h5_get}
 FAULTFS=${4:?path to libfaultfs.so}
 get() { "$H5GET" "$@"; }
+# A temporary file's name after the final one (io/ts_file_place.c), as a grep -E pattern:
+# .tmp.<this host up to its first '.'>.<pid>.<16 hex digits>.
+HOST=$(uname -n | cut -d. -f1 | tr -c 'A-Za-z0-9_\n-' '_')
+TMPNAME="\\.tmp\\.$HOST\\.[0-9]+\\.[0-9a-f]{16}"
 
 # faulty VAR=VALUE... -- ARGS...: touchstone with the fault library preloaded and the FAULTFS_*
 # variables given, output in $OUT/$ERR, status in $status.
@@ -99,7 +103,8 @@ KARGS="--set stencil.nx=256 --set stencil.ny=256 --set run.iterations=4000 --set
 
 # kill_reference: after the test's uninterrupted run wrote $WORK/ref.h5, its bits (REF_GLOBAL,
 # $WORK/ref.field), and the file that sits under the final name before every killed run:
-# another run's complete file ($WORK/prev.saved). The trace of a killed run is $WORK/trace.
+# another run's complete file ($WORK/prev.saved), which the killed runs replace (--overwrite).
+# The trace of a killed run is $WORK/trace.
 kill_reference() {
     REF_GLOBAL=$(bits "$WORK/ref.h5" /results/global)
     bits "$WORK/ref.h5" /field/u >"$WORK/ref.field"
@@ -117,7 +122,8 @@ NEW_COMPLETE=0
 
 # after_kill WHAT: every file under a final name is complete, the results file is the previous
 # one or a complete new one, the checkpoint is the newest one written and restarts to the
-# bits of the uninterrupted run; then the directory is reset for the next kill.
+# bits of the uninterrupted run, and that restart removes the killed writer's temporary file
+# (a dead process on this host); then the directory is reset for the next kill.
 after_kill() {
     what=$1
     x=$KD/$KNAME.h5
@@ -138,6 +144,9 @@ after_kill() {
     else
         KEPT_PREVIOUS=$((KEPT_PREVIOUS + 1))
     fi
+    # A writer killed mid-write leaves its temporary file (never a final name): count.
+    temps=$(find "$KD" -maxdepth 1 -name '*.tmp.*' | wc -l)
+    TEMPS_LEFT=$((TEMPS_LEFT + temps))
     # The newest checkpoint: as many as the trace saw renamed, one more if the kill came between
     # the rename and its trace line.
     renamed=$(grep -c " renamed $ck\$" "$WORK/trace" 2>/dev/null)
@@ -155,17 +164,13 @@ after_kill() {
                 fail "$what: restart from $steps steps gave $(bits "$x" /results/global), the uninterrupted run $REF_GLOBAL"
             bits "$x" /field/u >"$WORK/field"
             cmp -s "$WORK/field" "$WORK/ref.field" || fail "$what: restart from $steps steps: the final field differs"
+            left=$(find "$KD" -maxdepth 1 -name '*.tmp.*' | head -3)
+            [ -z "$left" ] || fail "$what: the restart left the killed writer's temporary file(s): $left"
         fi
     elif [ "$renamed" -gt 0 ] && ! grep -q " unlink $ck\$" "$WORK/trace"; then
         fail "$what: $renamed checkpoint(s) were written, none is left"
     fi
-    # A writer killed mid-write leaves its temporary file (never a final name): count, remove.
-    for t in "$KD"/*.tmp.*; do
-        [ -e "$t" ] || continue
-        TEMPS_LEFT=$((TEMPS_LEFT + 1))
-        rm -f "$t"
-    done
-    rm -f "$ck"
+    rm -f "$KD"/*.tmp.* "$ck"
     cp "$WORK/prev.saved" "$x"
 }
 

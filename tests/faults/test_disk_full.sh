@@ -9,7 +9,6 @@
 D=$WORK/out
 mkdir "$D"
 CFG=$SRC/configs/stencil2d.ini
-TMPNAME='\.tmp\.[0-9]+\.[0-9a-f]{16}'
 
 # --- The results file -------------------------------------------------------------------------
 # With the field, so that the file is some 150 kB and a write fails in its middle.
@@ -19,12 +18,13 @@ run_ts 0 "reference run" run "$CFG" $SMALL_F -o "$D/r.h5" -q || finish
 cp "$D/r.h5" "$WORK/r.saved"
 size=$(wc -c <"$D/r.h5")
 
-# write_fails WHAT ERRNO_TEXT STAGE FAULTFS_VARS...: the write of r.h5 fails; r.h5 survives.
+# write_fails WHAT ERRNO_TEXT STAGE FAULTFS_VARS...: the write of r.h5 (--overwrite: it is
+# there) fails; r.h5 survives.
 write_fails() {
     what=$1 text=$2 stage=$3
     shift 3
     # shellcheck disable=SC2086
-    faulty "$@" -- run "$CFG" $SMALL_F -o "$D/r.h5" -q
+    faulty "$@" -- run "$CFG" $SMALL_F -o "$D/r.h5" -q --overwrite
     expect_status 2 "$what" || return
     expect_in "$ERR" "^touchstone: error: cannot write output $D/r\.h5: $stage $D/r\.h5$TMPNAME: $text\$" \
         "$what: the message names the output, the temporary file and the errno text"

@@ -11,7 +11,6 @@ mkdir "$FS"
 mount -t tmpfs -o size=4m tmpfs "$FS" || { echo "SKIPPED: mount -t tmpfs failed"; exit 77; }
 trap 'umount "$FS" 2>/dev/null; rm -rf "$WORK"' EXIT
 CFG=$SRC/configs/stencil2d.ini
-TMPNAME='\.tmp\.[0-9]+\.[0-9a-f]{16}'
 
 free_kb() { df -k "$FS" | awk 'NR == 2 { print $4 }'; }
 
@@ -32,7 +31,7 @@ cp "$FS/r.h5" "$WORK/r.saved"
 leave_free 32
 before=$(free_kb)
 # shellcheck disable=SC2086
-run_ts 2 "results file on a full tmpfs" run "$CFG" $SMALL_F -o "$FS/r.h5" -q &&
+run_ts 2 "results file on a full tmpfs" run "$CFG" $SMALL_F -o "$FS/r.h5" -q --overwrite &&
     expect_in "$ERR" "^touchstone: error: cannot write output $FS/r\.h5: writing $FS/r\.h5$TMPNAME: No space left on device\$" \
         "results file on a full tmpfs: the message"
 same_bytes "$WORK/r.saved" "$FS/r.h5" "results file on a full tmpfs"

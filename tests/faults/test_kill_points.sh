@@ -22,7 +22,7 @@ set -- $ends
 kill_at() {
     rm -f "$WORK/trace"
     # shellcheck disable=SC2086
-    faulty FAULTFS_TRACE="$WORK/trace" FAULTFS_KILL="$2" -- run "$KCFG" $KARGS -o "$KD/$KNAME.h5" -q
+    faulty FAULTFS_TRACE="$WORK/trace" FAULTFS_KILL="$2" -- run "$KCFG" $KARGS -o "$KD/$KNAME.h5" -q --overwrite
     if [ "$status" -ne 137 ] || ! grep -q ' KILL ' "$WORK/trace"; then
         fail "$1 ($2): the run was not killed there (exit status $status)"
         return

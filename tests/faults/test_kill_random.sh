@@ -48,7 +48,7 @@ while [ $i -le "$N" ]; do
     d=$(delay $i "$max")
     # shellcheck disable=SC2086
     env LD_PRELOAD="$FAULTFS" FAULTFS_TRACE="$WORK/trace" $SLOW "$TS" run "$KCFG" $KARGS -o "$KD/$KNAME.h5" -q \
-        >"$OUT" 2>"$ERR" &
+        --overwrite >"$OUT" 2>"$ERR" &
     pid=$!
     case $((i % 5)) in
     0) target="init"; case $d in 0.00[0-4]) ;; *) sleep "$d" ;; esac ;;

@@ -155,8 +155,9 @@ arrays_fail "triad arrays, 1 thread" triad $((3 * 8 * 20000000)) "(152.59|154) M
 sweep() {
     sw=$1 mib=$2 step=$3 to=$4
     shift 4
-    run_ts 0 "$sw: reference" run "$CFG" "$@" --set output.write_field=true -o "$WORK/ref.h5" -q || return
-    ref=$(bits "$WORK/ref.h5" /results/global)
+    SWEEPS=$((SWEEPS + 1)) # a reference file per sweep: an existing output is never replaced
+    run_ts 0 "$sw: reference" run "$CFG" "$@" --set output.write_field=true -o "$WORK/ref$SWEEPS.h5" -q || return
+    ref=$(bits "$WORK/ref$SWEEPS.h5" /results/global)
     n_arrays=0 n_file=0 n_other=0 n_loader=0 ARRAYS_OK_MIB=""
     while [ "$mib" -le "$to" ]; do
         at="$sw, --as=$mib MiB"
@@ -196,6 +197,7 @@ sweep() {
     [ "$n_arrays" -gt 0 ] || [ "${ARRAYS_REFUSED:-0}" = 1 ] || fail "$sw: no limit made the arrays' mmap fail; start the sweep lower"
     [ "$n_file" -gt 0 ] || fail "$sw: no limit made the writing of the file fail"
 }
+SWEEPS=0
 # 1 MiB steps through two 2 MiB arrays; 2 MiB steps through two 8 MiB arrays and OpenMP's second
 # thread; a field larger than HDF5_WORKING_MEMORY (io/ts_h5_write.c), so that the file in memory
 # itself fails to grow. Its check counts that field twice (the file in memory and its copy), more

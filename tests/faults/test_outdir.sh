@@ -13,7 +13,6 @@
 D=$WORK/out
 trap 'umount "$D" 2>/dev/null; rm -rf "$WORK"' EXIT
 CFG=$SRC/configs/stencil2d.ini
-TMPNAME='\.tmp\.[0-9]+\.[0-9a-f]{16}'
 ENOENT="No such file or directory"
 EROFS="Read-only file system"
 # Long enough that a SIGSTOP lands in the iterations; the ones that finish take a second or two.
@@ -160,8 +159,9 @@ if pause_at "read-only, SIGUSR1" ' audit ' && make_readonly; then
     umount "$D"
 fi
 
+# The runs that do not continue the stop replace its files (--overwrite), if they can.
 # shellcheck disable=SC2086
-start -- run "$CFG" $FINISH -o "$D/s.h5" -q
+start -- run "$CFG" $FINISH -o "$D/s.h5" -q --overwrite
 if pause_at "read-only, the run finishes" ' audit ' && make_readonly; then
     resume
     expect_error "read-only, the run finishes" "^touchstone: error: cannot write output $D/s\.h5: $EROFS\$"
@@ -170,7 +170,7 @@ if pause_at "read-only, the run finishes" ' audit ' && make_readonly; then
 fi
 
 # shellcheck disable=SC2086
-start -- run "$CFG" $PERIODIC -o "$D/s.h5" -q
+start -- run "$CFG" $PERIODIC -o "$D/s.h5" -q --overwrite
 if pause_at "read-only, periodic checkpoints" ' audit ' && make_readonly; then
     resume
     if expect_error "read-only, periodic checkpoints" "^touchstone: error: cannot write output $D/s\.h5: $EROFS\$"; then
