@@ -182,7 +182,7 @@ expect_in() { # FILE REGEX WHAT
 
 # A stacked-threads warning of any kind: all on one core, threads sharing cores, fewer
 # CPUs or cores than threads.
-STACKED="ONE CORE|share|only [0-9]+ CPU|may use only [0-9]+ core"
+STACKED="ONE CORE|share core|share cores|only [0-9]+ CPU|may use only [0-9]+ core"
 
 # True when this touchstone has the command $1 (compare, report).
 has_command() {
