@@ -4,7 +4,8 @@
 # option that check refuses, and the options the study sets itself, submit nothing (exit 2,
 # Slurm's job count unchanged). A valid config whose memory exceeds this machine is submitted
 # with a note (compute nodes may be larger); here every task then fails on the node's limit, and
-# the gather job still ends and reports them all.
+# the gather job still ends and reports them all. Without -c, submit.sh asks for the smallest
+# node's CPUs (a fixed default pends forever on a smaller node).
 . "$(dirname "$0")/lib.sh" "$@"
 
 cpus=$TOUCHSTONE_SLURM_CPUS
@@ -58,4 +59,16 @@ t=1
 while [ "$t" -lt "$cpus" ]; do n=$((n + 1)); t=$((t * 2)); done
 expect_in "gather-$gather.log" "$n of $n tasks FAILED" "gather counts every task as failed"
 expect_in "gather-$gather.log" "FAILED: 1 thread: exit status 2" "the 1-thread task named"
+
+# No -c: this node's CPUs, and the study runs.
+"$JOBS/submit.sh" "$SRC/configs/sum.ini" $SMALL >default.txt 2>&1 ||
+    { fail "submit.sh without -c failed"; cat default.txt >&2; finish; }
+expect_in default.txt "^array  [0-9]+  \(tasks [0-9,]*$cpus, $cpus CPUs each\)" "without -c: the node's $cpus CPUs"
+array=$(sed -n 's/^array  *\([0-9]*\).*/\1/p' default.txt)
+gather=$(sed -n 's/^gather  *\([0-9]*\).*/\1/p' default.txt)
+if wait_jobs 60 "$array" "$gather"; then
+    expect_job_ok "$gather" "gather-$gather.log"
+else
+    scancel "$array" "$gather" 2>/dev/null
+fi
 finish
