@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,9 +42,29 @@ static int find_script(char *buf, size_t size, struct ts_error *err)
                    TS_PLOT_SCRIPT);
 }
 
+/* The picture formats by extension, as in tools/plot.py's FORMATS (jpg through Pillow, which
+ * plot.py checks for): a name matplotlib would write as PNG whatever it says is refused. */
+static int check_format(const char *out, struct ts_error *err)
+{
+    static const char *const formats[] = { "png", "svg", "pdf", "jpg", "jpeg" };
+    const char *slash = strrchr(out, '/'), *name = slash ? slash + 1 : out;
+    const char *dot = strrchr(name, '.');
+    if (dot == name) /* ".png" is a hidden file without extension, as for Python's splitext */
+        dot = NULL;
+    for (size_t i = 0; dot && i < sizeof formats / sizeof formats[0]; i++)
+        if (strcasecmp(dot + 1, formats[i]) == 0)
+            return TS_OK;
+    if (!dot)
+        return ts_fail(err, TS_BAD_INPUT, "plot: -o %s: no extension (formats: png, svg, pdf, jpg)", out);
+    return ts_fail(err, TS_BAD_INPUT, "plot: -o %s: unknown picture format '%s' (formats: png, svg, pdf, jpg)", out,
+                   dot + 1);
+}
+
 /* Checked before the plotting rather than after it: Python takes seconds to get there. */
 static int check_output(const char *out, struct ts_error *err)
 {
+    if (check_format(out, err))
+        return err->status;
     char dir[PATH_MAX];
     const char *slash = strrchr(out, '/');
     if (!slash)
@@ -88,14 +109,15 @@ int ts_plot_cmd(const struct ts_runs_args *a, struct ts_error *err)
         ts_run_set_free(&set);
         return err->status;
     }
-    enum { FIXED = 10 };
+    enum { FIXED = 12 };
     char **argv = calloc(set.n + FIXED, sizeof *argv);
     int st = TS_OK;
     if (!argv) {
         st = ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "plot");
     } else {
         size_t k = 0;
-        const char *fixed[] = { python, script, "--kind", a->kind, "-o", a->output };
+        /* --prog: plot.py's messages, "wrote OUT (W x H px)" among them, name this command. */
+        const char *fixed[] = { python, script, "--prog", "touchstone plot", "--kind", a->kind, "-o", a->output };
         for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
             argv[k++] = (char *)fixed[i];
         if (a->size) {

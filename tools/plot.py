@@ -1,19 +1,26 @@
 #!/usr/bin/python3
-"""Plots of touchstone run files, as PNG (matplotlib, Agg backend: no display needed).
+"""Plots of touchstone run files (matplotlib, Agg backend: no display needed).
 
-    plot.py --kind scaling|init|timeline -o OUT.png [--size WIDTHxHEIGHT] FILE.h5 ...
+    plot.py --kind scaling|init|timeline -o OUT.png|svg|pdf|jpg [--size WIDTHxHEIGHT] FILE.h5 ...
 
   scaling   speed-up and GB/s against threads, one line per configuration (init mode,
-            binding, policy), speed-up over the fewest threads of each line
+            binding, policy), speed-up over the fewest threads of each line; error bars
+            from the quartiles of /timings/iteration
   init      init time of each run, and each thread's fraction of local pages (/placement)
-  timeline  each thread's time per iteration as a heat map (/timings/thread_iteration)
+  timeline  each thread's time per iteration as a heat map (/timings/thread_iteration),
+            every panel on one colour scale
 
+The output's extension names the format. Fonts, lines and margins scale with --size.
 `touchstone plot` validates the files first and then runs this script; it can also be run on
 its own. Exit status 2 for bad arguments or files that cannot be read, like touchstone.
+TOUCHSTONE_PLOT_AXES=1 prints each panel's axis limits and error bars on stderr (for the tests).
 """
 import argparse
+import importlib.util
+import math
 import os
 import sys
+import textwrap
 
 import matplotlib
 
@@ -21,14 +28,25 @@ matplotlib.use("Agg")
 import h5py  # noqa: E402  (after choosing the backend)
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
+from matplotlib.container import ErrorbarContainer  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import EngFormatter, MaxNLocator  # noqa: E402
 
 DPI = 100
 MAX_TIMELINES = 4
+# The size the base styles below were chosen for; other sizes scale them (see style()).
+BASE_SIZE = (1000, 600)
+# Extension -> matplotlib format. The same list is in app/plot_cmd.c, which refuses the others
+# before reading any file; JPEG goes through Pillow (python3-pil).
+FORMATS = {"png": "png", "svg": "svg", "pdf": "pdf", "jpg": "jpeg", "jpeg": "jpeg"}
+# One colour per meaning, in every kind: how the pages were first touched.
+INIT_COLOURS = {"parallel": "tab:blue", "serial": "tab:orange"}
+REMOTE_COLOUR = "0.85"
+PROG = "plot.py"
 
 
 def fail(message):
-    print("plot.py: error: " + message, file=sys.stderr)
+    print("%s: error: %s" % (PROG, message), file=sys.stderr)
     sys.exit(2)
 
 
@@ -50,12 +68,13 @@ def read_run(path):
                 "size": size_text(r.attrs),
                 "init_mode": text(r.attrs, "init_mode"),
                 "policy": text(f["config"].attrs, "init.policy"),
-                "binding": "%s/%s" % (text(f["threads"].attrs, "OMP_PLACES"),
-                                      text(f["threads"].attrs, "OMP_PROC_BIND")),
+                "binding": "OMP_PLACES=%s OMP_PROC_BIND=%s" % (text(f["threads"].attrs, "OMP_PLACES"),
+                                                                text(f["threads"].attrs, "OMP_PROC_BIND")),
                 "threads": int(r.attrs["n_threads"]),
                 "time_median": float(r["time_median"][()]),
                 "gbs_median": float(r["gbs_median"][()]),
                 "init_time": float(t["init"][()]),
+                "quartiles": quartiles(t["iteration"][()]),
                 "thread_iteration": np.asarray(t["thread_iteration"][()], dtype=float),
                 "local": None,
             }
@@ -66,6 +85,17 @@ def read_run(path):
     if run["thread_iteration"].ndim != 2 or run["thread_iteration"].shape[0] != run["threads"]:
         fail("%s: /timings/thread_iteration: expected n_threads x n_iterations values" % path)
     return run
+
+
+def quartiles(iteration):
+    """q1 and q3 of the timed iterations as compare computes them (linear interpolation between
+    order statistics, numpy's default); NaN when there is no timed iteration."""
+    times = np.asarray(iteration, dtype=float).ravel()
+    times = times[np.isfinite(times)]
+    if times.size == 0:
+        return math.nan, math.nan
+    q1, q3 = np.percentile(times, [25, 75])
+    return float(q1), float(q3)
 
 
 def size_text(attrs):
@@ -105,75 +135,127 @@ def plot_scaling(fig, runs):
         varying.add("policy")
     speed, bandwidth = fig.subplots(1, 2)
     all_threads = sorted({r["threads"] for r in runs})
-    for key, members in lines.items():
+    # Lines side by side by a hair, so that error bars at the same thread count stay apart.
+    dodge = 0.012 * (all_threads[-1] - all_threads[0] or 1)
+    for k, (key, members) in enumerate(lines.items()):
         members.sort(key=lambda r: r["threads"])
-        threads = [r["threads"] for r in members]
+        threads = [r["threads"] + (k - (len(lines) - 1) / 2) * dodge for r in members]
         base = members[0]
-        speedup = [base["time_median"] / r["time_median"] for r in members]
         label = line_label(base, varying)
-        speed.plot(threads, speedup, marker="o", label=label)
-        bandwidth.plot(threads, [r["gbs_median"] for r in members], marker="o", label=label)
-    speed.plot(all_threads, [t / all_threads[0] for t in all_threads], "k--", linewidth=1,
-               label="ideal (linear)")
-    speed.set_ylabel("speed-up over the fewest threads (median times)")
-    bandwidth.set_ylabel("bandwidth at the median iteration (GB/s)")
+        # The speed-up's range combines the quartiles as compare does: fewest-thread run's
+        # q1 / this run's q3 up to q3 / q1. GB/s scales with 1/time: the same quartiles.
+        speedup = [base["time_median"] / r["time_median"] for r in members]
+        low = [base["quartiles"][0] / r["quartiles"][1] for r in members]
+        high = [base["quartiles"][1] / r["quartiles"][0] for r in members]
+        line = speed.errorbar(threads, speedup, yerr=error_bars(speedup, low, high), marker="o", label=label)
+        gbs = [r["gbs_median"] for r in members]
+        low = [r["gbs_median"] * r["time_median"] / r["quartiles"][1] for r in members]
+        high = [r["gbs_median"] * r["time_median"] / r["quartiles"][0] for r in members]
+        bandwidth.errorbar(threads, gbs, yerr=error_bars(gbs, low, high), marker="o",
+                           color=line.lines[0].get_color(), label=label)
+    speed.plot(all_threads, [t / all_threads[0] for t in all_threads], "k--",
+               linewidth=0.7 * plt.rcParams["lines.linewidth"], label="ideal (linear)")
+    speed.set_ylabel("speed-up over the fewest threads")
+    bandwidth.set_ylabel("GB/s at the median iteration")
     for ax in (speed, bandwidth):
         ax.set_xlabel("OpenMP threads")
         ax.set_xticks(all_threads)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
+        # From 0: a bar of 40 against 30 GB/s must not look like four times as much.
+        ax.set_ylim(bottom=0)
+    handles, labels = speed.get_legend_handles_labels()
+    # The ideal line after the measured ones (matplotlib lists plain lines first).
+    order = sorted(range(len(labels)), key=lambda i: labels[i] == "ideal (linear)")
+    handles, labels = [handles[i] for i in order], [labels[i] for i in order]
+    handles.append(Patch(visible=False))
+    labels.append("error bars: quartiles of the iteration times")
+    return handles, labels
+
+
+def error_bars(values, low, high):
+    """matplotlib's yerr (distances below and above) from the ends of a range; none where the
+    range is unknown (no timed iteration)."""
+    below = [v - lo if np.isfinite(lo) else 0.0 for v, lo in zip(values, low)]
+    above = [hi - v if np.isfinite(hi) else 0.0 for v, hi in zip(values, high)]
+    return [np.maximum(below, 0.0), np.maximum(above, 0.0)]
 
 
 def plot_init(fig, runs):
     times, local = fig.subplots(1, 2)
     labels = ["%s\n%d thr\n%s" % (r["init_mode"], r["threads"], os.path.basename(r["file"])) for r in runs]
-    colours = ["tab:blue" if r["init_mode"] == "parallel" else "tab:orange" for r in runs]
+    colours = [INIT_COLOURS.get(r["init_mode"], "tab:gray") for r in runs]
     times.bar(range(len(runs)), [r["init_time"] for r in runs], color=colours)
     times.set_xticks(range(len(runs)))
     times.set_xticklabels(labels, fontsize="x-small")
-    times.set_ylabel("first-touch initialisation time (s)")
+    times.set_ylabel("first-touch init time (s)")
     times.set_xlabel("run")
     audited = [r for r in runs if r["local"] is not None]
     width = 0.8 / max(len(audited), 1)
+    handles, names = [], []
+    # The colour says how the pages were touched, as on the left; runs of the same init mode
+    # differ by hatching; the grey rest of each bar up to 1 is the remote pages.
+    hatches = ["", "//", "..", "xx", "\\\\", "oo"]
+    seen = {}
     for k, r in enumerate(audited):
         x = np.arange(len(r["local"])) + (k - (len(audited) - 1) / 2) * width
-        local.bar(x, np.nan_to_num(r["local"], nan=0.0), width=width,
-                  label="%s init, %s" % (r["init_mode"], os.path.basename(r["file"])))
+        fraction = np.asarray(r["local"], dtype=float)
+        owns = np.isfinite(fraction)
+        hatch = hatches[seen.setdefault(r["init_mode"], 0) % len(hatches)]
+        seen[r["init_mode"]] += 1
+        colour = INIT_COLOURS.get(r["init_mode"], "tab:gray")
+        local.bar(x[owns], fraction[owns], width=width, color=colour, hatch=hatch, edgecolor="white")
+        local.bar(x[owns], 1 - fraction[owns], bottom=fraction[owns], width=width, color=REMOTE_COLOUR,
+                  edgecolor="white")
+        handles.append(Patch(facecolor=colour, hatch=hatch, edgecolor="white"))
+        names.append("%s init, %d thr, %s: local pages" % (r["init_mode"], r["threads"], os.path.basename(r["file"])))
     if audited:
-        local.legend(fontsize="small")
+        handles.append(Patch(facecolor=REMOTE_COLOUR))
+        names.append("pages on another NUMA node")
     else:
-        local.text(0.5, 0.5, "no placement audit in these files", ha="center", transform=local.transAxes)
-    local.set_ylim(0, 1.05)
+        local.text(0.5, 0.5, "no placement audit\nin these files", ha="center", va="center",
+                   transform=local.transAxes)
+        for mode in sorted({r["init_mode"] for r in runs}):
+            handles.append(Patch(facecolor=INIT_COLOURS.get(mode, "tab:gray")))
+            names.append("%s init" % mode)
+    local.set_ylim(0, 1)
     local.xaxis.set_major_locator(MaxNLocator(integer=True))
-    local.set_xlabel("OpenMP thread (a thread that owns no page has no bar)")
-    local.set_ylabel("pages local to the thread after init (fraction)")
+    local.set_xlabel("OpenMP thread (no bar: owns no page)")
+    local.set_ylabel("fraction of the thread's pages")
     for ax in (times, local):
         ax.grid(True, axis="y", alpha=0.3)
+        ax.set_axisbelow(True)
+    return handles, names
 
 
 def plot_timeline(fig, runs):
-    shown = runs[:MAX_TIMELINES]
+    # A panel needs about nine lines of text in height (title, image, ticks): fewer panels on
+    # a small picture rather than panels with no room for their image.
+    line = plt.rcParams["font.size"] * DPI / 72
+    fits = max(1, min(MAX_TIMELINES, int(fig.bbox.height / (9 * line))))
+    shown = runs[:fits]
     axes = fig.subplots(len(shown), 1, squeeze=False)[:, 0]
+    # One colour scale for every panel, so that a colour is the same time in each file.
+    finite = [r["thread_iteration"][np.isfinite(r["thread_iteration"])] for r in shown]
+    finite = np.concatenate(finite) if finite else np.array([])
+    vmin, vmax = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    image = None
     for ax, r in zip(axes, shown):
-        scale, unit = time_unit(r["thread_iteration"].max())
-        image = ax.imshow(r["thread_iteration"] * scale, aspect="auto", interpolation="nearest", cmap="viridis")
-        ax.set_ylabel("OpenMP thread")
+        image = ax.imshow(r["thread_iteration"], aspect="auto", interpolation="nearest", cmap="viridis",
+                          vmin=vmin, vmax=vmax)
+        ax.set_ylabel("thread")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_title("%s: %s init, %d threads, %s" % (os.path.basename(r["file"]), r["init_mode"],
-                                                      r["threads"], r["binding"]), fontsize="small")
-        fig.colorbar(image, ax=ax, label="thread's time per iteration (%s)" % unit)
+        ax.yaxis.set_major_locator(MaxNLocator(nbins="auto", integer=True, min_n_ticks=1))
+        ax.set_title("%s: %s init, %d thread%s, %s" % (os.path.basename(r["file"]), r["init_mode"], r["threads"],
+                                                        "" if r["threads"] == 1 else "s", r["binding"]),
+                     fontsize="small")
+    bar = fig.colorbar(image, ax=list(axes), label="thread's time per iteration")
+    bar.formatter = EngFormatter(unit="s", sep=" ")
+    bar.update_ticks()
     axes[-1].set_xlabel("timed iteration")
-    if len(runs) > MAX_TIMELINES:
-        print("plot.py: timeline shows the first %d of %d files" % (MAX_TIMELINES, len(runs)), file=sys.stderr)
-
-
-def time_unit(longest):
-    """Seconds shown in the unit that keeps the numbers readable."""
-    for scale, unit in ((1, "s"), (1e3, "ms"), (1e6, "\u00b5s")):
-        if longest * scale >= 1:
-            return scale, unit
-    return 1e9, "ns"
+    if len(runs) > len(shown):
+        print("%s: timeline shows the first %d of %d files (at most %d, as many as %d px in height hold)"
+              % (PROG, len(shown), len(runs), MAX_TIMELINES, fig.bbox.height), file=sys.stderr)
+    return None
 
 
 def parse_size(value):
@@ -186,23 +268,161 @@ def parse_size(value):
     return w, h
 
 
+def output_format(path):
+    """The matplotlib format the file name's extension names; exit 2 for any other, before any
+    file is read."""
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    known = ", ".join(k for k in FORMATS if k != "jpeg")
+    if ext not in FORMATS:
+        fail("-o %s: %s (formats: %s)" % (path, "unknown picture format '%s'" % ext if ext else "no extension", known))
+    if FORMATS[ext] == "jpeg":
+        # matplotlib writes JPEG through Pillow.
+        if importlib.util.find_spec("PIL") is None:
+            fail("-o %s: JPEG needs Pillow (Debian: python3-pil); formats here: png, svg, pdf" % path)
+    return FORMATS[ext]
+
+
+def style(size):
+    """matplotlib settings for a picture of size pixels: fonts, lines, ticks and paddings in
+    proportion to the picture (by the square root of its area against BASE_SIZE, and never
+    more than its narrower side allows), so that a small picture keeps its proportions instead
+    of being all text, and a large one is not all thin lines."""
+    scale = math.sqrt(size[0] * size[1] / (BASE_SIZE[0] * BASE_SIZE[1]))
+    scale = min(scale, 1.3 * min(size[0] / BASE_SIZE[0], size[1] / BASE_SIZE[1]))
+    scale = min(max(scale, 0.65), 4.0)
+    points = {"font.size": 10, "lines.linewidth": 1.5, "lines.markersize": 6, "axes.linewidth": 0.8,
+              "grid.linewidth": 0.8, "patch.linewidth": 1.0, "hatch.linewidth": 1.0, "errorbar.capsize": 3,
+              "axes.labelpad": 4, "axes.titlepad": 6}
+    for axis in ("xtick", "ytick"):
+        points.update({axis + ".major.size": 3.5, axis + ".major.width": 0.8, axis + ".major.pad": 3.5,
+                       axis + ".minor.size": 2, axis + ".minor.width": 0.6, axis + ".minor.pad": 3.4})
+    inches = {"figure.constrained_layout.h_pad": 0.04167, "figure.constrained_layout.w_pad": 0.04167}
+    rc = {k: v * scale for k, v in points.items()}
+    rc.update({k: v * scale for k, v in inches.items()})
+    return rc
+
+
+def wrap_to(artist, length, renderer, vertical=False):
+    """Breaks a text's lines until it is at most length pixels long (its height when vertical,
+    as a y label is); words stay whole."""
+    words = " ".join(artist.get_text().split())
+    extent = artist.get_window_extent(renderer)
+    if (extent.height if vertical else extent.width) <= length:
+        return
+    for chars in range(len(words), 8, -1):
+        artist.set_text(textwrap.fill(words, chars, break_on_hyphens=False))
+        extent = artist.get_window_extent(renderer)
+        if (extent.height if vertical else extent.width) <= length:
+            return
+
+
+def fit_labels(fig, renderer):
+    """Axis labels and panel titles wrapped to their panel, laid out again until they stay
+    there (wrapping makes a label thicker, which makes its panel smaller). Ends drawn."""
+    for _ in range(3):
+        fig.draw(renderer)
+        texts = [(t, t.get_text()) for ax in fig.axes for t in (ax.yaxis.label, ax.xaxis.label, ax.title)]
+        for ax in fig.axes:
+            box = ax.get_window_extent(renderer)
+            wrap_to(ax.yaxis.label, box.height, renderer, vertical=True)
+            wrap_to(ax.xaxis.label, box.width, renderer)
+            wrap_to(ax.title, box.width, renderer)
+        if all(t.get_text() == before for t, before in texts):
+            return
+    fig.draw(renderer)
+
+
+def bottom_legend(fig, handles, labels, renderer):
+    """One legend for the whole figure, under the panels and never over them: as many columns
+    as fit the width, each label wrapped to a column if need be. Returns the height in pixels it
+    takes from the bottom of the picture."""
+    width = fig.bbox.width * 0.98
+    legend = None
+    for ncol in range(len(labels), 0, -1):
+        if legend:
+            legend.remove()
+        legend = fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False,
+                            bbox_to_anchor=(0.5, 0.0), fontsize="small")
+        if legend.get_window_extent(renderer).width <= width:
+            break
+    if legend.get_window_extent(renderer).width > width:
+        for t in legend.get_texts():
+            wrap_to(t, width * 0.85, renderer)
+    return legend.get_window_extent(renderer).y1
+
+
+def self_check(fig, heading, renderer):
+    """Warns about any text outside the picture or over another text, and any legend over a
+    panel: what a size the layout cannot serve looks like. TOUCHSTONE_PLOT_AXES=1 also prints
+    the axis limits."""
+    picture = fig.bbox
+    texts = [("the title", heading)]
+    texts += [("the legend", lg) for lg in fig.legends]
+    for ax in fig.axes:
+        texts += [("'%s'" % t.get_text().replace("\n", " "), t) for t in (ax.title, ax.xaxis.label, ax.yaxis.label)
+                  if t.get_text()]
+    boxes = [(name, t.get_window_extent(renderer)) for name, t in texts]
+    boxes += [("the ticks of '%s'" % (ax.get_ylabel().replace("\n", " ") or "a panel"), ax.get_tightbbox(renderer))
+              for ax in fig.axes]
+    for name, b in boxes:
+        if b.x0 < picture.x0 - 1 or b.y0 < picture.y0 - 1 or b.x1 > picture.x1 + 1 or b.y1 > picture.y1 + 1:
+            print("%s: warning: %s does not fit in %d x %d px" % (PROG, name, picture.width, picture.height),
+                  file=sys.stderr)
+    for i, (name, b) in enumerate(boxes[:len(texts)]):
+        for other, c in boxes[i + 1:len(texts)]:
+            if b.overlaps(c):
+                print("%s: warning: %s overlaps %s" % (PROG, name, other), file=sys.stderr)
+    for ax in fig.axes:
+        for lg in fig.legends:
+            if lg.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer)):
+                print("%s: warning: the legend covers '%s'" % (PROG, ax.get_ylabel()), file=sys.stderr)
+        if os.environ.get("TOUCHSTONE_PLOT_AXES") == "1":
+            name = ax.get_ylabel().replace("\n", " ")
+            print("%s: axes '%s': x %.6g..%.6g, y %.6g..%.6g" % ((PROG, name) + ax.get_xlim() + ax.get_ylim()),
+                  file=sys.stderr)
+            for bars in ax.containers:
+                if isinstance(bars, ErrorbarContainer) and bars.has_yerr:
+                    for (x, y), ((_, low), (_, high)) in zip(bars.lines[0].get_xydata(),
+                                                           bars.lines[2][0].get_segments()):
+                        print("%s: error bar '%s' '%s': x %.6g, y %.9g, %.9g..%.9g"
+                              % (PROG, name, bars.get_label(), x, y, low, high), file=sys.stderr)
+
+
 def main():
-    parser = argparse.ArgumentParser(description="Plot touchstone run files as PNG.")
+    global PROG
+    parser = argparse.ArgumentParser(description="Plot touchstone run files as PNG, SVG, PDF or JPEG.")
     parser.add_argument("--kind", choices=("scaling", "init", "timeline"), default="scaling")
-    parser.add_argument("-o", "--output", required=True, help="PNG file to write")
-    parser.add_argument("--size", type=parse_size, default=(1000, 600), help="WIDTHxHEIGHT pixels")
+    parser.add_argument("-o", "--output", required=True, help="picture to write: .png, .svg, .pdf or .jpg")
+    parser.add_argument("--size", type=parse_size, default=BASE_SIZE, help="WIDTHxHEIGHT pixels")
+    # touchstone plot names itself in the messages.
+    parser.add_argument("--prog", default=PROG, help=argparse.SUPPRESS)
     parser.add_argument("files", nargs="+", help="touchstone run files (.h5)")
     args = parser.parse_args()
+    PROG = args.prog
+    fmt = output_format(args.output)
 
     runs = [read_run(path) for path in args.files]
-    fig = plt.figure(figsize=(args.size[0] / DPI, args.size[1] / DPI), dpi=DPI, layout="constrained")
-    {"scaling": plot_scaling, "init": plot_init, "timeline": plot_timeline}[args.kind](fig, runs)
-    fig.suptitle(title(args.kind, runs))
-    try:
-        # No bbox_inches="tight": the image must be exactly the size asked for.
-        fig.savefig(args.output, dpi=DPI, format="png")
-    except OSError as e:
-        fail("cannot write %s: %s" % (args.output, e.strerror or e))
+    with plt.rc_context(style(args.size)):
+        fig = plt.figure(figsize=(args.size[0] / DPI, args.size[1] / DPI), dpi=DPI, layout="constrained")
+        legend = {"scaling": plot_scaling, "init": plot_init, "timeline": plot_timeline}[args.kind](fig, runs)
+        renderer = fig.canvas.get_renderer()
+        heading = fig.suptitle(title(args.kind, runs))
+        wrap_to(heading, fig.bbox.width * 0.96, renderer)
+        if legend:
+            # The panels are laid out above the legend, in what is left of the picture.
+            below = bottom_legend(fig, legend[0], legend[1], renderer) / fig.bbox.height
+            fig.get_layout_engine().set(rect=(0, below, 1, 1 - below))
+        fit_labels(fig, renderer)
+        # Checked on the screen layout: a vector backend lays out again at 72 dpi, in proportion.
+        self_check(fig, heading, renderer)
+        try:
+            # No bbox_inches="tight": the image must be exactly the size asked for.
+            fig.savefig(args.output, dpi=DPI, format=fmt)
+        except OSError as e:
+            fail("cannot write %s: %s" % (args.output, e.strerror or e))
+    w, h = fig.canvas.get_width_height()
+    vector = "" if fmt in ("png", "jpeg") else "vector, "
+    print("%s: wrote %s (%s%d x %d px)" % (PROG, args.output, vector, w, h))
 
 
 if __name__ == "__main__":

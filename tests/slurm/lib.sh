@@ -123,6 +123,7 @@ first_checkpoint() {
 }
 
 show_log() {
+    local f
     for f in "$@"; do
         if [ -r "$f" ]; then
             echo "---- $f" >&2

@@ -1,7 +1,8 @@
 #!/bin/bash
 # shellcheck disable=SC2086,SC1091,SC2015  # $SMALL, $RUN: option lists; lib.sh is next to this file
 # jobs/run.sbatch through sbatch: one task, --cpus-per-task threads, each on its own core,
-# output named after the job id, verified, the job recorded in the file.
+# output named after the job id, verified, the job recorded in the file. Without -c it asks for
+# what every node has (1 CPU) and runs 1 thread: a larger default pends forever on a smaller node.
 . "$(dirname "$0")/lib.sh" "$@"
 
 id=$(submit -c 2 "$JOBS/run.sbatch" "$SRC/configs/stencil2d.ini" $SMALL) || finish
@@ -23,4 +24,18 @@ cores=$(h5 "$file" /threads/table:core | sort -u | wc -l)
 expect_no_warning "$file" "$STACKED" "run.sbatch's srun -c gives every thread its own core"
 expect_in "touchstone-$id.log" "verified +PASSED" "the summary is in the job log"
 expect_in "touchstone-$id.log" "run.sbatch: finished, verified" "the script reports success"
+
+# No -c: it must start on this node (whatever its size) and run one thread on one CPU.
+id=$(submit "$JOBS/run.sbatch" "$SRC/configs/sum.ini" $SMALL) || finish
+if ! wait_jobs 60 "$id"; then
+    fail "run.sbatch without -c did not run on this $TOUCHSTONE_SLURM_CPUS-CPU node ($(job_field "$(job_lines "$id")" Reason))"
+    scancel "$id" 2>/dev/null
+    finish
+fi
+expect_job_ok "$id" "touchstone-$id.log"
+file=results/run-sum-parallel-$id.h5
+expect_verified "$file" "run.sbatch without -c" || { show_log "touchstone-$id.log"; finish; }
+expect_h5 "$file" /results@n_threads 1 "run.sbatch without -c: one thread"
+expect_h5 "$file" /job@cpus_per_task 1 "run.sbatch without -c: one CPU"
+expect_no_warning "$file" "$STACKED" "run.sbatch without -c: one thread on one CPU"
 finish
