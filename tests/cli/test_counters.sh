@@ -24,16 +24,14 @@ for share in $(fault_shares parallel.h5); do
 done
 [ -n "$(get parallel.h5 /counters@migrations_source)" ] || fail "no migrations_source attribute"
 
-# Two threads on one core time-slice: far more involuntary switches than on two cores.
+# Two threads on one core time-slice: the kernel preempts one for the other many times. How
+# many switches threads on separate cores see depends on what else the machine runs, so that
+# run is not compared with (topo.counters ties each counter to its source deterministically).
 switches() { get "$1" /counters/kernel:involuntary_switches | awk '{ s += $1 } END { print s + 0 }'; }
 GRID="--set stencil.nx=1024 --set stencil.ny=1024 --set run.iterations=300 --threads 2"
 # shellcheck disable=SC2086
-OMP_PLACES=cores run_ts 0 "threads on separate cores" run "$SRC/configs/stencil2d.ini" $GRID -o "$WORK/cores.h5"
-# shellcheck disable=SC2086
 OMP_PLACES='{0}' run_ts 0 "threads stacked on one core" run "$SRC/configs/stencil2d.ini" $GRID -o "$WORK/stacked.h5"
 expect_in "$ERR" "ALL 2 THREADS ARE ON ONE CORE" "stacked warning"
-separate=$(switches cores.h5)
 stacked=$(switches stacked.h5)
-[ "$stacked" -ge 20 ] && [ "$stacked" -gt $((4 * separate)) ] \
-    || fail "stacked threads had $stacked involuntary switches, separate cores $separate: expected far more when stacked"
+[ "$stacked" -ge 20 ] || fail "stacked threads had $stacked involuntary switches: two busy threads on one core preempt each other"
 finish
