@@ -9,7 +9,7 @@
 #include "ts_error.h"
 #include "ts_record.h"
 
-#define TS_CHECKPOINT_VERSION 1
+#define TS_CHECKPOINT_VERSION 2 /* 2: every dataset carries a digest of its values */
 
 struct ts_checkpoint {
     const char *kernel;

@@ -155,7 +155,17 @@ def plot_timeline(fig, runs):
     shown = runs[:MAX_TIMELINES]
     axes = fig.subplots(len(shown), 1, squeeze=False)[:, 0]
     for ax, r in zip(axes, shown):
-        scale, unit = time_unit(r["thread_iteration"].max())
+        times = r["thread_iteration"]
+        # NaN: not measured (the iterations before a restart on another thread count); none at
+        # all in a run stopped during its warm-up.
+        if not np.isfinite(times).any():
+            ax.text(0.5, 0.5, "no per-thread times: %s" % ("no timed iteration" if times.size == 0
+                                                           else "not measured (restarted)"),
+                    ha="center", transform=ax.transAxes)
+            ax.set_title(os.path.basename(r["file"]), fontsize="small")
+            ax.set_axis_off()
+            continue
+        scale, unit = time_unit(np.nanmax(times))
         image = ax.imshow(r["thread_iteration"] * scale, aspect="auto", interpolation="nearest", cmap="viridis")
         ax.set_ylabel("OpenMP thread")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))

@@ -50,7 +50,8 @@ status=$?
 
 # One schema rule broken at a time.
 for case in missing_group wrong_type wrong_shape unwritten newer_schema thread_count negative_time \
-            fraction_range time_min no_schema kernel_type soft_link heap_loop heap_crash; do
+            fraction_range time_min no_schema kernel_type soft_link heap_loop heap_crash median_outside \
+            nan_partial nan_first nan_later zero_iterations crafted_huge; do
     cp "$GOOD" "$WORK/$case.h5"
     "$DOCTOR" "$WORK/$case.h5" "$case" || fail "h5_doctor $case"
 done
@@ -67,6 +68,20 @@ bad time_min.h5 "/results/time_min: 0 is not the smallest of /timings/iteration 
 bad no_schema.h5 "/@schema_version: missing \(expected a scalar integer attribute\)"
 bad kernel_type.h5 "/results@kernel: expected a scalar string, found scalar int32"
 bad soft_link.h5 "/results: is a soft link, not an object stored in the file"
+bad median_outside.h5 "/results/time_median: [0-9.e-]+ is not between time_min and time_max"
+# NaN in thread_iteration is "not measured": whole iterations before a restart, nothing else.
+bad nan_partial.h5 "/timings/thread_iteration: NaN \(not measured\) in iteration 0 for some threads only"
+bad nan_first.h5 "/timings/thread_iteration: iterations 0 to 0 have no per-thread times \(NaN\), but the run was not restarted"
+bad nan_later.h5 "/timings/thread_iteration: NaN \(not measured\) in iteration 1 after measured ones"
+bad zero_iterations.h5 "/timings@n_iterations: 0 timed iterations in a complete run"
+# 49 kB asking for 2^28 values in chunks never written: refused from what the file stores, before
+# anything is allocated (under a 300 MB address-space limit the 2 GiB would not even fit).
+prlimit --as=314572800 "$TS" report "$WORK/crafted_huge.h5" >"$OUT" 2>"$ERR"
+status=$?
+[ $status -eq 2 ] || fail "crafted_huge.h5 under a 300 MB limit: exit status $status, expected 2"
+expect_in "$ERR" "^touchstone: error: $WORK/crafted_huge.h5: /timings/iteration: holds 0 bytes of data for 268435456 values: never written or cut short" \
+    "crafted_huge.h5: refused for what it stores, not for want of memory"
+
 bad heap_loop.h5 "HDF5 did not finish reading it in 2 s: the file is corrupted"
 # Under AddressSanitizer the reading child ends by the sanitizer's exit, not by SIGSEGV.
 if [ -n "${ASAN_OPTIONS:-}" ]; then
