@@ -98,6 +98,14 @@ S3=$SRC/configs/stencil3d.ini
 }
 rm -f "$D"/*.ckpt.h5
 
+# A run whose file would hold more per-thread times than the reader takes is refused before it
+# starts (without the refusal it runs for minutes and writes a file report refuses).
+timeout 60 "$TS" run "$SRC/configs/sum.ini" $SMALL --set run.iterations=134217729 --threads 2 \
+    -o "$WORK/too-long.h5" -q >"$OUT" 2>"$ERR"
+status=$?
+[ $status -eq 2 ] || fail "a run of 2 x 2^27 + 2 per-thread times: exit status $status, expected 2"
+[ -e "$WORK/too-long.h5" ] && fail "a run whose file cannot be read back wrote it"
+
 # The stops landed where they were meant to (else the files below test less than they say).
 [ "$("$H5GET" "$D/stopped-warmup.h5" /timings@n_iterations)" = 0 ] || fail "stopped-warmup: timed iterations were run"
 [ "$("$H5GET" "$D/stopped-mid.h5" /@complete)" = 0 ] || fail "stopped-mid: the file is complete"
