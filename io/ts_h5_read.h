@@ -74,12 +74,12 @@ struct h5r_doubles {
  * else is refused before HDF5 would look for a plugin). Deflated data holds at most this many
  * bytes per stored byte (zlib's limit), which bounds what a small file can make a reader
  * allocate. */
-#define H5R_MAX_DEFLATE_RATIO 1032
+#define TS_H5R_MAX_DEFLATE_RATIO 1032
 
 /* Reads the whole dataset into out, which holds the product of dims values. Before anything is
  * read, the dataset must really store that many values (README, "Reading files safely"): a
  * contiguous or compact one at least their bytes, a chunked one the bytes of the chunks written
- * (divided by H5R_MAX_DEFLATE_RATIO when deflated); nothing stored outside the file. */
+ * (divided by TS_H5R_MAX_DEFLATE_RATIO when deflated); nothing stored outside the file. */
 int h5r_read_doubles(struct h5r *r, const struct h5r_doubles *w, double *out);
 
 /* The same into a buffer it allocates after every check but the values' (freed and NULL on

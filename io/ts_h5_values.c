@@ -156,15 +156,15 @@ static int storage_ok(struct h5r *r, const char *path, hid_t set, hid_t type, hs
     for (int i = 0; st == TS_OK && i < n_filters; i++) {
         unsigned flags = 0;
         size_t n_values = 0;
-        char name[64] = "";
-        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &n_values, NULL, sizeof name, name, NULL);
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &n_values, NULL, 0, NULL, NULL);
         size_t k = 0;
         while (k < sizeof known_filters / sizeof known_filters[0] && known_filters[k] != id)
             k++;
         if (k == sizeof known_filters / sizeof known_filters[0])
             st = h5r_fail(r, path, "stored with filter %d, which touchstone does not read (deflate, shuffle and "
                           "Fletcher32 only)", (int)id);
-        deflated |= id == H5Z_FILTER_DEFLATE;
+        else if (id == H5Z_FILTER_DEFLATE && deflated++) /* each pass could multiply the ratio */
+            st = h5r_fail(r, path, "deflated more than once, which touchstone does not read");
     }
     H5Pclose(dcpl);
     if (st != TS_OK)
@@ -174,7 +174,7 @@ static int storage_ok(struct h5r *r, const char *path, hid_t set, hid_t type, hs
         return h5r_fail(r, path, "stored outside the file or in a layout touchstone does not read (external or "
                         "virtual): only compact, contiguous and chunked data in the file itself");
     const hsize_t stored = H5Dget_storage_size(set), needed = count * H5Tget_size(type);
-    const hsize_t ratio = deflated ? H5R_MAX_DEFLATE_RATIO : 1;
+    const hsize_t ratio = deflated ? TS_H5R_MAX_DEFLATE_RATIO : 1;
     if (stored < (needed + ratio - 1) / ratio)
         return h5r_fail(r, path, "holds %llu bytes of data%s for %llu values: never written or cut short",
                         (unsigned long long)stored, deflated ? " (deflated)" : "", (unsigned long long)count);
