@@ -52,7 +52,7 @@ status=$?
 for case in missing_group wrong_type wrong_shape unwritten newer_schema thread_count negative_time \
             fraction_range time_min no_schema kernel_type soft_link heap_loop heap_crash median_outside \
             nan_partial nan_first nan_later zero_iterations crafted_huge deflated deflated_twice scale_offset \
-            external; do
+            external writer_extremes; do
     cp "$GOOD" "$WORK/$case.h5"
     "$DOCTOR" "$WORK/$case.h5" "$case" || fail "h5_doctor $case"
 done
@@ -75,6 +75,9 @@ bad nan_partial.h5 "/timings/thread_iteration: NaN \(not measured\) in iteration
 bad nan_first.h5 "/timings/thread_iteration: iterations 0 to 0 have no per-thread times \(NaN\), but the run was not restarted"
 bad nan_later.h5 "/timings/thread_iteration: NaN \(not measured\) in iteration 1 after measured ones"
 bad zero_iterations.h5 "/timings@n_iterations: 0 timed iterations in a complete run"
+# What a run can write at the edges reads: 0 s and infinite rates, NaN local fractions.
+run_ts 0 "0 s, infinite rates, NaN local fractions (report)" report "$WORK/writer_extremes.h5"
+run_ts 0 "0 s, infinite rates, NaN local fractions (compare)" compare "$GOOD" "$WORK/writer_extremes.h5"
 # Only data in the file itself, filtered only as h5py and h5repack do (HDF5 would look for a
 # plugin for any other filter, and read an external file wherever it is).
 run_ts 0 "a deflated and shuffled copy (h5repack)" compare "$GOOD" "$WORK/deflated.h5"
