@@ -100,7 +100,8 @@ BIG="--set stencil.nx=512 --set stencil.ny=384 --set run.iterations=30 --set out
 # shellcheck disable=SC2086
 faulty FAULTFS_KILL=renamed:1 -- run "$CFG" $BIG -o "$D/b.h5" -q
 if [ "$(get "$D/b.ckpt.h5" /@steps_done 2>/dev/null)" = 10 ]; then
-    cp "$D/b.ckpt.h5" "$WORK/big.ckpt.h5"
+    # Moved away: a checkpoint under the output's checkpoint name belongs to that output.
+    mv "$D/b.ckpt.h5" "$WORK/big.ckpt.h5"
     rm -f "$D/b.h5"
     # shellcheck disable=SC2086
     run_ts 0 "the intact two-chunk checkpoint" run "$CFG" $BIG -o "$D/b.h5" -q --restart "$WORK/big.ckpt.h5"
