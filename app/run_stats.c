@@ -24,8 +24,11 @@ static double imbalance(const struct ts_run_summary *s, double *column, double *
 {
     size_t threads = (size_t)s->n_threads, iters = (size_t)s->n_iterations, used = 0;
     for (size_t i = 0; i < iters; i++) {
+        size_t measured = 0;
         for (size_t t = 0; t < threads; t++)
-            column[t] = s->thread_iteration[t * iters + i];
+            measured += !isnan(column[t] = s->thread_iteration[t * iters + i]);
+        if (measured < threads) /* NaN: not measured (before a restart on another thread count) */
+            continue;
         qsort(column, threads, sizeof *column, by_value);
         double median = quantile(column, threads, 0.5);
         if (median > 0)
@@ -59,6 +62,10 @@ int ts_run_stats_of(const struct ts_run_summary *s, struct ts_run_stats *out)
 {
     disturbance(s, out);
     size_t iters = (size_t)s->n_iterations;
+    if (iters == 0) { /* stopped during the warm-up: nothing timed to describe */
+        out->q1 = out->q3 = out->imbalance = NAN;
+        return 0;
+    }
     double *sorted = malloc(iters * sizeof *sorted);
     double *column = malloc((size_t)s->n_threads * sizeof *column);
     double *ratios = malloc(iters * sizeof *ratios);

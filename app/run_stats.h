@@ -9,10 +9,12 @@
 #include "ts_run_read.h"
 
 struct ts_run_stats {
-    double q1, q3;     /* quartiles of /timings/iteration, s (linear interpolation) */
+    double q1, q3;     /* quartiles of /timings/iteration, s (linear interpolation); NaN without
+                          timed iterations */
     /* Per iteration, the slowest thread's time over the median thread's time (every thread
      * waits for the slowest at the barrier); then the median of that over the iterations.
-     * 1 is perfect balance; iterations whose median thread time is 0 are left out; NaN when
+     * 1 is perfect balance; iterations whose median thread time is 0, and iterations without
+     * per-thread times (NaN: before a restart on another thread count), are left out; NaN when
      * none is left. */
     double imbalance;
     /* Whether other work took the run's CPUs (common/ts_disturbed.h): 1 yes, 0 no, -1 not

@@ -17,7 +17,10 @@ int ts_runs_fill(struct ts_table *t, size_t row, const struct ts_run_summary *s,
 {
     char size[96], spread[64], verified[48];
     ts_run_size_text(s, size, sizeof size);
-    snprintf(spread, sizeof spread, "%.4g..%.4g", st->q1, st->q3);
+    if (isnan(st->q1)) /* no timed iteration (stopped during the warm-up) */
+        snprintf(spread, sizeof spread, "-");
+    else
+        snprintf(spread, sizeof spread, "%.4g..%.4g", st->q1, st->q3);
     /* A run a signal stopped was never verified: its file says passed = 0 for that reason. */
     snprintf(verified, sizeof verified, "%s", !s->complete ? "stopped early" : s->verified ? "PASSED" : "FAILED");
     const struct {

@@ -10,7 +10,7 @@
 #include "ts_file_place.h"
 #include "ts_record.h"
 
-#define TS_CHECKPOINT_VERSION 1
+#define TS_CHECKPOINT_VERSION 2 /* 2: every dataset carries a digest of its values */
 
 struct ts_checkpoint {
     const char *kernel;
@@ -47,12 +47,18 @@ struct ts_checkpoint_expect {
                                          alternate); NULL when the kernel has none */
     int64_t field_dims[3];
     double *step_times;               /* capacity n_warmup + n_iterations */
-    double *thread_times;             /* n_threads x n_iterations; filled when n_threads matches */
+    double *thread_times;             /* n_threads x n_iterations; filled when n_threads matches (a
+                                         checkpoint of another thread count is checked in scratch) */
 };
 
 /* Checks that the checkpoint at path belongs to this run (kernel, every must_match key, sizes)
  * before reading anything into the caller's buffers, and never reads past a dataset's
- * declared shape. TS_BAD_INPUT naming the file, the mismatch and both values otherwise. */
+ * declared shape. Every dataset must be what ts_checkpoint_write wrote: IEEE f64 little-endian,
+ * its digest right, the field chunked as written with Fletcher32 its only filter; times 0 or
+ * 1e-10..1e7 s (thread_times also NaN, checked whatever the thread count), the field finite,
+ * steps_done < n_warmup + n_iterations; format TS_CHECKPOINT_VERSION only. TS_BAD_INPUT naming
+ * the file, the dataset or the mismatch and both values otherwise. *thread_times_restored is
+ * 1 when the thread count matched and thread_times were copied. */
 int ts_checkpoint_restore(const char *path, const struct ts_checkpoint_expect *e, int64_t *steps_done,
                           int *thread_times_restored, struct ts_error *err);
 

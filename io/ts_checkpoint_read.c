@@ -1,12 +1,20 @@
 /* Reading a checkpoint back: untrusted input like any file, so every fact goes through the one
  * validation layer (ts_h5_read.h) and is compared with the run before anything is copied. */
-#include <math.h>
+#include <float.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ts_checkpoint.h"
+#include "ts_h5_chunk.h"
 #include "ts_h5_read.h"
 #include "ts_run_read.h"
+
+/* Stored times go into the results: each is 0 (faster than the clock could tell) or between a
+ * clock tick and a plausible iteration. A positive time below any clock's resolution, or longer
+ * than months, was not measured by this program. */
+#define MIN_TIME 1e-10
+#define MAX_TIME 1e7
 
 static int check_header(struct h5r *r, const struct ts_checkpoint_expect *e, int64_t *steps, int64_t *threads)
 {
@@ -14,8 +22,16 @@ static int check_header(struct h5r *r, const struct ts_checkpoint_expect *e, int
     char kernel[64];
     if (h5r_has_attr(r, "/", "touchstone_checkpoint") != 1)
         return h5r_fail(r, "/", "not a touchstone checkpoint (no touchstone_checkpoint attribute)");
-    if (h5r_int_attr(r, "/", "touchstone_checkpoint", 1, TS_CHECKPOINT_VERSION, &version)
-        || h5r_str_attr(r, "/", "kernel", kernel, sizeof kernel))
+    if (h5r_int_attr(r, "/", "touchstone_checkpoint", 1, INT32_MAX, &version))
+        return r->err->status;
+    if (version < TS_CHECKPOINT_VERSION)
+        return h5r_fail(r, "/@touchstone_checkpoint", "checkpoint format %lld, written by an older touchstone without "
+                        "digests of its data, so it cannot be checked: start the run again without --restart",
+                        (long long)version);
+    if (version > TS_CHECKPOINT_VERSION)
+        return h5r_fail(r, "/@touchstone_checkpoint", "checkpoint format %lld is newer than this touchstone reads (%d)",
+                        (long long)version, TS_CHECKPOINT_VERSION);
+    if (h5r_str_attr(r, "/", "kernel", kernel, sizeof kernel))
         return r->err->status;
     if (strcmp(kernel, e->kernel) != 0)
         return h5r_fail(r, "/", "checkpoint of kernel %s, this run is %s", kernel, e->kernel);
@@ -29,6 +45,37 @@ static int check_header(struct h5r *r, const struct ts_checkpoint_expect *e, int
     /* A checkpoint always holds a run with iterations left: steps_done < warm-up + timed. */
     return h5r_int_attr(r, "/", "steps_done", 0, max_steps - 1, steps)
         || h5r_int_attr(r, "/", "n_threads", 1, 65536, threads) ? r->err->status : TS_OK;
+}
+
+/* h5r_read_doubles checks [0, MAX_TIME]; what it cannot say is that a positive time must be a
+ * clock's. */
+static int check_ticks(struct h5r *r, const char *path, const double *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t[i] > 0 && t[i] < MIN_TIME)
+            return h5r_fail(r, path, "value [%zu] = %g s is shorter than any clock measures", i, t[i]);
+    return TS_OK;
+}
+
+/* The per-thread times, checked whatever the thread count; copied into the run's buffer only
+ * when they map onto it (the same thread count). */
+static int read_thread_times(struct h5r *r, const struct ts_checkpoint_expect *e, int64_t threads, int *restored)
+{
+    const size_t n = (size_t)threads * (size_t)e->n_iterations;
+    if ((int64_t)n > TS_READ_MAX_VALUES)
+        return h5r_fail(r, "/thread_times", "%lld threads x %lld iterations is more than the %lld values touchstone "
+                        "reads", (long long)threads, (long long)e->n_iterations, (long long)TS_READ_MAX_VALUES);
+    struct h5r_doubles times = {.path = "/thread_times", .rank = 2, .why = "n_threads x n_iterations",
+                                .dims = {(hsize_t)threads, (hsize_t)e->n_iterations},
+                                .min = 0.0, .max = MAX_TIME, .nan_ok = 1, .exact = 1, .digest = "digest"};
+    const int same = threads == e->n_threads;
+    double *scratch = NULL;
+    int st = same ? h5r_read_doubles(r, &times, e->thread_times) : h5r_read_doubles_alloc(r, &times, &scratch);
+    if (st == TS_OK)
+        st = check_ticks(r, times.path, same ? e->thread_times : scratch, n);
+    free(scratch);
+    *restored = st == TS_OK && same;
+    return st;
 }
 
 static int check_config(struct h5r *r, const struct ts_checkpoint_expect *e)
@@ -46,7 +93,9 @@ static int check_config(struct h5r *r, const struct ts_checkpoint_expect *e)
     return TS_OK;
 }
 
-/* Everything after the open; closes r. */
+/* Everything after the open; closes r. Each dataset must be what this program wrote: its type,
+ * the field's chunks and checksum, and a digest of its values (README, "Surviving the time
+ * limit"). */
 static int restore_opened(struct h5r *r, const struct ts_checkpoint_expect *e, int64_t *steps_done,
                           int *thread_times_restored)
 {
@@ -54,32 +103,31 @@ static int restore_opened(struct h5r *r, const struct ts_checkpoint_expect *e, i
     int rc = check_header(r, e, &steps, &threads);
     if (rc == TS_OK)
         rc = check_config(r, e);
-    if (rc == TS_OK && steps > 0) {
+    if (rc == TS_OK) {
         struct h5r_doubles times = {.path = "/step_times", .rank = 1, .dims = {(hsize_t)steps}, .why = "steps_done",
-                                    .min = 0.0, .max = HUGE_VAL};
+                                    .min = 0.0, .max = MAX_TIME, .exact = 1, .digest = "digest"};
         rc = h5r_read_doubles(r, &times, e->step_times);
+        if (rc == TS_OK)
+            rc = check_ticks(r, times.path, e->step_times, (size_t)steps);
     }
+    if (rc == TS_OK)
+        rc = read_thread_times(r, e, threads, thread_times_restored);
     double *field = e->field[steps % 2];
     if (rc == TS_OK && field) {
         struct h5r_doubles grid = {.path = "/field", .rank = 3, .why = "the run's grid, nz x ny x nx",
                                    .dims = {(hsize_t)e->field_dims[0], (hsize_t)e->field_dims[1],
                                             (hsize_t)e->field_dims[2]},
-                                   .min = -HUGE_VAL, .max = HUGE_VAL};
+                                   .min = -DBL_MAX, .max = DBL_MAX, .exact = 1, .digest = "digest"};
+        hsize_t chunk[3];
+        ts_h5_field_chunk(3, grid.dims, chunk);
+        grid.chunk = chunk;
         rc = h5r_read_doubles(r, &grid, field);
-    }
-    /* Per-thread times only map onto the same thread count; their absence is no error. */
-    if (rc == TS_OK && threads == e->n_threads && e->n_iterations > 0) {
-        struct h5r_doubles times = {.path = "/thread_times", .rank = 2, .why = "n_threads x n_iterations",
-                                    .dims = {(hsize_t)threads, (hsize_t)e->n_iterations},
-                                    .min = 0.0, .max = HUGE_VAL, .nan_ok = 1};
-        struct ts_error ignored;
-        struct h5r quiet = *r;
-        quiet.err = &ignored;
-        *thread_times_restored = h5r_read_doubles(&quiet, &times, e->thread_times) == TS_OK;
     }
     h5r_close(r);
     if (rc == TS_OK)
         *steps_done = steps;
+    else
+        *thread_times_restored = 0;
     return rc;
 }
 

@@ -1,10 +1,7 @@
 /* The parts that say what the run measured: /timings, /results, /verification, /field,
  * /warnings, /summary. */
+#include "ts_h5_chunk.h"
 #include "ts_h5_parts.h"
-
-/* HDF5 keeps a chunk whole in its cache, so ~1 MiB chunks stay within the default 1 MiB
- * chunk cache while being large enough for deflate to work well. */
-#define FIELD_CHUNK_ELEMENTS ((hsize_t)(1u << 20) / sizeof(double))
 
 int h5w_write_timings(struct h5w *w, hid_t g, const struct ts_record *rec)
 {
@@ -102,17 +99,6 @@ int h5w_write_verification(struct h5w *w, hid_t g, const struct ts_record *rec)
         || h5w_attr_str(w, g, "method", v->method);
 }
 
-/* Whole rows first, then whole planes, as far as the chunk budget allows: readers take rows
- * and planes, and a chunk never splits one unless it alone exceeds the budget. */
-static void field_chunk(int rank, const hsize_t *dims, hsize_t *chunk)
-{
-    hsize_t budget = FIELD_CHUNK_ELEMENTS;
-    for (int i = rank - 1; i >= 0; i--) {
-        chunk[i] = dims[i] < budget ? dims[i] : budget;
-        budget = budget / chunk[i] > 0 ? budget / chunk[i] : 1;
-    }
-}
-
 /* Only when the library can encode: a build without zlib writes uncompressed, still valid. */
 static int deflate_can_encode(void)
 {
@@ -144,7 +130,7 @@ int h5w_write_field(struct h5w *w, hid_t g, const struct ts_record *rec)
 hid_t h5w_field_dcpl(int rank, const hsize_t *dims, int compress)
 {
     hsize_t chunk[3];
-    field_chunk(rank, dims, chunk);
+    ts_h5_field_chunk(rank, dims, chunk);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     /* The checksum filter goes last: it covers the bytes as stored, after compression. */
     if (dcpl >= 0

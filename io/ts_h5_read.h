@@ -63,10 +63,28 @@ struct h5r_doubles {
     const char *why;     /* NULL for scalars */
     double min, max;     /* every value in [min, max] */
     int nan_ok;          /* NaN allowed ("does not apply") */
+    /* Only for files that must be exactly as touchstone wrote them (checkpoints): */
+    int exact;            /* stored as IEEE f64 little-endian */
+    const hsize_t *chunk; /* non-NULL: chunked with these dims, a Fletcher32 checksum its only filter */
+    const char *digest;   /* non-NULL: this uint64 attribute of the dataset holds ts_digest64 of the
+                             values as doubles in C order (common/ts_digest.h) */
 };
 
-/* Reads the whole dataset into out, which holds the product of dims values. */
-int h5r_read_doubles(struct h5r *r, const struct h5r_doubles *want, double *out);
+/* Filters a dataset the readers take may be stored with: deflate, shuffle, Fletcher32 (anything
+ * else is refused before HDF5 would look for a plugin). Deflated data holds at most this many
+ * bytes per stored byte (zlib's limit), which bounds what a small file can make a reader
+ * allocate. */
+#define TS_H5R_MAX_DEFLATE_RATIO 1032
+
+/* Reads the whole dataset into out, which holds the product of dims values. Before anything is
+ * read, the dataset must really store that many values (README, "Reading files safely"): a
+ * contiguous or compact one at least their bytes, a chunked one the bytes of the chunks written
+ * (divided by TS_H5R_MAX_DEFLATE_RATIO when deflated); nothing stored outside the file. */
+int h5r_read_doubles(struct h5r *r, const struct h5r_doubles *w, double *out);
+
+/* The same into a buffer it allocates after every check but the values' (freed and NULL on
+ * failure), so that a file can make the reader allocate only what it really stores. */
+int h5r_read_doubles_alloc(struct h5r *r, const struct h5r_doubles *w, double **out);
 
 /* The length of a 1-D dataset of class cls (expected describes it for messages), without
  * reading it. */

@@ -36,23 +36,25 @@ static const struct str_item {
 
 /* Scalar datasets; optional ones are NaN when absent (the schema leaves out what does not
  * apply). Times are finite; rates may be infinite when an iteration was faster than the
- * timer could tell. */
+ * timer could tell. Statistics of the timed iterations are NaN, as written, in a run stopped
+ * before its first timed iteration (n_iterations = 0), and only there. */
 static const struct scalar_item {
     const char *path;
     size_t offset, size;
     double min, max;
     int optional;
+    int of_timed; /* a statistic of the timed iterations */
 } scalars[] = {
-    { "/timings/init", FIELD(init_time), 0, DBL_MAX, 0 },
-    { "/timings/kernel", FIELD(kernel_time), 0, DBL_MAX, 0 },
-    { "/results/time_min", FIELD(time_min), 0, DBL_MAX, 0 },
-    { "/results/time_median", FIELD(time_median), 0, DBL_MAX, 0 },
-    { "/results/time_max", FIELD(time_max), 0, DBL_MAX, 0 },
-    { "/results/gbs_best", FIELD(gbs_best), 0, HUGE_VAL, 0 },
-    { "/results/gbs_median", FIELD(gbs_median), 0, HUGE_VAL, 0 },
-    { "/results/glups_best", FIELD(glups_best), 0, HUGE_VAL, 1 },
-    { "/results/glups_median", FIELD(glups_median), 0, HUGE_VAL, 1 },
-    { "/results/global", FIELD(global), -HUGE_VAL, HUGE_VAL, 0 },
+    { "/timings/init", FIELD(init_time), 0, DBL_MAX, 0, 0 },
+    { "/timings/kernel", FIELD(kernel_time), 0, DBL_MAX, 0, 0 },
+    { "/results/time_min", FIELD(time_min), 0, DBL_MAX, 0, 1 },
+    { "/results/time_median", FIELD(time_median), 0, DBL_MAX, 0, 1 },
+    { "/results/time_max", FIELD(time_max), 0, DBL_MAX, 0, 1 },
+    { "/results/gbs_best", FIELD(gbs_best), 0, HUGE_VAL, 0, 1 },
+    { "/results/gbs_median", FIELD(gbs_median), 0, HUGE_VAL, 0, 1 },
+    { "/results/glups_best", FIELD(glups_best), 0, HUGE_VAL, 1, 1 },
+    { "/results/glups_median", FIELD(glups_median), 0, HUGE_VAL, 1, 1 },
+    { "/results/global", FIELD(global), -HUGE_VAL, HUGE_VAL, 0, 0 },
 };
 
 /* Ranges as the config accepts them (README, "Configuration"); 0 is "not this kernel's". */
@@ -66,7 +68,7 @@ static const struct int_item {
     { "/results", "ny", FIELD(ny), 0, (int64_t)1 << 24 },
     { "/results", "nz", FIELD(nz), 0, (int64_t)1 << 20 },
     { "/results", "n_threads", FIELD(n_threads), 1, 1 << 16 },
-    { "/timings", "n_iterations", FIELD(n_iterations), 1, 1000000000 },
+    { "/timings", "n_iterations", FIELD(n_iterations), 0, 1000000000 }, /* 0: stopped in the warm-up */
     { "/timings", "n_warmup", FIELD(n_warmup), 0, 1000000 },
     { "/verification", "passed", FIELD(verified), 0, 1 },
 };
@@ -110,6 +112,9 @@ static int read_ints(struct h5r *r, S *s)
     }
     if (s->n == 0 && s->nx == 0)
         return h5r_fail(r, "/results@n", "the problem has no size (n and nx are both 0)");
+    if (s->n_iterations == 0 && s->complete)
+        return h5r_fail(r, "/timings@n_iterations", "0 timed iterations in a complete run (only a run stopped "
+                        "during its warm-up has none)");
     return TS_OK;
 }
 
@@ -122,14 +127,19 @@ static int read_scalars(struct h5r *r, S *s)
         int has = it->optional ? h5r_has(r, it->path, H5I_DATASET) : 1;
         if (has < 0)
             return r->err->status;
-        struct h5r_doubles want = { .path = it->path, .min = it->min, .max = it->max };
+        const int none_timed = it->of_timed && s->n_iterations == 0;
+        struct h5r_doubles want = { .path = it->path, .min = it->min, .max = it->max, .nan_ok = none_timed };
         if (has && h5r_read_doubles(r, &want, v))
             return r->err->status;
+        if (none_timed && !isnan(*v))
+            return h5r_fail(r, it->path, "%g, but the run has no timed iteration it could describe (NaN expected)",
+                            *v);
     }
     return TS_OK;
 }
 
-/* Allocates *out and reads path into it; rows x cols values, already bounded by the caller. */
+/* Allocates *out and reads path into it; rows x cols values, already bounded by the caller,
+ * allocated only once the file is known to store them. */
 static int read_array(struct h5r *r, const char *path, int64_t rows, int64_t cols, const char *why,
                       double min, double max, int nan_ok, double **out)
 {
@@ -137,10 +147,7 @@ static int read_array(struct h5r *r, const char *path, int64_t rows, int64_t col
                                 .nan_ok = nan_ok };
     want.dims[0] = (hsize_t)(rows ? rows : cols);
     want.dims[1] = (hsize_t)cols;
-    *out = malloc((size_t)(rows ? rows : 1) * (size_t)cols * sizeof **out);
-    if (!*out)
-        return h5r_fail(r, path, "out of memory for %lld values", (long long)((rows ? rows : 1) * cols));
-    return h5r_read_doubles(r, &want, *out);
+    return h5r_read_doubles_alloc(r, &want, out);
 }
 
 static int read_placement(struct h5r *r, S *s)
@@ -263,6 +270,8 @@ static int read_texts(struct h5r *r, S *s)
 /* /results stores statistics of /timings/iteration: they must describe that array. */
 static int check_agreement(struct h5r *r, const S *s)
 {
+    if (s->n_iterations == 0)
+        return TS_OK; /* NaN, as read_scalars made sure */
     double lo = s->iteration[0], hi = s->iteration[0];
     for (int64_t i = 1; i < s->n_iterations; i++) {
         lo = fmin(lo, s->iteration[i]);
@@ -279,6 +288,41 @@ static int check_agreement(struct h5r *r, const S *s)
     return TS_OK;
 }
 
+/* NaN in /timings/thread_iteration means "not measured": a run restarted on another thread
+ * count has no per-thread times for the iterations before the restart (app/run_checkpoint.c).
+ * So NaN only fills whole iterations (every thread's), only the first ones, and only as many as
+ * /job says the checkpoint it continued held. */
+static int check_unmeasured(struct h5r *r, const S *s)
+{
+    const size_t iters = (size_t)s->n_iterations, threads = (size_t)s->n_threads;
+    size_t unmeasured = 0;
+    for (size_t i = 0; i < iters; i++) {
+        size_t nan = 0;
+        for (size_t t = 0; t < threads; t++)
+            nan += isnan(s->thread_iteration[t * iters + i]) != 0;
+        if (nan == 0)
+            continue;
+        if (nan != threads || unmeasured != i)
+            return h5r_fail(r, "/timings/thread_iteration", "NaN (not measured) in iteration %zu %s", i,
+                            nan != threads ? "for some threads only: a restart leaves every thread's time of an "
+                                             "iteration unmeasured, or none"
+                                           : "after measured ones: only the iterations before a restart are unmeasured");
+        unmeasured++;
+    }
+    if (unmeasured == 0)
+        return TS_OK;
+    int64_t restarted = 0, before = 0;
+    int has_job = h5r_has(r, "/job", H5I_GROUP);
+    if (has_job < 0 || (has_job && (h5r_int_attr(r, "/job", "restarted", 0, 1, &restarted)
+                                    || h5r_int_attr(r, "/job", "steps_before_restart", 0, INT64_MAX, &before))))
+        return r->err->status;
+    if (!restarted || (int64_t)unmeasured > before - s->n_warmup)
+        return h5r_fail(r, "/timings/thread_iteration", "iterations 0 to %zu have no per-thread times (NaN), but %s",
+                        unmeasured - 1, restarted ? "the checkpoint the run continued held fewer (/job@steps_before_restart)"
+                                              : "the run was not restarted (/job@restarted): only a restart leaves "
+                                                "iterations unmeasured");
+    return TS_OK;
+}
 static int read_run(struct h5r *r, S *s)
 {
     int64_t version = 0, complete = 1;
@@ -303,8 +347,8 @@ static int read_run(struct h5r *r, S *s)
                         (long long)TS_READ_MAX_VALUES);
     if (read_array(r, "/timings/iteration", 0, s->n_iterations, "n_iterations", 0, DBL_MAX, 0, &s->iteration)
         || read_array(r, "/timings/thread_iteration", s->n_threads, s->n_iterations,
-                      "n_threads x n_iterations", 0, DBL_MAX, 0, &s->thread_iteration)
-        || check_agreement(r, s))
+                      "n_threads x n_iterations", 0, DBL_MAX, 1, &s->thread_iteration)
+        || check_agreement(r, s) || check_unmeasured(r, s))
         return r->err->status;
     if (read_texts(r, s) || read_job(r, s) || read_counters(r, s) || read_machine(r, s))
         return r->err->status;

@@ -240,6 +240,16 @@ def plot_timeline(fig, runs):
     vmin, vmax = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
     image = None
     for ax, r in zip(axes, shown):
+        times = r["thread_iteration"]
+        # NaN: not measured (the iterations before a restart on another thread count); none at
+        # all in a run stopped during its warm-up.
+        if not np.isfinite(times).any():
+            ax.text(0.5, 0.5, "no per-thread times: %s" % ("no timed iteration" if times.size == 0
+                                                           else "not measured (restarted)"),
+                    ha="center", transform=ax.transAxes)
+            ax.set_title(os.path.basename(r["file"]), fontsize="small")
+            ax.set_axis_off()
+            continue
         image = ax.imshow(r["thread_iteration"], aspect="auto", interpolation="nearest", cmap="viridis",
                           vmin=vmin, vmax=vmax)
         ax.set_ylabel("thread")
@@ -248,9 +258,10 @@ def plot_timeline(fig, runs):
         ax.set_title("%s: %s init, %d thread%s, %s" % (os.path.basename(r["file"]), r["init_mode"], r["threads"],
                                                         "" if r["threads"] == 1 else "s", r["binding"]),
                      fontsize="small")
-    bar = fig.colorbar(image, ax=list(axes), label="thread's time per iteration")
-    bar.formatter = EngFormatter(unit="s", sep=" ")
-    bar.update_ticks()
+    if image is not None:  # some panel has a time
+        bar = fig.colorbar(image, ax=list(axes), label="thread's time per iteration")
+        bar.formatter = EngFormatter(unit="s", sep=" ")
+        bar.update_ticks()
     axes[-1].set_xlabel("timed iteration")
     if len(runs) > len(shown):
         print("%s: timeline shows the first %d of %d files (at most %d, as many as %d px in height hold)"

@@ -6,6 +6,8 @@
  * `schema1`, `calm`, `set:/path=VALUE` and `scale:F` edit a good file into another good one
  * (see doctor_schema). */
 #include <hdf5.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,8 +97,269 @@ static int int_kernel(void)
     return bad ? fail("retyping /results@kernel") : 0;
 }
 
+/* Swaps the stored bytes of the first and the last chunk of /field: each keeps its valid
+ * Fletcher32 checksum, only the field as a whole is wrong. */
+static int swap_chunks(void)
+{
+    hid_t set = H5Dopen2(file, "/field", H5P_DEFAULT), space = H5Dget_space(set), dcpl = H5Dget_create_plist(set);
+    hsize_t dims[3], chunk[3], first[3] = { 0, 0, 0 }, last[3];
+    int bad = H5Sget_simple_extent_dims(space, dims, NULL) != 3 || H5Pget_chunk(dcpl, 3, chunk) != 3;
+    for (int d = 0; d < 3 && !bad; d++)
+        last[d] = (dims[d] - 1) / chunk[d] * chunk[d];
+    hsize_t size_a = 0, size_b = 0;
+    bad = bad || H5Dget_chunk_storage_size(set, first, &size_a) < 0 || H5Dget_chunk_storage_size(set, last, &size_b) < 0
+       || size_a != size_b || memcmp(first, last, sizeof first) == 0;
+    unsigned char *a = bad ? NULL : malloc(size_a), *b = bad ? NULL : malloc(size_b);
+    uint32_t fa = 0, fb = 0;
+    bad = bad || !a || !b || H5Dread_chunk(set, H5P_DEFAULT, first, &fa, a) < 0
+       || H5Dread_chunk(set, H5P_DEFAULT, last, &fb, b) < 0 || memcmp(a, b, size_a) == 0
+       || H5Dwrite_chunk(set, H5P_DEFAULT, fb, first, size_b, b) < 0
+       || H5Dwrite_chunk(set, H5P_DEFAULT, fa, last, size_a, a) < 0;
+    free(a);
+    free(b);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    H5Dclose(set);
+    return bad ? fail("swapping two chunks of /field (the field needs two different chunks)") : 0;
+}
+
+/* Copies attribute name, when there is one, from one object to another. */
+static int copy_attr(hid_t from, hid_t to, const char *name)
+{
+    if (H5Aexists(from, name) == 0)
+        return 0;
+    hid_t a = H5Aopen(from, name, H5P_DEFAULT), type = H5Aget_type(a), space = H5Aget_space(a);
+    unsigned char value[64];
+    hid_t b = -1;
+    int bad = a < 0 || H5Tget_size(type) > sizeof value || H5Aread(a, type, value) < 0
+           || (b = H5Acreate2(to, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0 || H5Awrite(b, type, value) < 0;
+    if (!bad && H5Tis_variable_str(type) > 0) { /* HDF5 allocated the string read */
+        char *text;
+        memcpy(&text, value, sizeof text);
+        H5free_memory(text);
+    }
+    H5Aclose(b);
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Aclose(a);
+    return bad;
+}
+
+/* Rewrites the dataset at path with the same values and attributes (digest, units), stored as
+ * type with the creation properties edit makes of the original ones. */
+static int rewrite(const char *path, hid_t type, int (*edit)(hid_t dcpl, hid_t space))
+{
+    hid_t set = H5Dopen2(file, path, H5P_DEFAULT), space = H5Dget_space(set), dcpl = H5Dget_create_plist(set);
+    hssize_t n = H5Sget_simple_extent_npoints(space);
+    double *v = n > 0 ? malloc((size_t)n * sizeof *v) : NULL;
+    int bad = !v || H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0 || edit(dcpl, space)
+           || H5Lmove(file, path, file, "/rewritten_old", H5P_DEFAULT, H5P_DEFAULT) < 0;
+    hid_t copy = bad ? -1 : H5Dcreate2(file, path, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    bad = bad || copy < 0 || H5Dwrite(copy, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0
+       || copy_attr(set, copy, "digest") || copy_attr(set, copy, "units");
+    H5Dclose(copy);
+    free(v);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    H5Dclose(set);
+    return bad || H5Ldelete(file, "/rewritten_old", H5P_DEFAULT) < 0 ? fail("rewriting the dataset") : 0;
+}
+
+static int rewrite_field(hid_t type, int (*edit)(hid_t dcpl, hid_t space))
+{
+    return rewrite("/field", type, edit);
+}
+
+/* Chunked as one chunk, for the filters below. */
+static int one_chunk(hid_t dcpl, hid_t space)
+{
+    hsize_t dims[3];
+    int rank = H5Sget_simple_extent_dims(space, dims, NULL);
+    return rank < 1 || H5Pset_chunk(dcpl, rank, dims) < 0;
+}
+
+static int deflated(hid_t dcpl, hid_t space)
+{
+    return one_chunk(dcpl, space) || H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, 6) < 0;
+}
+
+static int deflated_twice(hid_t dcpl, hid_t space)
+{
+    return deflated(dcpl, space) || H5Pset_deflate(dcpl, 6) < 0;
+}
+
+static int scale_offset(hid_t dcpl, hid_t space)
+{
+    return one_chunk(dcpl, space) || H5Pset_scaleoffset(dcpl, H5Z_SO_FLOAT_DSCALE, 3) < 0;
+}
+
+/* The values in another file (here /dev/null): HDF5 would read whatever file that names. */
+static int external(hid_t dcpl, hid_t space)
+{
+    (void)space;
+    return H5Pset_external(dcpl, "/dev/null", 0, H5F_UNLIMITED) < 0;
+}
+
+static int keep(hid_t dcpl, hid_t space)
+{
+    (void)dcpl;
+    (void)space;
+    return 0;
+}
+
+static int no_checksum(hid_t dcpl, hid_t space)
+{
+    (void)space;
+    return H5Premove_filter(dcpl, H5Z_FILTER_FLETCHER32) < 0;
+}
+
+static int other_chunks(hid_t dcpl, hid_t space)
+{
+    (void)space;
+    hsize_t chunk[3];
+    if (H5Pget_chunk(dcpl, 3, chunk) != 3)
+        return 1;
+    chunk[2] = chunk[2] > 1 ? chunk[2] / 2 : 1;
+    return H5Pset_chunk(dcpl, 3, chunk) < 0;
+}
+
+/* Multiplies element index of a 1-D or 2-D dataset by 2: a plausible time, not the one written. */
+static int double_value(const char *path, hsize_t index)
+{
+    hid_t set = H5Dopen2(file, path, H5P_DEFAULT), space = H5Dget_space(set);
+    hssize_t n = H5Sget_simple_extent_npoints(space);
+    double *v = n > 0 ? malloc((size_t)n * sizeof *v) : NULL;
+    int bad = !v || (hsize_t)n <= index || H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0;
+    if (!bad) {
+        v[index] *= 2;
+        bad = H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0;
+    }
+    free(v);
+    H5Sclose(space);
+    H5Dclose(set);
+    return bad ? fail("altering a time") : 0;
+}
+
+static int set_i64_attr(const char *obj, const char *name, int64_t value)
+{
+    hid_t space = H5Screate(H5S_SCALAR), a = -1;
+    int bad = H5Adelete_by_name(file, obj, name, H5P_DEFAULT) < 0
+           || (a = H5Acreate_by_name(file, obj, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT,
+                                     H5P_DEFAULT)) < 0
+           || H5Awrite(a, H5T_NATIVE_INT64, &value) < 0;
+    H5Aclose(a);
+    H5Sclose(space);
+    return bad ? fail("rewriting the attribute") : 0;
+}
+
+static int64_t i64_attr(const char *obj, const char *name)
+{
+    int64_t v = -1;
+    hid_t a = H5Aopen_by_name(file, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+    if (a < 0 || H5Aread(a, H5T_NATIVE_INT64, &v) < 0)
+        v = -1;
+    H5Aclose(a);
+    return v;
+}
+
+/* Replaces path with a chunked dataset of doubles whose chunks are never written: a small file
+ * whose shape asks for as many values as it likes. */
+static int replace_unwritten(const char *path, int rank, const hsize_t *dims)
+{
+    const hsize_t chunk[2] = { 1, (hsize_t)1 << 16 };
+    hid_t space = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    int bad = H5Ldelete(file, path, H5P_DEFAULT) < 0 || H5Pset_chunk(dcpl, rank, rank == 1 ? chunk + 1 : chunk) < 0;
+    hid_t set = bad ? -1 : H5Dcreate2(file, path, H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Dclose(set);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    return bad || set < 0 ? fail("creating the unwritten dataset") : 0;
+}
+
+/* 2^28 iterations of one thread, in chunks never written (issue 12: report spent 78 s and
+ * 9.4 GB on such a file). */
+static int crafted_huge(void)
+{
+    const hsize_t n = (hsize_t)1 << 28;
+    return set_i64_attr("/timings", "n_iterations", (int64_t)n) || set_int_attr("/results", "n_threads", 1)
+        || replace_unwritten("/timings/iteration", 1, &n)
+        || replace_unwritten("/timings/thread_iteration", 2, (hsize_t[]){ 1, n });
+}
+
+/* Every thread's time of iteration i is NaN, or only the first thread's. */
+static int nan_column(hsize_t i, int all)
+{
+    hid_t set = H5Dopen2(file, "/timings/thread_iteration", H5P_DEFAULT), space = H5Dget_space(set);
+    hsize_t dims[2] = { 0, 0 };
+    int bad = H5Sget_simple_extent_dims(space, dims, NULL) != 2 || i >= dims[1];
+    for (hsize_t t = 0; !bad && t < (all ? dims[0] : 1); t++)
+        bad = set_value("/timings/thread_iteration", t * dims[1] + i, NAN);
+    H5Sclose(space);
+    H5Dclose(set);
+    return bad ? fail("writing NaN") : 0;
+}
+
+static double scalar(const char *path)
+{
+    double v = NAN;
+    hid_t set = H5Dopen2(file, path, H5P_DEFAULT);
+    if (set < 0 || H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0)
+        v = NAN;
+    H5Dclose(set);
+    return v;
+}
+
+/* Values a run can write at the edges, which must read: the fastest iteration faster than the
+ * clock could tell (0 s, so infinite rates), and no thread owning a page (NaN local fractions). */
+static int writer_extremes(void)
+{
+    hsize_t n = length("/timings/iteration"), fastest = 0;
+    double *v = n ? malloc(n * sizeof *v) : NULL;
+    hid_t set = H5Dopen2(file, "/timings/iteration", H5P_DEFAULT);
+    int bad = !v || H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0;
+    H5Dclose(set);
+    for (hsize_t i = 1; !bad && i < n; i++)
+        fastest = v[i] < v[fastest] ? i : fastest;
+    free(v);
+    bad = bad || set_value("/timings/iteration", fastest, 0.0) || set_value("/results/time_min", 0, 0.0)
+       || set_value("/results/gbs_best", 0, INFINITY) || set_value("/timings/thread_iteration", fastest, 0.0)
+       || (H5Lexists(file, "/results/glups_best", H5P_DEFAULT) > 0 && set_value("/results/glups_best", 0, INFINITY))
+       || set_value("/placement/local_fraction", 0, NAN) || set_value("/placement/thread_local_fraction", 0, NAN);
+    return bad ? fail("writing the extremes") : 0;
+}
+
+/* A checkpoint altered in one way; 2 when c is not a checkpoint case. */
+static int ckpt_doctor(const char *c)
+{
+    if (strcmp(c, "ckpt_swap_chunks") == 0)
+        return swap_chunks();
+    if (strcmp(c, "ckpt_float32") == 0)
+        return rewrite_field(H5T_IEEE_F32LE, keep);
+    if (strcmp(c, "ckpt_no_checksum") == 0)
+        return rewrite_field(H5T_IEEE_F64LE, no_checksum);
+    if (strcmp(c, "ckpt_other_chunks") == 0)
+        return rewrite_field(H5T_IEEE_F64LE, other_chunks);
+    if (strcmp(c, "ckpt_step_time") == 0)
+        return double_value("/step_times", 0);
+    if (strcmp(c, "ckpt_thread_time") == 0)
+        return double_value("/thread_times", 0);
+    if (strcmp(c, "ckpt_tiny_time") == 0) /* what damaged bytes made of a time: 1.9e-159 s */
+        return set_value("/step_times", 0, 1.9e-159);
+    if (strcmp(c, "ckpt_steps_all") == 0)
+        return set_i64_attr("/", "steps_done", i64_attr("/", "n_warmup") + i64_attr("/", "n_iterations"));
+    if (strcmp(c, "ckpt_version1") == 0)
+        return set_int_attr("/", "touchstone_checkpoint", 1);
+    return 2;
+}
+
 static int doctor(const char *c)
 {
+    if (strncmp(c, "ckpt_", 5) == 0) {
+        int st = ckpt_doctor(c);
+        if (st == 2)
+            fprintf(stderr, "h5_doctor: unknown case '%s'\n", c);
+        return st;
+    }
     hsize_t n = length("/timings/iteration");
     if (strcmp(c, "missing_group") == 0)
         return H5Ldelete(file, "/timings", H5P_DEFAULT) < 0 ? fail("deleting /timings") : 0;
@@ -116,6 +379,28 @@ static int doctor(const char *c)
         return set_value("/placement/thread_local_fraction", 0, 1.5);
     if (strcmp(c, "time_min") == 0)
         return set_value("/results/time_min", 0, 0.0);
+    if (strcmp(c, "writer_extremes") == 0)
+        return writer_extremes();
+    if (strcmp(c, "median_outside") == 0) /* above time_max: no median of those times */
+        return set_value("/results/time_median", 0, 2 * scalar("/results/time_max"));
+    if (strcmp(c, "crafted_huge") == 0)
+        return crafted_huge();
+    if (strcmp(c, "nan_partial") == 0) /* one thread's time of iteration 0 unmeasured */
+        return nan_column(0, 0);
+    if (strcmp(c, "nan_first") == 0) /* iteration 0 unmeasured, as if before a restart */
+        return nan_column(0, 1);
+    if (strcmp(c, "nan_later") == 0) /* iteration 1 unmeasured after a measured one */
+        return nan_column(1, 1);
+    if (strcmp(c, "zero_iterations") == 0) /* in a complete run */
+        return set_i64_attr("/timings", "n_iterations", 0);
+    if (strcmp(c, "deflated") == 0) /* as h5repack -f SHUF -f GZIP=6 leaves it: still read */
+        return rewrite("/timings/iteration", H5T_IEEE_F64LE, deflated);
+    if (strcmp(c, "deflated_twice") == 0)
+        return rewrite("/timings/iteration", H5T_IEEE_F64LE, deflated_twice);
+    if (strcmp(c, "scale_offset") == 0)
+        return rewrite("/timings/iteration", H5T_IEEE_F64LE, scale_offset);
+    if (strcmp(c, "external") == 0)
+        return rewrite("/timings/iteration", H5T_IEEE_F64LE, external);
     if (strcmp(c, "no_schema") == 0)
         return H5Adelete(file, "schema_version") < 0 ? fail("deleting schema_version") : 0;
     if (strcmp(c, "kernel_type") == 0)

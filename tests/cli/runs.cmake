@@ -20,3 +20,9 @@ add_test(NAME io.read.image
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_read_image.sh $<TARGET_FILE:touchstone> ${PROJECT_SOURCE_DIR}
                  $<TARGET_FILE:read_sweep>)
 set_tests_properties(cli.compare cli.report cli.show cli.plot io.read.bad_files io.read.image PROPERTIES TIMEOUT 120)
+# Every way a run can end, read back by report, compare and plot (the fault library slows the
+# checkpoint writes so that a signal stops a run exactly where the test wants).
+add_test(NAME cli.read_back
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_read_back.sh $<TARGET_FILE:touchstone> ${PROJECT_SOURCE_DIR}
+                 $<TARGET_FILE:h5_get> $<TARGET_FILE:faultfs> ${TOUCHSTONE_PYTHON})
+set_tests_properties(cli.read_back PROPERTIES TIMEOUT 120)

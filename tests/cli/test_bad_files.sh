@@ -50,7 +50,9 @@ status=$?
 
 # One schema rule broken at a time.
 for case in missing_group wrong_type wrong_shape unwritten newer_schema thread_count negative_time \
-            fraction_range time_min no_schema kernel_type soft_link heap_loop heap_crash; do
+            fraction_range time_min no_schema kernel_type soft_link heap_loop heap_crash median_outside \
+            nan_partial nan_first nan_later zero_iterations crafted_huge deflated deflated_twice scale_offset \
+            external writer_extremes; do
     cp "$GOOD" "$WORK/$case.h5"
     "$DOCTOR" "$WORK/$case.h5" "$case" || fail "h5_doctor $case"
 done
@@ -67,6 +69,32 @@ bad time_min.h5 "/results/time_min: 0 is not the smallest of /timings/iteration 
 bad no_schema.h5 "/@schema_version: missing \(expected a scalar integer attribute\)"
 bad kernel_type.h5 "/results@kernel: expected a scalar string, found scalar int32"
 bad soft_link.h5 "/results: is a soft link, not an object stored in the file"
+bad median_outside.h5 "/results/time_median: [0-9.e-]+ is not between time_min and time_max"
+# NaN in thread_iteration is "not measured": whole iterations before a restart, nothing else.
+bad nan_partial.h5 "/timings/thread_iteration: NaN \(not measured\) in iteration 0 for some threads only"
+bad nan_first.h5 "/timings/thread_iteration: iterations 0 to 0 have no per-thread times \(NaN\), but the run was not restarted"
+bad nan_later.h5 "/timings/thread_iteration: NaN \(not measured\) in iteration 1 after measured ones"
+bad zero_iterations.h5 "/timings@n_iterations: 0 timed iterations in a complete run"
+# What a run can write at the edges reads: 0 s and infinite rates, NaN local fractions.
+run_ts 0 "0 s, infinite rates, NaN local fractions (report)" report "$WORK/writer_extremes.h5"
+run_ts 0 "0 s, infinite rates, NaN local fractions (compare)" compare "$GOOD" "$WORK/writer_extremes.h5"
+# Only data in the file itself, filtered only as h5py and h5repack do (HDF5 would look for a
+# plugin for any other filter, and read an external file wherever it is).
+run_ts 0 "a deflated and shuffled copy (h5repack)" compare "$GOOD" "$WORK/deflated.h5"
+bad deflated_twice.h5 "/timings/iteration: deflated more than once, which touchstone does not read"
+bad scale_offset.h5 "/timings/iteration: stored with filter 6, which touchstone does not read"
+bad external.h5 "/timings/iteration: stored outside the file or in a layout touchstone does not read"
+# 49 kB asking for 2^28 values in chunks never written: refused from what the file stores, before
+# anything is allocated (under a 300 MB address-space limit the 2 GiB would not even fit).
+# (AddressSanitizer's shadow memory alone needs terabytes of address space: no limit there.)
+limit="prlimit --as=314572800"
+[ -n "${ASAN_OPTIONS:-}" ] && limit=""
+$limit "$TS" report "$WORK/crafted_huge.h5" >"$OUT" 2>"$ERR"
+status=$?
+[ $status -eq 2 ] || fail "crafted_huge.h5 under a 300 MB limit: exit status $status, expected 2"
+expect_in "$ERR" "^touchstone: error: $WORK/crafted_huge.h5: /timings/iteration: holds 0 bytes of data for 268435456 values: never written or cut short" \
+    "crafted_huge.h5: refused for what it stores, not for want of memory"
+
 bad heap_loop.h5 "HDF5 did not finish reading it in 2 s: the file is corrupted"
 # Under AddressSanitizer the reading child ends by the sanitizer's exit, not by SIGSEGV.
 if [ -n "${ASAN_OPTIONS:-}" ]; then

@@ -41,9 +41,16 @@ static void restore(const uint8_t *data, size_t size, const struct ckpt_case *c)
     if (status == TS_OK) {
         FUZZ_CHECK(steps >= 0 && (size_t)steps < steps_max, "%s: steps_done %lld of %zu", c->kernel, (long long)steps,
                    steps_max);
+        /* 0, or a time a clock can measure and a run can take (io/ts_checkpoint_read.c). */
         for (int64_t i = 0; i < steps; i++)
-            FUZZ_CHECK(e.step_times[i] >= 0 && isfinite(e.step_times[i]), "%s: step_times[%lld] = %g", c->kernel,
-                       (long long)i, e.step_times[i]);
+            FUZZ_CHECK(e.step_times[i] == 0 || (e.step_times[i] >= 1e-10 && e.step_times[i] <= 1e7),
+                       "%s: step_times[%lld] = %g", c->kernel, (long long)i, e.step_times[i]);
+        for (size_t i = 0; thread_times == 1 && i < thread_values; i++)
+            FUZZ_CHECK(isnan(e.thread_times[i]) || e.thread_times[i] == 0
+                           || (e.thread_times[i] >= 1e-10 && e.thread_times[i] <= 1e7),
+                       "%s: thread_times[%zu] = %g", c->kernel, i, e.thread_times[i]);
+        for (size_t i = 0; i < cells; i++)
+            FUZZ_CHECK(isfinite(e.field[steps % 2][i]), "%s: field[%zu] = %g", c->kernel, i, e.field[steps % 2][i]);
         FUZZ_CHECK(thread_times == 0 || thread_times == 1, "thread_times_restored %d", thread_times);
     } else {
         FUZZ_CHECK(status == TS_BAD_INPUT, "status %d", status);

@@ -74,14 +74,28 @@ static void check_summary(const struct ts_run_summary *s)
     TEXT(proc_bind);
     FUZZ_CHECK(s->kernel[0] && s->init_mode[0], "empty kernel or init mode");
     FUZZ_CHECK(s->n_threads >= 1 && s->n_threads <= 65536, "n_threads %d", s->n_threads);
-    FUZZ_CHECK(s->n_iterations >= 1 && s->n_iterations * s->n_threads <= TS_READ_MAX_VALUES,
+    FUZZ_CHECK(s->n_iterations >= 0 && s->n_iterations * s->n_threads <= TS_READ_MAX_VALUES,
                "%lld iterations x %d threads", (long long)s->n_iterations, s->n_threads);
     FUZZ_CHECK(s->n > 0 || s->nx > 0, "no problem size");
     FUZZ_CHECK(s->iteration && s->thread_iteration, "arrays missing");
-    size_t iters = (size_t)s->n_iterations;
+    size_t iters = (size_t)s->n_iterations, threads = (size_t)s->n_threads;
     in_range("iteration", s->iteration, iters, 0, HUGE_VAL, 0);
-    in_range("thread_iteration", s->thread_iteration, iters * (size_t)s->n_threads, 0, HUGE_VAL, 0);
-    FUZZ_CHECK(s->time_min <= s->time_median && s->time_median <= s->time_max, "time_min/median/max out of order");
+    in_range("thread_iteration", s->thread_iteration, iters * threads, 0, HUGE_VAL, 1);
+    /* NaN: whole iterations not measured, the first ones (before a restart). */
+    for (size_t i = 0, measured = 0; i < iters; i++)
+        for (size_t t = 0; t < threads; t++) {
+            int nan = isnan(s->thread_iteration[t * iters + i]);
+            FUZZ_CHECK(!nan || (!measured && isnan(s->thread_iteration[i])), "thread_iteration[%zu][%zu] is NaN", t,
+                       i);
+            measured |= !nan;
+        }
+    if (iters > 0)
+        FUZZ_CHECK(s->time_min <= s->time_median && s->time_median <= s->time_max, "time_min/median/max out of order");
+    else
+        FUZZ_CHECK(!s->complete && isnan(s->time_min) && isnan(s->time_median) && isnan(s->time_max)
+                       && isnan(s->gbs_best) && isnan(s->gbs_median),
+                   "no timed iteration, yet complete %d or time statistics (%g %g %g)", s->complete, s->time_min,
+                   s->time_median, s->time_max);
     FUZZ_CHECK(s->verified == 0 || s->verified == 1, "verified %d", s->verified);
     FUZZ_CHECK(s->n_warnings >= 0, "n_warnings %lld", (long long)s->n_warnings);
     FUZZ_CHECK(s->has_placement == (s->thread_local_fraction != NULL), "placement flag and array disagree");

@@ -1,0 +1,15 @@
+/* A fast 64-bit digest of a block of memory, to tell whether stored data is what was written
+ * (checkpoints keep one per dataset). It catches damage, swapped or stale blocks and rewritten
+ * values; it is no defence against someone who recomputes it (not cryptographic). */
+#ifndef TS_DIGEST_H
+#define TS_DIGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The digest of n bytes at data, read as little-endian 64-bit words in order (so the digest of an
+ * array of doubles is that of the IEEE little-endian bytes HDF5 stores) and the tail bytes. The
+ * same bytes always give the same value; n = 0 gives a fixed value. Never fails. */
+uint64_t ts_digest64(const void *data, size_t n);
+
+#endif
