@@ -10,6 +10,7 @@
 #include "ts_counters.h"
 #include "ts_h5_write.h"
 #include "ts_memory.h"
+#include "ts_run_read.h"
 #include "ts_record.h"
 #include "ts_units.h"
 #include "ts_xsum.h"
@@ -81,6 +82,11 @@ int ts_run_plan_make(const struct ts_config *cfg, struct ts_run_plan *rp, struct
     rp->array_bytes = (size_t)rp->plan.array_elems * sizeof(double);
     rp->arrays_bytes = rp->array_bytes * (size_t)rp->plan.n_arrays;
     count_the_rest(rp, cfg);
+    /* A file no command could read back is not worth running for (io/ts_run_read.h). */
+    if ((int64_t)rp->n_threads * rp->iterations > TS_READ_MAX_VALUES)
+        return ts_fail(err, TS_BAD_INPUT, "%d threads x %lld iterations: its file would hold more per-thread times "
+                       "than the %lld touchstone reads back; use fewer iterations", rp->n_threads,
+                       (long long)rp->iterations, (long long)TS_READ_MAX_VALUES);
     return TS_OK;
 }
 

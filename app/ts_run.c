@@ -189,16 +189,6 @@ static void exec_from_config(struct ts_run_exec *ex, const struct ts_config *cfg
     ex->checkpoint_every = cfg->checkpoint_every;
 }
 
-/* A run whose file touchstone could not read back (io/ts_run_read.h) is refused before it starts. */
-static int file_reads_back(const struct ts_run_exec *ex, struct ts_error *err)
-{
-    if ((int64_t)ex->n_threads * ex->iterations <= TS_READ_MAX_VALUES)
-        return TS_OK;
-    return ts_fail(err, TS_BAD_INPUT, "%d threads x %lld iterations: its file would hold more per-thread times than "
-                   "the %lld touchstone reads back; use fewer iterations", ex->n_threads, (long long)ex->iterations,
-                   (long long)TS_READ_MAX_VALUES);
-}
-
 /* The verification record of a run a signal stopped: not verified, and how to go on. */
 static void not_verified(struct ts_verification *ver, const struct ts_run_exec *ex, const char *checkpoint)
 {
@@ -243,8 +233,6 @@ int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding,
 
     struct ts_verification ver = {0};
     status = ts_startup_stack_for_threads(ex.n_threads, err);
-    if (status == TS_OK)
-        status = file_reads_back(&ex, err);
     if (status == TS_OK)
         status = ts_run_exec_prepare(&ex, err);
     if (status == TS_OK)

@@ -105,6 +105,9 @@ timeout 60 "$TS" run "$SRC/configs/sum.ini" $SMALL --set run.iterations=13421772
 status=$?
 [ $status -eq 2 ] || fail "a run of 2 x 2^27 + 2 per-thread times: exit status $status, expected 2"
 [ -e "$WORK/too-long.h5" ] && fail "a run whose file cannot be read back wrote it"
+timeout 60 "$TS" check "$SRC/configs/sum.ini" $SMALL --set run.iterations=134217729 --threads 2 >"$OUT" 2>"$ERR"
+status=$?
+[ $status -eq 2 ] || fail "check of a run of 2 x 2^27 + 2 per-thread times: exit status $status, expected 2 as run"
 
 # The stops landed where they were meant to (else the files below test less than they say).
 [ "$("$H5GET" "$D/stopped-warmup.h5" /timings@n_iterations)" = 0 ] || fail "stopped-warmup: timed iterations were run"
