@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +112,10 @@ static int fill_sides(struct ts_table *t, const struct ts_side *sides, size_t n_
         const struct ts_side *side = &sides[k];
         char runs[64], range[96];
         snprintf(runs, sizeof runs, side->n_disturbed ? "%zu (%zu disturbed)" : "%zu", side->n, side->n_disturbed);
-        snprintf(range, sizeof range, "%.4g..%.4g", side->low, side->high);
+        if (isnan(side->low)) /* no run of the side has a timed iteration */
+            snprintf(range, sizeof range, "-");
+        else
+            snprintf(range, sizeof range, "%.4g..%.4g", side->low, side->high);
         long row = ts_table_add_row(t);
         if (row < 0 || ts_runs_text(t, (size_t)row, "runs", runs) != 0
             || ts_runs_text(t, (size_t)row, "range", range) != 0

@@ -63,17 +63,27 @@ static double separation_p(size_t n, size_t m)
     return fmin(1.0, 2.0 / c);
 }
 
+/* A run stopped during its warm-up has no median: it counts in the side, not in its figures. */
 static void summarise(const struct ts_run_set *set, struct ts_side *side, double *medians)
 {
+    size_t m = 0;
     for (size_t i = 0; i < side->n; i++) {
-        medians[i] = set->runs[side->first + i].time_median;
-        side->n_disturbed += set->stats[side->first + i].disturbed > 0;
+        const double median = set->runs[side->first + i].time_median;
+        const int disturbed = set->stats[side->first + i].disturbed > 0;
+        side->n_disturbed += disturbed;
+        if (isnan(median))
+            continue;
+        medians[m++] = median;
+        side->n_usable += !disturbed;
     }
-    qsort(medians, side->n, sizeof *medians, by_value);
-    size_t h = side->n / 2;
-    side->median = side->n % 2 ? medians[h] : medians[h - 1] + 0.5 * (medians[h] - medians[h - 1]);
+    side->median = side->low = side->high = NAN;
+    if (m == 0)
+        return;
+    qsort(medians, m, sizeof *medians, by_value);
+    size_t h = m / 2;
+    side->median = m % 2 ? medians[h] : medians[h - 1] + 0.5 * (medians[h] - medians[h - 1]);
     side->low = medians[0];
-    side->high = medians[side->n - 1];
+    side->high = medians[m - 1];
 }
 
 /* Whether every run of b has its middle half below every run of a's (q3 of b < q1 of a). */
@@ -88,13 +98,16 @@ static int quartiles_below(const struct ts_run_set *set, const struct ts_side *b
 
 static void judge(const struct ts_run_set *set, const struct ts_side *ref, struct ts_side *side, size_t number)
 {
-    size_t ok_ref = ref->n - ref->n_disturbed, ok = side->n - side->n_disturbed;
+    size_t ok_ref = ref->n_usable, ok = side->n_usable;
     int faster = side->high < ref->low, slower = side->low > ref->high;
     side->speedup = ref->median / side->median;
     side->p_value = faster || slower ? separation_p(ref->n, side->n) : NAN;
     char runs[160];
+    const size_t not_counted = ref->n + side->n - ref->n_usable - side->n_usable;
     snprintf(runs, sizeof runs, "%zu v %zu runs%s", ref->n, side->n,
-             ref->n_disturbed + side->n_disturbed ? ", disturbed ones not counted" : "");
+             not_counted == 0                                         ? ""
+             : not_counted == ref->n_disturbed + side->n_disturbed ? ", disturbed ones not counted"
+                                                                      : ", disturbed or untimed ones not counted");
     if (ok_ref >= TS_SIDE_MIN_RUNS && ok >= TS_SIDE_MIN_RUNS) {
         side->verdict = faster ? "faster" : slower ? "slower" : "within noise";
         if (faster || slower)

@@ -17,7 +17,9 @@
 struct ts_side {
     size_t first, n;          /* runs [first, first + n) of the set */
     size_t n_disturbed;       /* of them, disturbed (ts_run_stats.disturbed > 0) */
-    double median;            /* median of the runs' median times per iteration, s */
+    size_t n_usable;          /* of them, undisturbed with timed iterations: what a verdict counts */
+    double median;            /* median of the runs' median times per iteration, s; NaN when no run
+                               * has a timed iteration (stopped during the warm-up) */
     double low, high;         /* the smallest and the largest of those medians: the spread between runs */
     double speedup;           /* side 1's median / this side's */
     double p_value;           /* two-sided Mann-Whitney p when every run of one side beat every run of

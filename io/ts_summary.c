@@ -140,17 +140,25 @@ void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE
         print_counters(rec->counters, out);
     if (rec->counters && rec->counters->machine)
         print_machine(rec, out);
-    fprintf(out, "  kernel     %lld iterations (+%lld warm-up), per iteration: min %.4g s, median %.4g s, max %.4g s\n",
-            (long long)t->n_iterations, (long long)t->n_warmup, r->time_min, r->time_median, r->time_max);
-    if (r->variant && r->variant[0])
-        fprintf(out, "  variant    %s\n", r->variant);
-    fprintf(out, "  bandwidth  %.2f GB/s median, %.2f GB/s best  [%s]%s\n", r->gbs_median, r->gbs_best, r->byte_model,
-            r->llc_bytes > 0 && r->working_set_bytes <= r->llc_bytes ? "  in cache: the arrays fit in the last-level caches" : "");
-    if (!isnan(r->glups_median))
-        fprintf(out, "  rate       %.3f GLUP/s median (%.3f best), %.2f GFLOP/s median (%.0f flops/update)\n",
-                r->glups_median, r->glups_best, r->gflops_median, r->flops_per_unit);
-    else
-        fprintf(out, "  rate       %.2f GFLOP/s median (%.0f flop/%s)\n", r->gflops_median, r->flops_per_unit, r->unit);
+    if (t->n_iterations == 0) {
+        /* Stopped during the warm-up: no timed iteration, so no time, bandwidth or rate. */
+        fprintf(out, "  kernel     0 iterations (+%lld warm-up): stopped before the first timed iteration\n",
+                (long long)t->n_warmup);
+        if (r->variant && r->variant[0])
+            fprintf(out, "  variant    %s\n", r->variant);
+    } else {
+        fprintf(out, "  kernel     %lld iterations (+%lld warm-up), per iteration: min %.4g s, median %.4g s, max %.4g s\n",
+                (long long)t->n_iterations, (long long)t->n_warmup, r->time_min, r->time_median, r->time_max);
+        if (r->variant && r->variant[0])
+            fprintf(out, "  variant    %s\n", r->variant);
+        fprintf(out, "  bandwidth  %.2f GB/s median, %.2f GB/s best  [%s]%s\n", r->gbs_median, r->gbs_best, r->byte_model,
+                r->llc_bytes > 0 && r->working_set_bytes <= r->llc_bytes ? "  in cache: the arrays fit in the last-level caches" : "");
+        if (!isnan(r->glups_median))
+            fprintf(out, "  rate       %.3f GLUP/s median (%.3f best), %.2f GFLOP/s median (%.0f flops/update)\n",
+                    r->glups_median, r->glups_best, r->gflops_median, r->flops_per_unit);
+        else
+            fprintf(out, "  rate       %.2f GFLOP/s median (%.0f flop/%s)\n", r->gflops_median, r->flops_per_unit, r->unit);
+    }
     fprintf(out, "  result     %s = %.17g  (%d thread partials -> %d node partial%s -> 1)\n", r->result_name, r->global,
             r->n_threads, r->n_nodes, r->n_nodes == 1 ? "" : "s");
     if (!rec->complete)
