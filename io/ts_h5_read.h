@@ -105,6 +105,13 @@ int h5r_read_int_field(struct h5r *r, const char *path, const char *field, hsize
 /* For the value readers: a failed HDF5 call on an object that passed every check (the bytes
  * behind it are bad), and an object of the wrong class or shape. Both return TS_BAD_INPUT. */
 int h5r_fail_hdf5(struct h5r *r, const char *path, const char *doing);
+
+/* Whether the bytes the file really stores can hold count values of type (README, "Reading files
+ * safely"): HDF5 reads data that was never written (a contiguous dataset cut short, chunks never
+ * written) as fill values without any error, and would first allocate what the shape says. Also
+ * refuses filters other than deflate, shuffle and Fletcher32 and storage outside the file. TS_OK
+ * or TS_BAD_INPUT, with the reason in r; call before reading the dataset set at path. */
+int h5r_storage_ok(struct h5r *r, const char *path, hid_t set, hid_t type, hsize_t count);
 int h5r_mismatch(struct h5r *r, const char *path, const char *expected, hid_t type, hid_t space);
 
 /* The head of HDF5's innermost error ("addr overflow"), or "HDF5 error"; call right after

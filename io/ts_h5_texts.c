@@ -130,17 +130,8 @@ int h5r_read_int_field(struct h5r *r, const char *path, const char *field, hsize
              || dims[0] != n || (member = H5Tget_member_index(type, field)) < 0
              || H5Tget_member_class(type, (unsigned)member) != H5T_INTEGER)
         st = h5r_mismatch(r, path, expected, type, space);
-    else {
-        hid_t dcpl = H5Dget_create_plist(set);
-        H5D_layout_t layout = dcpl < 0 ? H5D_LAYOUT_ERROR : H5Pget_layout(dcpl);
-        if (dcpl >= 0)
-            H5Pclose(dcpl);
-        /* Contiguous data never written reads back as zeros without an error. */
-        if (layout == H5D_LAYOUT_ERROR
-            || (layout == H5D_CONTIGUOUS && H5Dget_storage_size(set) < n * H5Tget_size(type)))
-            st = h5r_fail(r, path, "holds %llu bytes of data for %llu rows: never written or cut short",
-                          (unsigned long long)H5Dget_storage_size(set), (unsigned long long)n);
-    }
+    else
+        st = h5r_storage_ok(r, path, set, type, n);
     if (st == TS_OK && n > 0) {
         /* A memory type of this one field: HDF5 picks it out of each row by name. */
         if ((mem = H5Tcreate(H5T_COMPOUND, sizeof(int64_t))) < 0 || H5Tinsert(mem, field, 0, H5T_NATIVE_INT64) < 0

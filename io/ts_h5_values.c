@@ -141,11 +141,7 @@ static int shape_matches(hid_t space, const struct h5r_doubles *w)
  * is refused before HDF5 would look for a plugin to decode it. */
 static const H5Z_filter_t known_filters[] = { H5Z_FILTER_DEFLATE, H5Z_FILTER_SHUFFLE, H5Z_FILTER_FLETCHER32 };
 
-/* Whether the bytes the file really stores can hold count values of type (README, "Reading files
- * safely"): HDF5 reads data that was never written (a contiguous dataset cut short, chunks never
- * written) as fill values without any error, and would first allocate what the shape says. 0 or
- * TS_BAD_INPUT, with the reason in r. */
-static int storage_ok(struct h5r *r, const char *path, hid_t set, hid_t type, hsize_t count)
+int h5r_storage_ok(struct h5r *r, const char *path, hid_t set, hid_t type, hsize_t count)
 {
     hid_t dcpl = H5Dget_create_plist(set);
     if (dcpl < 0)
@@ -290,7 +286,7 @@ static hid_t open_doubles(struct h5r *r, const struct h5r_doubles *w, hid_t *typ
         st = h5r_fail_hdf5(r, w->path, "cannot open");
     else if (H5Tget_class(*type) != H5T_FLOAT || H5Tget_size(*type) > 16 || !shape_matches(space, w))
         st = h5r_mismatch(r, w->path, expected, *type, space);
-    else if ((st = storage_ok(r, w->path, set, *type, *count)) == TS_OK)
+    else if ((st = h5r_storage_ok(r, w->path, set, *type, *count)) == TS_OK)
         st = exactly_as_written(r, w, set, *type);
     if (space >= 0)
         H5Sclose(space);
