@@ -96,24 +96,15 @@ if [ -z "$ts" ]; then
         ts=$(command -v touchstone) || { echo "submit.sh: no touchstone (set TOUCHSTONE=/path/to/touchstone)" >&2; exit 2; }
     fi
 fi
-# check takes --set today: the run-only shorthands become their --set form (README, "Usage"),
-# and the largest thread count is checked. Everything else goes to check as it is, so an
-# option run would not know is refused here, not by every task.
+# check takes every option run takes, with the same meaning: the study's options as they are,
+# at the largest thread count, so that an option run would not know is refused here, not by
+# every task.
+# (--quiet aside: check's report of the memory is read below.)
 check_args=()
-prev=""
 for a in "$@"; do
-    if [ "$prev" = --set ]; then
-        check_args+=("$a")
-    else
-        case $a in
-        --serial-init) check_args+=(--set init.mode=serial) ;;
-        --quiet | -q) ;;
-        *) check_args+=("$a") ;;
-        esac
-    fi
-    prev=$a
+    case $a in --quiet | -q) ;; *) check_args+=("$a") ;; esac
 done
-check_args+=(--set "openmp.threads=$cpus")
+check_args+=(--threads "$cpus")
 err=$(mktemp "${TMPDIR:-/tmp}/submit-check.XXXXXX") || exit 2
 trap 'rm -f "$err"' EXIT
 out=$("$ts" check "$config" "${check_args[@]}" 2>"$err")
