@@ -56,7 +56,7 @@ def text(attrs, name):
 
 
 def read_run(path):
-    """What the plots need of one run file (the schema is in the README)."""
+    """What the plots need of one run file (the schema is in docs/hdf5-schema.md)."""
     try:
         with h5py.File(path, "r") as f:
             r, t = f["results"], f["timings"]

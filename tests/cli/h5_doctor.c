@@ -1,6 +1,6 @@
 /* Damages a copy of a run file in one way, through the HDF5 C API, for the bad-file tests:
  *   h5_doctor FILE CASE      (FILE is modified in place; the test copies it first)
- * Each case breaks one rule of the schema (README, "The HDF5 file"), so each test fails for
+ * Each case breaks one rule of the schema (docs/hdf5-schema.md), so each test fails for
  * one reason; heap_loop and heap_crash damage bytes HDF5 itself trips over. `h5_doctor NEW
  * foreign` and `h5_doctor NEW checkpoint` write HDF5 files that are not run files;
  * `schema1`, `calm`, `set:/path=VALUE` and `scale:F` edit a good file into another good one

@@ -1,9 +1,9 @@
 #!/bin/sh
 # touchstone compare on parallel- and serial-init runs made here, three of each: every number
 # in its CSV is the files' own (read back with h5_get) or follows from them as documented;
-# runs group into sides, each side's figures and verdict follow the rule (README, "touchstone
-# compare") from the numbers in the CSV; disturbed runs are flagged exactly when their recorded
-# counters say so. Verdicts that must not depend on timing are made so with h5_doctor (calm
+# runs group into sides, each side's figures and verdict follow the rule (docs/usage.md,
+# "touchstone compare") from the numbers in the CSV; disturbed runs are flagged exactly when
+# their recorded counters say so. Verdicts that must not depend on timing are made so with h5_doctor (calm
 # counters, times scaled, a disturbed copy). Runs of different problems are refused unless
 # --force; `vs` splits sides; every format prints.
 . "$(dirname "$0")/lib.sh"
@@ -84,7 +84,7 @@ for f in par1 par2 par3 ser1 ser2 ser3; do
     row=$((row + 1))
 done
 
-# facts FILE...: per file, what the disturbance rule reads (README, "Disturbed runs"), from the
+# facts FILE...: per file, what the disturbance rule reads (docs/how-it-works.md, "Disturbed runs"), from the
 # files themselves: file threads kernel_s involuntary n_cpus online elapsed others steal tick
 # load_start load_end ("nan" where a file has no such item).
 facts() {

@@ -85,7 +85,7 @@ done
 expect_run 0 "topo with OMP_NUM_THREADS=4096, the most" env OMP_NUM_THREADS=4096 "$TS" topo --format json &&
     expect_in "$OUT" '"num_threads": 4096' "topo with OMP_NUM_THREADS=4096 reports 4096 threads"
 # --- The stack (ulimit -s) -------------------------------------------------------------------------
-# Every command at a small soft limit: touchstone raises it to what it needs (README, "Limits").
+# Every command at a small soft limit: touchstone raises it to what it needs (docs/reliability.md, "Limits").
 # Before, main alone took 157 KB (the parsed command line and config) and a run 165 KiB more.
 # every_command DIR: calls `each WHAT ARGS...` for every command, with its files in DIR.
 every_command() {

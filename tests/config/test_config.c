@@ -1,7 +1,7 @@
 /* The config module through its public API: what good files and --set arguments produce,
  * that every bad input fails with status 2 and a message naming the place and the key, that
  * the printed config reads back, and that every file in configs/ loads and validates.
- * Also: every key's documented range (a table of its own, from the README), the keys that have
+ * Also: every key's documented range (a table of its own, from docs/configuration.md), the keys that have
  * no effect on a run, and the messages of options that stand for overrides.
  * Usage: test_config good|bad|fields|print|keys|places|ranges|unused|options|examples <configs dir> */
 #include <dirent.h>
@@ -547,7 +547,7 @@ static void test_print(void)
     ts_config_free(&cfg);
 }
 
-/* ---- the key table as iterated by check, the HDF5 writer and the README ---- */
+/* ---- the key table as iterated by check, the HDF5 writer and docs/configuration.md ---- */
 
 static void test_keys(void)
 {
@@ -625,7 +625,7 @@ static void test_examples(const char *dir)
 
 /* ---- every key's documented range, kept here apart from the key table ---- */
 
-/* README's Configuration table, copied by hand: a bound loosened or tightened in the key table
+/* docs/configuration.md's key table, copied by hand: a bound loosened or tightened in the key table
  * must fail here, not only change a message. */
 static const struct int_range {
     const char *key;

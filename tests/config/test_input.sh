@@ -1,7 +1,7 @@
 #!/bin/sh
 # Config input end to end: a config that reads only once (pipe, FIFO) is the one the run uses
 # after the binding re-exec; reading one never blocks without a bound; what a config holds
-# reaches the file as UTF-8 that h5py reads as the README shows; keys that have no effect warn.
+# reaches the file as UTF-8 that h5py reads as docs/hdf5-schema.md shows; keys that have no effect warn.
 # Arguments: TOUCHSTONE SOURCE_DIR H5_GET PYTHON
 . "$(dirname "$0")/../cli/lib.sh"
 H5GET=${3:?path to h5_get}
@@ -98,7 +98,7 @@ latin=$(printf 'caf\351')
 cp small.ini "$latin.ini"
 # shellcheck disable=SC2086
 env "OMP_FOO=$latin" "OMP_PLACES={0},$latin" "$TS" run "$latin.ini" $STENCIL_SMALL -o utf8.h5 >"$OUT" 2>"$ERR" || fail "run with Latin-1 bytes in the environment: exit $?"
-"$PYTHON" - utf8.h5 <<'EOF' || fail "h5py cannot read the strings as the README shows, or they are not escaped (see above)"
+"$PYTHON" - utf8.h5 <<'EOF' || fail "h5py cannot read the strings as docs/hdf5-schema.md shows, or they are not escaped (see above)"
 import sys
 import h5py
 

@@ -3,7 +3,7 @@
 # mounted without flock: ENOSYS), emulated by libfaultfs. touchstone itself never locks: run,
 # report, compare and --restart work without HDF5_USE_FILE_LOCKING and with it set to FALSE.
 # A plain HDF5 reader (h5_get here, h5py or h5dump for a user) does lock, fails on ENOLCK, and
-# works with HDF5_USE_FILE_LOCKING=FALSE: the README's advice for NFS and Lustre.
+# works with HDF5_USE_FILE_LOCKING=FALSE: the advice of docs/reliability.md for NFS and Lustre.
 . "$(dirname "$0")/lib.sh"
 D=$WORK/out
 mkdir "$D"

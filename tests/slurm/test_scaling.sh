@@ -59,7 +59,7 @@ else
     [ "$(grep -c . "$csv" 2>/dev/null)" -eq $((n + 1)) ] || { fail "$csv should have a header and $n rows"; cat "$csv" >&2; }
 fi
 
-# Logs and results in the repository root (where the README says to submit from) are not
+# Logs and results in the repository root (where docs/cluster.md says to submit from) are not
 # files to commit.
 if git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1; then
     for f in results/scaling-1/summary.csv results/run-sum-parallel-1.h5 touchstone-1.log scaling-1_2.log \
