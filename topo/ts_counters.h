@@ -3,6 +3,8 @@
 #ifndef TS_COUNTERS_H
 #define TS_COUNTERS_H
 
+#include <stddef.h>
+
 #include "ts_record.h"
 
 /* Per-thread state; open, read and close from the thread being measured. */

@@ -1,13 +1,10 @@
-/* Everything one run writes to its HDF5 file, as plain data. app/ fills it,
- * io/ts_h5_write.c turns it into the schema documented in the README (and
- * later readers turn files back into it). Pointers are borrowed: the record
- * owns nothing. */
+/* Everything one run writes to its HDF5 file, as plain data: the vocabulary app/, topo/ and
+ * io/ share. app/ fills it (topo/ the parts it measures), io/ts_h5_write.c turns it into the
+ * schema documented in the README. Pointers are borrowed: the record owns nothing. */
 #ifndef TS_RECORD_H
 #define TS_RECORD_H
 
 #include <stdint.h>
-
-#include "ts_error.h"
 
 /* Bump when a group, dataset or attribute changes meaning or disappears. */
 #define TS_SCHEMA_VERSION 2
