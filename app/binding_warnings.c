@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config_values.h"
+#include "ts_config_values.h"
 #include "ts_affinity.h"
 
 /* The config asked for one value and the environment set another, which wins. */

@@ -2,7 +2,7 @@
 #ifndef RUNS_CMD_H
 #define RUNS_CMD_H
 
-#include "runs_cli.h"
+#include "ts_cli_readback.h"
 #include "ts_error.h"
 
 /* The runs side by side, grouped into sides (app/run_sides.h) judged against the first side

@@ -24,7 +24,7 @@
 #include "ts_thp.h"
 #include "ts_topology.h"
 #include "ts_units.h"
-#include "config_values.h"
+#include "ts_config_values.h"
 
 /* STREAM's checktick: the smallest step the wall clock actually takes. */
 static double measured_timer_resolution(void)

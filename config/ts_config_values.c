@@ -1,5 +1,5 @@
 /* Value syntax for the config: exact integers, OMP_PLACES, file name templates. */
-#include "config_values.h"
+#include "ts_config_values.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config_values.h"
+#include "ts_config_values.h"
 
 static const char usage[] =
     "usage: touchstone run CONFIG [--serial-init] [--threads N] [--set section.key=value ...]\n"

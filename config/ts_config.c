@@ -3,7 +3,7 @@
  * added to the table is complete everywhere at once. */
 #include "ts_config.h"
 
-#include "config_values.h"
+#include "ts_config_values.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-#include "runs_cli.h"
+#include "ts_cli_readback.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #ifndef TS_CLI_H
 #define TS_CLI_H
 
-#include "runs_cli.h"
+#include "ts_cli_readback.h"
 #include "ts_config.h"
 #include "ts_error.h"
 
