@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "ts_file_place.h"
-#include "ts_h5_parts.h"
+#include "h5_parts.h"
 
 /* How much the in-memory file grows at a time: few reallocations, little slack. */
 #define IMAGE_INCREMENT ((size_t)4 << 20)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_h5_read.h"
+#include "h5_reader.h"
 #include "ts_record.h"
 
 /* A schema bump in the writer must come with a reader that knows the new version. */

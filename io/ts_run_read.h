@@ -1,5 +1,5 @@
 /* A run file read back, for compare, report and plot: what they need of it, every value
- * validated against the schema (README, "The HDF5 file") by ts_h5_read.h. */
+ * validated against the schema (README, "The HDF5 file") by h5_reader.h. */
 #ifndef TS_RUN_READ_H
 #define TS_RUN_READ_H
 

@@ -1,6 +1,6 @@
 /* The parts that say where pages and threads really were: /placement (and /placement/end)
  * and /counters. */
-#include "ts_h5_parts.h"
+#include "h5_parts.h"
 
 static int write_placement(struct h5w *w, hid_t g, const struct ts_placement_rec *p)
 {

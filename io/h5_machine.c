@@ -1,5 +1,5 @@
 /* The parts that say what ran and where: root, /config, /environment, /topology, /threads. */
-#include "ts_h5_parts.h"
+#include "h5_parts.h"
 
 int h5w_write_root(struct h5w *w, hid_t file, const struct ts_record *rec)
 {

@@ -1,6 +1,6 @@
 /* A record is checked before any file exists, so a caller's bug (a count without its array)
  * is reported as such instead of as a crash or an HDF5 error halfway through the file. */
-#include "ts_h5_parts.h"
+#include "h5_parts.h"
 
 struct array_fact {
     const char *what;

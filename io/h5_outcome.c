@@ -1,7 +1,7 @@
 /* The parts that say what the run measured: /timings, /results, /verification, /field,
  * /warnings, /summary. */
-#include "ts_h5_chunk.h"
-#include "ts_h5_parts.h"
+#include "h5_chunk.h"
+#include "h5_parts.h"
 
 int h5w_write_timings(struct h5w *w, hid_t g, const struct ts_record *rec)
 {

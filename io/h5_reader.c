@@ -1,5 +1,5 @@
 /* The reader's errors and object lookup: every message names the file and the path in it. */
-#include "ts_h5_read.h"
+#include "h5_reader.h"
 
 #include <stdarg.h>
 #include <stdio.h>

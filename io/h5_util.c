@@ -1,4 +1,4 @@
-#include "ts_h5_util.h"
+#include "h5_util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "ts_digest.h"
-#include "ts_h5_read.h"
+#include "h5_reader.h"
 #include "ts_text_safe.h"
 
 /* Strings longer than this are refused before any buffer is sized from the file. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_h5_read.h"
+#include "h5_reader.h"
 #include "ts_text_safe.h"
 
 /* Fixed-length strings longer than this, or a dataset of them larger than MAX_FIXED_BYTES,

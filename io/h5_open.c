@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ts_h5_read.h"
+#include "h5_reader.h"
 
 /* The core driver refuses to open an image under a name that exists on disk; nothing can
  * exist below /dev/null, so this name never collides with a real file. */

@@ -4,7 +4,7 @@
 #ifndef TS_H5_PARTS_H
 #define TS_H5_PARTS_H
 
-#include "ts_h5_util.h"
+#include "h5_util.h"
 
 typedef int h5w_part_fn(struct h5w *w, hid_t loc, const struct ts_record *rec);
 
