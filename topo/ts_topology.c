@@ -1,5 +1,5 @@
 #include "ts_topology.h"
-#include "ts_topology_internal.h"
+#include "topology_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

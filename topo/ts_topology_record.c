@@ -1,6 +1,6 @@
+#include "topology_internal.h"
 #include "ts_thp.h"
 #include "ts_topology.h"
-#include "ts_topology_internal.h"
 
 #include <errno.h>
 #include <numa.h>
