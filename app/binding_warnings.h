@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "ts_binding.h"
+#include "binding.h"
 #include "ts_record.h"
 #include "ts_topology.h"
 

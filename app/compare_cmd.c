@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run_set.h"
-#include "run_sides.h"
-#include "runs_cmd.h"
-#include "runs_table.h"
+#include "commands.h"
+#include "compare_sides.h"
+#include "readback_set.h"
+#include "readback_table.h"
 
 /* One row per run; the side's figures repeat on each of its rows for programs, and people
  * get them once, in the table of sides below the runs. */

@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run_set.h"
-#include "runs_cmd.h"
+#include "commands.h"
+#include "readback_set.h"
 
 extern char **environ;
 

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run_set.h"
-#include "runs_cmd.h"
-#include "runs_table.h"
+#include "commands.h"
+#include "readback_set.h"
+#include "readback_table.h"
 
 /* The configuration columns are in the group heading for people, in every row for programs. */
 static const struct ts_column columns[] = {

@@ -156,7 +156,7 @@ int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
 
     /* The threads start and the main thread's stack grows before the arrays take the address
      * space: under a tight ulimit -v, the arrays' mmap then fails with a message, rather than
-     * libgomp creating a thread (it ends the process itself, see ts_run's exit hook) or the
+     * libgomp creating a thread (it ends the process itself, see the exit hook in startup.c) or the
      * stack growing later (SIGSEGV). */
     int started = 0; /* the region must do something, or the compiler drops it */
 #pragma omp parallel num_threads(n)

@@ -10,8 +10,8 @@
 #include "ts_counters.h"
 #include "ts_h5_write.h"
 #include "ts_memory.h"
-#include "ts_run_read.h"
 #include "ts_record.h"
+#include "ts_run_read.h"
 #include "ts_units.h"
 #include "ts_xsum.h"
 

@@ -4,8 +4,8 @@
 
 #include <stdio.h>
 
+#include "binding.h"
 #include "run_exec.h"
-#include "ts_binding.h"
 #include "ts_config.h"
 #include "ts_kernel.h"
 #include "ts_record.h"

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "run_stats.h"
-#include "runs_cmd.h"
+#include "commands.h"
+#include "readback_stats.h"
 #include "ts_text_safe.h"
 
 /* Calls fn(line, ctx) for each '\n'-separated line of text (NULL: none). */

@@ -230,7 +230,7 @@ static int check_stacksize(const char *name, const char *value, struct ts_error 
 }
 
 /* The runtime read these when it was loaded; an empty variable means the runtime's default to
- * it, as to us (see ts_binding.c). */
+ * it, as to us (see binding.c). */
 static int check_openmp_environment(struct ts_error *err)
 {
     const char *v;

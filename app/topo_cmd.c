@@ -1,4 +1,5 @@
-#include "topo_cmd.h"
+/* `touchstone topo`: the machine, and where the OpenMP threads run on it. */
+#include "commands.h"
 
 #include <errno.h>
 #include <omp.h>

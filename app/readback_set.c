@@ -1,4 +1,4 @@
-#include "run_set.h"
+#include "readback_set.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-#include "ts_binding.h"
+#include "binding.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "run_stats.h"
+#include "readback_stats.h"
 #include "ts_error.h"
 #include "ts_run_read.h"
 

@@ -1,4 +1,4 @@
-#include "run_sides.h"
+#include "compare_sides.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "run_set.h"
+#include "readback_set.h"
 
 /* A verdict needs this many undisturbed runs on each side: then "every run of one side beat
  * every run of the other" has a two-sided Mann-Whitney p of at most 2 / C(6, 3) = 0.1. */

@@ -1,4 +1,4 @@
-#include "runs_table.h"
+#include "readback_table.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "run_stats.h"
+#include "readback_stats.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef RUNS_TABLE_H
 #define RUNS_TABLE_H
 
-#include "run_stats.h"
+#include "readback_stats.h"
 #include "ts_run_read.h"
 #include "ts_table.h"
 

@@ -1,15 +1,11 @@
-#include "ts_run.h"
+#include "commands.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "binding_warnings.h"
 #include "run_checkpoint.h"
@@ -18,13 +14,13 @@
 #include "run_record.h"
 #include "startup.h"
 #include "ts_affinity.h"
+#include "ts_config_values.h"
 #include "ts_h5_write.h"
 #include "ts_run_read.h"
 #include "ts_summary.h"
 #include "ts_thp.h"
 #include "ts_topology.h"
 #include "ts_units.h"
-#include "ts_config_values.h"
 
 /* STREAM's checktick: the smallest step the wall clock actually takes. */
 static double measured_timer_resolution(void)
@@ -200,8 +196,8 @@ static void not_verified(struct ts_verification *ver, const struct ts_run_exec *
              strsignal(stop_signal), (long long)ex->steps_done, (long long)(ex->warmup + ex->iterations), checkpoint);
 }
 
-int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli,
-           int argc, char **argv, struct ts_error *err)
+int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli,
+               int argc, char **argv, struct ts_error *err)
 {
     install_stop_handlers();
     double started = omp_get_wtime();
@@ -319,46 +315,4 @@ int ts_run(const struct ts_config *cfg, const struct ts_binding_choice *binding,
     ts_run_exec_release(&ex);
     ts_topology_destroy(topo);
     return status;
-}
-
-/* check --restart: what can be known of a checkpoint before the run has its arrays. */
-static int check_restart_file(const char *path, struct ts_error *err)
-{
-    static const char hdf5_signature[8] = "\211HDF\r\n\032\n";
-    char head[8];
-    struct stat st;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "--restart %s: cannot read the checkpoint", path);
-    int status = TS_OK;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-        status = ts_fail(err, TS_BAD_INPUT, "--restart %s: not a regular file", path);
-    else if (pread(fd, head, sizeof head, 0) != (ssize_t)sizeof head || memcmp(head, hdf5_signature, sizeof head) != 0)
-        status = ts_fail(err, TS_BAD_INPUT, "--restart %s: not an HDF5 file, so not a touchstone checkpoint", path);
-    close(fd);
-    return status;
-}
-
-int ts_check(const struct ts_config *cfg, const struct ts_cli *cli, struct ts_error *err)
-{
-    struct ts_run_plan rp;
-    int status = ts_run_plan_make(cfg, &rp, err);
-    if (status == TS_OK && cli->restart_path)
-        status = check_restart_file(cli->restart_path, err);
-    if (status != TS_OK)
-        return status;
-    char notes[TS_CONFIG_MAX_KEYS][TS_CONFIG_NOTE_LEN];
-    size_t n_notes = ts_config_unused_keys(cfg, notes, TS_CONFIG_MAX_KEYS);
-    for (size_t i = 0; i < n_notes && i < TS_CONFIG_MAX_KEYS; i++)
-        fprintf(stderr, "touchstone: warning: %s\n", notes[i]);
-    if (!cli->quiet) {
-        printf("# %s: valid\n", cfg->path);
-        ts_config_print(cfg, stdout);
-        printf("\n");
-        ts_run_plan_print_memory(&rp, stdout);
-        if (cli->restart_path)
-            printf("restart from %s: an HDF5 file, readable (whether it fits this run is checked when it starts)\n",
-                   cli->restart_path);
-    }
-    return ts_run_plan_check_memory(&rp, err);
 }
