@@ -2,8 +2,8 @@
  * OMP_PROC_BIND once, when it is loaded, so a value that the environment does not already
  * carry is applied by re-executing touchstone once with the variables set. A value set in
  * the environment wins over the config and is reported as such. */
-#ifndef TS_BINDING_H
-#define TS_BINDING_H
+#ifndef TOUCHSTONE_APP_BINDING_H
+#define TOUCHSTONE_APP_BINDING_H
 
 #include "ts_config.h"
 #include "ts_error.h"

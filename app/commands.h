@@ -1,8 +1,8 @@
 /* The commands app/main.c dispatches to, one function each, each in its own <name>_cmd.c:
  * run and check (a config), topo (the machine), and compare, report, plot and show, which
  * read run files back (their shared parts are app/readback_*). */
-#ifndef TS_COMMANDS_H
-#define TS_COMMANDS_H
+#ifndef TOUCHSTONE_APP_COMMANDS_H
+#define TOUCHSTONE_APP_COMMANDS_H
 
 #include "binding.h"
 #include "ts_cli.h"

@@ -1,7 +1,7 @@
 /* compare's sides: runs of one configuration repeated, judged against the first side with
  * the spread between runs, which is what machine noise moves (README, "touchstone compare"). */
-#ifndef RUN_SIDES_H
-#define RUN_SIDES_H
+#ifndef TOUCHSTONE_APP_COMPARE_SIDES_H
+#define TOUCHSTONE_APP_COMPARE_SIDES_H
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* The run files a compare, report or plot command works on, read and validated. */
-#ifndef RUN_SET_H
-#define RUN_SET_H
+#ifndef TOUCHSTONE_APP_READBACK_SET_H
+#define TOUCHSTONE_APP_READBACK_SET_H
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /* What compare and report derive from a run's file: the spread of its iterations, how
  * evenly its threads shared the work, and whether other work disturbed it. */
-#ifndef RUN_STATS_H
-#define RUN_STATS_H
+#ifndef TOUCHSTONE_APP_READBACK_STATS_H
+#define TOUCHSTONE_APP_READBACK_STATS_H
 
 #include <stddef.h>
 

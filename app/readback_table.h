@@ -1,8 +1,8 @@
 /* The columns compare and report share, and the one function that fills them from a run, so
  * a field is named, formatted and computed the same way in both. Each command lists the
  * columns it shows, in its own order, from these. */
-#ifndef RUNS_TABLE_H
-#define RUNS_TABLE_H
+#ifndef TOUCHSTONE_APP_READBACK_TABLE_H
+#define TOUCHSTONE_APP_READBACK_TABLE_H
 
 #include "readback_stats.h"
 #include "ts_run_read.h"

@@ -1,7 +1,7 @@
 /* Checkpoints of a running run: written when a signal stops it (and every
  * output.checkpoint_every iterations), read back by `run --restart`. */
-#ifndef TS_RUN_CHECKPOINT_H
-#define TS_RUN_CHECKPOINT_H
+#ifndef TOUCHSTONE_APP_RUN_CHECKPOINT_H
+#define TOUCHSTONE_APP_RUN_CHECKPOINT_H
 
 #include <stddef.h>
 

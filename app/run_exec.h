@@ -1,7 +1,7 @@
 /* The OpenMP part of a run: first-touch init, the timed iterations, the per-node and global
  * combination of partial results. Every loop over data takes its range from one partition. */
-#ifndef TS_RUN_EXEC_H
-#define TS_RUN_EXEC_H
+#ifndef TOUCHSTONE_APP_RUN_EXEC_H
+#define TOUCHSTONE_APP_RUN_EXEC_H
 
 #include <signal.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* From a resolved config to what a run needs: the kernel, its problem and plan, the
  * output path, and whether it fits in memory. Shared by `run` and `check`. */
-#ifndef TS_RUN_PLAN_H
-#define TS_RUN_PLAN_H
+#ifndef TOUCHSTONE_APP_RUN_PLAN_H
+#define TOUCHSTONE_APP_RUN_PLAN_H
 
 #include <stddef.h>
 #include <stdint.h>

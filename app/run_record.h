@@ -1,6 +1,6 @@
 /* Turning a finished run into the plain-data record that io/ writes. */
-#ifndef TS_RUN_RECORD_H
-#define TS_RUN_RECORD_H
+#ifndef TOUCHSTONE_APP_RUN_RECORD_H
+#define TOUCHSTONE_APP_RUN_RECORD_H
 
 #include <stdio.h>
 

@@ -2,8 +2,8 @@
  * signals held until `run` can act on them, writes past `ulimit -f` failing with EFBIG
  * instead of killing the process, a stack limit the program can work in, an OpenMP
  * environment the runtime cannot crash on, and standard output really written. */
-#ifndef TS_STARTUP_H
-#define TS_STARTUP_H
+#ifndef TOUCHSTONE_APP_STARTUP_H
+#define TOUCHSTONE_APP_STARTUP_H
 
 #include <stddef.h>
 

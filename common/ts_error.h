@@ -1,8 +1,8 @@
 /* Errors travel back as return codes with a message carrying their context
  * (config file:line, path and errno text, the numbers that did not fit);
  * only app/main.c prints them and chooses the exit status. */
-#ifndef TS_ERROR_H
-#define TS_ERROR_H
+#ifndef TOUCHSTONE_COMMON_TS_ERROR_H
+#define TOUCHSTONE_COMMON_TS_ERROR_H
 
 #include <stddef.h>
 

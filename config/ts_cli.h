@@ -1,6 +1,6 @@
 /* Command-line parsing: turns argv into a command and its options, or an error. */
-#ifndef TS_CLI_H
-#define TS_CLI_H
+#ifndef TOUCHSTONE_CONFIG_TS_CLI_H
+#define TOUCHSTONE_CONFIG_TS_CLI_H
 
 #include "ts_cli_readback.h"
 #include "ts_config.h"

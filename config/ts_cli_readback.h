@@ -1,6 +1,6 @@
 /* Options of the commands that read run files: compare, report, plot and show. */
-#ifndef RUNS_CLI_H
-#define RUNS_CLI_H
+#ifndef TOUCHSTONE_CONFIG_TS_CLI_READBACK_H
+#define TOUCHSTONE_CONFIG_TS_CLI_READBACK_H
 
 #include "ts_error.h"
 #include "ts_table.h"

@@ -1,8 +1,8 @@
 /* The run configuration: one table of keys (section, name, type, default, range, doc)
  * drives parsing (libinih), --set overrides, validation, `touchstone check`, the
  * /config group of the HDF5 file and the README's key list. */
-#ifndef TS_CONFIG_H
-#define TS_CONFIG_H
+#ifndef TOUCHSTONE_CONFIG_TS_CONFIG_H
+#define TOUCHSTONE_CONFIG_TS_CONFIG_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
 /* The syntax of config values that is more than a table lookup, kept apart from the key
  * table so it can be read (and reused, e.g. for OMP_PLACES from the environment) on its own.
  * Each returns or writes what is wrong, phrased to follow "value: ". */
-#ifndef TS_CONFIG_VALUES_H
-#define TS_CONFIG_VALUES_H
+#ifndef TOUCHSTONE_CONFIG_TS_CONFIG_VALUES_H
+#define TOUCHSTONE_CONFIG_TS_CONFIG_VALUES_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* How a field (a grid of doubles) is chunked in HDF5: one rule for the writers of run files and
  * checkpoints and for the checkpoint reader, which refuses a field chunked any other way. */
-#ifndef TS_H5_CHUNK_H
-#define TS_H5_CHUNK_H
+#ifndef TOUCHSTONE_IO_H5_CHUNK_H
+#define TOUCHSTONE_IO_H5_CHUNK_H
 
 #include <hdf5.h>
 

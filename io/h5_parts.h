@@ -1,8 +1,8 @@
 /* The writers of the schema's parts (README, "The HDF5 file"), one per group, internal to ts_io.
  * Each gets the already created group (or the file, for root-level parts) and returns
  * nonzero after filling w->err. */
-#ifndef TS_H5_PARTS_H
-#define TS_H5_PARTS_H
+#ifndef TOUCHSTONE_IO_H5_PARTS_H
+#define TOUCHSTONE_IO_H5_PARTS_H
 
 #include "h5_util.h"
 

@@ -4,8 +4,8 @@
  * and that every value is in range, before anything reaches the caller. Any problem becomes
  * TS_BAD_INPUT with a message "FILE: /path: what was expected, what was found"; attributes
  * are named /object@attribute. HDF5 never prints: its error stack is turned into messages. */
-#ifndef TS_H5_READ_H
-#define TS_H5_READ_H
+#ifndef TOUCHSTONE_IO_H5_READER_H
+#define TOUCHSTONE_IO_H5_READER_H
 
 #include <hdf5.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
 /* Small HDF5 writing helpers shared by the group writers (internal to ts_io).
  * Every helper closes what it opened and, on failure, fills w->err with the final path,
  * the object being written and the OS error HDF5 met, then returns nonzero. */
-#ifndef TS_H5_UTIL_H
-#define TS_H5_UTIL_H
+#ifndef TOUCHSTONE_IO_H5_UTIL_H
+#define TOUCHSTONE_IO_H5_UTIL_H
 
 #include <hdf5.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* Checkpoints: what a run interrupted by its batch system's time limit needs to continue, so
  * that the restarted run ends bitwise identical to one that was never stopped. */
-#ifndef TS_CHECKPOINT_H
-#define TS_CHECKPOINT_H
+#ifndef TOUCHSTONE_IO_TS_CHECKPOINT_H
+#define TOUCHSTONE_IO_TS_CHECKPOINT_H
 
 #include <stddef.h>
 #include <stdint.h>

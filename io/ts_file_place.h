@@ -1,7 +1,7 @@
 /* Where a finished file goes: its temporary name next to the final one, putting it in place
  * without replacing a file it may not replace, and removing what writers that died left behind. */
-#ifndef TS_FILE_PLACE_H
-#define TS_FILE_PLACE_H
+#ifndef TOUCHSTONE_IO_TS_FILE_PLACE_H
+#define TOUCHSTONE_IO_TS_FILE_PLACE_H
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* Writing a run's HDF5 file. */
-#ifndef TS_H5_WRITE_H
-#define TS_H5_WRITE_H
+#ifndef TOUCHSTONE_IO_TS_H5_WRITE_H
+#define TOUCHSTONE_IO_TS_H5_WRITE_H
 
 #include "ts_error.h"
 #include "ts_file_place.h"

@@ -1,7 +1,7 @@
 /* A run file read back, for compare, report and plot: what they need of it, every value
  * validated against the schema (README, "The HDF5 file") by h5_reader.h. */
-#ifndef TS_RUN_READ_H
-#define TS_RUN_READ_H
+#ifndef TOUCHSTONE_IO_TS_RUN_READ_H
+#define TOUCHSTONE_IO_TS_RUN_READ_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* Counter-based values: element i of stream s is a pure function of (seed, s, i),
  * so init can run in any order on any thread and verification can recompute
  * any element without reading the array. */
-#ifndef TS_HASH_H
-#define TS_HASH_H
+#ifndef TOUCHSTONE_KERNELS_HASH_H
+#define TOUCHSTONE_KERNELS_HASH_H
 
 #include <stdint.h>
 

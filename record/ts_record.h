@@ -1,8 +1,8 @@
 /* Everything one run writes to its HDF5 file, as plain data: the vocabulary app/, topo/ and
  * io/ share. app/ fills it (topo/ the parts it measures), io/ts_h5_write.c turns it into the
  * schema documented in the README. Pointers are borrowed: the record owns nothing. */
-#ifndef TS_RECORD_H
-#define TS_RECORD_H
+#ifndef TOUCHSTONE_RECORD_TS_RECORD_H
+#define TOUCHSTONE_RECORD_TS_RECORD_H
 
 #include <stdint.h>
 

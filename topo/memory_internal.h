@@ -1,7 +1,7 @@
 /* Private to topo/ and its tests: the cgroup part of ts_memory_limits with its files moved,
  * so tests can feed it a fake /proc/self/cgroup and a fake cgroup tree. */
-#ifndef TS_MEMORY_INTERNAL_H
-#define TS_MEMORY_INTERNAL_H
+#ifndef TOUCHSTONE_TOPO_MEMORY_INTERNAL_H
+#define TOUCHSTONE_TOPO_MEMORY_INTERNAL_H
 
 #include "ts_memory.h"
 

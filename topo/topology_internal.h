@@ -1,6 +1,6 @@
 /* Private to topo/: the hwloc handle behind ts_topology, shared by the files that query it. */
-#ifndef TS_TOPOLOGY_INTERNAL_H
-#define TS_TOPOLOGY_INTERNAL_H
+#ifndef TOUCHSTONE_TOPO_TOPOLOGY_INTERNAL_H
+#define TOUCHSTONE_TOPO_TOPOLOGY_INTERNAL_H
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* Where OpenMP threads are bound and where they really run, and what is wrong with it. */
-#ifndef TS_AFFINITY_H
-#define TS_AFFINITY_H
+#ifndef TOUCHSTONE_TOPO_TS_AFFINITY_H
+#define TOUCHSTONE_TOPO_TS_AFFINITY_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* Memory for the arrays and the per-node partials, and the limits a run must fit in. */
-#ifndef TS_MEMORY_H
-#define TS_MEMORY_H
+#ifndef TOUCHSTONE_TOPO_TS_MEMORY_H
+#define TOUCHSTONE_TOPO_TS_MEMORY_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* The page-placement audit: where the kernel says every (sampled) page of every array is,
  * compared with the node of the thread whose chunk holds it. */
-#ifndef TS_PLACEMENT_H
-#define TS_PLACEMENT_H
+#ifndef TOUCHSTONE_TOPO_TS_PLACEMENT_H
+#define TOUCHSTONE_TOPO_TS_PLACEMENT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* The machine as hwloc sees it. Core and node numbers always come from here,
  * never from CPU numbers. */
-#ifndef TS_TOPOLOGY_H
-#define TS_TOPOLOGY_H
+#ifndef TOUCHSTONE_TOPO_TS_TOPOLOGY_H
+#define TOUCHSTONE_TOPO_TS_TOPOLOGY_H
 
 #include <stddef.h>
 #include <stdint.h>
