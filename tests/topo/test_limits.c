@@ -1,5 +1,5 @@
+#include "check.h"
 #include "memory_internal.h"
-#include "ts_check.h"
 #include "ts_memory.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* Shared by the topo tests: one failure message per broken behaviour, and one executable per
  * area whose cases CTest runs one by one (argv[1] names the case). */
-#ifndef TOUCHSTONE_TESTS_TOPO_TS_CHECK_H
-#define TOUCHSTONE_TESTS_TOPO_TS_CHECK_H
+#ifndef TOUCHSTONE_TESTS_TOPO_CHECK_H
+#define TOUCHSTONE_TESTS_TOPO_CHECK_H
 
 #include <stdio.h>
 #include <stdlib.h>
