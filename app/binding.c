@@ -97,7 +97,7 @@ int ts_binding_take_config(char **text, size_t *len, struct ts_error *err)
     close(fd);
     if (!buf || got != (size_t)size) {
         free(buf);
-        return ts_fail_errno(err, TS_BAD_INPUT, buf ? errno : ENOMEM,
+        return ts_fail_errno(err, buf ? TS_IO_ERROR : TS_RESOURCE_ERROR, buf ? errno : ENOMEM,
                              "cannot read the config handed over to the re-executed touchstone (memfd %d)", fd);
     }
     buf[got] = '\0';
@@ -169,7 +169,7 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
             ts_cpulist_format(&mask, sizeof mask, choice->launch_cpus, sizeof choice->launch_cpus);
     } else if (launch_known ? ts_affinity_restore_launch_mask() != 0
                             : ts_affinity_widen_to_places(choice->launch_cpus, sizeof choice->launch_cpus) != 0) {
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot restore the CPU mask (%s) before applying the binding",
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "cannot restore the CPU mask (%s) before applying the binding",
                              choice->launch_cpus);
     }
 
@@ -178,7 +178,7 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
              choice->proc_bind_source, choice->launch_cpus);
     int fd = -1; /* the config text, when one was loaded */
     if (cfg->text && (fd = config_memfd(cfg->text)) < 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno,
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno,
                              "cannot hand the config over to the re-executed touchstone (memfd_create) to apply "
                              "OMP_PLACES=%s OMP_PROC_BIND=%s (set them in the environment instead)",
                              choice->places, choice->proc_bind);
@@ -188,7 +188,7 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
         || setenv(MARKER, value, 1) != 0 || (fd >= 0 && setenv(CONFIG_MARKER, config, 1) != 0)) {
         if (fd >= 0)
             close(fd);
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot set OMP_PLACES/OMP_PROC_BIND");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "cannot set OMP_PLACES/OMP_PROC_BIND");
     }
     fflush(NULL);
     execv("/proc/self/exe", argv);
@@ -196,7 +196,7 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
     if (fd >= 0)
         close(fd);
     unsetenv(CONFIG_MARKER);
-    return ts_fail_errno(err, TS_BAD_INPUT, exec_errno,
+    return ts_fail_errno(err, TS_RESOURCE_ERROR, exec_errno,
                          "cannot re-execute /proc/self/exe to apply OMP_PLACES=%s OMP_PROC_BIND=%s "
                          "(set them in the environment instead)",
                          choice->places, choice->proc_bind);

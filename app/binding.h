@@ -29,7 +29,8 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
 /* In the re-executed process: the config text the first pass read and handed over (a sealed
  * memfd whose number travels in TOUCHSTONE_CONFIG_FD). *text is malloc'd, or NULL when there
  * is none to take (not re-executed). Removes the variable and closes the memfd. Fails
- * (TS_BAD_INPUT) when the variable names a descriptor that is not the one handed over. */
+ * (TS_BAD_INPUT) when the variable names a descriptor that is not the one handed over,
+ * TS_IO_ERROR when it cannot be read, TS_RESOURCE_ERROR when memory runs out. */
 int ts_binding_take_config(char **text, size_t *len, struct ts_error *err);
 
 #endif

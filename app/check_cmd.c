@@ -18,7 +18,7 @@ static int check_restart_file(const char *path, struct ts_error *err)
     struct stat st;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "--restart %s: cannot read the checkpoint", path);
+        return ts_fail_errno(err, ts_file_status(errno), errno, "--restart %s: cannot read the checkpoint", path);
     int status = TS_OK;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         status = ts_fail(err, TS_BAD_INPUT, "--restart %s: not a regular file", path);

@@ -11,14 +11,17 @@
 
 /* `touchstone run`: runs the configured kernel and writes its file. Returns TS_OK for a
  * verified run, TS_VERIFY_FAILED when the run finished but verification failed (its file is
- * still written), TS_BAD_INPUT with err filled when it could not start or could not write. */
+ * still written), TS_INTERRUPTED when a signal stopped it (its checkpoint written), and with
+ * err filled an error status when it could not start or could not write: TS_BAD_INPUT for
+ * the config, the environment or the output path, TS_RESOURCE_ERROR for memory, threads and
+ * limits, TS_IO_ERROR for writing its files, TS_INTERNAL_ERROR for a bug. */
 int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli,
                int argc, char **argv, struct ts_error *err);
 
 /* `touchstone check`: prints the resolved config and the memory it needs (nothing with
  * --quiet), warns on stderr of keys that have no effect, and with --restart checks that the
- * checkpoint is a readable HDF5 file. TS_BAD_INPUT when run would refuse to start for any of
- * these. */
+ * checkpoint is a readable HDF5 file. TS_BAD_INPUT (TS_RESOURCE_ERROR for a plan no memory
+ * limit allows) when run would refuse to start for any of these. */
 int ts_check_cmd(const struct ts_config *cfg, const struct ts_cli *cli, struct ts_error *err);
 
 /* `touchstone topo`: the machine as hwloc sees it and where each OpenMP thread runs: under the
@@ -27,7 +30,7 @@ int ts_check_cmd(const struct ts_config *cfg, const struct ts_cli *cli, struct t
  * with the same binding warnings. Prints the report to stdout. cfg and binding are NULL
  * without a CONFIG; with one, the config's openmp.threads and the binding ts_binding_apply
  * chose count as in run. threads > 0 replaces openmp.threads and OMP_NUM_THREADS. Fails
- * (TS_BAD_INPUT) when memory runs out or stdout cannot be written. */
+ * with TS_RESOURCE_ERROR when memory runs out, TS_IO_ERROR when stdout cannot be written. */
 int ts_topo_cmd(enum ts_format format, int threads, const struct ts_config *cfg,
                 const struct ts_binding_choice *binding, struct ts_error *err);
 

@@ -1,4 +1,4 @@
-/* The one place that prints errors and chooses the exit status. */
+/* The one place that prints errors and chooses the exit status (ts_exit_status). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -91,8 +91,8 @@ int main(int argc, char **argv)
     }
 
     status = ts_startup_finish(status, &err);
-    if (status == TS_BAD_INPUT || err.status != TS_OK)
+    if (ts_status_is_error(status) || err.status != TS_OK)
         fprintf(stderr, "touchstone: error: %s\n", err.message);
     ts_config_free(&cfg);
-    return status;
+    return ts_exit_status(status);
 }

@@ -18,7 +18,7 @@ static int grow(struct ts_run_set *set, const char *path, struct ts_error *err)
         set->runs = runs;
     struct ts_run_stats *stats = runs ? realloc(set->stats, cap * sizeof *stats) : NULL;
     if (!stats)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot read %s", path);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot read %s", path);
     set->stats = stats;
     set->cap = cap;
     return TS_OK;
@@ -39,7 +39,7 @@ static int add_file(struct ts_run_set *set, const char *path, int skippable, str
     }
     if (ts_run_stats_of(s, &set->stats[set->n]) != 0) {
         ts_run_summary_free(s);
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot read %s", path);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot read %s", path);
     }
     set->n++;
     return TS_OK;
@@ -61,7 +61,7 @@ static int add_dir(struct ts_run_set *set, const char *dir, const char *cmd, str
 {
     DIR *d = opendir(dir);
     if (!d)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot read directory %s", dir);
+        return ts_fail_errno(err, ts_file_status(errno), errno, "cannot read directory %s", dir);
     char **names = NULL;
     size_t n = 0, cap = 0;
     int st = TS_OK;
@@ -72,7 +72,7 @@ static int add_dir(struct ts_run_set *set, const char *dir, const char *cmd, str
         if (more)
             names = more;
         if (!more || !(names[n] = strdup(e->d_name)))
-            st = ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot read directory %s", dir);
+            st = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot read directory %s", dir);
         else
             n++;
     }

@@ -121,9 +121,9 @@ int ts_report_cmd(const struct ts_runs_args *a, struct ts_error *err)
                           .group_col = 0,
                           .title = "touchstone report: runs grouped by configuration, by threads; speed-up over the\n"
                                    "fewest threads of the group, efficiency = speed-up x those threads / threads" };
-    int st = !e || fill(&t, &set, e, labels) != 0 ? ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "report")
+    int st = !e || fill(&t, &set, e, labels) != 0 ? ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "report")
              : ts_table_print(&t, a->format, stdout) != 0 || print_disturbed(&set, a->format, stdout) != 0
-                 ? ts_fail_errno(err, TS_BAD_INPUT, errno ? errno : EIO, "report: cannot print the table")
+                 ? ts_fail_errno(err, TS_IO_ERROR, errno ? errno : EIO, "report: cannot print the table")
                  : TS_OK;
     ts_table_free(&t);
     free(e);

@@ -40,7 +40,7 @@ int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx)
     struct ts_run_checkpoint *ck = ctx;
     struct ts_attr *config = ts_config_attrs(ck->cfg);
     if (!config)
-        return ts_fail(&ck->err, TS_BAD_INPUT, "checkpoint %s: out of memory", ck->path);
+        return ts_fail(&ck->err, TS_RESOURCE_ERROR, "checkpoint %s: out of memory", ck->path);
     struct ts_checkpoint c = {
         .kernel = ex->rp->kernel->name,
         .steps_done = ex->steps_done,
@@ -83,7 +83,7 @@ int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cf
 {
     struct ts_attr *all = ts_config_attrs(cfg);
     if (!all)
-        return ts_fail(err, TS_BAD_INPUT, "restart from %s: out of memory", path);
+        return ts_fail(err, TS_RESOURCE_ERROR, "restart from %s: out of memory", path);
     int32_t n_match = 0;
     for (size_t i = 0; i < ts_config_key_count(); i++)
         if (decides_the_result(all[i].name))

@@ -239,8 +239,9 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
     if (status == TS_OK)
         status = ts_run_exec_compute(&ex, err);
     if (status == TS_OK && ex.stopped) {
-        if (ts_run_checkpoint_save(&ex, &checkpoint) != TS_OK)
-            status = ts_fail(err, TS_BAD_INPUT, "%s stopped the run, but its checkpoint could not be written: %s",
+        int saved = ts_run_checkpoint_save(&ex, &checkpoint);
+        if (saved != TS_OK)
+            status = ts_fail(err, saved, "%s stopped the run, but its checkpoint could not be written: %s",
                              strsignal(stop_signal), checkpoint.err.message);
         else
             not_verified(&ver, &ex, checkpoint.path);

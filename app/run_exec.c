@@ -49,7 +49,7 @@ static __attribute__((noinline)) int grow_stack(size_t bytes, struct ts_error *e
     /* A stack that cannot grow is a SIGSEGV: make sure the address space is there first. */
     void *probe = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (probe == MAP_FAILED)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot reserve %zu KiB of stack", bytes >> 10);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "cannot reserve %zu KiB of stack", bytes >> 10);
     munmap(probe, bytes);
     volatile char *room = __builtin_alloca(bytes);
     for (size_t i = bytes; i >= 4096; i -= 4096) /* downwards, as the stack grows */
@@ -150,7 +150,8 @@ int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
     int64_t granule = partition_granule(plan, page_for(ex->pages));
     int rc = ts_partition_create(&ex->part, plan->items, n, granule);
     if (rc != 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, rc, "cannot partition %lld items among %d threads",
+        return ts_fail_errno(err, rc == ENOMEM ? TS_RESOURCE_ERROR : TS_INTERNAL_ERROR, rc,
+                             "cannot partition %lld items among %d threads",
                              (long long)plan->items, n);
     ex->granule_bytes = granule * plan->elems_per_item * (int64_t)sizeof(double);
 
@@ -191,7 +192,7 @@ int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
     ex->node_partials = calloc((size_t)n, sizeof *ex->node_partials);
     if (!ex->slots || !ex->threads || !ex->init_node || !ex->init_counters || !ex->kernel_counters || !ex->step_times || !ex->thread_times || !ex->thread_partials
         || !ex->node_ids || !ex->node_partials)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate per-thread bookkeeping for %d threads", n);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate per-thread bookkeeping for %d threads", n);
     return TS_OK;
 }
 
@@ -414,7 +415,7 @@ static int combine(struct ts_run_exec *ex, struct ts_error *err)
     if (!group_of_thread || !node_acc) {
         free(group_of_thread);
         free(node_acc);
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate the combine tables");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate the combine tables");
     }
     group_by_node(ex, group_of_thread);
 
@@ -427,7 +428,7 @@ static int combine(struct ts_run_exec *ex, struct ts_error *err)
     for (int g = 0; g < ex->n_nodes && status == TS_OK; g++) {
         node_acc[g] = ts_memory_alloc_on_node(sizeof(struct ts_xsum), ex->node_ids[g] < 0 ? 0 : ex->node_ids[g]);
         if (!node_acc[g])
-            status = ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate the partial of NUMA node %d",
+            status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate the partial of NUMA node %d",
                                    ex->node_ids[g]);
     }
 
@@ -473,7 +474,7 @@ static int audit_placement(struct ts_run_exec *ex, struct ts_placement *out, str
     const int n = ex->n_threads;
     int64_t *bounds = calloc(2 * (size_t)n, sizeof *bounds);
     if (!bounds)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "placement audit: cannot allocate chunk bounds");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "placement audit: cannot allocate chunk bounds");
     const int64_t item_bytes = ex->rp->plan.elems_per_item * (int64_t)sizeof(double);
     for (int t = 0; t < n; t++) {
         struct ts_range r = ts_partition_range(ex->part, t);
@@ -513,7 +514,7 @@ int ts_run_exec_init(struct ts_run_exec *ex, struct ts_error *err)
         team = omp_get_num_threads();
     }
     if (team != ex->n_threads)
-        return ts_fail(err, TS_BAD_INPUT,
+        return ts_fail(err, TS_RESOURCE_ERROR,
                        "the OpenMP runtime started %d threads instead of %d (check OMP_DYNAMIC and OMP_THREAD_LIMIT)",
                        team, ex->n_threads);
 

@@ -221,7 +221,7 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
     rec->host = rr->host;
     rec->start_time = rr->start_time;
     if (!rr->command_line || fill_config(rr, cfg) != 0 || fill_environment(rr) != 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot build the output record");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot build the output record");
 
     char buf[64];
     add_binding(rr, "OMP_PLACES", binding->places);
@@ -252,7 +252,7 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
     t->iteration = ex->step_times + ex->warmup;
     rr->thread_times = completed_thread_times(ex);
     if (!rr->thread_times)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot build the output record");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot build the output record");
     t->thread_iteration = rr->thread_times;
     rec->complete = !ex->stopped;
     rec->steps_done = ex->steps_done;
@@ -335,7 +335,7 @@ int ts_run_record_summary(struct ts_run_record *rr, const char *output_path, str
         n += *p == '\n';
     rr->summary_lines = rr->summary_text ? malloc((n ? n : 1) * sizeof *rr->summary_lines) : NULL;
     if (!rr->summary_lines)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot build the output record");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot build the output record");
     /* Lines in place: each '\n' ends one. */
     int32_t lines = 0;
     for (char *p = rr->summary_text, *eol; (eol = strchr(p, '\n')); p = eol + 1) {

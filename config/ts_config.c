@@ -500,14 +500,14 @@ static int read_slowly(const char *path, int fd, const struct stat *st, char *bu
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0 && errno != EAGAIN) {
-            rc = ts_fail_errno(err, TS_BAD_INPUT, errno, "%s: cannot read config", path);
+            rc = ts_fail_errno(err, ts_file_status(errno), errno, "%s: cannot read config", path);
             break;
         }
         if (r == 0 && !(fifo && got == 0))
             break;
         int ev = wait_readable(fd, deadline);
         if (ev < 0) {
-            rc = ts_fail_errno(err, TS_BAD_INPUT, errno, "%s: cannot wait for the config", path);
+            rc = ts_fail_errno(err, ts_file_status(errno), errno, "%s: cannot wait for the config", path);
             break;
         }
         if (ev == 0) {
@@ -536,7 +536,7 @@ static int read_regular(const char *path, int fd, char *buf, size_t *n, struct t
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0)
-            return ts_fail_errno(err, TS_BAD_INPUT, errno, "%s: cannot read config", path);
+            return ts_fail_errno(err, ts_file_status(errno), errno, "%s: cannot read config", path);
         got += (size_t)r;
         if (r == 0 || got > MAX_CONFIG_BYTES)
             break;
@@ -554,17 +554,17 @@ int ts_config_read(const char *path, char **text, size_t *len, struct ts_error *
         int open_errno = errno;
         if (open_errno == ENXIO && stat(path, &st) == 0 && S_ISSOCK(st.st_mode))
             return ts_fail(err, TS_BAD_INPUT, "%s: cannot read config: a socket, not a file", path);
-        return ts_fail_errno(err, TS_BAD_INPUT, open_errno, "%s: cannot read config", path);
+        return ts_fail_errno(err, ts_file_status(open_errno), open_errno, "%s: cannot read config", path);
     }
     char *buf = NULL;
     size_t n = 0;
     int rc = TS_OK;
     if (fstat(fd, &st) != 0)
-        rc = ts_fail_errno(err, TS_BAD_INPUT, errno, "%s: cannot read config", path);
+        rc = ts_fail_errno(err, ts_file_status(errno), errno, "%s: cannot read config", path);
     else if (S_ISDIR(st.st_mode))
         rc = ts_fail_errno(err, TS_BAD_INPUT, EISDIR, "%s: cannot read config", path);
     else if (!(buf = malloc(MAX_CONFIG_BYTES + 1)))
-        rc = ts_fail(err, TS_BAD_INPUT, "%s: out of memory reading the config", path);
+        rc = ts_fail(err, TS_RESOURCE_ERROR, "%s: out of memory reading the config", path);
     else
         rc = S_ISREG(st.st_mode) ? read_regular(path, fd, buf, &n, err) : read_slowly(path, fd, &st, buf, &n, err);
     close(fd);
@@ -597,7 +597,7 @@ int ts_config_load_text(struct ts_config *cfg, const char *path, const char *tex
                         struct ts_error *err)
 {
     if (cfg->text)
-        return ts_fail(err, TS_BAD_INPUT, "%s: a config file is already loaded (%s)", path, cfg->path);
+        return ts_fail(err, TS_INTERNAL_ERROR, "%s: a config file is already loaded (%s)", path, cfg->path);
     if (strlen(path) >= sizeof cfg->path)
         return ts_fail(err, TS_BAD_INPUT, "%.64s...: config path longer than %zu characters", path,
                        sizeof cfg->path - 1);
@@ -615,7 +615,7 @@ int ts_config_load_text(struct ts_config *cfg, const char *path, const char *tex
                        "file); save the config as UTF-8", path, line, column, (unsigned char)text[valid], valid);
     }
     if (!(cfg->text = malloc(len + 1)))
-        return ts_fail(err, TS_BAD_INPUT, "%s: out of memory reading the config", path);
+        return ts_fail(err, TS_RESOURCE_ERROR, "%s: out of memory reading the config", path);
     memcpy(cfg->text, text, len);
     cfg->text[len] = '\0';
     memcpy(cfg->path, path, strlen(path) + 1);
@@ -635,14 +635,14 @@ int ts_config_load_text(struct ts_config *cfg, const char *path, const char *tex
     if (ld.err_line)
         return err->status;
     if (bad < 0)
-        return ts_fail(err, TS_BAD_INPUT, "%s: out of memory parsing the config", path);
+        return ts_fail(err, TS_RESOURCE_ERROR, "%s: out of memory parsing the config", path);
     return TS_OK;
 }
 
 int ts_config_load(struct ts_config *cfg, const char *path, struct ts_error *err)
 {
     if (cfg->text)
-        return ts_fail(err, TS_BAD_INPUT, "%s: a config file is already loaded (%s)", path, cfg->path);
+        return ts_fail(err, TS_INTERNAL_ERROR, "%s: a config file is already loaded (%s)", path, cfg->path);
     if (strlen(path) >= sizeof cfg->path)
         return ts_fail(err, TS_BAD_INPUT, "%.64s...: config path longer than %zu characters", path,
                        sizeof cfg->path - 1);

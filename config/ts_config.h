@@ -81,14 +81,17 @@ void ts_config_defaults(struct ts_config *cfg);
 /* Reads the INI file at path (once: see ts_config_read) and parses it over the current values.
  * Errors (TS_BAD_INPUT) name "path:line" and the key: unknown section (at its header line) or
  * key, duplicate key, unparsable or out-of-range value, syntax errors, text after a section's
- * ']', text that is not UTF-8, and a file that cannot be read (with the errno text). */
+ * ']', text that is not UTF-8, and a file that cannot be read (with the errno text; its status
+ * is the errno's, ts_file_status). TS_RESOURCE_ERROR when memory runs out, TS_INTERNAL_ERROR
+ * when cfg holds a file already. */
 int ts_config_load(struct ts_config *cfg, const char *path, struct ts_error *err);
 
 /* Reads a config file's text, exactly once and never blocking without a bound: a file that is
  * not a regular file (pipe, FIFO, terminal, character device) must reach its end within
  * TOUCHSTONE_CONFIG_TIMEOUT seconds (default 10). *text is malloc'd and NUL-terminated, *len
  * its length. Fails (TS_BAD_INPUT) with the path and what happened: cannot open (errno text),
- * a directory or socket, larger than 1 MiB, NUL bytes, the time limit. */
+ * a directory or socket, larger than 1 MiB, NUL bytes, the time limit; a failed open or read
+ * has the status of its errno (ts_file_status), memory running out TS_RESOURCE_ERROR. */
 int ts_config_read(const char *path, char **text, size_t *len, struct ts_error *err);
 
 /* Parses text (len bytes, read elsewhere, e.g. handed over by the binding re-exec) as the

@@ -13,10 +13,10 @@ static int check_arrays(const struct array_fact *a, size_t n, const char *final_
 {
     for (size_t i = 0; i < n; i++) {
         if (a[i].n < 0)
-            return ts_fail(err, TS_BAD_INPUT, "cannot write output %s: record has %lld %s",
+            return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: record has %lld %s",
                            final_path, (long long)a[i].n, a[i].what);
         if (a[i].n > 0 && a[i].data == NULL)
-            return ts_fail(err, TS_BAD_INPUT,
+            return ts_fail(err, TS_INTERNAL_ERROR,
                            "cannot write output %s: record has %lld %s but no array of them",
                            final_path, (long long)a[i].n, a[i].what);
     }
@@ -29,7 +29,7 @@ int h5w_check_record(const struct ts_record *rec, const char *final_path, struct
         : !rec->timings ? "timings" : !rec->results ? "results"
         : !rec->verification ? "verification" : NULL;
     if (missing)
-        return ts_fail(err, TS_BAD_INPUT, "cannot write output %s: the record has no %s",
+        return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: the record has no %s",
                        final_path, missing);
     const struct ts_topology_rec *t = rec->topology;
     const struct ts_timings_rec *tm = rec->timings;
@@ -71,7 +71,7 @@ int h5w_check_record(const struct ts_record *rec, const char *final_path, struct
             return err->status;
     }
     if (rec->placement_end && !rec->placement)
-        return ts_fail(err, TS_BAD_INPUT, "cannot write output %s: an end audit without the init audit", final_path);
+        return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: an end audit without the init audit", final_path);
     if (rec->counters) {
         const struct array_fact counters[] = {
             { "init counter rows", rec->counters->n_threads, rec->counters->init },
@@ -82,16 +82,16 @@ int h5w_check_record(const struct ts_record *rec, const char *final_path, struct
     }
     for (int32_t i = 0; i < rec->n_warnings; i++)
         if (!rec->warnings[i])
-            return ts_fail(err, TS_BAD_INPUT, "cannot write output %s: warning %d is NULL",
+            return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: warning %d is NULL",
                            final_path, (int)i);
     for (int32_t i = 0; i < rec->n_summary; i++)
         if (!rec->summary[i])
-            return ts_fail(err, TS_BAD_INPUT, "cannot write output %s: summary line %d is NULL",
+            return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: summary line %d is NULL",
                            final_path, (int)i);
     if (rec->field) {
         const int64_t *d = rec->field_dims;
         if (d[0] < 1 || d[1] < 1 || d[2] < 1)
-            return ts_fail(err, TS_BAD_INPUT,
+            return ts_fail(err, TS_INTERNAL_ERROR,
                            "cannot write output %s: field of %lld x %lld x %lld points",
                            final_path, (long long)d[0], (long long)d[1], (long long)d[2]);
     }

@@ -59,13 +59,13 @@ int h5r_open_path(struct h5r *r, const char *path, struct ts_error *err)
      * named by mistake is refused instead of waited on. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot read %s", path);
+        return ts_fail_errno(err, ts_file_status(errno), errno, "cannot read %s", path);
     struct stat st;
     int e = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
     int regular = e == 0 && S_ISREG(st.st_mode);
     close(fd);
     if (e != 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, e, "cannot read %s", path);
+        return ts_fail_errno(err, ts_file_status(e), e, "cannot read %s", path);
     if (!regular)
         return ts_fail(err, TS_BAD_INPUT, "cannot read %s: not a regular file", path);
     if (H5Fis_hdf5(path) <= 0)

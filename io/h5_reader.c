@@ -26,14 +26,29 @@ void ts_h5_error_reason(char *buf, size_t size)
     snprintf(buf, size, "%.*s", (int)len, desc);
 }
 
-int h5r_fail(struct h5r *r, const char *path, const char *fmt, ...)
+static int fail_as(struct h5r *r, int status, const char *path, const char *fmt, va_list ap)
 {
     char what[1536];
+    vsnprintf(what, sizeof what, fmt, ap);
+    return ts_fail(r->err, status, "%s: %s: %s", r->name, path, what);
+}
+
+int h5r_fail(struct h5r *r, const char *path, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    int status = fail_as(r, TS_BAD_INPUT, path, fmt, ap);
     va_end(ap);
-    return ts_fail(r->err, TS_BAD_INPUT, "%s: %s: %s", r->name, path, what);
+    return status;
+}
+
+int h5r_out_of_memory(struct h5r *r, const char *path, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int status = fail_as(r, TS_RESOURCE_ERROR, path, fmt, ap);
+    va_end(ap);
+    return status;
 }
 
 int h5r_fail_hdf5(struct h5r *r, const char *path, const char *doing)

@@ -2,7 +2,9 @@
  * Each call checks that the object exists (through hard links only: an external link would
  * make HDF5 open some other file), that its class, rank and shape are what the schema says,
  * and that every value is in range, before anything reaches the caller. Any problem becomes
- * TS_BAD_INPUT with a message "FILE: /path: what was expected, what was found"; attributes
+ * TS_BAD_INPUT with a message "FILE: /path: what was expected, what was found" (memory
+ * running out while reading, TS_RESOURCE_ERROR; a file that cannot be opened, the status of
+ * its errno, ts_file_status); attributes
  * are named /object@attribute. HDF5 never prints: its error stack is turned into messages. */
 #ifndef TOUCHSTONE_IO_H5_READER_H
 #define TOUCHSTONE_IO_H5_READER_H
@@ -34,6 +36,10 @@ void h5r_close(struct h5r *r);
 
 /* Records "FILE: PATH: message" in r->err and returns TS_BAD_INPUT. */
 int h5r_fail(struct h5r *r, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The same message for memory the reader could not get: returns TS_RESOURCE_ERROR. */
+int h5r_out_of_memory(struct h5r *r, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* 1 when path ("/placement", "/results/glups_median") is reached through hard links and is

@@ -46,13 +46,13 @@ static int read_strings(struct h5r *r, const char *path, hid_t set, hid_t type, 
         char **s = calloc(n, sizeof *s);
         hid_t space = H5Dget_space(set);
         if (!s)
-            st = h5r_fail(r, path, "out of memory for %llu strings", (unsigned long long)n);
+            st = h5r_out_of_memory(r, path, "out of memory for %llu strings", (unsigned long long)n);
         else if (space < 0 || H5Dread(set, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, s) < 0)
             st = h5r_fail_hdf5(r, path, "cannot read");
         /* An element never written reads back as NULL: an empty line. */
         for (hsize_t i = 0; st == TS_OK && i < n; i++)
             if (append(text, used, &cap, s[i] ? s[i] : "", max_line) != 0)
-                st = h5r_fail(r, path, "out of memory for its text");
+                st = h5r_out_of_memory(r, path, "out of memory for its text");
         if (s && space >= 0 && H5Dvlen_reclaim(mem, space, H5P_DEFAULT, s) < 0 && st == TS_OK)
             st = h5r_fail_hdf5(r, path, "cannot read");
         if (space >= 0)
@@ -70,7 +70,7 @@ static int read_strings(struct h5r *r, const char *path, hid_t set, hid_t type, 
         for (hsize_t i = 0; st == TS_OK && i < n; i++) {
             memcpy(one, all + i * size, size); /* one[size] terminates what HDF5 need not */
             if (append(text, used, &cap, one, max_line) != 0)
-                st = h5r_fail(r, path, "out of memory for its text");
+                st = h5r_out_of_memory(r, path, "out of memory for its text");
         }
         free(one);
         free(all);

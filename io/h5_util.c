@@ -1,5 +1,6 @@
 #include "h5_util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,10 +48,15 @@ int h5w_fail(struct h5w *w, hid_t loc, const char *doing, const char *name)
             strcpy(where + used, "/");
     }
     const char *fmt = "cannot write output %s: %s %s%s failed (%s)";
+    /* The file is assembled in memory (the core driver): HDF5 fails there for memory, or for
+     * a bug of ours or its own. */
+    int status = cause.os_errno == ENOMEM || strstr(cause.reason, "memory") || strstr(cause.reason, "alloc")
+                     ? TS_RESOURCE_ERROR
+                     : TS_INTERNAL_ERROR;
     if (cause.os_errno != 0)
-        return ts_fail_errno(w->err, TS_BAD_INPUT, cause.os_errno, fmt, w->final_path, doing,
-                             where, name, cause.reason);
-    return ts_fail(w->err, TS_BAD_INPUT, fmt, w->final_path, doing, where, name, cause.reason);
+        return ts_fail_errno(w->err, status, cause.os_errno, fmt, w->final_path, doing, where, name,
+                             cause.reason);
+    return ts_fail(w->err, status, fmt, w->final_path, doing, where, name, cause.reason);
 }
 
 hid_t h5w_group(struct h5w *w, hid_t loc, const char *name)
@@ -80,7 +86,7 @@ int h5w_attr_num(struct h5w *w, hid_t loc, const char *name, hid_t type, const v
     char *owned;
     const char *utf8_name = utf8_text(name, &owned); /* environment variables' names are bytes too */
     if (!utf8_name)
-        return ts_fail(w->err, TS_BAD_INPUT, "cannot write output %s: out of memory", w->final_path);
+        return ts_fail(w->err, TS_RESOURCE_ERROR, "cannot write output %s: out of memory", w->final_path);
     if ((space = H5Screate(H5S_SCALAR)) < 0
         || (attr = H5Acreate2(loc, utf8_name, type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0
         || H5Awrite(attr, type, value) < 0)
@@ -98,7 +104,7 @@ int h5w_attr_str(struct h5w *w, hid_t loc, const char *name, const char *value)
     char *owned;
     const char *v = utf8_text(value ? value : "", &owned);
     if (!v)
-        return ts_fail(w->err, TS_BAD_INPUT, "cannot write output %s: out of memory", w->final_path);
+        return ts_fail(w->err, TS_RESOURCE_ERROR, "cannot write output %s: out of memory", w->final_path);
     int st = h5w_attr_num(w, loc, name, w->vstr, &v);
     free(owned);
     return st;
@@ -158,9 +164,9 @@ int h5w_dataset(struct h5w *w, hid_t loc, const struct h5w_ds *ds)
     int st = TS_OK;
     for (hsize_t i = 0; text && owned && i < n && st == TS_OK; i++)
         if (!(text[i] = utf8_text(in[i] ? in[i] : "", &owned[i])))
-            st = TS_BAD_INPUT;
+            st = TS_RESOURCE_ERROR;
     if (!text || !owned || st != TS_OK)
-        st = ts_fail(w->err, TS_BAD_INPUT, "cannot write output %s: out of memory", w->final_path);
+        st = ts_fail(w->err, TS_RESOURCE_ERROR, "cannot write output %s: out of memory", w->final_path);
     else {
         struct h5w_ds copy = *ds;
         copy.data = text;

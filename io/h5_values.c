@@ -335,7 +335,7 @@ int h5r_read_doubles_alloc(struct h5r *r, const struct h5r_doubles *w, double **
     if (!*out) {
         H5Tclose(type);
         H5Dclose(set);
-        return h5r_fail(r, w->path, "out of memory for %llu values", (unsigned long long)count);
+        return h5r_out_of_memory(r, w->path, "out of memory for %llu values", (unsigned long long)count);
     }
     int st = read_opened(r, w, set, type, count, *out);
     if (st != TS_OK) {

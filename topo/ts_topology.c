@@ -25,11 +25,11 @@ int ts_topology_create(ts_topology **out, struct ts_error *err)
     *out = NULL;
     ts_topology *topo = calloc(1, sizeof *topo);
     if (!topo)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate the topology");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate the topology");
     if (hwloc_topology_init(&topo->hw) != 0) {
         int e = errno;
         free(topo);
-        return ts_fail_errno(err, TS_BAD_INPUT, e, "hwloc_topology_init failed");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, e, "hwloc_topology_init failed");
     }
     /* Inside a Slurm allocation or a taskset the restricted view would hide the rest of the
      * machine, and the report must say what the job got compared with what exists. */
@@ -38,7 +38,9 @@ int ts_topology_create(ts_topology **out, struct ts_error *err)
         int e = errno;
         hwloc_topology_destroy(topo->hw);
         free(topo);
-        return ts_fail_errno(err, TS_BAD_INPUT, e, "hwloc could not load this machine's topology");
+        /* hwloc reads /sys and /proc: what fails there is a read, or memory. */
+        return ts_fail_errno(err, e == ENOMEM ? TS_RESOURCE_ERROR : TS_IO_ERROR, e,
+                             "hwloc could not load this machine's topology");
     }
     *out = topo;
     return TS_OK;
