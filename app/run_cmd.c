@@ -301,8 +301,8 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
                     checkpoint.path, cfg->path, checkpoint.path);
             status = TS_INTERRUPTED;
         } else if (!ver.passed) {
-            fprintf(stderr, "touchstone: ERROR: verification failed: %s\n", ver.method);
-            fprintf(stderr, "touchstone: ERROR: error %.6g > tolerance %.6g (%lld of %lld values outside)\n",
+            fprintf(stderr, "touchstone: error: verification failed: %s\n", ver.method);
+            fprintf(stderr, "touchstone: error: error %.6g > tolerance %.6g (%lld of %lld values outside)\n",
                     ver.error, ver.tolerance, (long long)ver.failures, (long long)ver.checked);
             status = TS_VERIFY_FAILED;
         }
