@@ -21,7 +21,7 @@ struct ts_run_checkpoint {
 /* The checkpoint next to an output file: "X.h5" -> "X.ckpt.h5" (other names get ".ckpt.h5"). */
 void ts_checkpoint_path_for(const char *output, char *buf, size_t len);
 
-/* Writes the state of ex after ex->steps_done iterations (the ts_run_exec checkpoint callback;
+/* Writes the state of ex after ex->out.steps_done iterations (the ts_run_exec checkpoint callback;
  * ctx is a struct ts_run_checkpoint). */
 int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx);
 

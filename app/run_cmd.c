@@ -55,15 +55,15 @@ static void warn(struct ts_run_record *rr, const char *text)
  * caches, not memory: said in the summary's bandwidth line and warned about. */
 static void cache_warning(struct ts_run_record *rr, const struct ts_run_exec *ex)
 {
-    int *cpus = malloc((size_t)ex->n_threads * sizeof *cpus);
+    int *cpus = malloc((size_t)ex->in.n_threads * sizeof *cpus);
     struct ts_llc llc = {0};
     if (cpus) {
-        for (int t = 0; t < ex->n_threads; t++)
-            cpus[t] = ex->threads[t].cpu_start;
-        ts_affinity_llc(ex->topo, cpus, ex->n_threads, &llc);
+        for (int t = 0; t < ex->in.n_threads; t++)
+            cpus[t] = ex->out.threads[t].cpu_start;
+        ts_affinity_llc(ex->in.topo, cpus, ex->in.n_threads, &llc);
     }
     free(cpus);
-    rr->results.working_set_bytes = (int64_t)ex->rp->array_bytes * ex->rp->plan.n_arrays;
+    rr->results.working_set_bytes = (int64_t)ex->in.rp->array_bytes * ex->in.rp->plan.n_arrays;
     rr->results.llc_bytes = llc.bytes;
     if (llc.bytes <= 0 || rr->results.working_set_bytes > llc.bytes)
         return;
@@ -89,21 +89,22 @@ static void collect_warnings(struct ts_run_record *rr, const struct ts_run_exec 
 {
     char text[1024];
     /* The same binding warnings as topo's (binding_warnings.c). */
-    struct ts_binding_observed seen = {.threads = ex->threads, .n_threads = ex->n_threads, .init_node = ex->init_node};
-    int64_t *migrations = malloc((size_t)ex->n_threads * sizeof *migrations);
+    struct ts_binding_observed seen = {.threads = ex->out.threads, .n_threads = ex->in.n_threads,
+                                       .init_node = ex->out.init_node};
+    int64_t *migrations = malloc((size_t)ex->in.n_threads * sizeof *migrations);
     if (migrations) {
-        for (int t = 0; t < ex->n_threads; t++)
-            migrations[t] = ex->kernel_counters[t].migrations;
+        for (int t = 0; t < ex->in.n_threads; t++)
+            migrations[t] = ex->out.kernel_counters[t].migrations;
         seen.migrations = migrations;
     }
     char lines[16][512];
-    int n = ts_binding_warnings(binding, ex->topo, &seen, lines, 16);
+    int n = ts_binding_warnings(binding, ex->in.topo, &seen, lines, 16);
     for (int i = 0; i < n; i++)
         warn(rr, lines[i]);
     free(migrations);
     cache_warning(rr, ex);
 
-    if (ex->huge_refused)
+    if (ex->own.huge_refused)
         warn(rr, "init.huge_pages = true, but the kernel refused MADV_HUGEPAGE (EINVAL: no transparent huge pages): "
                  "the arrays have base pages");
 
@@ -167,22 +168,22 @@ static void exec_from_config(struct ts_run_exec *ex, const struct ts_config *cfg
     omp_set_dynamic(0);
     if (cfg->threads > 0)
         omp_set_num_threads((int)cfg->threads);
-    ex->n_threads = omp_get_max_threads();
-    ex->serial_init = strcmp(cfg->init_mode, "serial") == 0;
-    ex->warmup = cfg->warmup;
-    ex->iterations = cfg->iterations;
-    ex->show_progress = !cli->quiet;
-    ex->progress_delay = progress_delay();
-    ex->policy = policy_of(cfg, &ex->policy_node);
-    ex->audit = cfg->placement_audit;
-    ex->audit_at_end = cfg->placement_at_end;
-    ex->sample_stride = cfg->sample_stride;
+    ex->in.n_threads = omp_get_max_threads();
+    ex->in.serial_init = strcmp(cfg->init_mode, "serial") == 0;
+    ex->in.warmup = cfg->warmup;
+    ex->in.iterations = cfg->iterations;
+    ex->in.show_progress = !cli->quiet;
+    ex->in.progress_delay = progress_delay();
+    ex->in.policy = policy_of(cfg, &ex->in.policy_node);
+    ex->in.audit = cfg->placement_audit;
+    ex->in.audit_at_end = cfg->placement_at_end;
+    ex->in.sample_stride = cfg->sample_stride;
     ts_thp_mode(TS_THP_ENABLED, thp, sizeof thp);
-    ex->thp_always = strcmp(thp, "always") == 0;
-    ex->thp_madvise = strcmp(thp, "madvise") == 0;
-    ex->huge_pages = cfg->huge_pages;
-    ex->stop_signal = &stop_signal;
-    ex->checkpoint_every = cfg->checkpoint_every;
+    ex->in.thp_always = strcmp(thp, "always") == 0;
+    ex->in.thp_madvise = strcmp(thp, "madvise") == 0;
+    ex->in.huge_pages = cfg->huge_pages;
+    ex->in.stop_signal = &stop_signal;
+    ex->in.checkpoint_every = cfg->checkpoint_every;
 }
 
 /* The verification record of a run a signal stopped: not verified, and how to go on. */
@@ -193,7 +194,8 @@ static void not_verified(struct ts_verification *ver, const struct ts_run_exec *
     snprintf(ver->method, sizeof ver->method,
              "not verified: %s stopped the run after %lld of %lld iterations; touchstone run CONFIG --restart %.150s "
              "continues it",
-             strsignal(stop_signal), (long long)ex->steps_done, (long long)(ex->warmup + ex->iterations), checkpoint);
+             strsignal(stop_signal), (long long)ex->out.steps_done, (long long)(ex->in.warmup + ex->in.iterations),
+             checkpoint);
 }
 
 int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli,
@@ -223,22 +225,22 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
 
     struct ts_run_checkpoint checkpoint = {.cfg = cfg, .out = &out};
     snprintf(checkpoint.path, sizeof checkpoint.path, "%s", out.checkpoint);
-    struct ts_run_exec ex = {.rp = &rp, .topo = topo, .checkpoint = ts_run_checkpoint_save,
-                             .checkpoint_ctx = &checkpoint};
+    struct ts_run_exec ex = {.in = {.rp = &rp, .topo = topo, .checkpoint = ts_run_checkpoint_save,
+                                    .checkpoint_ctx = &checkpoint}};
     exec_from_config(&ex, cfg, cli);
 
     struct ts_verification ver = {0};
-    status = ts_startup_stack_for_threads(ex.n_threads, err);
+    status = ts_startup_stack_for_threads(ex.in.n_threads, err);
     if (status == TS_OK)
         status = ts_run_exec_prepare(&ex, err);
     if (status == TS_OK)
         status = ts_run_exec_init(&ex, err);
     if (status == TS_OK && cli->restart_path)
         status = ts_run_checkpoint_restore(&ex, cfg, cli->restart_path, err);
-    int64_t restored_steps = ex.first_step;
+    int64_t restored_steps = ex.in.first_step;
     if (status == TS_OK)
         status = ts_run_exec_compute(&ex, err);
-    if (status == TS_OK && ex.stopped) {
+    if (status == TS_OK && ex.out.stopped) {
         int saved = ts_run_checkpoint_save(&ex, &checkpoint);
         if (saved != TS_OK)
             status = ts_fail(err, saved, "%s stopped the run, but its checkpoint could not be written: %s",
@@ -247,7 +249,7 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
             not_verified(&ver, &ex, checkpoint.path);
     } else if (status == TS_OK) {
         double t0 = omp_get_wtime();
-        rp.kernel->verify(&rp.problem, ex.arrays, ex.steps_done, ex.global, &ver);
+        rp.kernel->verify(&rp.problem, ex.own.arrays, ex.out.steps_done, ex.out.global, &ver);
         rr.timings.verify = omp_get_wtime() - t0;
     }
     if (status == TS_OK)
@@ -261,10 +263,10 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         rr.timings.timer_resolution = tick;
         collect_warnings(&rr, &ex, binding, tick);
         warn_unused_keys(&rr, cfg);
-        if (ex.checkpoint_failures) {
+        if (ex.out.checkpoint_failures) {
             char text[4800];
             snprintf(text, sizeof text, "%d periodic checkpoint%s could not be written (last: %s)",
-                     ex.checkpoint_failures, ex.checkpoint_failures == 1 ? "" : "s", checkpoint.err.message);
+                     ex.out.checkpoint_failures, ex.out.checkpoint_failures == 1 ? "" : "s", checkpoint.err.message);
             warn(&rr, text);
         }
         char moved[8500] = "", late[8500];
@@ -287,17 +289,17 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
             ts_output_shown(&out, shown, sizeof shown);
             status = ts_run_record_summary(&rr, shown, err);
         }
-        if (status != TS_OK && ex.stopped) /* the checkpoint is what counts: say that it is there */
+        if (status != TS_OK && ex.out.stopped) /* the checkpoint is what counts: say that it is there */
             ts_error_prefix(err, "%s: checkpoint %s written (continue with touchstone run %s --restart %s), but ",
                             strsignal(stop_signal), checkpoint.path, cfg->path, checkpoint.path);
     }
     if (status == TS_OK) {
         if (!cli->quiet)
             ts_run_record_print_summary(&rr, stdout);
-        if (ex.stopped) {
+        if (ex.out.stopped) {
             fprintf(stderr, "touchstone: %s: stopped after %lld of %lld iterations; checkpoint %s; continue with "
                             "touchstone run %s --restart %s\n",
-                    strsignal(stop_signal), (long long)ex.steps_done, (long long)(ex.warmup + ex.iterations),
+                    strsignal(stop_signal), (long long)ex.out.steps_done, (long long)(ex.in.warmup + ex.in.iterations),
                     checkpoint.path, cfg->path, checkpoint.path);
             status = TS_INTERRUPTED;
         } else if (!ver.passed) {
@@ -307,7 +309,7 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
             status = TS_VERIFY_FAILED;
         }
         /* A finished run's checkpoint is stale: a requeued job must not continue it. */
-        if (!ex.stopped)
+        if (!ex.out.stopped)
             ts_run_checkpoint_discard(&checkpoint);
     }
 
