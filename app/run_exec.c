@@ -22,15 +22,11 @@
 /* With huge pages a chunk boundary must sit on a huge page, but not at any price: below this
  * many huge pages per thread, load balance matters more than the few straddling pages. */
 #define MIN_HUGE_PAGES_PER_THREAD 4
-/* With huge pages, element i of every array would have the same low 21 physical address bits,
- * and the stencils' reads of u and writes of u' would compete for the same L2 sets: on this
- * project's Xeon (2 MiB L2), stencil2d ran 2x slower, stencil3d 2.2x, until u' was moved by
- * 4 KiB. A whole number of 4 KiB is not enough: a load of u whose low 12 address bits match
- * a store to u' still in flight waits for it (4K aliasing), and streaming stores stay in
- * flight long: on the AMD EPYC (Zen 1) VM the streamed stencil2d ran 2.9x slower than with
- * another 1 KiB. So array a starts a * ARRAY_STAGGER into its 2 MiB-aligned mapping (0, 1 and
- * 2 KiB apart modulo 4 KiB for the three arrays); the first huge page of each chunk then also
- * holds that many bytes of the previous chunk's end. */
+/* Arrays that all start on a huge page compete for the same L2 sets, and a whole number of
+ * 4 KiB apart a load of u waits for the store to u' with the same low 12 address bits (4K
+ * aliasing), so array a starts a * ARRAY_STAGGER into its mapping: 0, 1 and 2 KiB apart modulo
+ * 4 KiB (bench/README.md, "Notes behind the code"). The first huge page of each chunk then
+ * also holds that many bytes of the previous chunk's end. */
 #define ARRAY_STAGGER ((size_t)4096 + 1024)
 _Static_assert(ARRAY_STAGGER % 4096 != 0 && (2 * ARRAY_STAGGER) % 4096 != 0 && ARRAY_STAGGER % 64 == 0,
                "arrays apart by a cache-line multiple, never by a whole number of 4 KiB");

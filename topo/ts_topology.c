@@ -8,8 +8,8 @@
 
 /* On Linux, sysfs and /proc/cpuinfo tell hwloc everything we report (packages, cores, PUs,
  * caches, NUMA nodes, CPU model); its x86 backend would run cpuid on every PU, migrating this
- * thread to each in turn, which made loading 3-5x slower (2.5-4 ms against 0.7 ms on 2 cores,
- * a cost every run pays). Elsewhere the backend stays. */
+ * thread to each in turn, a cost every run pays for nothing we use (bench/README.md, "Notes
+ * behind the code"). Elsewhere the backend stays. */
 static int skip_cpuid(hwloc_topology_t hw)
 {
 #if defined(__linux__) && HWLOC_API_VERSION >= 0x00020100
