@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config_values.h"
 #include "ts_affinity.h"
+#include "ts_config_values.h"
 
 /* The config asked for one value and the environment set another, which wins. */
 static int overridden(const char *source, const char *value, const char *config_value)

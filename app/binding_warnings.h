@@ -1,11 +1,11 @@
 /* The binding warnings `run` and `topo` both give, decided in one place, so that `topo CONFIG`
  * warns about exactly what `run CONFIG` will. */
-#ifndef TS_BINDING_WARNINGS_H
-#define TS_BINDING_WARNINGS_H
+#ifndef TOUCHSTONE_APP_BINDING_WARNINGS_H
+#define TOUCHSTONE_APP_BINDING_WARNINGS_H
 
 #include <stdint.h>
 
-#include "ts_binding.h"
+#include "binding.h"
 #include "ts_record.h"
 #include "ts_topology.h"
 

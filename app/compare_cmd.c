@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run_set.h"
-#include "run_sides.h"
-#include "runs_cmd.h"
-#include "runs_table.h"
+#include "commands.h"
+#include "compare_sides.h"
+#include "readback_set.h"
+#include "readback_table.h"
 
 /* One row per run; the side's figures repeat on each of its rows for programs, and people
  * get them once, in the table of sides below the runs. */
@@ -198,7 +198,7 @@ int ts_compare_cmd(const struct ts_runs_args *a, struct ts_error *err)
     if (!files || !split) {
         free(files);
         free(split);
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "compare");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "compare");
     }
     struct ts_run_set set;
     memset(&set, 0, sizeof set);
@@ -213,7 +213,7 @@ int ts_compare_cmd(const struct ts_runs_args *a, struct ts_error *err)
         st = ts_fail(err, TS_BAD_INPUT, "compare: the runs differ in %s; their times say nothing about each "
                      "other (--force compares them anyway)", differ);
     if (st == TS_OK && (n_sides = ts_sides_make(&set, split, &sides)) < 0)
-        st = ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "compare");
+        st = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "compare");
     if (st == TS_OK) {
         snprintf(title, sizeof title,
                  "touchstone compare: %zu runs in %ld side%s, side 1 the reference%s%s\n"
@@ -224,9 +224,9 @@ int ts_compare_cmd(const struct ts_runs_args *a, struct ts_error *err)
                  n_differ ? differ : "", TS_SIDE_MIN_RUNS);
         int rc = print_all(&set, sides, (size_t)n_sides, title, a->format);
         if (rc == -2)
-            st = ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "compare");
+            st = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "compare");
         else if (rc != 0)
-            st = ts_fail_errno(err, TS_BAD_INPUT, errno ? errno : EIO, "compare: cannot print the table");
+            st = ts_fail_errno(err, TS_IO_ERROR, errno ? errno : EIO, "compare: cannot print the table");
     }
     free(sides);
     ts_run_set_free(&set);

@@ -1,15 +1,13 @@
-/* The one place that prints errors and chooses the exit status. */
+/* The one place that prints errors and chooses the exit status (ts_exit_status). */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runs_cmd.h"
+#include "binding.h"
+#include "commands.h"
 #include "startup.h"
-#include "topo_cmd.h"
-#include "ts_binding.h"
 #include "ts_cli.h"
 #include "ts_config.h"
 #include "ts_error.h"
-#include "ts_run.h"
 
 static int load_config(struct ts_config *cfg, const struct ts_cli *cli, struct ts_error *err)
 {
@@ -53,7 +51,7 @@ int main(int argc, char **argv)
         case TS_CMD_CHECK:
             status = load_config(&cfg, &cli, &err);
             if (status == TS_OK)
-                status = ts_check(&cfg, &cli, &err);
+                status = ts_check_cmd(&cfg, &cli, &err);
             break;
         case TS_CMD_TOPO: {
             /* With a CONFIG, bound exactly as run binds it (the same re-execution). */
@@ -86,15 +84,15 @@ int main(int argc, char **argv)
             if (status == TS_OK)
                 status = ts_binding_apply(&cfg, argv, &binding, &err);
             if (status == TS_OK)
-                status = ts_run(&cfg, &binding, &cli, argc, argv, &err);
+                status = ts_run_cmd(&cfg, &binding, &cli, argc, argv, &err);
             break;
         }
         }
     }
 
     status = ts_startup_finish(status, &err);
-    if (status == TS_BAD_INPUT || err.status != TS_OK)
+    if (ts_status_is_error(status) || err.status != TS_OK)
         fprintf(stderr, "touchstone: error: %s\n", err.message);
     ts_config_free(&cfg);
-    return status;
+    return ts_exit_status(status);
 }

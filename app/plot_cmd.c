@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run_set.h"
-#include "runs_cmd.h"
+#include "commands.h"
+#include "readback_set.h"
 
 extern char **environ;
 
@@ -24,7 +24,7 @@ static int find_script(char *buf, size_t size, struct ts_error *err)
     const char *env = getenv("TOUCHSTONE_PLOT_SCRIPT");
     if (env && *env) {
         snprintf(buf, size, "%s", env);
-        return access(buf, R_OK) == 0 ? TS_OK : ts_fail_errno(err, TS_BAD_INPUT, errno, "plot: TOUCHSTONE_PLOT_SCRIPT=%s", env);
+        return access(buf, R_OK) == 0 ? TS_OK : ts_fail_errno(err, ts_file_status(errno), errno, "plot: TOUCHSTONE_PLOT_SCRIPT=%s", env);
     }
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -75,7 +75,7 @@ static int check_output(const char *out, struct ts_error *err)
     if (stat(out, &sb) == 0 && S_ISDIR(sb.st_mode))
         return ts_fail_errno(err, TS_BAD_INPUT, EISDIR, "plot: cannot write %s", out);
     if (access(dir, W_OK | X_OK) != 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "plot: cannot write %s", out);
+        return ts_fail_errno(err, ts_file_status(errno), errno, "plot: cannot write %s", out);
     return TS_OK;
 }
 
@@ -84,11 +84,11 @@ static int run(char **argv, struct ts_error *err)
     pid_t pid;
     int e = posix_spawn(&pid, argv[0], NULL, NULL, argv, environ);
     if (e != 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, e, "plot: cannot run %s", argv[0]);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, e, "plot: cannot run %s", argv[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
-            return ts_fail_errno(err, TS_BAD_INPUT, errno, "plot: waiting for %s", argv[1]);
+            return ts_fail_errno(err, TS_INTERNAL_ERROR, errno, "plot: waiting for %s", argv[1]);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return TS_OK;
     if (WIFEXITED(status))
@@ -101,7 +101,7 @@ int ts_plot_cmd(const struct ts_runs_args *a, struct ts_error *err)
     const char *python = getenv("TOUCHSTONE_PYTHON");
     python = python && *python ? python : TS_PYTHON;
     if (access(python, X_OK) != 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "plot: needs %s with h5py and matplotlib (Debian: apt-get "
+        return ts_fail_errno(err, ts_file_status(errno), errno, "plot: needs %s with h5py and matplotlib (Debian: apt-get "
                              "install python3-h5py python3-matplotlib; TOUCHSTONE_PYTHON names another)", python);
     char script[PATH_MAX];
     struct ts_run_set set = { 0 };
@@ -113,7 +113,7 @@ int ts_plot_cmd(const struct ts_runs_args *a, struct ts_error *err)
     char **argv = calloc(set.n + FIXED, sizeof *argv);
     int st = TS_OK;
     if (!argv) {
-        st = ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "plot");
+        st = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "plot");
     } else {
         size_t k = 0;
         /* --prog: plot.py's messages, "wrote OUT (W x H px)" among them, name this command. */

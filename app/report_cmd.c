@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run_set.h"
-#include "runs_cmd.h"
-#include "runs_table.h"
+#include "commands.h"
+#include "readback_set.h"
+#include "readback_table.h"
 
 /* The configuration columns are in the group heading for people, in every row for programs. */
 static const struct ts_column columns[] = {
@@ -121,9 +121,9 @@ int ts_report_cmd(const struct ts_runs_args *a, struct ts_error *err)
                           .group_col = 0,
                           .title = "touchstone report: runs grouped by configuration, by threads; speed-up over the\n"
                                    "fewest threads of the group, efficiency = speed-up x those threads / threads" };
-    int st = !e || fill(&t, &set, e, labels) != 0 ? ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "report")
+    int st = !e || fill(&t, &set, e, labels) != 0 ? ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "report")
              : ts_table_print(&t, a->format, stdout) != 0 || print_disturbed(&set, a->format, stdout) != 0
-                 ? ts_fail_errno(err, TS_BAD_INPUT, errno ? errno : EIO, "report: cannot print the table")
+                 ? ts_fail_errno(err, TS_IO_ERROR, errno ? errno : EIO, "report: cannot print the table")
                  : TS_OK;
     ts_table_free(&t);
     free(e);

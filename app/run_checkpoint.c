@@ -32,7 +32,7 @@ static int decides_the_result(const char *key)
 
 static double *stencil_field(struct ts_run_exec *ex, int64_t dims[3])
 {
-    return (double *)ts_kernel_field(&ex->rp->problem, ex->arrays, ex->steps_done, dims);
+    return (double *)ts_kernel_field(&ex->in.rp->problem, ex->own.arrays, ex->out.steps_done, dims);
 }
 
 int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx)
@@ -40,18 +40,18 @@ int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx)
     struct ts_run_checkpoint *ck = ctx;
     struct ts_attr *config = ts_config_attrs(ck->cfg);
     if (!config)
-        return ts_fail(&ck->err, TS_BAD_INPUT, "checkpoint %s: out of memory", ck->path);
+        return ts_fail(&ck->err, TS_RESOURCE_ERROR, "checkpoint %s: out of memory", ck->path);
     struct ts_checkpoint c = {
-        .kernel = ex->rp->kernel->name,
-        .steps_done = ex->steps_done,
-        .n_warmup = ex->warmup,
-        .n_iterations = ex->iterations,
-        .n_threads = ex->n_threads,
+        .kernel = ex->in.rp->kernel->name,
+        .steps_done = ex->out.steps_done,
+        .n_warmup = ex->in.warmup,
+        .n_iterations = ex->in.iterations,
+        .n_threads = ex->in.n_threads,
         .config = config,
         .n_config = (int32_t)ts_config_key_count(),
         .config_text = ck->cfg->text,
-        .step_times = ex->step_times,
-        .thread_times = ex->thread_times,
+        .step_times = ex->out.step_times,
+        .thread_times = ex->out.thread_times,
     };
     c.field = stencil_field(ex, c.field_dims);
     struct ts_place place = ts_output_checkpoint_place(ck->out, &ck->own);
@@ -83,7 +83,7 @@ int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cf
 {
     struct ts_attr *all = ts_config_attrs(cfg);
     if (!all)
-        return ts_fail(err, TS_BAD_INPUT, "restart from %s: out of memory", path);
+        return ts_fail(err, TS_RESOURCE_ERROR, "restart from %s: out of memory", path);
     int32_t n_match = 0;
     for (size_t i = 0; i < ts_config_key_count(); i++)
         if (decides_the_result(all[i].name))
@@ -93,17 +93,17 @@ int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cf
      * other grid's interior is overwritten by that step and its boundary is zero in both. */
     int64_t steps = 0;
     struct ts_checkpoint_expect e = {
-        .kernel = ex->rp->kernel->name,
-        .n_warmup = ex->warmup,
-        .n_iterations = ex->iterations,
-        .n_threads = ex->n_threads,
+        .kernel = ex->in.rp->kernel->name,
+        .n_warmup = ex->in.warmup,
+        .n_iterations = ex->in.iterations,
+        .n_threads = ex->in.n_threads,
         .must_match = all,
         .n_must_match = n_match,
-        .step_times = ex->step_times,
-        .thread_times = ex->thread_times,
+        .step_times = ex->out.step_times,
+        .thread_times = ex->out.thread_times,
     };
     for (int parity = 0; parity < 2; parity++) {
-        ex->steps_done = parity;
+        ex->out.steps_done = parity;
         e.field[parity] = stencil_field(ex, e.field_dims);
     }
     int restored_threads = 0;
@@ -112,9 +112,9 @@ int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cf
     if (status != TS_OK)
         return status;
     if (!restored_threads) /* another thread count: those per-thread times do not map */
-        for (size_t i = 0; i < (size_t)ex->n_threads * (size_t)ex->iterations; i++)
-            ex->thread_times[i] = NAN;
-    ex->first_step = steps;
-    ex->steps_done = steps;
+        for (size_t i = 0; i < (size_t)ex->in.n_threads * (size_t)ex->in.iterations; i++)
+            ex->out.thread_times[i] = NAN;
+    ex->in.first_step = steps;
+    ex->out.steps_done = steps;
     return TS_OK;
 }

@@ -1,7 +1,7 @@
 /* Checkpoints of a running run: written when a signal stops it (and every
  * output.checkpoint_every iterations), read back by `run --restart`. */
-#ifndef TS_RUN_CHECKPOINT_H
-#define TS_RUN_CHECKPOINT_H
+#ifndef TOUCHSTONE_APP_RUN_CHECKPOINT_H
+#define TOUCHSTONE_APP_RUN_CHECKPOINT_H
 
 #include <stddef.h>
 
@@ -21,7 +21,7 @@ struct ts_run_checkpoint {
 /* The checkpoint next to an output file: "X.h5" -> "X.ckpt.h5" (other names get ".ckpt.h5"). */
 void ts_checkpoint_path_for(const char *output, char *buf, size_t len);
 
-/* Writes the state of ex after ex->steps_done iterations (the ts_run_exec checkpoint callback;
+/* Writes the state of ex after ex->out.steps_done iterations (the ts_run_exec checkpoint callback;
  * ctx is a struct ts_run_checkpoint). */
 int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx);
 

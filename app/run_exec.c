@@ -22,15 +22,11 @@
 /* With huge pages a chunk boundary must sit on a huge page, but not at any price: below this
  * many huge pages per thread, load balance matters more than the few straddling pages. */
 #define MIN_HUGE_PAGES_PER_THREAD 4
-/* With huge pages, element i of every array would have the same low 21 physical address bits,
- * and the stencils' reads of u and writes of u' would compete for the same L2 sets: on this
- * project's Xeon (2 MiB L2), stencil2d ran 2x slower, stencil3d 2.2x, until u' was moved by
- * 4 KiB. A whole number of 4 KiB is not enough: a load of u whose low 12 address bits match
- * a store to u' still in flight waits for it (4K aliasing), and streaming stores stay in
- * flight long: on the AMD EPYC (Zen 1) VM the streamed stencil2d ran 2.9x slower than with
- * another 1 KiB. So array a starts a * ARRAY_STAGGER into its 2 MiB-aligned mapping (0, 1 and
- * 2 KiB apart modulo 4 KiB for the three arrays); the first huge page of each chunk then also
- * holds that many bytes of the previous chunk's end. */
+/* Arrays that all start on a huge page compete for the same L2 sets, and a whole number of
+ * 4 KiB apart a load of u waits for the store to u' with the same low 12 address bits (4K
+ * aliasing), so array a starts a * ARRAY_STAGGER into its mapping: 0, 1 and 2 KiB apart modulo
+ * 4 KiB (bench/README.md, "Notes behind the code"). The first huge page of each chunk then
+ * also holds that many bytes of the previous chunk's end. */
 #define ARRAY_STAGGER ((size_t)4096 + 1024)
 _Static_assert(ARRAY_STAGGER % 4096 != 0 && (2 * ARRAY_STAGGER) % 4096 != 0 && ARRAY_STAGGER % 64 == 0,
                "arrays apart by a cache-line multiple, never by a whole number of 4 KiB");
@@ -49,7 +45,7 @@ static __attribute__((noinline)) int grow_stack(size_t bytes, struct ts_error *e
     /* A stack that cannot grow is a SIGSEGV: make sure the address space is there first. */
     void *probe = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (probe == MAP_FAILED)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot reserve %zu KiB of stack", bytes >> 10);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "cannot reserve %zu KiB of stack", bytes >> 10);
     munmap(probe, bytes);
     volatile char *room = __builtin_alloca(bytes);
     for (size_t i = bytes; i >= 4096; i -= 4096) /* downwards, as the stack grows */
@@ -59,7 +55,7 @@ static __attribute__((noinline)) int grow_stack(size_t bytes, struct ts_error *e
 
 static struct ts_xsum *slot(const struct ts_run_exec *ex, int thread)
 {
-    return (struct ts_xsum *)(ex->slots + (size_t)thread * ex->slot_stride);
+    return (struct ts_xsum *)(ex->own.slots + (size_t)thread * ex->own.slot_stride);
 }
 
 /* What the arrays ask of transparent huge pages. Huge pages when the kernel may give them (THP
@@ -68,10 +64,10 @@ static struct ts_xsum *slot(const struct ts_run_exec *ex, int thread)
  * that false means base pages in every mode. Otherwise no advice: what the mode gives. */
 static enum ts_mem_pages array_pages(const struct ts_run_exec *ex)
 {
-    int big = ex->rp->array_bytes / HUGE_PAGE >= (size_t)ex->n_threads * MIN_HUGE_PAGES_PER_THREAD;
-    if (ex->thp_always && !ex->huge_pages)
+    int big = ex->in.rp->array_bytes / HUGE_PAGE >= (size_t)ex->in.n_threads * MIN_HUGE_PAGES_PER_THREAD;
+    if (ex->in.thp_always && !ex->in.huge_pages)
         return TS_PAGES_BASE;
-    if ((ex->thp_always || ex->thp_madvise) && ex->huge_pages && big)
+    if ((ex->in.thp_always || ex->in.thp_madvise) && ex->in.huge_pages && big)
         return TS_PAGES_HUGE;
     return TS_PAGES_KERNEL_DEFAULT;
 }
@@ -99,21 +95,21 @@ static int64_t partition_granule(const struct ts_plan *plan, size_t page)
  * it: first touch then decides where each page (2 MiB or base) lands. */
 static int map_array(struct ts_run_exec *ex, int a, int *advised, struct ts_error *err)
 {
-    const size_t page = page_for(ex->pages);
-    ex->array_offset[a] = ex->pages == TS_PAGES_HUGE ? (size_t)a * ARRAY_STAGGER : 0;
+    const size_t page = page_for(ex->own.pages);
+    ex->own.array_offset[a] = ex->own.pages == TS_PAGES_HUGE ? (size_t)a * ARRAY_STAGGER : 0;
     /* Whole huge pages only: a last, partial one would be base pages, and audited as such. */
-    ex->mapped_bytes[a] = (ex->array_offset[a] + ex->rp->array_bytes + page - 1) / page * page;
+    ex->own.mapped_bytes[a] = (ex->own.array_offset[a] + ex->in.rp->array_bytes + page - 1) / page * page;
     void *mem;
-    if (ts_memory_map(&mem, ex->mapped_bytes[a], ARRAY_ALIGNMENT, err) != TS_OK) {
-        ts_error_prefix(err, "array %d of %s: ", a, ex->rp->kernel->name);
+    if (ts_memory_map(&mem, ex->own.mapped_bytes[a], ARRAY_ALIGNMENT, err) != TS_OK) {
+        ts_error_prefix(err, "array %d of %s: ", a, ex->in.rp->kernel->name);
         return err->status;
     }
-    ex->mappings[a] = mem;
-    ex->arrays[a] = (double *)(void *)((char *)mem + ex->array_offset[a]);
-    if (ts_memory_set_policy(mem, ex->mapped_bytes[a], ex->policy, ex->policy_node, err) != TS_OK)
+    ex->own.mappings[a] = mem;
+    ex->own.arrays[a] = (double *)(void *)((char *)mem + ex->own.array_offset[a]);
+    if (ts_memory_set_policy(mem, ex->own.mapped_bytes[a], ex->in.policy, ex->in.policy_node, err) != TS_OK)
         return err->status;
-    if (ts_memory_advise_pages(mem, ex->mapped_bytes[a], ex->pages, advised, err) != TS_OK) {
-        ts_error_prefix(err, "array %d of %s: ", a, ex->rp->kernel->name);
+    if (ts_memory_advise_pages(mem, ex->own.mapped_bytes[a], ex->own.pages, advised, err) != TS_OK) {
+        ts_error_prefix(err, "array %d of %s: ", a, ex->in.rp->kernel->name);
         return err->status;
     }
     return TS_OK;
@@ -124,39 +120,41 @@ static int map_array(struct ts_run_exec *ex, int a, int *advised, struct ts_erro
 static void record_pages(struct ts_run_exec *ex, int advised)
 {
     const size_t base = ts_memory_page_size();
-    ex->page_bytes_asked = (int64_t)(ex->pages == TS_PAGES_HUGE && advised ? HUGE_PAGE : base);
-    ex->huge_refused = ex->pages == TS_PAGES_HUGE && !advised;
-    switch (ex->pages) {
+    ex->own.page_bytes_asked = (int64_t)(ex->own.pages == TS_PAGES_HUGE && advised ? HUGE_PAGE : base);
+    ex->own.huge_refused = ex->own.pages == TS_PAGES_HUGE && !advised;
+    switch (ex->own.pages) {
     case TS_PAGES_HUGE:
-        ex->madvise = advised ? "MADV_HUGEPAGE" : "none (MADV_HUGEPAGE failed with EINVAL: this kernel has no "
+        ex->own.madvise = advised ? "MADV_HUGEPAGE" : "none (MADV_HUGEPAGE failed with EINVAL: this kernel has no "
                                                   "transparent huge pages, the arrays have base pages)";
         break;
     case TS_PAGES_BASE:
-        ex->madvise = advised ? "MADV_NOHUGEPAGE" : "none (MADV_NOHUGEPAGE failed with EINVAL: this kernel has "
+        ex->own.madvise = advised ? "MADV_NOHUGEPAGE" : "none (MADV_NOHUGEPAGE failed with EINVAL: this kernel has "
                                                     "no transparent huge pages)";
         break;
-    case TS_PAGES_KERNEL_DEFAULT: ex->madvise = "none"; break;
+    case TS_PAGES_KERNEL_DEFAULT: ex->own.madvise = "none"; break;
     }
     /* Without advice under "always" the kernel may still back whole aligned blocks. */
-    ex->huge_possible = (ex->pages == TS_PAGES_HUGE && advised) || (ex->pages == TS_PAGES_KERNEL_DEFAULT && ex->thp_always);
+    ex->own.huge_possible = (ex->own.pages == TS_PAGES_HUGE && advised)
+                            || (ex->own.pages == TS_PAGES_KERNEL_DEFAULT && ex->in.thp_always);
 }
 
 int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
 {
-    const struct ts_plan *plan = &ex->rp->plan;
-    int n = ex->n_threads;
+    const struct ts_plan *plan = &ex->in.rp->plan;
+    int n = ex->in.n_threads;
 
-    ex->pages = array_pages(ex);
-    int64_t granule = partition_granule(plan, page_for(ex->pages));
-    int rc = ts_partition_create(&ex->part, plan->items, n, granule);
+    ex->own.pages = array_pages(ex);
+    int64_t granule = partition_granule(plan, page_for(ex->own.pages));
+    int rc = ts_partition_create(&ex->own.part, plan->items, n, granule);
     if (rc != 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, rc, "cannot partition %lld items among %d threads",
+        return ts_fail_errno(err, rc == ENOMEM ? TS_RESOURCE_ERROR : TS_INTERNAL_ERROR, rc,
+                             "cannot partition %lld items among %d threads",
                              (long long)plan->items, n);
-    ex->granule_bytes = granule * plan->elems_per_item * (int64_t)sizeof(double);
+    ex->own.granule_bytes = granule * plan->elems_per_item * (int64_t)sizeof(double);
 
     /* The threads start and the main thread's stack grows before the arrays take the address
      * space: under a tight ulimit -v, the arrays' mmap then fails with a message, rather than
-     * libgomp creating a thread (it ends the process itself, see ts_run's exit hook) or the
+     * libgomp creating a thread (it ends the process itself, see the exit hook in startup.c) or the
      * stack growing later (SIGSEGV). */
     int started = 0; /* the region must do something, or the compiler drops it */
 #pragma omp parallel num_threads(n)
@@ -175,32 +173,34 @@ int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
         advised &= this_one;
     }
     record_pages(ex, advised);
-    ex->t_allocation = omp_get_wtime() - t0;
+    ex->out.t_allocation = omp_get_wtime() - t0;
 
-    ex->cache_line = ts_topology_cache_line(ex->topo, &ex->cache_line_source);
-    ex->slot_stride = (sizeof(struct ts_xsum) + ex->cache_line - 1) / ex->cache_line * ex->cache_line;
-    ex->slots = aligned_alloc(ex->cache_line, ex->slot_stride * (size_t)n);
-    ex->threads = calloc((size_t)n, sizeof *ex->threads);
-    ex->init_node = calloc((size_t)n, sizeof *ex->init_node);
-    ex->init_counters = calloc((size_t)n, sizeof *ex->init_counters);
-    ex->kernel_counters = calloc((size_t)n, sizeof *ex->kernel_counters);
-    ex->step_times = calloc((size_t)(ex->warmup + ex->iterations), sizeof *ex->step_times);
-    ex->thread_times = calloc((size_t)n * (size_t)ex->iterations, sizeof *ex->thread_times);
-    ex->thread_partials = calloc((size_t)n, sizeof *ex->thread_partials);
-    ex->node_ids = calloc((size_t)n, sizeof *ex->node_ids);
-    ex->node_partials = calloc((size_t)n, sizeof *ex->node_partials);
-    if (!ex->slots || !ex->threads || !ex->init_node || !ex->init_counters || !ex->kernel_counters || !ex->step_times || !ex->thread_times || !ex->thread_partials
-        || !ex->node_ids || !ex->node_partials)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate per-thread bookkeeping for %d threads", n);
+    ex->own.cache_line = ts_topology_cache_line(ex->in.topo, &ex->own.cache_line_source);
+    ex->own.slot_stride = (sizeof(struct ts_xsum) + ex->own.cache_line - 1) / ex->own.cache_line * ex->own.cache_line;
+    ex->own.slots = aligned_alloc(ex->own.cache_line, ex->own.slot_stride * (size_t)n);
+    struct ts_run_outputs *out = &ex->out;
+    out->threads = calloc((size_t)n, sizeof *out->threads);
+    out->init_node = calloc((size_t)n, sizeof *out->init_node);
+    out->init_counters = calloc((size_t)n, sizeof *out->init_counters);
+    out->kernel_counters = calloc((size_t)n, sizeof *out->kernel_counters);
+    out->step_times = calloc((size_t)(ex->in.warmup + ex->in.iterations), sizeof *out->step_times);
+    out->thread_times = calloc((size_t)n * (size_t)ex->in.iterations, sizeof *out->thread_times);
+    out->thread_partials = calloc((size_t)n, sizeof *out->thread_partials);
+    out->node_ids = calloc((size_t)n, sizeof *out->node_ids);
+    out->node_partials = calloc((size_t)n, sizeof *out->node_partials);
+    if (!ex->own.slots || !out->threads || !out->init_node || !out->init_counters || !out->kernel_counters
+        || !out->step_times || !out->thread_times || !out->thread_partials || !out->node_ids || !out->node_partials)
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate per-thread bookkeeping for %d threads",
+                             n);
     return TS_OK;
 }
 
 static void first_touch(struct ts_run_exec *ex)
 {
-    const struct ts_kernel *k = ex->rp->kernel;
-    const struct ts_problem *pb = &ex->rp->problem;
-    double *const *arrays = ex->arrays;
-    const int n = ex->n_threads;
+    const struct ts_kernel *k = ex->in.rp->kernel;
+    const struct ts_problem *pb = &ex->in.rp->problem;
+    double *const *arrays = ex->own.arrays;
+    const int n = ex->in.n_threads;
     double started = 0.0;
 
 #pragma omp parallel num_threads(n)
@@ -210,31 +210,31 @@ static void first_touch(struct ts_run_exec *ex)
         struct ts_counter_row before, after;
         struct ts_thread_rec where;
         ts_counters_open(&counters);
-        ts_affinity_sample_start(ex->topo, &where);
-        ex->init_node[t] = where.node;
+        ts_affinity_sample_start(ex->in.topo, &where);
+        ex->out.init_node[t] = where.node;
         ts_counters_read(&counters, &before);
 #pragma omp barrier
 #pragma omp master
         started = omp_get_wtime();
-        if (ex->serial_init) {
+        if (ex->in.serial_init) {
             /* The classic mistake, kept on purpose: every page lands on the master's node. */
 #pragma omp master
             for (int c = 0; c < n; c++)
-                k->init(pb, arrays, ts_partition_range(ex->part, c));
+                k->init(pb, arrays, ts_partition_range(ex->own.part, c));
         } else {
             /* Chunk c goes to thread c, exactly as in the compute loops below. */
 #pragma omp for schedule(static) nowait
             for (int c = 0; c < n; c++)
-                k->init(pb, arrays, ts_partition_range(ex->part, c));
+                k->init(pb, arrays, ts_partition_range(ex->own.part, c));
         }
         ts_counters_read(&counters, &after);
 #pragma omp barrier
 #pragma omp master
         {
-            ex->t_init = omp_get_wtime() - started;
-            ts_counters_source(&counters, ex->counters_source, sizeof ex->counters_source);
+            ex->out.t_init = omp_get_wtime() - started;
+            ts_counters_source(&counters, ex->out.counters_source, sizeof ex->out.counters_source);
         }
-        ts_counters_delta(&before, &after, &ex->init_counters[t]);
+        ts_counters_delta(&before, &after, &ex->out.init_counters[t]);
         ts_counters_close(&counters);
     }
 }
@@ -266,10 +266,10 @@ static void duration_text(double s, char *buf, size_t len)
 static void show_progress(const struct ts_run_exec *ex, struct progress *pr, int64_t step)
 {
     const double now = omp_get_wtime();
-    const int64_t total = ex->warmup + ex->iterations, done = step + 1;
-    const double per_step = (now - pr->started) / (double)(done - ex->first_step);
+    const int64_t total = ex->in.warmup + ex->in.iterations, done = step + 1;
+    const double per_step = (now - pr->started) / (double)(done - ex->in.first_step);
     const double left = per_step * (double)(total - done);
-    if (now - pr->started < ex->progress_delay)
+    if (now - pr->started < ex->in.progress_delay)
         return;
     if (pr->tty) {
         if (now - pr->last_line < 0.5 && done < total)
@@ -298,28 +298,28 @@ static void show_progress(const struct ts_run_exec *ex, struct progress *pr, int
  * stop (the batch system's time limit), or a periodic checkpoint is due. */
 static void between_steps(struct ts_run_exec *ex, int64_t done)
 {
-    const int64_t total = ex->warmup + ex->iterations;
+    const int64_t total = ex->in.warmup + ex->in.iterations;
     if (done >= total)
         return;
-    if (ex->stop_signal && *ex->stop_signal) {
-        ex->stopped = 1;
+    if (ex->in.stop_signal && *ex->in.stop_signal) {
+        ex->out.stopped = 1;
         return;
     }
-    if (ex->checkpoint_every > 0 && done % ex->checkpoint_every == 0 && ex->checkpoint
-        && ex->checkpoint(ex, ex->checkpoint_ctx) != TS_OK)
-        ex->checkpoint_failures++;
+    if (ex->in.checkpoint_every > 0 && done % ex->in.checkpoint_every == 0 && ex->in.checkpoint
+        && ex->in.checkpoint(ex, ex->in.checkpoint_ctx) != TS_OK)
+        ex->out.checkpoint_failures++;
 }
 
 static void timed_steps(struct ts_run_exec *ex)
 {
-    const struct ts_kernel *k = ex->rp->kernel;
-    const struct ts_problem *pb = &ex->rp->problem;
-    double *const *arrays = ex->arrays;
-    const int n = ex->n_threads;
-    const int64_t total = ex->warmup + ex->iterations;
+    const struct ts_kernel *k = ex->in.rp->kernel;
+    const struct ts_problem *pb = &ex->in.rp->problem;
+    double *const *arrays = ex->own.arrays;
+    const int n = ex->in.n_threads;
+    const int64_t total = ex->in.warmup + ex->in.iterations;
     struct progress progress = {.started = omp_get_wtime(), .tty = isatty(STDERR_FILENO)};
     progress.last_line = progress.started;
-    progress.last_tenth = (int)(ex->first_step * 10 / (total > 0 ? total : 1));
+    progress.last_tenth = (int)(ex->in.first_step * 10 / (total > 0 ? total : 1));
     struct ts_machine_watch machine;
     int watching = ts_machine_watch_start(&machine) == 0;
 
@@ -331,27 +331,27 @@ static void timed_steps(struct ts_run_exec *ex)
         struct ts_counter_row before, after;
         ts_xsum_init(&partial);
         ts_counters_open(&counters);
-        ts_affinity_sample_start(ex->topo, &ex->threads[t]);
+        ts_affinity_sample_start(ex->in.topo, &ex->out.threads[t]);
         ts_counters_read(&counters, &before);
 
-        for (int64_t step = ex->first_step; step < total; step++) {
+        for (int64_t step = ex->in.first_step; step < total; step++) {
 #pragma omp barrier
-            if (ex->stopped) /* written by the master before the barrier: every thread agrees */
+            if (ex->out.stopped) /* written by the master before the barrier: every thread agrees */
                 break;
             const double t0 = omp_get_wtime();
             ts_xsum_init(&partial);
 #pragma omp for schedule(static) nowait
             for (int c = 0; c < n; c++)
-                k->step(pb, arrays, ts_partition_range(ex->part, c), step, &partial);
+                k->step(pb, arrays, ts_partition_range(ex->own.part, c), step, &partial);
             const double t1 = omp_get_wtime();
-            if (step >= ex->warmup)
-                ex->thread_times[(size_t)t * (size_t)ex->iterations + (size_t)(step - ex->warmup)] = t1 - t0;
+            if (step >= ex->in.warmup)
+                ex->out.thread_times[(size_t)t * (size_t)ex->in.iterations + (size_t)(step - ex->in.warmup)] = t1 - t0;
 #pragma omp barrier
 #pragma omp master
             {
-                ex->step_times[step] = omp_get_wtime() - t0;
-                ex->steps_done = step + 1;
-                if (ex->show_progress)
+                ex->out.step_times[step] = omp_get_wtime() - t0;
+                ex->out.steps_done = step + 1;
+                if (ex->in.show_progress)
                     show_progress(ex, &progress, step);
                 between_steps(ex, step + 1);
             }
@@ -366,69 +366,71 @@ static void timed_steps(struct ts_run_exec *ex)
             ts_xsum_init(slot(ex, t));
 #pragma omp for schedule(static)
             for (int c = 0; c < n; c++)
-                k->result(pb, arrays, ts_partition_range(ex->part, c), ex->steps_done, slot(ex, t));
+                k->result(pb, arrays, ts_partition_range(ex->own.part, c), ex->out.steps_done, slot(ex, t));
 #pragma omp master
-            ex->t_result = omp_get_wtime() - r0; /* after the for's barrier: the slowest thread's */
+            ex->out.t_result = omp_get_wtime() - r0; /* after the for's barrier: the slowest thread's */
         }
         ts_counters_read(&counters, &after);
-        ts_counters_delta(&before, &after, &ex->kernel_counters[t]);
+        ts_counters_delta(&before, &after, &ex->out.kernel_counters[t]);
         ts_counters_close(&counters);
-        ts_affinity_sample_end(&ex->threads[t]);
+        ts_affinity_sample_end(&ex->out.threads[t]);
     }
-    ex->have_machine = watching && ts_machine_watch_stop(&machine, &ex->machine) == 0;
+    ex->out.have_machine = watching && ts_machine_watch_stop(&machine, &ex->out.machine) == 0;
     ts_machine_watch_free(&machine);
 
-    for (int64_t s = ex->warmup; s < ex->steps_done; s++)
-        ex->t_kernel += ex->step_times[s];
+    for (int64_t s = ex->in.warmup; s < ex->out.steps_done; s++)
+        ex->out.t_kernel += ex->out.step_times[s];
 }
 
 /* Groups threads by the NUMA node they ran on; node_ids ascending. */
 static void group_by_node(struct ts_run_exec *ex, int *group_of_thread)
 {
-    ex->n_nodes = 0;
-    for (int t = 0; t < ex->n_threads; t++) {
-        int32_t node = ex->threads[t].node;
+    ex->out.n_nodes = 0;
+    for (int t = 0; t < ex->in.n_threads; t++) {
+        int32_t node = ex->out.threads[t].node;
         int g = 0;
-        while (g < ex->n_nodes && ex->node_ids[g] < node)
+        while (g < ex->out.n_nodes && ex->out.node_ids[g] < node)
             g++;
-        if (g == ex->n_nodes || ex->node_ids[g] != node) {
-            memmove(&ex->node_ids[g + 1], &ex->node_ids[g], (size_t)(ex->n_nodes - g) * sizeof ex->node_ids[0]);
-            ex->node_ids[g] = node;
-            ex->n_nodes++;
+        if (g == ex->out.n_nodes || ex->out.node_ids[g] != node) {
+            memmove(&ex->out.node_ids[g + 1], &ex->out.node_ids[g],
+                    (size_t)(ex->out.n_nodes - g) * sizeof ex->out.node_ids[0]);
+            ex->out.node_ids[g] = node;
+            ex->out.n_nodes++;
         }
     }
-    for (int t = 0; t < ex->n_threads; t++) {
+    for (int t = 0; t < ex->in.n_threads; t++) {
         int g = 0;
-        while (ex->node_ids[g] != ex->threads[t].node)
+        while (ex->out.node_ids[g] != ex->out.threads[t].node)
             g++;
         group_of_thread[t] = g;
-        ex->threads[t].counted_for_node = ex->node_ids[g];
+        ex->out.threads[t].counted_for_node = ex->out.node_ids[g];
     }
 }
 
 static int combine(struct ts_run_exec *ex, struct ts_error *err)
 {
-    const int n = ex->n_threads;
+    const int n = ex->in.n_threads;
     int *group_of_thread = calloc((size_t)n, sizeof *group_of_thread);
     struct ts_xsum **node_acc = calloc((size_t)n, sizeof *node_acc);
     if (!group_of_thread || !node_acc) {
         free(group_of_thread);
         free(node_acc);
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate the combine tables");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate the combine tables");
     }
     group_by_node(ex, group_of_thread);
 
     for (int t = 0; t < n; t++) {
         struct ts_xsum copy = *slot(ex, t);
-        ex->thread_partials[t] = ts_xsum_round(&copy);
+        ex->out.thread_partials[t] = ts_xsum_round(&copy);
     }
 
     int status = TS_OK;
-    for (int g = 0; g < ex->n_nodes && status == TS_OK; g++) {
-        node_acc[g] = ts_memory_alloc_on_node(sizeof(struct ts_xsum), ex->node_ids[g] < 0 ? 0 : ex->node_ids[g]);
+    for (int g = 0; g < ex->out.n_nodes && status == TS_OK; g++) {
+        int32_t node = ex->out.node_ids[g];
+        node_acc[g] = ts_memory_alloc_on_node(sizeof(struct ts_xsum), node < 0 ? 0 : node);
         if (!node_acc[g])
-            status = ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate the partial of NUMA node %d",
-                                   ex->node_ids[g]);
+            status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate the partial of NUMA node %d",
+                                   ex->out.node_ids[g]);
     }
 
     if (status == TS_OK) {
@@ -451,15 +453,15 @@ static int combine(struct ts_run_exec *ex, struct ts_error *err)
         }
         struct ts_xsum global;
         ts_xsum_init(&global);
-        for (int g = 0; g < ex->n_nodes; g++)
+        for (int g = 0; g < ex->out.n_nodes; g++)
             ts_xsum_merge(&global, node_acc[g]);
-        ex->global = ts_xsum_round(&global);
-        ex->t_combine = omp_get_wtime() - t0;
-        for (int g = 0; g < ex->n_nodes; g++)
-            ex->node_partials[g] = ts_xsum_round(node_acc[g]);
+        ex->out.global = ts_xsum_round(&global);
+        ex->out.t_combine = omp_get_wtime() - t0;
+        for (int g = 0; g < ex->out.n_nodes; g++)
+            ex->out.node_partials[g] = ts_xsum_round(node_acc[g]);
     }
 
-    for (int g = 0; g < ex->n_nodes; g++)
+    for (int g = 0; g < ex->out.n_nodes; g++)
         if (node_acc[g])
             ts_memory_free_on_node(node_acc[g], sizeof(struct ts_xsum));
     free(node_acc);
@@ -470,36 +472,36 @@ static int combine(struct ts_run_exec *ex, struct ts_error *err)
 /* Where the pages are, against where each thread touched them from. */
 static int audit_placement(struct ts_run_exec *ex, struct ts_placement *out, struct ts_error *err)
 {
-    const int n = ex->n_threads;
+    const int n = ex->in.n_threads;
     int64_t *bounds = calloc(2 * (size_t)n, sizeof *bounds);
     if (!bounds)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "placement audit: cannot allocate chunk bounds");
-    const int64_t item_bytes = ex->rp->plan.elems_per_item * (int64_t)sizeof(double);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "placement audit: cannot allocate chunk bounds");
+    const int64_t item_bytes = ex->in.rp->plan.elems_per_item * (int64_t)sizeof(double);
     for (int t = 0; t < n; t++) {
-        struct ts_range r = ts_partition_range(ex->part, t);
+        struct ts_range r = ts_partition_range(ex->own.part, t);
         bounds[t] = r.begin * item_bytes;
         bounds[n + t] = r.end * item_bytes;
     }
     struct ts_placement_input in = {
-        .n_arrays = ex->rp->plan.n_arrays,
-        .arrays = (void *const *)ex->arrays,
-        .array_bytes = ex->rp->array_bytes,
-        .mappings = ex->mappings,
-        .mapped_bytes = ex->mapped_bytes,
-        .smaps = ex->huge_possible ? TS_THP_SMAPS : NULL,
+        .n_arrays = ex->in.rp->plan.n_arrays,
+        .arrays = (void *const *)ex->own.arrays,
+        .array_bytes = ex->in.rp->array_bytes,
+        .mappings = ex->own.mappings,
+        .mapped_bytes = ex->own.mapped_bytes,
+        .smaps = ex->own.huge_possible ? TS_THP_SMAPS : NULL,
         .n_threads = n,
         .chunk_begin = bounds,
         .chunk_end = bounds + n,
-        .thread_node = ex->init_node,
-        .sample_stride = ex->sample_stride,
+        .thread_node = ex->out.init_node,
+        .sample_stride = ex->in.sample_stride,
     };
     int status = ts_placement_audit(&in, out, err);
     free(bounds);
     if (status == TS_OK) {
-        out->rec.granule_bytes = ex->granule_bytes;
-        out->rec.requested_page_size = ex->page_bytes_asked;
-        out->rec.madvise = ex->madvise;
-        ex->t_placement += out->rec.time;
+        out->rec.granule_bytes = ex->own.granule_bytes;
+        out->rec.requested_page_size = ex->own.page_bytes_asked;
+        out->rec.madvise = ex->own.madvise;
+        ex->out.t_placement += out->rec.time;
     }
     return status;
 }
@@ -507,38 +509,38 @@ static int audit_placement(struct ts_run_exec *ex, struct ts_placement *out, str
 int ts_run_exec_init(struct ts_run_exec *ex, struct ts_error *err)
 {
     int team = 0;
-#pragma omp parallel num_threads(ex->n_threads)
+#pragma omp parallel num_threads(ex->in.n_threads)
     {
 #pragma omp single
         team = omp_get_num_threads();
     }
-    if (team != ex->n_threads)
-        return ts_fail(err, TS_BAD_INPUT,
+    if (team != ex->in.n_threads)
+        return ts_fail(err, TS_RESOURCE_ERROR,
                        "the OpenMP runtime started %d threads instead of %d (check OMP_DYNAMIC and OMP_THREAD_LIMIT)",
-                       team, ex->n_threads);
+                       team, ex->in.n_threads);
 
     first_touch(ex);
-    if (ex->audit) {
-        if (audit_placement(ex, &ex->placement, err) != TS_OK)
+    if (ex->in.audit) {
+        if (audit_placement(ex, &ex->out.placement, err) != TS_OK)
             return err->status;
-        ex->have_placement = 1;
+        ex->out.have_placement = 1;
     }
     return TS_OK;
 }
 
 int ts_run_exec_compute(struct ts_run_exec *ex, struct ts_error *err)
 {
-    ex->steps_done = ex->first_step;
+    ex->out.steps_done = ex->in.first_step;
     timed_steps(ex);
-    if (ex->audit && ex->audit_at_end) {
-        if (audit_placement(ex, &ex->placement_end, err) != TS_OK)
+    if (ex->in.audit && ex->in.audit_at_end) {
+        if (audit_placement(ex, &ex->out.placement_end, err) != TS_OK)
             return err->status;
-        ex->have_placement_end = 1;
+        ex->out.have_placement_end = 1;
     }
-    for (int t = 0; t < ex->n_threads; t++) {
-        struct ts_range r = ts_partition_range(ex->part, t);
-        ex->threads[t].item_begin = r.begin;
-        ex->threads[t].item_end = r.end;
+    for (int t = 0; t < ex->in.n_threads; t++) {
+        struct ts_range r = ts_partition_range(ex->own.part, t);
+        ex->out.threads[t].item_begin = r.begin;
+        ex->out.threads[t].item_end = r.end;
     }
     return combine(ex, err);
 }
@@ -546,27 +548,27 @@ int ts_run_exec_compute(struct ts_run_exec *ex, struct ts_error *err)
 void ts_run_exec_release(struct ts_run_exec *ex)
 {
     for (int a = 0; a < 3; a++)
-        if (ex->mappings[a])
-            ts_memory_unmap(ex->mappings[a], ex->mapped_bytes[a]);
-    ts_partition_destroy(ex->part);
-    free(ex->slots);
-    free(ex->threads);
-    free(ex->init_node);
-    free(ex->init_counters);
-    free(ex->kernel_counters);
-    if (ex->have_placement)
-        ts_placement_free(&ex->placement);
-    if (ex->have_placement_end)
-        ts_placement_free(&ex->placement_end);
-    ex->have_placement = ex->have_placement_end = 0;
-    free(ex->step_times);
-    free(ex->thread_times);
-    free(ex->thread_partials);
-    free(ex->node_ids);
-    free(ex->node_partials);
-    memset(ex->arrays, 0, sizeof ex->arrays);
-    memset(ex->mappings, 0, sizeof ex->mappings);
-    ex->part = NULL;
-    ex->slots = NULL;
-    ex->threads = NULL;
+        if (ex->own.mappings[a])
+            ts_memory_unmap(ex->own.mappings[a], ex->own.mapped_bytes[a]);
+    ts_partition_destroy(ex->own.part);
+    free(ex->own.slots);
+    free(ex->out.threads);
+    free(ex->out.init_node);
+    free(ex->out.init_counters);
+    free(ex->out.kernel_counters);
+    if (ex->out.have_placement)
+        ts_placement_free(&ex->out.placement);
+    if (ex->out.have_placement_end)
+        ts_placement_free(&ex->out.placement_end);
+    ex->out.have_placement = ex->out.have_placement_end = 0;
+    free(ex->out.step_times);
+    free(ex->out.thread_times);
+    free(ex->out.thread_partials);
+    free(ex->out.node_ids);
+    free(ex->out.node_partials);
+    memset(ex->own.arrays, 0, sizeof ex->own.arrays);
+    memset(ex->own.mappings, 0, sizeof ex->own.mappings);
+    ex->own.part = NULL;
+    ex->own.slots = NULL;
+    ex->out.threads = NULL;
 }

@@ -1,7 +1,7 @@
 /* The OpenMP part of a run: first-touch init, the timed iterations, the per-node and global
  * combination of partial results. Every loop over data takes its range from one partition. */
-#ifndef TS_RUN_EXEC_H
-#define TS_RUN_EXEC_H
+#ifndef TOUCHSTONE_APP_RUN_EXEC_H
+#define TOUCHSTONE_APP_RUN_EXEC_H
 
 #include <signal.h>
 #include <stddef.h>
@@ -14,8 +14,11 @@
 #include "ts_record.h"
 #include "ts_topology.h"
 
-struct ts_run_exec {
-    /* inputs */
+struct ts_run_exec;
+
+/* What the run is given: set by its caller before ts_run_exec_prepare and only read here
+ * (first_step by the restore from a checkpoint, before ts_run_exec_compute). */
+struct ts_run_inputs {
     const struct ts_run_plan *rp;
     const ts_topology *topo;
     int n_threads;
@@ -39,16 +42,33 @@ struct ts_run_exec {
     int64_t checkpoint_every;           /* iterations between periodic checkpoints, 0: none */
     int (*checkpoint)(struct ts_run_exec *ex, void *ctx); /* writes a checkpoint of the current state */
     void *checkpoint_ctx;
+};
 
-    /* owned resources */
+/* What the run owns to compute with: the arrays, their mappings and how they were mapped, the
+ * partition, the threads' accumulators. ts_run_exec_prepare sets them up, ts_run_exec_release
+ * gives them back. */
+struct ts_run_resources {
     ts_partition *part;
     double *arrays[3];
     void *mappings[3];           /* each array's mapping: the array starts array_offset[a] into it */
+    size_t array_offset[3];      /* where each array starts in its mapping: 0, or staggered (huge pages) */
+    size_t mapped_bytes[3];      /* each mapping's length, whole huge pages when they were asked for */
     unsigned char *slots;        /* n_threads exact accumulators, one per cache-line-padded slot */
     size_t slot_stride;
     size_t cache_line;
     const char *cache_line_source;
+    int64_t granule_bytes;       /* partition chunks start on multiples of this in every array */
+    enum ts_mem_pages pages;     /* what the arrays asked of transparent huge pages */
+    int64_t page_bytes_asked;    /* 2 MiB when MADV_HUGEPAGE was applied, else the base page */
+    const char *madvise;         /* what was applied, for the record: MADV_HUGEPAGE, MADV_NOHUGEPAGE, none */
+    int huge_refused;            /* MADV_HUGEPAGE failed with EINVAL: a kernel without THP */
+    int huge_possible;           /* some page of the arrays may be huge: the audit must look */
+};
 
+/* What the run produces: where its threads ran, what they counted and timed, the partial and
+ * combined results, the placement audits. The tables are allocated by ts_run_exec_prepare
+ * (sized by the inputs) and freed by ts_run_exec_release; the record borrows them. */
+struct ts_run_outputs {
     /* per thread */
     struct ts_thread_rec *threads;  /* n_threads */
     int32_t *init_node;             /* node each thread ran on while it first-touched */
@@ -57,14 +77,6 @@ struct ts_run_exec {
     char counters_source[128];
     struct ts_machine_rec machine;  /* what else the machine did over the same span */
     int have_machine;               /* /proc could be read */
-    int64_t granule_bytes;          /* partition chunks start on multiples of this in every array */
-    enum ts_mem_pages pages;        /* what the arrays asked of transparent huge pages */
-    size_t array_offset[3];         /* where each array starts in its mapping: 0, or staggered (huge pages) */
-    size_t mapped_bytes[3];         /* each mapping's length, whole huge pages when they were asked for */
-    int64_t page_bytes_asked;       /* 2 MiB when MADV_HUGEPAGE was applied, else the base page */
-    const char *madvise;            /* what was applied, for the record: MADV_HUGEPAGE, MADV_NOHUGEPAGE, none */
-    int huge_refused;               /* MADV_HUGEPAGE failed with EINVAL: a kernel without THP */
-    int huge_possible;              /* some page of the arrays may be huge: the audit must look */
     double *step_times;             /* [step], warm-up first */
     double *thread_times;           /* [thread][timed iteration], warm-up excluded */
     double *thread_partials;        /* n_threads */
@@ -86,6 +98,12 @@ struct ts_run_exec {
     struct ts_placement placement;
     struct ts_placement placement_end;
     int have_placement, have_placement_end;
+};
+
+struct ts_run_exec {
+    struct ts_run_inputs in;
+    struct ts_run_resources own;
+    struct ts_run_outputs out;
 };
 
 /* Maps the arrays untouched, sets their memory policy and huge-page advice, and builds the

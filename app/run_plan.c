@@ -10,8 +10,8 @@
 #include "ts_counters.h"
 #include "ts_h5_write.h"
 #include "ts_memory.h"
-#include "ts_run_read.h"
 #include "ts_record.h"
+#include "ts_run_read.h"
 #include "ts_units.h"
 #include "ts_xsum.h"
 
@@ -111,7 +111,7 @@ int ts_run_plan_check_memory(const struct ts_run_plan *rp, struct ts_error *err)
         const size_t rest_bytes = rp->total_bytes - rp->arrays_bytes;
         ts_bytes_text(rest_bytes, rest, sizeof rest);
         ts_bytes_text(limits[i].bytes, have, sizeof have);
-        return ts_fail(err, TS_BAD_INPUT,
+        return ts_fail(err, TS_RESOURCE_ERROR,
                        "%s needs %s (%s, and %s for the times of %lld iterations x %d threads, the threads' records "
                        "and the results file; %zu bytes) but %s allows only %s (%llu bytes); %s",
                        rp->kernel->name, need, arrays, rest, (long long)rp->iterations, rp->n_threads, rp->total_bytes,

@@ -1,7 +1,7 @@
 /* From a resolved config to what a run needs: the kernel, its problem and plan, the
  * output path, and whether it fits in memory. Shared by `run` and `check`. */
-#ifndef TS_RUN_PLAN_H
-#define TS_RUN_PLAN_H
+#ifndef TOUCHSTONE_APP_RUN_PLAN_H
+#define TOUCHSTONE_APP_RUN_PLAN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -34,7 +34,7 @@ struct ts_run_plan {
  * runtime's default thread count when openmp.threads is 0. */
 int ts_run_plan_make(const struct ts_config *cfg, struct ts_run_plan *rp, struct ts_error *err);
 
-/* Refuses (TS_BAD_INPUT, with the numbers) a plan that needs more memory than any limit
+/* Refuses (TS_RESOURCE_ERROR, with the numbers) a plan that needs more memory than any limit
  * that applies to this process: free memory, cgroup, rlimits, the Slurm allocation. run and
  * check call it on the same plan, so they agree. */
 int ts_run_plan_check_memory(const struct ts_run_plan *rp, struct ts_error *err);
@@ -69,7 +69,8 @@ struct ts_run_output {
  * its checkpoint name) that is not a regular file or missing, refuses a taken name given by
  * the user, numbers a taken default name (the first STEM-N.h5 whose name and checkpoint are
  * both free), checks that the directory takes files, and removes temporaries of dead runs on
- * this host (ts_file_remove_stale_temps). TS_BAD_INPUT with the path and what to do. */
+ * this host (ts_file_remove_stale_temps). TS_BAD_INPUT with the path and what to do (or
+ * the status of the errno, ts_file_status, when the directory refuses the probe file). */
 int ts_output_prepare(const struct ts_config *cfg, const char *restart_path, struct ts_run_output *out,
                       struct ts_error *err);
 

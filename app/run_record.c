@@ -145,24 +145,24 @@ static int compare_doubles(const void *a, const void *b)
 /* Timed iterations completed: all of them, unless a signal stopped the run early. */
 static int64_t timed_done(const struct ts_run_exec *ex)
 {
-    int64_t done = ex->steps_done - ex->warmup;
-    return done < 0 ? 0 : done < ex->iterations ? done : ex->iterations;
+    int64_t done = ex->out.steps_done - ex->in.warmup;
+    return done < 0 ? 0 : done < ex->in.iterations ? done : ex->in.iterations;
 }
 
-/* [thread][iteration] of the completed iterations only: rows are ex->iterations long. */
+/* [thread][iteration] of the completed iterations only: rows are ex->in.iterations long. */
 static double *completed_thread_times(const struct ts_run_exec *ex)
 {
-    size_t done = (size_t)timed_done(ex), n = (size_t)ex->n_threads;
+    size_t done = (size_t)timed_done(ex), n = (size_t)ex->in.n_threads;
     double *out = malloc((n * done > 0 ? n * done : 1) * sizeof *out);
     for (size_t t = 0; out && t < n; t++)
-        memcpy(out + t * done, ex->thread_times + t * (size_t)ex->iterations, done * sizeof *out);
+        memcpy(out + t * done, ex->out.thread_times + t * (size_t)ex->in.iterations, done * sizeof *out);
     return out;
 }
 
 static void fill_results(struct ts_run_record *rr, const struct ts_config *cfg, const struct ts_run_exec *ex)
 {
-    const struct ts_kernel *k = ex->rp->kernel;
-    const struct ts_problem *pb = &ex->rp->problem;
+    const struct ts_kernel *k = ex->in.rp->kernel;
+    const struct ts_problem *pb = &ex->in.rp->problem;
     struct ts_results_rec *r = &rr->results;
     int is_stencil = k->id == TS_KERNEL_STENCIL2D || k->id == TS_KERNEL_STENCIL3D;
 
@@ -173,23 +173,23 @@ static void fill_results(struct ts_run_record *rr, const struct ts_config *cfg, 
     r->nx = is_stencil ? pb->nx : 0;
     r->ny = is_stencil ? pb->ny : 0;
     r->nz = k->id == TS_KERNEL_STENCIL3D ? pb->nz : (is_stencil ? 1 : 0);
-    r->n_threads = ex->n_threads;
+    r->n_threads = ex->in.n_threads;
     r->init_mode = cfg->init_mode;
-    r->global = ex->global;
-    r->thread_partials = ex->thread_partials;
-    r->n_nodes = ex->n_nodes;
-    r->node_ids = ex->node_ids;
-    r->node_partials = ex->node_partials;
-    r->units_per_iteration = ex->rp->plan.units_per_step;
+    r->global = ex->out.global;
+    r->thread_partials = ex->out.thread_partials;
+    r->n_nodes = ex->out.n_nodes;
+    r->node_ids = ex->out.node_ids;
+    r->node_partials = ex->out.node_partials;
+    r->units_per_iteration = ex->in.rp->plan.units_per_step;
     r->bytes_per_unit = ts_kernel_bytes_per_unit(k, pb, &r->byte_model);
-    r->variant = ex->rp->plan.variant;
-    r->block_y = ex->rp->plan.block_y;
+    r->variant = ex->in.rp->plan.variant;
+    r->block_y = ex->in.rp->plan.block_y;
     r->flops_per_unit = k->flops_per_unit;
 
     size_t n = (size_t)timed_done(ex);
     double *sorted = n ? malloc(n * sizeof *sorted) : NULL;
     if (sorted) {
-        memcpy(sorted, ex->step_times + ex->warmup, n * sizeof *sorted);
+        memcpy(sorted, ex->out.step_times + ex->in.warmup, n * sizeof *sorted);
         qsort(sorted, n, sizeof *sorted, compare_doubles);
         r->time_min = sorted[0];
         r->time_max = sorted[n - 1];
@@ -221,7 +221,7 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
     rec->host = rr->host;
     rec->start_time = rr->start_time;
     if (!rr->command_line || fill_config(rr, cfg) != 0 || fill_environment(rr) != 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot build the output record");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot build the output record");
 
     char buf[64];
     add_binding(rr, "OMP_PLACES", binding->places);
@@ -231,32 +231,32 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
     add_binding(rr, "launch_cpus", binding->launch_cpus);
     snprintf(buf, sizeof buf, "%d", omp_get_num_places());
     add_binding(rr, "num_places", buf);
-    snprintf(buf, sizeof buf, "%d", ex->n_threads);
+    snprintf(buf, sizeof buf, "%d", ex->in.n_threads);
     add_binding(rr, "num_threads", buf);
     add_binding(rr, "init_mode", cfg->init_mode);
 
-    rec->threads = ex->threads;
-    rec->n_threads = ex->n_threads;
+    rec->threads = ex->out.threads;
+    rec->n_threads = ex->in.n_threads;
 
     struct ts_timings_rec *t = &rr->timings;
-    t->allocation = ex->t_allocation;
-    t->init = ex->t_init;
-    t->kernel = ex->t_kernel;
-    t->combine = ex->t_combine;
-    t->result = ex->t_result;
-    t->placement = ex->t_placement;
+    t->allocation = ex->out.t_allocation;
+    t->init = ex->out.t_init;
+    t->kernel = ex->out.t_kernel;
+    t->combine = ex->out.t_combine;
+    t->result = ex->out.t_result;
+    t->placement = ex->out.t_placement;
     t->timer_resolution = omp_get_wtick();
-    t->n_warmup = ex->steps_done < ex->warmup ? ex->steps_done : ex->warmup;
+    t->n_warmup = ex->out.steps_done < ex->in.warmup ? ex->out.steps_done : ex->in.warmup;
     t->n_iterations = timed_done(ex);
-    t->warmup = ex->step_times;
-    t->iteration = ex->step_times + ex->warmup;
+    t->warmup = ex->out.step_times;
+    t->iteration = ex->out.step_times + ex->in.warmup;
     rr->thread_times = completed_thread_times(ex);
     if (!rr->thread_times)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot build the output record");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot build the output record");
     t->thread_iteration = rr->thread_times;
-    rec->complete = !ex->stopped;
-    rec->steps_done = ex->steps_done;
-    rec->steps_planned = ex->warmup + ex->iterations;
+    rec->complete = !ex->out.stopped;
+    rec->steps_done = ex->out.steps_done;
+    rec->steps_planned = ex->in.warmup + ex->in.iterations;
     rec->timings = t;
 
     fill_results(rr, cfg, ex);
@@ -272,31 +272,31 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
     v->method = ver->method;
     rec->verification = v;
 
-    if (ex->have_placement) {
-        rr->placement = ex->placement.rec;
+    if (ex->out.have_placement) {
+        rr->placement = ex->out.placement.rec;
         rr->placement.measured_after = "init";
         rr->placement.policy = cfg->policy;
         rec->placement = &rr->placement;
     }
-    if (ex->have_placement_end) {
-        rr->placement_end = ex->placement_end.rec;
+    if (ex->out.have_placement_end) {
+        rr->placement_end = ex->out.placement_end.rec;
         rr->placement_end.measured_after = "kernel";
         rr->placement_end.policy = cfg->policy;
         rec->placement_end = &rr->placement_end;
     }
     rr->counters = (struct ts_counters_rec){
-        .n_threads = ex->n_threads,
-        .init = ex->init_counters,
-        .kernel = ex->kernel_counters,
-        .migrations_source = ex->counters_source,
-        .machine = ex->have_machine ? &rr->machine : NULL,
+        .n_threads = ex->in.n_threads,
+        .init = ex->out.init_counters,
+        .kernel = ex->out.kernel_counters,
+        .migrations_source = ex->out.counters_source,
+        .machine = ex->out.have_machine ? &rr->machine : NULL,
     };
-    rr->machine = ex->machine;
+    rr->machine = ex->out.machine;
     rec->counters = &rr->counters;
 
     rec->topology = &rr->topology;
     if (write_field) {
-        rec->field = ts_kernel_field(&ex->rp->problem, ex->arrays, ex->steps_done, rec->field_dims);
+        rec->field = ts_kernel_field(&ex->in.rp->problem, ex->own.arrays, ex->out.steps_done, rec->field_dims);
     }
     return TS_OK;
 }
@@ -335,7 +335,7 @@ int ts_run_record_summary(struct ts_run_record *rr, const char *output_path, str
         n += *p == '\n';
     rr->summary_lines = rr->summary_text ? malloc((n ? n : 1) * sizeof *rr->summary_lines) : NULL;
     if (!rr->summary_lines)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot build the output record");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot build the output record");
     /* Lines in place: each '\n' ends one. */
     int32_t lines = 0;
     for (char *p = rr->summary_text, *eol; (eol = strchr(p, '\n')); p = eol + 1) {

@@ -1,11 +1,11 @@
 /* Turning a finished run into the plain-data record that io/ writes. */
-#ifndef TS_RUN_RECORD_H
-#define TS_RUN_RECORD_H
+#ifndef TOUCHSTONE_APP_RUN_RECORD_H
+#define TOUCHSTONE_APP_RUN_RECORD_H
 
 #include <stdio.h>
 
+#include "binding.h"
 #include "run_exec.h"
-#include "ts_binding.h"
 #include "ts_config.h"
 #include "ts_kernel.h"
 #include "ts_record.h"
@@ -46,7 +46,7 @@ void ts_run_record_job(struct ts_run_record *rr, const struct ts_binding_choice 
                        int64_t steps_before_restart);
 
 /* Renders the summary the run prints at the end (io/ts_summary.h) into the record's /summary:
- * call last before writing, so the file keeps exactly what is printed. TS_BAD_INPUT when
+ * call last before writing, so the file keeps exactly what is printed. TS_RESOURCE_ERROR when
  * memory ran out. */
 int ts_run_record_summary(struct ts_run_record *rr, const char *output_path, struct ts_error *err);
 /* Prints those lines. */

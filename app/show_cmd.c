@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "run_stats.h"
-#include "runs_cmd.h"
+#include "commands.h"
+#include "readback_stats.h"
 #include "ts_text_safe.h"
 
 /* Calls fn(line, ctx) for each '\n'-separated line of text (NULL: none). */
@@ -158,7 +158,7 @@ int ts_show_cmd(const struct ts_runs_args *a, struct ts_error *err)
     int failed = rc != 0 || fflush(stdout) != 0 || ferror(stdout);
     ts_run_summary_free(&s);
     if (rc != 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "show");
-    return failed ? ts_fail_errno(err, TS_BAD_INPUT, errno ? errno : EIO, "show: cannot print %s", a->files[0])
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "show");
+    return failed ? ts_fail_errno(err, TS_IO_ERROR, errno ? errno : EIO, "show: cannot print %s", a->files[0])
                   : TS_OK;
 }

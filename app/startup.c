@@ -50,7 +50,7 @@ static void library_ended(void)
             "touchstone: error: a library ended the %s (its message is above), most likely for lack of memory "
             "or of threads; use fewer threads or a smaller problem, or raise the limits\n",
             ending);
-    _exit(TS_BAD_INPUT);
+    _exit(ts_exit_status(TS_RESOURCE_ERROR));
 }
 
 /* --- The stack ----------------------------------------------------------------------------- */
@@ -81,7 +81,7 @@ static __attribute__((noinline)) int ensure_stack(size_t below, const char *what
     if (rl.rlim_cur >= need)
         return TS_OK;
     if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
-        return ts_fail(err, TS_BAD_INPUT,
+        return ts_fail(err, TS_RESOURCE_ERROR,
                        "%s %zu KiB of stack, but the stack limit is %llu KiB and its hard limit %llu KiB: raise it "
                        "(ulimit -s %zu)",
                        what, need >> 10, (unsigned long long)rl.rlim_cur >> 10, (unsigned long long)rl.rlim_max >> 10,
@@ -90,7 +90,7 @@ static __attribute__((noinline)) int ensure_stack(size_t below, const char *what
      * limit is enough, no re-execution needed. */
     struct rlimit raised = {need, rl.rlim_max};
     if (setrlimit(RLIMIT_STACK, &raised) != 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "%s %zu KiB of stack, and the stack limit of %llu KiB "
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "%s %zu KiB of stack, and the stack limit of %llu KiB "
                              "cannot be raised", what, need >> 10, (unsigned long long)rl.rlim_cur >> 10);
     /* Threads got their default stack size from the limit at start-up: give them the new one
      * (OMP_STACKSIZE, when set, still decides for OpenMP's threads). */
@@ -230,7 +230,7 @@ static int check_stacksize(const char *name, const char *value, struct ts_error 
 }
 
 /* The runtime read these when it was loaded; an empty variable means the runtime's default to
- * it, as to us (see ts_binding.c). */
+ * it, as to us (see binding.c). */
 static int check_openmp_environment(struct ts_error *err)
 {
     const char *v;
@@ -269,9 +269,9 @@ int ts_startup_finish(int status, struct ts_error *err)
     finished = 1;
     if (!failed)
         return status;
-    if (status == TS_OK || status == TS_VERIFY_FAILED || status == TS_INTERRUPTED) {
+    if (!ts_status_is_error(status)) {
         /* The other two keep their status (a job script requeues on 3); the message is added. */
-        int st = ts_fail_errno(err, TS_BAD_INPUT, e ? e : EIO, "cannot write to standard output");
+        int st = ts_fail_errno(err, TS_IO_ERROR, e ? e : EIO, "cannot write to standard output");
         return status == TS_OK ? st : status;
     }
     return status;

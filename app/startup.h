@@ -2,8 +2,8 @@
  * signals held until `run` can act on them, writes past `ulimit -f` failing with EFBIG
  * instead of killing the process, a stack limit the program can work in, an OpenMP
  * environment the runtime cannot crash on, and standard output really written. */
-#ifndef TS_STARTUP_H
-#define TS_STARTUP_H
+#ifndef TOUCHSTONE_APP_STARTUP_H
+#define TOUCHSTONE_APP_STARTUP_H
 
 #include <stddef.h>
 
@@ -23,7 +23,7 @@ enum { TS_MAX_THREADS = 4096 };
  * pending until `run` catches it, or until ts_startup_command gives the others their default
  * action back), ignores SIGXFSZ, raises the soft stack limit to TS_STACK_NEED when it is lower
  * and the hard limit allows, and ends any exit a library forces on us with a message.
- * TS_BAD_INPUT when even the hard stack limit is too small. */
+ * TS_RESOURCE_ERROR when even the hard stack limit is too small. */
 int ts_startup(struct ts_error *err);
 
 /* Once the command is known: every command but run gets the stop signals as it inherited
@@ -33,7 +33,7 @@ int ts_startup(struct ts_error *err);
 int ts_startup_command(enum ts_command command, struct ts_error *err);
 
 /* Before the first parallel region of n threads: room on this thread's stack for what the
- * OpenMP runtime puts there (raising the soft limit if it must). TS_BAD_INPUT if it cannot. */
+ * OpenMP runtime puts there (raising the soft limit if it must). TS_RESOURCE_ERROR if it cannot. */
 int ts_startup_stack_for_threads(int n, struct ts_error *err);
 
 /* Bytes the stack may still grow below the caller under the soft limit; SIZE_MAX without one. */
@@ -44,8 +44,8 @@ size_t ts_startup_stack_room(void);
 void ts_startup_unblock_stop_signals(void);
 
 /* The end of main: a command whose output did not reach stdout (a full disk, /dev/full, a
- * closed descriptor) fails. Returns status, or TS_BAD_INPUT with the reason in err when status
- * was TS_OK; for another failed status the reason is recorded in err and status kept. */
+ * closed descriptor) fails. Returns status, or TS_IO_ERROR with the reason in err when status
+ * was TS_OK; for another status the reason is recorded in err and status kept. */
 int ts_startup_finish(int status, struct ts_error *err);
 
 #endif

@@ -1,4 +1,5 @@
-#include "topo_cmd.h"
+/* `touchstone topo`: the machine, and where the OpenMP threads run on it. */
+#include "commands.h"
 
 #include <errno.h>
 #include <omp.h>
@@ -88,7 +89,7 @@ static int gather(struct topo_state *st, int threads, const struct ts_config *cf
     st->rows = calloc((size_t)n, sizeof *st->rows);
     st->places = calloc(n_places > 0 ? (size_t)n_places : 1, sizeof *st->places);
     if (!st->rows || !st->places)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate the report of %d threads", n);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate the report of %d threads", n);
     for (int p = 0; p < n_places; p++)
         ts_affinity_place_cpus(p, st->places[p].cpus, sizeof st->places[p].cpus);
     if (ts_startup_stack_for_threads(n, err) != TS_OK)
@@ -156,9 +157,9 @@ static int print(enum ts_format format, const struct ts_topo_report *rep, struct
     else
         ts_topo_report_text(rep, stdout);
     if (fflush(stdout) != 0 || ferror(stdout))
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot write the topo report to stdout");
+        return ts_fail_errno(err, TS_IO_ERROR, errno, "cannot write the topo report to stdout");
     if (failed)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot build the JSON report");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot build the JSON report");
     return TS_OK;
 }
 
@@ -167,7 +168,7 @@ int ts_topo_cmd(enum ts_format format, int threads, const struct ts_config *cfg,
 {
     struct topo_state *st = calloc(1, sizeof *st);
     if (!st)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate the topo report");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate the topo report");
     if (binding)
         st->binding = *binding;
     else

@@ -3,9 +3,8 @@
 #
 # Linked statically when the HDF5 installation has its archive (Debian's libhdf5-dev does):
 # the shared libhdf5 needs libcurl and libcrypto for its S3 driver, and with them GnuTLS,
-# LDAP, Kerberos, SSH and ~25 more libraries, whose loading and relocation cost ~6 ms at
-# every start of touchstone (measured: 10.2 ms for a program creating one in-memory HDF5 file
-# against the shared library, 3.8 ms against the archive), and a run starts touchstone twice
+# LDAP, Kerberos, SSH and ~25 more libraries, whose loading and relocation every start of
+# touchstone pays (bench/README.md, "Notes behind the code"), and a run starts touchstone twice
 # (the binding re-exec). The archive brings only the objects we call: no S3 driver, no curl.
 option(TOUCHSTONE_STATIC_HDF5 "Link HDF5's static archive when it is installed (fewer libraries to load at start)" ON)
 

@@ -1,8 +1,8 @@
 /* A fast 64-bit digest of a block of memory, to tell whether stored data is what was written
  * (checkpoints keep one per dataset). It catches damage, swapped or stale blocks and rewritten
  * values; it is no defence against someone who recomputes it (not cryptographic). */
-#ifndef TS_DIGEST_H
-#define TS_DIGEST_H
+#ifndef TOUCHSTONE_COMMON_TS_DIGEST_H
+#define TOUCHSTONE_COMMON_TS_DIGEST_H
 
 #include <stddef.h>
 #include <stdint.h>

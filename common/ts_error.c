@@ -1,5 +1,6 @@
 #include "ts_error.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,4 +51,39 @@ void ts_error_clear(struct ts_error *err)
 {
     err->status = TS_OK;
     err->message[0] = '\0';
+}
+
+int ts_status_is_error(int status)
+{
+    return status != TS_OK && status != TS_VERIFY_FAILED && status != TS_INTERRUPTED;
+}
+
+int ts_exit_status(int status)
+{
+    return ts_status_is_error(status) ? 2 : status;
+}
+
+int ts_file_status(int errnum)
+{
+    switch (errnum) {
+    case ENOENT:
+    case ENOTDIR:
+    case EACCES:
+    case EPERM:
+    case EROFS:
+    case ENAMETOOLONG:
+    case ELOOP:
+    case EISDIR:
+    case EEXIST:
+    case ENXIO:
+    case ENODEV:
+    case ETXTBSY:
+        return TS_BAD_INPUT;
+    case ENOMEM:
+    case EMFILE:
+    case ENFILE:
+        return TS_RESOURCE_ERROR;
+    default:
+        return TS_IO_ERROR;
+    }
 }

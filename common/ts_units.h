@@ -1,6 +1,6 @@
 /* Sizes as people read them, shared by every layer that prints one. */
-#ifndef TS_UNITS_H
-#define TS_UNITS_H
+#ifndef TOUCHSTONE_COMMON_TS_UNITS_H
+#define TOUCHSTONE_COMMON_TS_UNITS_H
 
 #include <stddef.h>
 #include <stdint.h>

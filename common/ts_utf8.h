@@ -1,7 +1,7 @@
 /* UTF-8 checks for text that is stored as UTF-8 (config text, HDF5 strings): where a text
  * stops being valid, and a valid copy with the offending bytes escaped. */
-#ifndef TS_UTF8_H
-#define TS_UTF8_H
+#ifndef TOUCHSTONE_COMMON_TS_UTF8_H
+#define TOUCHSTONE_COMMON_TS_UTF8_H
 
 #include <stddef.h>
 

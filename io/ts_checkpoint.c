@@ -3,7 +3,7 @@
 #include <hdf5.h>
 
 #include "ts_digest.h"
-#include "ts_h5_util.h"
+#include "h5_util.h"
 
 /* The digest of what the dataset name holds (n doubles at v), as its uint64 attribute "digest":
  * Fletcher32 checks each chunk alone, so chunks swapped or a rewritten dataset pass it; a

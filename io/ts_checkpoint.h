@@ -1,7 +1,7 @@
 /* Checkpoints: what a run interrupted by its batch system's time limit needs to continue, so
  * that the restarted run ends bitwise identical to one that was never stopped. */
-#ifndef TS_CHECKPOINT_H
-#define TS_CHECKPOINT_H
+#ifndef TOUCHSTONE_IO_TS_CHECKPOINT_H
+#define TOUCHSTONE_IO_TS_CHECKPOINT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -57,7 +57,8 @@ struct ts_checkpoint_expect {
  * its digest right, the field chunked as written with Fletcher32 its only filter; times 0 or
  * 1e-10..1e7 s (thread_times also NaN, checked whatever the thread count), the field finite,
  * steps_done < n_warmup + n_iterations; format TS_CHECKPOINT_VERSION only. TS_BAD_INPUT naming
- * the file, the dataset or the mismatch and both values otherwise. *thread_times_restored is
+ * the file, the dataset or the mismatch and both values otherwise (TS_RESOURCE_ERROR when
+ * memory runs out, the status of the errno when the file cannot be opened). *thread_times_restored is
  * 1 when the thread count matched and thread_times were copied. */
 int ts_checkpoint_restore(const char *path, const struct ts_checkpoint_expect *e, int64_t *steps_done,
                           int *thread_times_restored, struct ts_error *err);

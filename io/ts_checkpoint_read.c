@@ -1,13 +1,13 @@
 /* Reading a checkpoint back: untrusted input like any file, so every fact goes through the one
- * validation layer (ts_h5_read.h) and is compared with the run before anything is copied. */
+ * validation layer (h5_reader.h) and is compared with the run before anything is copied. */
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ts_checkpoint.h"
-#include "ts_h5_chunk.h"
-#include "ts_h5_read.h"
+#include "h5_chunk.h"
+#include "h5_reader.h"
 #include "ts_run_read.h"
 
 /* Stored times go into the results: each is 0 (faster than the clock could tell) or between a

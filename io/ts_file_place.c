@@ -113,7 +113,7 @@ int ts_file_create_temp(const char *final_path, char *tmp, size_t size, struct t
             return fd;
         e = errno;
     }
-    ts_fail_errno(err, TS_BAD_INPUT, e, "cannot write output %s", final_path);
+    ts_fail_errno(err, ts_file_status(e), e, "cannot write output %s", final_path);
     return -1;
 }
 
@@ -241,7 +241,7 @@ int ts_file_place(const char *tmp, struct ts_place *p, struct ts_error *err)
             continue;
         }
         if (rc != 0)
-            return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot write output %s: renaming %s", path, tmp);
+            return ts_fail_errno(err, ts_file_status(errno), errno, "cannot write output %s: renaming %s", path, tmp);
         p->path = path;
         p->written = ts_file_id_of(path);
         return TS_OK;

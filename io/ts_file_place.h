@@ -1,7 +1,7 @@
 /* Where a finished file goes: its temporary name next to the final one, putting it in place
  * without replacing a file it may not replace, and removing what writers that died left behind. */
-#ifndef TS_FILE_PLACE_H
-#define TS_FILE_PLACE_H
+#ifndef TOUCHSTONE_IO_TS_FILE_PLACE_H
+#define TOUCHSTONE_IO_TS_FILE_PLACE_H
 
 #include <stddef.h>
 
@@ -63,8 +63,9 @@ struct ts_place {
 /* Gives the temporary file tmp its final name: rename when p->replace; otherwise without
  * replacing (renameat2 RENAME_NOREPLACE; where the file system cannot, link and unlink; where it
  * cannot link either, a look before the rename) unless the file there is one of
- * p->may_replace. TS_OK with p->path and p->written set; TS_BAD_INPUT naming the name and the
- * errno text otherwise (the temporary file is then still there, for the caller to remove). */
+ * p->may_replace. TS_OK with p->path and p->written set; otherwise the status of the errno
+ * (ts_file_status: TS_BAD_INPUT for a name taken by a file not to be replaced) naming the name
+ * and the errno text (the temporary file is then still there, for the caller to remove). */
 int ts_file_place(const char *tmp, struct ts_place *p, struct ts_error *err);
 
 #endif

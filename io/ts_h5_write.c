@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "ts_file_place.h"
-#include "ts_h5_parts.h"
+#include "h5_parts.h"
 
 /* How much the in-memory file grows at a time: few reallocations, little slack. */
 #define IMAGE_INCREMENT ((size_t)4 << 20)
@@ -82,14 +82,14 @@ int ts_output_check(const char *final_path, struct ts_error *err)
     /* HDF5 initialises itself on first use, and HDF5 1.10 crashes (SIGSEGV in H5E__get_stack)
      * when an allocation fails during that: do it now, before the arrays take the memory. */
     if (H5open() < 0)
-        return ts_fail(err, TS_BAD_INPUT, "cannot write output %s: the HDF5 library does not initialise",
+        return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: the HDF5 library does not initialise",
                        final_path);
     if (ts_file_refuse_special(final_path, "output", err)
         || (fd = ts_file_create_temp(final_path, probe, sizeof probe, err)) < 0)
         return err->status;
     close(fd);
     if (unlink(probe) != 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot write output %s: removing %s",
+        return ts_fail_errno(err, ts_file_status(errno), errno, "cannot write output %s: removing %s",
                              final_path, probe);
     return TS_OK;
 }
@@ -102,13 +102,13 @@ static int sync_dir(const char *final_path, struct ts_error *err)
     parent_dir(final_path, dir, sizeof dir);
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot write output %s: opening %s",
+        return ts_fail_errno(err, ts_file_status(errno), errno, "cannot write output %s: opening %s",
                              final_path, dir);
     int rc = fsync(fd);
     int e = errno;
     close(fd);
     if (rc != 0 && e != EINVAL)
-        return ts_fail_errno(err, TS_BAD_INPUT, e, "cannot write output %s: syncing %s",
+        return ts_fail_errno(err, ts_file_status(e), e, "cannot write output %s: syncing %s",
                              final_path, dir);
     return TS_OK;
 }
@@ -137,7 +137,7 @@ static int store_image(int fd, const void *image, size_t size, const char *tmp,
     if (close(fd) != 0 && e == 0) /* NFS reports delayed write errors here */
         e = errno;
     if (e != 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, e, "cannot write output %s: writing %s",
+        return ts_fail_errno(err, ts_file_status(e), e, "cannot write output %s: writing %s",
                              final_path, tmp);
     return TS_OK;
 }
@@ -198,7 +198,7 @@ static int build_image(h5w_build_fn *build, const void *ctx, const char *name, s
      * memory is there before it starts. Later failures (the image growing) it reports. */
     void *volatile room = malloc(HDF5_WORKING_MEMORY); /* volatile: not optimised away */
     if (!room)
-        return ts_fail_errno(w->err, TS_BAD_INPUT, ENOMEM,
+        return ts_fail_errno(w->err, TS_RESOURCE_ERROR, ENOMEM,
                              "cannot write output %s: no %zu MiB of memory left to assemble the file",
                              w->final_path, HDF5_WORKING_MEMORY >> 20);
     free(room);
@@ -215,7 +215,7 @@ static int build_image(h5w_build_fn *build, const void *ctx, const char *name, s
         && (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0 || (n = H5Fget_file_image(file, NULL, 0)) <= 0))
         st = h5w_fail(w, -1, "assembling", "the file image");
     if (st == TS_OK && !(*image = malloc((size_t)n)))
-        st = ts_fail_errno(w->err, TS_BAD_INPUT, ENOMEM,
+        st = ts_fail_errno(w->err, TS_RESOURCE_ERROR, ENOMEM,
                            "cannot write output %s: %zd bytes for the file image",
                            w->final_path, n);
     if (st == TS_OK && H5Fget_file_image(file, *image, (size_t)n) != n)

@@ -141,12 +141,12 @@ int ts_run_read_isolated(ts_run_reader *reader, const void *ctx, const char *nam
     out->kind = TS_FILE_UNREADABLE;
     int fds[2];
     if (pipe(fds) != 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot read %s: pipe", name);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "cannot read %s: pipe", name);
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot read %s: fork", name);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "cannot read %s: fork", name);
     }
     if (pid == 0) {
         close(fds[0]);

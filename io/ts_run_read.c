@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_h5_read.h"
+#include "h5_reader.h"
 #include "ts_record.h"
 
 /* A schema bump in the writer must come with a reader that knows the new version. */
@@ -200,7 +200,7 @@ static int read_counters(struct h5r *r, S *s)
         return has < 0 ? r->err->status : TS_OK;
     int64_t *v = malloc((size_t)s->n_threads * sizeof *v);
     if (!v)
-        return h5r_fail(r, "/counters/kernel", "out of memory for %d rows", s->n_threads);
+        return h5r_out_of_memory(r, "/counters/kernel", "out of memory for %d rows", s->n_threads);
     static const char *const fields[] = { "involuntary_switches", "voluntary_switches" };
     double *sums[] = { &s->involuntary, &s->voluntary };
     int st = TS_OK;

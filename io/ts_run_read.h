@@ -1,7 +1,7 @@
 /* A run file read back, for compare, report and plot: what they need of it, every value
- * validated against the schema (README, "The HDF5 file") by ts_h5_read.h. */
-#ifndef TS_RUN_READ_H
-#define TS_RUN_READ_H
+ * validated against the schema (README, "The HDF5 file") by h5_reader.h. */
+#ifndef TOUCHSTONE_IO_TS_RUN_READ_H
+#define TOUCHSTONE_IO_TS_RUN_READ_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -90,7 +90,7 @@ int ts_run_read_image(const void *bytes, size_t n, const char *name, struct ts_r
 /* HDF5 1.10 can crash or loop forever on corrupted files (its global heap), which no check in
  * front of it can prevent. These read in a child process, stopped after `seconds`, and turn a
  * crash or a hang there into TS_BAD_INPUT ("FILE: HDF5 crashed reading it ..."); commands
- * read files this way. */
+ * read files this way. TS_RESOURCE_ERROR when the child cannot be started (pipe, fork). */
 typedef int ts_run_reader(const void *ctx, struct ts_run_summary *out, struct ts_error *err);
 int ts_run_read_isolated(ts_run_reader *reader, const void *ctx, const char *name, unsigned seconds,
                          struct ts_run_summary *out, struct ts_error *err);

@@ -1,6 +1,6 @@
 /* The short human summary printed at the end of a run. */
-#ifndef TS_SUMMARY_H
-#define TS_SUMMARY_H
+#ifndef TOUCHSTONE_IO_TS_SUMMARY_H
+#define TOUCHSTONE_IO_TS_SUMMARY_H
 
 #include <stdio.h>
 

@@ -1,8 +1,8 @@
 /* Tables of runs printed four ways: aligned text and markdown for people, CSV and JSON for
  * programs. The commands fill cells; the renderers own layout, number formats and escaping,
  * so every command prints the same way. */
-#ifndef TS_TABLE_H
-#define TS_TABLE_H
+#ifndef TOUCHSTONE_IO_TS_TABLE_H
+#define TOUCHSTONE_IO_TS_TABLE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* The `touchstone topo` report: the machine as hwloc sees it and where each OpenMP thread of
  * the current environment runs, as an aligned text report or one JSON object. Renderers only:
  * app/ gathers the plain records. */
-#ifndef TS_TOPO_REPORT_H
-#define TS_TOPO_REPORT_H
+#ifndef TOUCHSTONE_IO_TS_TOPO_REPORT_H
+#define TOUCHSTONE_IO_TS_TOPO_REPORT_H
 
 #include <stdint.h>
 #include <stdio.h>

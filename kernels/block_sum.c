@@ -35,13 +35,11 @@ double ts_block_sum_squares(const double *restrict x, int64_t len)
 }
 
 /* BLOCKS_AT_ONCE whole blocks, each in its own lanes and in exactly ts_block_sum's order: one
- * block's lanes are each a chain of TS_SUM_BLOCK / TS_BLOCK_LANES dependent adds, and running
- * several blocks side by side keeps the adders and the loads busy while one chain and one
- * lane reduction wait (bench/: from 0.83 to 0.99 of likwid's sum_avx512 from memory). As many
- * blocks as keep their lanes in registers: 4 blocks are 16 of AVX-512's 32 zmm, but AVX2 has
- * 16 registers, which one block's 32 lanes fill when gcc picks 128-bit vectors (its Zen 1
- * tuning). Lanes that do not fit live on the stack, and each add waits for the store before it:
- * on Zen 1, 4 blocks summed 23 GB/s from L2, 1 block 43 GB/s (fast mode 51). */
+ * block's lanes are each a chain of TS_SUM_BLOCK / TS_BLOCK_LANES dependent adds, and several
+ * blocks side by side keep the adders and the loads busy while one chain waits, as long as
+ * their lanes stay in registers (4 blocks fill 16 of AVX-512's 32; with AVX2's 16 one block
+ * fills them all, and spilled lanes make every add wait for a store). Measurements:
+ * bench/README.md, "Notes behind the code". */
 #ifdef __AVX512F__
 #define BLOCKS_AT_ONCE 4
 #else

@@ -1,7 +1,7 @@
 /* Fixed-order block sums deposited exactly: the shared reduction of the 1D kernels
  * and of the stencils' field norm. Internal to kernels/. */
-#ifndef TS_BLOCK_SUM_H
-#define TS_BLOCK_SUM_H
+#ifndef TOUCHSTONE_KERNELS_BLOCK_SUM_H
+#define TOUCHSTONE_KERNELS_BLOCK_SUM_H
 
 #include <stdint.h>
 

@@ -4,8 +4,8 @@
 #include <stdio.h>
 
 #include "block_sum.h"
+#include "hash.h"
 #include "kernels_internal.h"
-#include "ts_hash.h"
 
 static void neumaier_add(long double *sum, long double *comp, long double x)
 {

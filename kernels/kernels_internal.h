@@ -1,6 +1,6 @@
 /* Shared by the kernel implementations; not part of the kernel interface. */
-#ifndef TS_KERNELS_INTERNAL_H
-#define TS_KERNELS_INTERNAL_H
+#ifndef TOUCHSTONE_KERNELS_KERNELS_INTERNAL_H
+#define TOUCHSTONE_KERNELS_KERNELS_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>

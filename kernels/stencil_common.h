@@ -1,6 +1,6 @@
 /* Pieces shared by the 2D and 3D Jacobi kernels. Internal to kernels/. */
-#ifndef TS_STENCIL_COMMON_H
-#define TS_STENCIL_COMMON_H
+#ifndef TOUCHSTONE_KERNELS_STENCIL_COMMON_H
+#define TOUCHSTONE_KERNELS_STENCIL_COMMON_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* Stencil rows with streaming stores: the second non-portable piece of the kernels, next to
  * stream_store.c. Internal to kernels/. */
-#ifndef TS_STENCIL_STREAM_H
-#define TS_STENCIL_STREAM_H
+#ifndef TOUCHSTONE_KERNELS_STENCIL_STREAM_H
+#define TOUCHSTONE_KERNELS_STENCIL_STREAM_H
 
 #include "stencil_common.h"
 

@@ -9,10 +9,10 @@
 
 /* The cache a y-block's input strips may fill: half of a 1 MiB L2, leaving room for the output
  * strip and for what the hardware keeps of other data. The L2 sizes cpuid reports are sound on
- * the VMs we run on; the L3 sizes often are not (508 MiB per core here), so this is fixed. */
+ * VMs, the L3 sizes often are not (bench/README.md, "Notes behind the code"), so this is fixed. */
 #define BLOCK_CACHE_BYTES ((int64_t)512 << 10)
 /* Below this many rows per block the two halo rows re-read per plane cost more than the layer
- * condition saves (L3 serves them; measured in bench/). */
+ * condition saves (L3 serves them; bench/README.md). */
 #define MIN_BLOCK_ROWS 16
 
 /* The arithmetic order of each update is fixed here, once: every variant (blocked, streamed,

@@ -1,6 +1,6 @@
 /* Streaming (non-temporal) stores: the one non-portable piece of the kernels. Internal. */
-#ifndef TS_STREAM_STORE_H
-#define TS_STREAM_STORE_H
+#ifndef TOUCHSTONE_KERNELS_STREAM_STORE_H
+#define TOUCHSTONE_KERNELS_STREAM_STORE_H
 
 #include <stdint.h>
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 #include "block_sum.h"
+#include "hash.h"
 #include "kernels_internal.h"
-#include "ts_hash.h"
 
 enum { SUM_STREAM = 0 };
 

@@ -3,9 +3,9 @@
 #include <stdio.h>
 
 #include "block_sum.h"
+#include "hash.h"
 #include "kernels_internal.h"
 #include "stream_store.h"
-#include "ts_hash.h"
 
 enum { TRIAD_STREAM_B = 1, TRIAD_STREAM_C = 2 };
 

@@ -2,8 +2,8 @@
  * (BabelStream-style). Every function works on a range of partition items, so
  * init and compute share one partition; none of them prints or talks to the OS,
  * and only init and verify take (small, temporary) scratch tables. */
-#ifndef TS_KERNEL_H
-#define TS_KERNEL_H
+#ifndef TOUCHSTONE_KERNELS_TS_KERNEL_H
+#define TOUCHSTONE_KERNELS_TS_KERNEL_H
 
 #include <stddef.h>
 #include <stdint.h>

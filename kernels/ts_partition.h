@@ -1,8 +1,8 @@
 /* One partition, used twice: the first-touch init loop and every compute loop
  * ask the same object for a thread's range, so the thread that computes on a
  * page is the thread that touched it first. */
-#ifndef TS_PARTITION_H
-#define TS_PARTITION_H
+#ifndef TOUCHSTONE_KERNELS_TS_PARTITION_H
+#define TOUCHSTONE_KERNELS_TS_PARTITION_H
 
 #include <stdint.h>
 

@@ -3,8 +3,8 @@
  * does not depend on the order of deposits or on how they were split among
  * threads and nodes. This is what makes `sum` bitwise reproducible across
  * thread counts, bindings and init modes. */
-#ifndef TS_XSUM_H
-#define TS_XSUM_H
+#ifndef TOUCHSTONE_KERNELS_TS_XSUM_H
+#define TOUCHSTONE_KERNELS_TS_XSUM_H
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* Where OpenMP threads are bound and where they really run, and what is wrong with it. */
-#ifndef TS_AFFINITY_H
-#define TS_AFFINITY_H
+#ifndef TOUCHSTONE_TOPO_TS_AFFINITY_H
+#define TOUCHSTONE_TOPO_TS_AFFINITY_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -72,8 +72,8 @@ void ts_affinity_available(const ts_topology *topo, const char *launch_cpus, str
 int ts_affinity_widen_to_places(char *cpus, size_t len);
 
 /* The most last-level cache one core is credited with. hwloc reports what the CPU (or the
- * hypervisor) says: VMs often give each virtual socket the host's whole L3 (508 MiB for one
- * vCPU has been seen), which would make working sets of hundreds of MiB "in cache". The
+ * hypervisor) says: VMs often give each virtual socket the host's whole L3 (bench/README.md,
+ * "Notes behind the code"), which would make working sets of hundreds of MiB "in cache". The
  * largest real share is AMD's 3D V-Cache EPYC with 2 cores per 96 MiB L3: 48 MiB a core. */
 #define TS_LLC_MAX_BYTES_PER_CORE ((int64_t)48 << 20)
 

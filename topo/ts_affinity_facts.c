@@ -1,6 +1,6 @@
 /* What a process may use, for the binding warnings: its CPUs and the cores they sit on. */
 #include "ts_affinity.h"
-#include "ts_topology_internal.h"
+#include "topology_internal.h"
 
 #include <errno.h>
 #include <omp.h>

@@ -1,6 +1,6 @@
 /* The last-level caches the threads' CPUs sit under: how much data the run can keep in cache. */
 #include "ts_affinity.h"
-#include "ts_topology_internal.h"
+#include "topology_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,9 @@
 /* Each thread's own counters from the kernel: page faults show who first-touched what on any
  * machine, involuntary switches and migrations show stacked or unbound threads. */
-#ifndef TS_COUNTERS_H
-#define TS_COUNTERS_H
+#ifndef TOUCHSTONE_TOPO_TS_COUNTERS_H
+#define TOUCHSTONE_TOPO_TS_COUNTERS_H
+
+#include <stddef.h>
 
 #include "ts_record.h"
 

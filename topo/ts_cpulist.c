@@ -1,5 +1,5 @@
+#include "topology_internal.h"
 #include "ts_affinity.h"
-#include "ts_topology_internal.h"
 
 #include <sched.h>
 #include <stdio.h>

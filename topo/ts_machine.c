@@ -8,8 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "topology_internal.h"
 #include "ts_affinity.h"
-#include "ts_topology_internal.h"
 
 /* Longest CPU list read back from ts_affinity_available_cpus: ranges keep it short, and a
  * list cut with "..." is refused by the parser rather than half watched. */

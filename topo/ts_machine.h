@@ -1,8 +1,8 @@
 /* What else the machine did while a run computed: other processes' CPU time and a
  * hypervisor's steal on the CPUs the threads may use, and the load average, so that a run
  * slowed by its neighbours can be told from a slow configuration (README, "/counters"). */
-#ifndef TS_MACHINE_H
-#define TS_MACHINE_H
+#ifndef TOUCHSTONE_TOPO_TS_MACHINE_H
+#define TOUCHSTONE_TOPO_TS_MACHINE_H
 
 #include <stdint.h>
 

@@ -33,16 +33,16 @@ int ts_memory_map(void **out, size_t bytes, size_t alignment, struct ts_error *e
     if (alignment < page)
         alignment = page;
     if (bytes == 0 || (alignment & (alignment - 1)) != 0)
-        return ts_fail(err, TS_BAD_INPUT, "cannot map %s aligned to %zu bytes: the size must be "
+        return ts_fail(err, TS_INTERNAL_ERROR, "cannot map %s aligned to %zu bytes: the size must be "
                        "positive and the alignment a power of two", size, alignment);
     if (alignment > SIZE_MAX / 4 || bytes > SIZE_MAX / 2 - alignment)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot map %s", size);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot map %s", size);
     size_t length = round_up(bytes, page);
     size_t span = length + alignment - page;
     char *base = mmap(NULL, span, PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "cannot map %s", size);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "cannot map %s", size);
     char *aligned = (char *)round_up((uintptr_t)base, alignment);
     size_t head = (size_t)(aligned - base);
     size_t tail = span - head - length;
@@ -137,7 +137,7 @@ int ts_memory_set_policy(void *ptr, size_t bytes, enum ts_mem_policy policy, int
         return status;
     /* A fresh mapping has no pages yet: the policy decides where each one lands at first touch. */
     if (mbind(ptr, round_up(bytes, ts_memory_page_size()), mode, mask.bits, NODE_MASK_BITS, 0) != 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "init.policy: mbind of %zu bytes", bytes);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "init.policy: mbind of %zu bytes", bytes);
     return TS_OK;
 }
 
@@ -158,7 +158,7 @@ int ts_memory_advise_pages(void *ptr, size_t bytes, enum ts_mem_pages pages, int
         return TS_OK;
     char size[32];
     ts_bytes_text(bytes, size, sizeof size);
-    return ts_fail_errno(err, TS_BAD_INPUT, e, "init.huge_pages: madvise(%s) of %s",
+    return ts_fail_errno(err, TS_RESOURCE_ERROR, e, "init.huge_pages: madvise(%s) of %s",
                          pages == TS_PAGES_HUGE ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE", size);
 }
 

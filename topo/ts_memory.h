@@ -1,6 +1,6 @@
 /* Memory for the arrays and the per-node partials, and the limits a run must fit in. */
-#ifndef TS_MEMORY_H
-#define TS_MEMORY_H
+#ifndef TOUCHSTONE_TOPO_TS_MEMORY_H
+#define TOUCHSTONE_TOPO_TS_MEMORY_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -8,7 +8,9 @@
 #include "ts_error.h"
 
 /* A fresh anonymous mapping of bytes aligned to alignment (a power of two, at least the page
- * size), not touched: no page exists until a thread writes it (first touch). */
+ * size), not touched: no page exists until a thread writes it (first touch).
+ * TS_RESOURCE_ERROR when the address space refuses it (mmap's errno text), TS_INTERNAL_ERROR
+ * for a size of 0 or an alignment that is no power of two. */
 int ts_memory_map(void **out, size_t bytes, size_t alignment, struct ts_error *err);
 void ts_memory_unmap(void *ptr, size_t bytes);
 
@@ -29,7 +31,8 @@ enum ts_mem_policy {
 
 /* Sets policy (mbind) on a fresh, untouched mapping, before the first touch decides anything.
  * node is an OS node index, used by BIND and PREFERRED. TS_BAD_INPUT, naming the nodes this
- * process may use, for a node that does not exist. */
+ * process may use, for a node that does not exist (or a machine without NUMA support);
+ * TS_RESOURCE_ERROR when mbind fails. */
 int ts_memory_set_policy(void *ptr, size_t bytes, enum ts_mem_policy policy, int node, struct ts_error *err);
 
 /* What a fresh mapping asks of transparent huge pages, set before its first touch. */
@@ -42,7 +45,7 @@ enum ts_mem_pages {
 /* madvise for pages (nothing for TS_PAGES_KERNEL_DEFAULT). *applied is 1 when the kernel took
  * the advice, 0 when it refused it with EINVAL, as a kernel without transparent huge pages
  * does: the mapping then keeps its base pages and the run goes on. Any other failure is
- * TS_BAD_INPUT with the errno text. */
+ * TS_RESOURCE_ERROR with the errno text. */
 int ts_memory_advise_pages(void *ptr, size_t bytes, enum ts_mem_pages pages, int *applied, struct ts_error *err);
 
 /* One limit a run's memory must fit in. */

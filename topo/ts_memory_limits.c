@@ -1,5 +1,5 @@
 #include "ts_memory.h"
-#include "ts_memory_internal.h"
+#include "memory_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -128,7 +128,7 @@ static int audit_array(struct tally *t, int array, int64_t page, int64_t stride,
         }
         /* Without target nodes move_pages moves nothing: it only reports each page's node. */
         if (numa_move_pages(0, (unsigned long)count, pages, NULL, status, 0) != 0)
-            return ts_fail_errno(err, TS_BAD_INPUT, errno, "placement audit: move_pages on array %d", array);
+            return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "placement audit: move_pages on array %d", array);
         for (int i = 0; i < count; i++)
             count_page(t, array, offsets[i], status[i]);
     }
@@ -155,7 +155,7 @@ int ts_placement_audit(const struct ts_placement_input *in, struct ts_placement 
         || !out->array_absent_pages || !out->array_error_pages) {
         free(column_of_node);
         ts_placement_free(out);
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "placement audit: cannot allocate its tables");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "placement audit: cannot allocate its tables");
     }
     out->rec.n_nodes = n_nodes; /* count_page indexes the [thread][node] tables with it */
     for (int i = 0; i <= max_node; i++)

@@ -1,7 +1,7 @@
 /* The page-placement audit: where the kernel says every (sampled) page of every array is,
  * compared with the node of the thread whose chunk holds it. */
-#ifndef TS_PLACEMENT_H
-#define TS_PLACEMENT_H
+#ifndef TOUCHSTONE_TOPO_TS_PLACEMENT_H
+#define TOUCHSTONE_TOPO_TS_PLACEMENT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -40,7 +40,8 @@ struct ts_placement {
 /* Asks the kernel (move_pages without moving anything) and fills out; rec's policy,
  * measured_after and the facts of the mapping (granule, pages asked for) are left to the
  * caller. When every whole 2 MiB block of every array is a huge page (smaps), it asks about
- * one address per huge page and rec.page_size is 2 MiB; otherwise about every base page. */
+ * one address per huge page and rec.page_size is 2 MiB; otherwise about every base page.
+ * TS_RESOURCE_ERROR when its tables cannot be allocated or move_pages fails. */
 int ts_placement_audit(const struct ts_placement_input *in, struct ts_placement *out, struct ts_error *err);
 void ts_placement_free(struct ts_placement *p);
 

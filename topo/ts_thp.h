@@ -1,8 +1,8 @@
 /* Transparent huge pages: whether the kernel may back our 2 MiB-aligned arrays with huge
  * pages changes TLB misses and first-touch granularity, so reports state the mode, and the
  * placement audit asks the kernel which pages really are huge before it counts them. */
-#ifndef TS_THP_H
-#define TS_THP_H
+#ifndef TOUCHSTONE_TOPO_TS_THP_H
+#define TOUCHSTONE_TOPO_TS_THP_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 #include "ts_topology.h"
-#include "ts_topology_internal.h"
+#include "topology_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -8,8 +8,8 @@
 
 /* On Linux, sysfs and /proc/cpuinfo tell hwloc everything we report (packages, cores, PUs,
  * caches, NUMA nodes, CPU model); its x86 backend would run cpuid on every PU, migrating this
- * thread to each in turn, which made loading 3-5x slower (2.5-4 ms against 0.7 ms on 2 cores,
- * a cost every run pays). Elsewhere the backend stays. */
+ * thread to each in turn, a cost every run pays for nothing we use (bench/README.md, "Notes
+ * behind the code"). Elsewhere the backend stays. */
 static int skip_cpuid(hwloc_topology_t hw)
 {
 #if defined(__linux__) && HWLOC_API_VERSION >= 0x00020100
@@ -25,11 +25,11 @@ int ts_topology_create(ts_topology **out, struct ts_error *err)
     *out = NULL;
     ts_topology *topo = calloc(1, sizeof *topo);
     if (!topo)
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate the topology");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate the topology");
     if (hwloc_topology_init(&topo->hw) != 0) {
         int e = errno;
         free(topo);
-        return ts_fail_errno(err, TS_BAD_INPUT, e, "hwloc_topology_init failed");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, e, "hwloc_topology_init failed");
     }
     /* Inside a Slurm allocation or a taskset the restricted view would hide the rest of the
      * machine, and the report must say what the job got compared with what exists. */
@@ -38,7 +38,9 @@ int ts_topology_create(ts_topology **out, struct ts_error *err)
         int e = errno;
         hwloc_topology_destroy(topo->hw);
         free(topo);
-        return ts_fail_errno(err, TS_BAD_INPUT, e, "hwloc could not load this machine's topology");
+        /* hwloc reads /sys and /proc: what fails there is a read, or memory. */
+        return ts_fail_errno(err, e == ENOMEM ? TS_RESOURCE_ERROR : TS_IO_ERROR, e,
+                             "hwloc could not load this machine's topology");
     }
     *out = topo;
     return TS_OK;

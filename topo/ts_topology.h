@@ -1,7 +1,7 @@
 /* The machine as hwloc sees it. Core and node numbers always come from here,
  * never from CPU numbers. */
-#ifndef TS_TOPOLOGY_H
-#define TS_TOPOLOGY_H
+#ifndef TOUCHSTONE_TOPO_TS_TOPOLOGY_H
+#define TOUCHSTONE_TOPO_TS_TOPOLOGY_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -11,7 +11,8 @@
 
 typedef struct ts_topology ts_topology;
 
-/* Loads the topology of this machine (hwloc, whole system, not restricted to our cpuset). */
+/* Loads the topology of this machine (hwloc, whole system, not restricted to our cpuset).
+ * TS_RESOURCE_ERROR when memory runs out, TS_IO_ERROR when hwloc cannot read the machine. */
 int ts_topology_create(ts_topology **out, struct ts_error *err);
 void ts_topology_destroy(ts_topology *topo);
 
@@ -32,7 +33,8 @@ size_t ts_topology_cache_line(const ts_topology *topo, const char **source);
 /* Fills rec (numa nodes, distances, cores, caches, cache line, hwloc version). The arrays
  * are allocated here and released by ts_topology_record_free. Distances come from hwloc,
  * else libnuma; a distance nobody reports is -1 (a node to itself: 10). Caches of one level
- * and type but different sizes (hybrid CPUs) get one row per size. */
+ * and type but different sizes (hybrid CPUs) get one row per size. TS_RESOURCE_ERROR when
+ * memory runs out. */
 int ts_topology_record(const ts_topology *topo, struct ts_topology_rec *rec, struct ts_error *err);
 void ts_topology_record_free(struct ts_topology_rec *rec);
 

@@ -1,6 +1,6 @@
+#include "topology_internal.h"
 #include "ts_thp.h"
 #include "ts_topology.h"
-#include "ts_topology_internal.h"
 
 #include <errno.h>
 #include <numa.h>
@@ -141,7 +141,7 @@ int ts_topology_record(const ts_topology *topo, struct ts_topology_rec *rec, str
     rec->cores = calloc(rec->n_cores > 0 ? (size_t)rec->n_cores : 1, sizeof *rec->cores);
     if (!rec->numa || !rec->distances || !rec->cores || fill_caches(topo, rec) != 0) {
         ts_topology_record_free(rec);
-        return ts_fail_errno(err, TS_BAD_INPUT, ENOMEM, "cannot allocate the topology record");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate the topology record");
     }
     fill_numa(topo, rec);
     fill_distances(topo, rec);

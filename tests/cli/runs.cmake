@@ -3,7 +3,7 @@
 add_executable(h5_doctor h5_doctor.c)
 target_link_libraries(h5_doctor PRIVATE HDF5::HDF5)
 add_executable(read_sweep read_sweep.c)
-target_link_libraries(read_sweep PRIVATE ts_read m)
+target_link_libraries(read_sweep PRIVATE ts_io m)
 
 foreach(name compare report show)
   add_test(NAME cli.${name}

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config_values.h"
+#include "ts_config_values.h"
 #include "ts_config.h"
 
 static int failures;

@@ -1,8 +1,8 @@
 /* The runs the checkpoint harness restores into, and that fuzz_seeds writes checkpoints of:
  * one table, so the seeds are checkpoints the harness's runs accept and the fuzzer starts
  * from files that get past every check. */
-#ifndef CHECKPOINT_CASES_H
-#define CHECKPOINT_CASES_H
+#ifndef TOUCHSTONE_TESTS_FUZZ_CHECKPOINT_CASES_H
+#define TOUCHSTONE_TESTS_FUZZ_CHECKPOINT_CASES_H
 
 #include <stdint.h>
 

@@ -5,7 +5,7 @@
  * loads back to the same values. */
 #include <string.h>
 
-#include "config_values.h"
+#include "ts_config_values.h"
 #include "fuzz_util.h"
 #include "ts_config.h"
 

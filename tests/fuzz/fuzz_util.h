@@ -2,8 +2,8 @@
  * LLVMFuzzerTestOneInput, linked either with libFuzzer (clang, TOUCHSTONE_FUZZ) or with
  * replay_main.c, which runs it over files: the regression cases and seed corpora replay
  * in every build, sanitized or not. */
-#ifndef FUZZ_UTIL_H
-#define FUZZ_UTIL_H
+#ifndef TOUCHSTONE_TESTS_FUZZ_FUZZ_UTIL_H
+#define TOUCHSTONE_TESTS_FUZZ_FUZZ_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>

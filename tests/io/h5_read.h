@@ -1,7 +1,7 @@
 /* Reading a written file back through the plain HDF5 C API, independently of the writer's
  * helpers. Paths are relative to loc ("timings/iteration"); failures count via CHECK. */
-#ifndef H5_READ_H
-#define H5_READ_H
+#ifndef TOUCHSTONE_TESTS_IO_H5_READ_H
+#define TOUCHSTONE_TESTS_IO_H5_READ_H
 
 #include <hdf5.h>
 #include <stddef.h>

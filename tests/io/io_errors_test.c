@@ -126,7 +126,7 @@ static void atomic_fsize(const char *dir)
     struct write_call c = write_quietly(path);
     setrlimit(RLIMIT_FSIZE, &old);
 
-    CHECK(c.status == TS_BAD_INPUT && strstr(c.err.message, path)
+    CHECK(c.status == TS_IO_ERROR && strstr(c.err.message, path)
               && strstr(c.err.message, "File too large"),
           "a write over the size limit gave %d \"%s\"", c.status, c.err.message);
     char got[sizeof before + 8] = "";
@@ -149,7 +149,7 @@ static void bad_record(const char *dir)
     snprintf(path, sizeof path, "%s/run.h5", dir);
     fx.rec.threads = NULL;
     struct write_call c = write_quietly(path);
-    CHECK(c.status == TS_BAD_INPUT && strstr(c.err.message, path)
+    CHECK(c.status == TS_INTERNAL_ERROR && strstr(c.err.message, path)
               && strstr(c.err.message, "thread rows"),
           "3 thread rows without an array gave %d \"%s\"", c.status, c.err.message);
     fx.rec.threads = fx.threads;
@@ -157,13 +157,13 @@ static void bad_record(const char *dir)
     /* A failure inside HDF5 itself: the message names the object being written. */
     snprintf(fx.config[1].name, sizeof fx.config[1].name, "%s", fx.config[0].name);
     c = write_quietly(path);
-    CHECK(c.status == TS_BAD_INPUT && strstr(c.err.message, path)
+    CHECK(c.status == TS_INTERNAL_ERROR && strstr(c.err.message, path)
               && strstr(c.err.message, "attribute /config/run.kernel"),
           "a duplicate config key gave %d \"%s\"", c.status, c.err.message);
 
     fx.rec.topology = NULL;
     c = write_quietly(path);
-    CHECK(c.status == TS_BAD_INPUT && strstr(c.err.message, "topology"),
+    CHECK(c.status == TS_INTERNAL_ERROR && strstr(c.err.message, "topology"),
           "a record without topology gave %d \"%s\"", c.status, c.err.message);
     CHECK(io_dir_entries(dir) == 0, "a refused record left files in %s", dir);
 }

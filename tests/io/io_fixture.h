@@ -1,6 +1,6 @@
 /* Synthetic run records and scratch directories shared by the io tests. */
-#ifndef IO_FIXTURE_H
-#define IO_FIXTURE_H
+#ifndef TOUCHSTONE_TESTS_IO_IO_FIXTURE_H
+#define TOUCHSTONE_TESTS_IO_IO_FIXTURE_H
 
 #include <stddef.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Minimal assertion helpers: every failure says what was expected and where. */
-#ifndef TS_TEST_CHECK_H
-#define TS_TEST_CHECK_H
+#ifndef TOUCHSTONE_TESTS_KERNELS_CHECK_H
+#define TOUCHSTONE_TESTS_KERNELS_CHECK_H
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
+#include "check.h"
 #include "ts_affinity.h"
-#include "ts_check.h"
 
 #include <omp.h>
 #include <sched.h>

@@ -1,7 +1,7 @@
 /* Each context-switch counter tied to its source: a thread that only sleeps switches out
  * voluntarily; a thread that never blocks, sharing its one CPU with a busy thread, is switched
  * out involuntarily every time the other runs. A swapped or misread field fails one of them. */
-#include "ts_check.h"
+#include "check.h"
 #include "ts_counters.h"
 
 #include <pthread.h>

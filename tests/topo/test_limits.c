@@ -1,6 +1,6 @@
-#include "ts_check.h"
+#include "check.h"
+#include "memory_internal.h"
 #include "ts_memory.h"
-#include "ts_memory_internal.h"
 
 #include <errno.h>
 #include <ftw.h>

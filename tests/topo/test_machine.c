@@ -1,7 +1,7 @@
 /* What else the machine did (topo/ts_machine.h): the CPU lists it watches, the /proc/stat
  * and /proc/loadavg it reads (fake files here, so each number is known), and a real interval
  * on this machine. */
-#include "ts_check.h"
+#include "check.h"
 #include "ts_machine.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-#include "ts_check.h"
+#include "check.h"
 #include "ts_memory.h"
 #include "ts_topology.h"
 
@@ -44,7 +44,7 @@ static void map_absurd_size_fails(void)
     struct ts_error err = {0};
     int rc = ts_memory_map(&p, (size_t)1 << 62, 2u << 20, &err);
     printf("error: %s\n", err.message);
-    CHECK(rc == TS_BAD_INPUT && err.status == TS_BAD_INPUT, "mapping 4 EiB returned %d", rc);
+    CHECK(rc == TS_RESOURCE_ERROR && err.status == TS_RESOURCE_ERROR, "mapping 4 EiB returned %d", rc);
     CHECK(p == NULL, "a failed map left a pointer behind");
     /* The kernel says ENOMEM; valgrind's mmap says EINVAL. */
     CHECK(strstr(err.message, "cannot map 4 EiB: ")
@@ -56,7 +56,7 @@ static void map_bad_alignment_fails(void)
 {
     void *p;
     struct ts_error err = {0};
-    CHECK(ts_memory_map(&p, 4096, 3 * ts_memory_page_size(), &err) == TS_BAD_INPUT,
+    CHECK(ts_memory_map(&p, 4096, 3 * ts_memory_page_size(), &err) == TS_INTERNAL_ERROR,
           "an alignment of 3 pages was accepted");
     CHECK(strstr(err.message, "power of two"), "message \"%s\" does not say why", err.message);
 }
@@ -132,7 +132,7 @@ static void advise_unmapped_fails(void)
     int applied = -1;
     int rc = ts_memory_advise_pages(p, bytes, TS_PAGES_HUGE, &applied, &err);
     printf("error: %s\n", err.message);
-    CHECK(rc == TS_BAD_INPUT && applied == 0, "madvise of an unmapped range returned %d, applied %d", rc, applied);
+    CHECK(rc == TS_RESOURCE_ERROR && applied == 0, "madvise of an unmapped range returned %d, applied %d", rc, applied);
     CHECK(strstr(err.message, "init.huge_pages: madvise(MADV_HUGEPAGE) of 2 MiB") && strstr(err.message, strerror(ENOMEM)),
           "message \"%s\" lacks the call, the size or the errno text", err.message);
 }

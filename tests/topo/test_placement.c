@@ -1,7 +1,7 @@
 /* The placement audit's counting, on any machine: the audit compares each page's node with the
  * node of the thread whose chunk holds it, and that node is an input. Claiming a thread ran on
  * a node its pages are not on makes every one of its pages remote, even on one NUMA node. */
-#include "ts_check.h"
+#include "check.h"
 #include "ts_memory.h"
 #include "ts_placement.h"
 

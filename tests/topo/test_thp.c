@@ -1,4 +1,4 @@
-#include "ts_check.h"
+#include "check.h"
 #include "ts_thp.h"
 
 #include <stdint.h>

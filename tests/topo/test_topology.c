@@ -1,4 +1,4 @@
-#include "ts_check.h"
+#include "check.h"
 #include "ts_topology.h"
 
 #include <dirent.h>

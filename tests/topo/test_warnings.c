@@ -1,5 +1,5 @@
+#include "check.h"
 #include "ts_affinity.h"
-#include "ts_check.h"
 
 static struct ts_thread_rec row(int thread, int core, int cpu, int place, const char *place_cpus)
 {

@@ -38,7 +38,7 @@ command -v "$VALGRIND" >/dev/null 2>&1 || {
 [ -x "$TS" ] || { echo "FAILED: no touchstone binary at $TS" >&2; exit 1; }
 
 # Both binding variables set: touchstone applies them without re-executing itself through
-# /proc/self/exe (app/ts_binding.c), so every line of the run is under memcheck without
+# /proc/self/exe (app/binding.c), so every line of the run is under memcheck without
 # --trace-children. The runs below assert it ("(environment)" in the summary).
 export OMP_PLACES=cores OMP_PROC_BIND=close
 # valgrind runs one thread at a time: a libgomp thread spinning at a barrier burns the time

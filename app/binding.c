@@ -1,0 +1,203 @@
+#include "binding.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ts_affinity.h"
+
+/* Set on re-execution; its value carries where each variable came from and the CPU list the
+ * process had before the runtime bound it: "places=config;proc_bind=environment;cpus=0-3". */
+#define MARKER "TOUCHSTONE_BINDING"
+
+/* Set on re-execution next to MARKER: the memfd holding the config text the first pass read,
+ * "fd=5;size=1234;pid=4321". exec keeps the pid, so a marker of another process is stale. */
+#define CONFIG_MARKER "TOUCHSTONE_CONFIG_FD"
+#define CONFIG_MEMFD_NAME "touchstone-config"
+/* Sealed: neither this program nor anything else can change the text once handed over. */
+#define CONFIG_SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+
+/* A memfd (inherited across exec: no MFD_CLOEXEC) holding text, sealed; -1 with errno. */
+static int config_memfd(const char *text)
+{
+    size_t len = strlen(text); /* the loader refuses NUL bytes */
+    int fd = memfd_create(CONFIG_MEMFD_NAME, MFD_ALLOW_SEALING);
+    if (fd < 0)
+        return -1;
+    for (size_t done = 0; done < len;) {
+        ssize_t n = write(fd, text + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int saved = n < 0 ? errno : EIO;
+            close(fd);
+            errno = saved;
+            return -1;
+        }
+        done += (size_t)n;
+    }
+    if (fcntl(fd, F_ADD_SEALS, CONFIG_SEALS) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+int ts_binding_take_config(char **text, size_t *len, struct ts_error *err)
+{
+    *text = NULL;
+    *len = 0;
+    const char *value = getenv(CONFIG_MARKER);
+    if (!value)
+        return TS_OK;
+    char marker[128];
+    snprintf(marker, sizeof marker, "%s", value);
+    unsetenv(CONFIG_MARKER); /* nothing this process starts must see it */
+    int fd = -1;
+    long long size = -1, pid = -1;
+    int fields = sscanf(marker, "fd=%d;size=%lld;pid=%lld", &fd, &size, &pid);
+    char bad[64] = "";
+    if (fields != 3 || pid != (long long)getpid())
+        return TS_OK; /* not set by this process before its exec: nothing was handed over */
+
+    /* The descriptor must be the sealed memfd of that size that the first pass made. */
+    struct stat st;
+    char link[64], target[128];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    target[n > 0 ? n : 0] = '\0';
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (long long)st.st_size != size)
+        snprintf(bad, sizeof bad, "not a file of %lld bytes", size);
+    else if (fcntl(fd, F_GET_SEALS) != CONFIG_SEALS)
+        snprintf(bad, sizeof bad, "not sealed as handed over");
+    else if (strncmp(target, "/memfd:" CONFIG_MEMFD_NAME, strlen("/memfd:" CONFIG_MEMFD_NAME)) != 0)
+        snprintf(bad, sizeof bad, "not the memfd handed over");
+    if (bad[0])
+        return ts_fail(err, TS_BAD_INPUT, "%s=%s: descriptor %d is %s; the re-executed touchstone cannot take the "
+                       "config the first pass read", CONFIG_MARKER, marker, fd, bad);
+    char *buf = malloc((size_t)size + 1);
+    size_t got = 0;
+    while (buf && got < (size_t)size) {
+        ssize_t r = pread(fd, buf + got, (size_t)size - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (!buf || got != (size_t)size) {
+        free(buf);
+        return ts_fail_errno(err, buf ? TS_IO_ERROR : TS_RESOURCE_ERROR, buf ? errno : ENOMEM,
+                             "cannot read the config handed over to the re-executed touchstone (memfd %d)", fd);
+    }
+    buf[got] = '\0';
+    *text = buf;
+    *len = got;
+    return TS_OK;
+}
+
+static void copy(char *dst, size_t len, const char *src)
+{
+    snprintf(dst, len, "%s", src ? src : "");
+}
+
+static void parse_marker(const char *marker, struct ts_binding_choice *choice)
+{
+    const char *p;
+    if ((p = strstr(marker, "places=")) != NULL)
+        copy(choice->places_source, sizeof choice->places_source, strncmp(p + 7, "config", 6) == 0 ? "config" : "environment");
+    if ((p = strstr(marker, "proc_bind=")) != NULL)
+        copy(choice->proc_bind_source, sizeof choice->proc_bind_source,
+             strncmp(p + 10, "config", 6) == 0 ? "config" : "environment");
+    if ((p = strstr(marker, "cpus=")) != NULL)
+        copy(choice->launch_cpus, sizeof choice->launch_cpus, p + 5);
+}
+
+int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding_choice *choice,
+                     struct ts_error *err)
+{
+    memset(choice, 0, sizeof *choice);
+    copy(choice->config_places, sizeof choice->config_places, cfg->places);
+    copy(choice->config_proc_bind, sizeof choice->config_proc_bind, cfg->proc_bind);
+
+    const char *marker = getenv(MARKER);
+    if (marker) {
+        /* Second pass: the variables are in place; learn where they came from. */
+        parse_marker(marker, choice);
+        copy(choice->places, sizeof choice->places, getenv("OMP_PLACES"));
+        copy(choice->proc_bind, sizeof choice->proc_bind, getenv("OMP_PROC_BIND"));
+        unsetenv(MARKER);
+        return TS_OK;
+    }
+
+    const char *env_places = getenv("OMP_PLACES");
+    const char *env_bind = getenv("OMP_PROC_BIND");
+    int places_from_config = env_places == NULL || env_places[0] == '\0';
+    int bind_from_config = env_bind == NULL || env_bind[0] == '\0';
+    copy(choice->places, sizeof choice->places, places_from_config ? cfg->places : env_places);
+    copy(choice->proc_bind, sizeof choice->proc_bind, bind_from_config ? cfg->proc_bind : env_bind);
+    copy(choice->places_source, sizeof choice->places_source, places_from_config ? "config" : "environment");
+    copy(choice->proc_bind_source, sizeof choice->proc_bind_source, bind_from_config ? "config" : "environment");
+
+    /* The mask the process started with, read before the runtime could narrow it. */
+    int launch_known = ts_affinity_launch_cpus(choice->launch_cpus, sizeof choice->launch_cpus) > 0;
+    if (!places_from_config && !bind_from_config) {
+        /* Without that record, the union of the places is the closest to what the process was
+         * given: the runtime already read both and may have narrowed this thread to one place. */
+        const char *source;
+        if (!launch_known)
+            ts_affinity_available_cpus(choice->launch_cpus, sizeof choice->launch_cpus, &source);
+        return TS_OK;
+    }
+
+    /* Nothing bound this process yet when neither variable was set: its mask is the launch mask.
+     * Otherwise the runtime has narrowed this thread to one place, and the re-executed process
+     * would inherit that: widen it back first. */
+    if (env_places == NULL && env_bind == NULL) {
+        cpu_set_t mask;
+        if (!launch_known && sched_getaffinity(0, sizeof mask, &mask) == 0)
+            ts_cpulist_format(&mask, sizeof mask, choice->launch_cpus, sizeof choice->launch_cpus);
+    } else if (launch_known ? ts_affinity_restore_launch_mask() != 0
+                            : ts_affinity_widen_to_places(choice->launch_cpus, sizeof choice->launch_cpus) != 0) {
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "cannot restore the CPU mask (%s) before applying the binding",
+                             choice->launch_cpus);
+    }
+
+    char value[512], config[128];
+    snprintf(value, sizeof value, "places=%s;proc_bind=%s;cpus=%s", choice->places_source,
+             choice->proc_bind_source, choice->launch_cpus);
+    int fd = -1; /* the config text, when one was loaded */
+    if (cfg->text && (fd = config_memfd(cfg->text)) < 0)
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno,
+                             "cannot hand the config over to the re-executed touchstone (memfd_create) to apply "
+                             "OMP_PLACES=%s OMP_PROC_BIND=%s (set them in the environment instead)",
+                             choice->places, choice->proc_bind);
+    snprintf(config, sizeof config, "fd=%d;size=%zu;pid=%lld", fd, cfg->text ? strlen(cfg->text) : 0,
+             (long long)getpid());
+    if (setenv("OMP_PLACES", choice->places, 1) != 0 || setenv("OMP_PROC_BIND", choice->proc_bind, 1) != 0
+        || setenv(MARKER, value, 1) != 0 || (fd >= 0 && setenv(CONFIG_MARKER, config, 1) != 0)) {
+        if (fd >= 0)
+            close(fd);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "cannot set OMP_PLACES/OMP_PROC_BIND");
+    }
+    fflush(NULL);
+    execv("/proc/self/exe", argv);
+    int exec_errno = errno;
+    if (fd >= 0)
+        close(fd);
+    unsetenv(CONFIG_MARKER);
+    return ts_fail_errno(err, TS_RESOURCE_ERROR, exec_errno,
+                         "cannot re-execute /proc/self/exe to apply OMP_PLACES=%s OMP_PROC_BIND=%s "
+                         "(set them in the environment instead)",
+                         choice->places, choice->proc_bind);
+}

@@ -1,0 +1,36 @@
+/* Making openmp.places / openmp.proc_bind effective. The OpenMP runtime reads OMP_PLACES and
+ * OMP_PROC_BIND once, when it is loaded, so a value that the environment does not already
+ * carry is applied by re-executing touchstone once with the variables set. A value set in
+ * the environment wins over the config and is reported as such. */
+#ifndef TOUCHSTONE_APP_BINDING_H
+#define TOUCHSTONE_APP_BINDING_H
+
+#include "ts_config.h"
+#include "ts_error.h"
+
+struct ts_binding_choice {
+    char places[256];
+    char places_source[32];    /* "config" or "environment" */
+    char proc_bind[32];
+    char proc_bind_source[32];
+    char config_places[256];   /* what the config asked for, to report an override */
+    char config_proc_bind[32];
+    char launch_cpus[256];     /* the process's CPU list before OpenMP bound anything; "" if unknown */
+};
+
+/* Decides the effective values; when one must come from the config and this process has not
+ * been re-executed yet, sets the variables and re-executes argv (does not return on success).
+ * The re-executed process gets the config text this one read (cfg->text), not the file again:
+ * a pipe or FIFO reads only once, and a file may change in between. Otherwise fills choice and
+ * returns TS_OK. */
+int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding_choice *choice,
+                     struct ts_error *err);
+
+/* In the re-executed process: the config text the first pass read and handed over (a sealed
+ * memfd whose number travels in TOUCHSTONE_CONFIG_FD). *text is malloc'd, or NULL when there
+ * is none to take (not re-executed). Removes the variable and closes the memfd. Fails
+ * (TS_BAD_INPUT) when the variable names a descriptor that is not the one handed over,
+ * TS_IO_ERROR when it cannot be read, TS_RESOURCE_ERROR when memory runs out. */
+int ts_binding_take_config(char **text, size_t *len, struct ts_error *err);
+
+#endif

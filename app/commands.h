@@ -1,0 +1,54 @@
+/* The commands app/main.c dispatches to, one function each, each in its own <name>_cmd.c:
+ * run and check (a config), topo (the machine), and compare, report, plot and show, which
+ * read run files back (their shared parts are app/readback_*). */
+#ifndef TOUCHSTONE_APP_COMMANDS_H
+#define TOUCHSTONE_APP_COMMANDS_H
+
+#include "binding.h"
+#include "ts_cli.h"
+#include "ts_config.h"
+#include "ts_error.h"
+
+/* `touchstone run`: runs the configured kernel and writes its file. Returns TS_OK for a
+ * verified run, TS_VERIFY_FAILED when the run finished but verification failed (its file is
+ * still written), TS_INTERRUPTED when a signal stopped it (its checkpoint written), and with
+ * err filled an error status when it could not start or could not write: TS_BAD_INPUT for
+ * the config, the environment or the output path, TS_RESOURCE_ERROR for memory, threads and
+ * limits, TS_IO_ERROR for writing its files, TS_INTERNAL_ERROR for a bug. */
+int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli,
+               int argc, char **argv, struct ts_error *err);
+
+/* `touchstone check`: prints the resolved config and the memory it needs (nothing with
+ * --quiet), warns on stderr of keys that have no effect, and with --restart checks that the
+ * checkpoint is a readable HDF5 file. TS_BAD_INPUT (TS_RESOURCE_ERROR for a plan no memory
+ * limit allows) when run would refuse to start for any of these. */
+int ts_check_cmd(const struct ts_config *cfg, const struct ts_cli *cli, struct ts_error *err);
+
+/* `touchstone topo`: the machine as hwloc sees it and where each OpenMP thread runs: under the
+ * OMP_* environment this process started with, or, given a CONFIG, bound exactly as `run
+ * CONFIG` binds its threads (main applies the config's binding with the same re-execution),
+ * with the same binding warnings. Prints the report to stdout. cfg and binding are NULL
+ * without a CONFIG; with one, the config's openmp.threads and the binding ts_binding_apply
+ * chose count as in run. threads > 0 replaces openmp.threads and OMP_NUM_THREADS. Fails
+ * with TS_RESOURCE_ERROR when memory runs out, TS_IO_ERROR when stdout cannot be written. */
+int ts_topo_cmd(enum ts_format format, int threads, const struct ts_config *cfg,
+                const struct ts_binding_choice *binding, struct ts_error *err);
+
+/* `touchstone compare`: the runs side by side, grouped into sides (app/compare_sides.h)
+ * judged against the first side with the spread between runs; disturbed runs flagged. Runs
+ * of different kernels or sizes are refused, naming the fields that differ, unless a->force.
+ * A lone `vs` argument ends a side. */
+int ts_compare_cmd(const struct ts_runs_args *a, struct ts_error *err);
+
+/* `touchstone report`: one row per run, grouped by configuration and sorted by threads:
+ * scaling tables. */
+int ts_report_cmd(const struct ts_runs_args *a, struct ts_error *err);
+
+/* `touchstone plot`: validates the files as compare does, then runs tools/plot.py on them. */
+int ts_plot_cmd(const struct ts_runs_args *a, struct ts_error *err);
+
+/* `touchstone show`: one file's warnings and summary as its run printed them (text), or the
+ * reader's fields, summary lines and warnings (json). */
+int ts_show_cmd(const struct ts_runs_args *a, struct ts_error *err);
+
+#endif

@@ -1,0 +1,42 @@
+/* compare's sides: runs of one configuration repeated, judged against the first side with
+ * the spread between runs, which is what machine noise moves (README, "touchstone compare"). */
+#ifndef TOUCHSTONE_APP_COMPARE_SIDES_H
+#define TOUCHSTONE_APP_COMPARE_SIDES_H
+
+#include <stddef.h>
+
+#include "readback_set.h"
+
+/* A verdict needs this many undisturbed runs on each side: then "every run of one side beat
+ * every run of the other" has a two-sided Mann-Whitney p of at most 2 / C(6, 3) = 0.1. */
+#define TS_SIDE_MIN_RUNS 3
+/* With fewer runs, only a difference beyond this factor, with the runs' middle halves apart
+ * and no disturbed run, is called: no machine noise seen here moved a median that far. */
+#define TS_SIDE_FAR_FACTOR 3.0
+
+struct ts_side {
+    size_t first, n;          /* runs [first, first + n) of the set */
+    size_t n_disturbed;       /* of them, disturbed (ts_run_stats.disturbed > 0) */
+    size_t n_usable;          /* of them, undisturbed with timed iterations: what a verdict counts */
+    double median;            /* median of the runs' median times per iteration, s; NaN when no run
+                               * has a timed iteration (stopped during the warm-up) */
+    double low, high;         /* the smallest and the largest of those medians: the spread between runs */
+    double speedup;           /* side 1's median / this side's */
+    double p_value;           /* two-sided Mann-Whitney p when every run of one side beat every run of
+                               * the other (2 / C(n1 + n, n)), NaN otherwise */
+    const char *verdict;      /* "reference", "faster", "slower", "within noise", "cannot separate" */
+    char why[600];            /* the verdict's reason in words, with the numbers */
+    char differs[600];        /* what sets its configuration apart from side 1's, "" for side 1 */
+};
+
+/* Splits the runs of set into sides: a side is a stretch of consecutive runs with the same
+ * configuration (kernel, size, threads, OMP_PLACES, OMP_PROC_BIND, init mode, policy,
+ * variant, huge pages, host); split_before[i] != 0 (a `vs` on the command line) starts a new
+ * side at run i as well. Then judges every side against the first. Returns the number of
+ * sides, stored in *sides (malloc'd), or -1 when memory ran out. */
+long ts_sides_make(const struct ts_run_set *set, const unsigned char *split_before, struct ts_side **sides);
+
+/* The side of run i. */
+size_t ts_side_of(const struct ts_side *sides, size_t n_sides, size_t run);
+
+#endif

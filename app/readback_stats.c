@@ -1,0 +1,85 @@
+#include "readback_stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Linear interpolation between order statistics (numpy's default), on sorted values. */
+static double quantile(const double *sorted, size_t n, double q)
+{
+    double pos = q * (double)(n - 1);
+    size_t i = (size_t)pos;
+    if (i + 1 >= n)
+        return sorted[n - 1];
+    return sorted[i] + (pos - (double)i) * (sorted[i + 1] - sorted[i]);
+}
+
+static double imbalance(const struct ts_run_summary *s, double *column, double *ratios)
+{
+    size_t threads = (size_t)s->n_threads, iters = (size_t)s->n_iterations, used = 0;
+    for (size_t i = 0; i < iters; i++) {
+        size_t measured = 0;
+        for (size_t t = 0; t < threads; t++)
+            measured += !isnan(column[t] = s->thread_iteration[t * iters + i]);
+        if (measured < threads) /* NaN: not measured (before a restart on another thread count) */
+            continue;
+        qsort(column, threads, sizeof *column, by_value);
+        double median = quantile(column, threads, 0.5);
+        if (median > 0)
+            ratios[used++] = column[threads - 1] / median;
+    }
+    if (used == 0)
+        return NAN;
+    qsort(ratios, used, sizeof *ratios, by_value);
+    return quantile(ratios, used, 0.5);
+}
+
+static void disturbance(const struct ts_run_summary *s, struct ts_run_stats *out)
+{
+    const struct ts_machine_rec *m = s->has_machine ? &s->machine : NULL;
+    const struct ts_disturb_facts f = {
+        .n_threads = s->n_threads, .kernel_time = s->kernel_time, .involuntary = s->involuntary,
+        .n_cpus = m ? m->n_cpus : NAN, .online_cpus = m ? m->online_cpus : NAN, .elapsed = m ? m->elapsed : NAN,
+        .others_cpu = m ? m->others_cpu : NAN, .steal = m ? m->steal : NAN, .clock_tick = m ? m->clock_tick : NAN,
+        .load_start = m ? m->load_start : NAN, .load_end = m ? m->load_end : NAN,
+    };
+    out->disturbed = ts_disturbed(&f, out->disturbed_why, sizeof out->disturbed_why);
+    ts_disturb_numbers(&f, &out->numbers);
+}
+
+const char *ts_disturbed_text(int disturbed)
+{
+    return disturbed > 0 ? "yes" : disturbed == 0 ? "no" : "not known";
+}
+
+int ts_run_stats_of(const struct ts_run_summary *s, struct ts_run_stats *out)
+{
+    disturbance(s, out);
+    size_t iters = (size_t)s->n_iterations;
+    if (iters == 0) { /* stopped during the warm-up: nothing timed to describe */
+        out->q1 = out->q3 = out->imbalance = NAN;
+        return 0;
+    }
+    double *sorted = malloc(iters * sizeof *sorted);
+    double *column = malloc((size_t)s->n_threads * sizeof *column);
+    double *ratios = malloc(iters * sizeof *ratios);
+    int st = sorted && column && ratios ? 0 : -1;
+    if (st == 0) {
+        memcpy(sorted, s->iteration, iters * sizeof *sorted);
+        qsort(sorted, iters, sizeof *sorted, by_value);
+        out->q1 = quantile(sorted, iters, 0.25);
+        out->q3 = quantile(sorted, iters, 0.75);
+        out->imbalance = imbalance(s, column, ratios);
+    }
+    free(sorted);
+    free(column);
+    free(ratios);
+    return st;
+}
+

@@ -1,0 +1,321 @@
+#include "commands.h"
+
+#include <math.h>
+#include <signal.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binding_warnings.h"
+#include "run_checkpoint.h"
+#include "run_exec.h"
+#include "run_plan.h"
+#include "run_record.h"
+#include "startup.h"
+#include "ts_affinity.h"
+#include "ts_config_values.h"
+#include "ts_h5_write.h"
+#include "ts_run_read.h"
+#include "ts_summary.h"
+#include "ts_thp.h"
+#include "ts_topology.h"
+#include "ts_units.h"
+
+/* STREAM's checktick: the smallest step the wall clock actually takes. */
+static double measured_timer_resolution(void)
+{
+    double best = 1.0;
+    for (int i = 0; i < 20; i++) {
+        double t0 = omp_get_wtime(), t1;
+        while ((t1 = omp_get_wtime()) == t0)
+            ;
+        if (t1 - t0 < best)
+            best = t1 - t0;
+    }
+    return best;
+}
+
+/* Seconds before a run starts showing progress: TOUCHSTONE_PROGRESS_DELAY, else 2. */
+static double progress_delay(void)
+{
+    const char *text = getenv("TOUCHSTONE_PROGRESS_DELAY");
+    char *end;
+    double delay = text ? strtod(text, &end) : 2.0;
+    return text && (end == text || *end != '\0' || !(delay >= 0.0)) ? 2.0 : delay;
+}
+
+static void warn(struct ts_run_record *rr, const char *text)
+{
+    fprintf(stderr, "touchstone: warning: %s\n", text);
+    ts_run_record_warn(rr, text);
+}
+
+/* A working set that fits in the last-level caches the threads' cores use measures those
+ * caches, not memory: said in the summary's bandwidth line and warned about. */
+static void cache_warning(struct ts_run_record *rr, const struct ts_run_exec *ex)
+{
+    int *cpus = malloc((size_t)ex->in.n_threads * sizeof *cpus);
+    struct ts_llc llc = {0};
+    if (cpus) {
+        for (int t = 0; t < ex->in.n_threads; t++)
+            cpus[t] = ex->out.threads[t].cpu_start;
+        ts_affinity_llc(ex->in.topo, cpus, ex->in.n_threads, &llc);
+    }
+    free(cpus);
+    rr->results.working_set_bytes = (int64_t)ex->in.rp->array_bytes * ex->in.rp->plan.n_arrays;
+    rr->results.llc_bytes = llc.bytes;
+    if (llc.bytes <= 0 || rr->results.working_set_bytes > llc.bytes)
+        return;
+    char arrays[32], cache[32], reported[32], per_core[32], note[128] = "", text[512];
+    ts_bytes_text((uint64_t)rr->results.working_set_bytes, arrays, sizeof arrays);
+    ts_bytes_text((uint64_t)llc.bytes, cache, sizeof cache);
+    if (llc.reported_bytes > llc.bytes) {
+        ts_bytes_text((uint64_t)llc.reported_bytes, reported, sizeof reported);
+        ts_bytes_text((uint64_t)TS_LLC_MAX_BYTES_PER_CORE, per_core, sizeof per_core);
+        snprintf(note, sizeof note, "; hwloc reports %s, at most %s a core is counted", reported, per_core);
+    }
+    snprintf(text, sizeof text,
+             "the arrays (%s) fit in the %s of L%d cache above the threads' CPUs (%d cache%s over %d core%s%s): the "
+             "bandwidth is the caches', not memory's; for memory bandwidth make the problem several times larger",
+             arrays, cache, llc.level, llc.instances, llc.instances == 1 ? "" : "s", llc.cores,
+             llc.cores == 1 ? "" : "s", note);
+    warn(rr, text);
+}
+
+/* Binding and timing problems a user must not miss: printed, and kept in the file. */
+static void collect_warnings(struct ts_run_record *rr, const struct ts_run_exec *ex,
+                             const struct ts_binding_choice *binding, double tick)
+{
+    char text[1024];
+    /* The same binding warnings as topo's (binding_warnings.c). */
+    struct ts_binding_observed seen = {.threads = ex->out.threads, .n_threads = ex->in.n_threads,
+                                       .init_node = ex->out.init_node};
+    int64_t *migrations = malloc((size_t)ex->in.n_threads * sizeof *migrations);
+    if (migrations) {
+        for (int t = 0; t < ex->in.n_threads; t++)
+            migrations[t] = ex->out.kernel_counters[t].migrations;
+        seen.migrations = migrations;
+    }
+    char lines[16][512];
+    int n = ts_binding_warnings(binding, ex->in.topo, &seen, lines, 16);
+    for (int i = 0; i < n; i++)
+        warn(rr, lines[i]);
+    free(migrations);
+    cache_warning(rr, ex);
+
+    if (ex->own.huge_refused)
+        warn(rr, "init.huge_pages = true, but the kernel refused MADV_HUGEPAGE (EINVAL: no transparent huge pages): "
+                 "the arrays have base pages");
+
+    double fastest = rr->results.time_min;
+    if (fastest < 20.0 * tick) {
+        snprintf(text, sizeof text,
+                 "the fastest iteration took %.3g s, under 20 ticks of the %.3g s timer: its times are not to be "
+                 "trusted; increase the problem size",
+                 fastest, tick);
+        warn(rr, text);
+    }
+}
+
+/* Config keys this run never read: the user meant something that did not happen. */
+static void warn_unused_keys(struct ts_run_record *rr, const struct ts_config *cfg)
+{
+    char lines[TS_CONFIG_MAX_KEYS][TS_CONFIG_NOTE_LEN];
+    size_t n = ts_config_unused_keys(cfg, lines, TS_CONFIG_MAX_KEYS);
+    for (size_t i = 0; i < n && i < TS_CONFIG_MAX_KEYS; i++)
+        warn(rr, lines[i]);
+}
+
+/* SIGTERM (Slurm at the time limit), SIGUSR1 (sbatch --signal) and SIGINT ask the run to finish
+ * its iteration and checkpoint; the handler only records which. SA_RESETHAND: a second one
+ * kills at once, for a user who really means it. They have been blocked since main began
+ * (app/startup.c), across the binding's re-execution too: one that came meanwhile is pending,
+ * and arrives as soon as the handlers are in place. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int signo)
+{
+    stop_signal = signo;
+}
+
+static void install_stop_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART | SA_RESETHAND;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    ts_startup_unblock_stop_signals();
+}
+
+static enum ts_mem_policy policy_of(const struct ts_config *cfg, int *node)
+{
+    char kind[16], why[128];
+    ts_policy_parse(cfg->policy, kind, sizeof kind, node, why, sizeof why);
+    return strcmp(kind, "interleave") == 0 ? TS_POLICY_INTERLEAVE
+         : strcmp(kind, "bind") == 0       ? TS_POLICY_BIND
+         : strcmp(kind, "preferred") == 0  ? TS_POLICY_PREFERRED
+                                           : TS_POLICY_FIRSTTOUCH;
+}
+
+static void exec_from_config(struct ts_run_exec *ex, const struct ts_config *cfg, const struct ts_cli *cli)
+{
+    char thp[32];
+    omp_set_dynamic(0);
+    if (cfg->threads > 0)
+        omp_set_num_threads((int)cfg->threads);
+    ex->in.n_threads = omp_get_max_threads();
+    ex->in.serial_init = strcmp(cfg->init_mode, "serial") == 0;
+    ex->in.warmup = cfg->warmup;
+    ex->in.iterations = cfg->iterations;
+    ex->in.show_progress = !cli->quiet;
+    ex->in.progress_delay = progress_delay();
+    ex->in.policy = policy_of(cfg, &ex->in.policy_node);
+    ex->in.audit = cfg->placement_audit;
+    ex->in.audit_at_end = cfg->placement_at_end;
+    ex->in.sample_stride = cfg->sample_stride;
+    ts_thp_mode(TS_THP_ENABLED, thp, sizeof thp);
+    ex->in.thp_always = strcmp(thp, "always") == 0;
+    ex->in.thp_madvise = strcmp(thp, "madvise") == 0;
+    ex->in.huge_pages = cfg->huge_pages;
+    ex->in.stop_signal = &stop_signal;
+    ex->in.checkpoint_every = cfg->checkpoint_every;
+}
+
+/* The verification record of a run a signal stopped: not verified, and how to go on. */
+static void not_verified(struct ts_verification *ver, const struct ts_run_exec *ex, const char *checkpoint)
+{
+    memset(ver, 0, sizeof *ver);
+    ver->expected = ver->observed = ver->error = ver->tolerance = NAN;
+    snprintf(ver->method, sizeof ver->method,
+             "not verified: %s stopped the run after %lld of %lld iterations; touchstone run CONFIG --restart %.150s "
+             "continues it",
+             strsignal(stop_signal), (long long)ex->out.steps_done, (long long)(ex->in.warmup + ex->in.iterations),
+             checkpoint);
+}
+
+int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli,
+               int argc, char **argv, struct ts_error *err)
+{
+    install_stop_handlers();
+    double started = omp_get_wtime();
+    struct ts_run_record rr;
+    ts_run_record_start(&rr);
+
+    struct ts_run_plan rp;
+    static struct ts_run_output out; /* 20 KiB of names: off the stack */
+    int status = ts_run_plan_make(cfg, &rp, err);
+    if (status == TS_OK)
+        status = ts_run_plan_check_memory(&rp, err);
+    if (status == TS_OK)
+        status = ts_output_prepare(cfg, cli->restart_path, &out, err);
+    if (status != TS_OK)
+        return status;
+    if (!cli->quiet)
+        ts_output_note(&out, stderr);
+
+    ts_topology *topo = NULL;
+    status = ts_topology_create(&topo, err);
+    if (status != TS_OK)
+        return status;
+
+    struct ts_run_checkpoint checkpoint = {.cfg = cfg, .out = &out};
+    snprintf(checkpoint.path, sizeof checkpoint.path, "%s", out.checkpoint);
+    struct ts_run_exec ex = {.in = {.rp = &rp, .topo = topo, .checkpoint = ts_run_checkpoint_save,
+                                    .checkpoint_ctx = &checkpoint}};
+    exec_from_config(&ex, cfg, cli);
+
+    struct ts_verification ver = {0};
+    status = ts_startup_stack_for_threads(ex.in.n_threads, err);
+    if (status == TS_OK)
+        status = ts_run_exec_prepare(&ex, err);
+    if (status == TS_OK)
+        status = ts_run_exec_init(&ex, err);
+    if (status == TS_OK && cli->restart_path)
+        status = ts_run_checkpoint_restore(&ex, cfg, cli->restart_path, err);
+    int64_t restored_steps = ex.in.first_step;
+    if (status == TS_OK)
+        status = ts_run_exec_compute(&ex, err);
+    if (status == TS_OK && ex.out.stopped) {
+        int saved = ts_run_checkpoint_save(&ex, &checkpoint);
+        if (saved != TS_OK)
+            status = ts_fail(err, saved, "%s stopped the run, but its checkpoint could not be written: %s",
+                             strsignal(stop_signal), checkpoint.err.message);
+        else
+            not_verified(&ver, &ex, checkpoint.path);
+    } else if (status == TS_OK) {
+        double t0 = omp_get_wtime();
+        rp.kernel->verify(&rp.problem, ex.own.arrays, ex.out.steps_done, ex.out.global, &ver);
+        rr.timings.verify = omp_get_wtime() - t0;
+    }
+    if (status == TS_OK)
+        status = ts_run_record_fill(&rr, cfg, binding, &ex, &ver, cfg->write_field, argc, argv, err);
+    if (status == TS_OK) {
+        ts_run_record_job(&rr, binding, cli->restart_path, restored_steps);
+        status = ts_topology_record(topo, &rr.topology, err);
+    }
+    if (status == TS_OK) {
+        double tick = measured_timer_resolution();
+        rr.timings.timer_resolution = tick;
+        collect_warnings(&rr, &ex, binding, tick);
+        warn_unused_keys(&rr, cfg);
+        if (ex.out.checkpoint_failures) {
+            char text[4800];
+            snprintf(text, sizeof text, "%d periodic checkpoint%s could not be written (last: %s)",
+                     ex.out.checkpoint_failures, ex.out.checkpoint_failures == 1 ? "" : "s", checkpoint.err.message);
+            warn(&rr, text);
+        }
+        char moved[8500] = "", late[8500];
+        ts_output_recheck(&out);
+        if (ts_output_moved(&out, moved, sizeof moved))
+            warn(&rr, moved);
+        rr.timings.total = omp_get_wtime() - started;
+        /* The summary is rendered before the write: the file keeps what the screen shows. */
+        char shown[8500];
+        ts_output_shown(&out, shown, sizeof shown);
+        status = ts_run_record_summary(&rr, shown, err);
+        if (status == TS_OK) {
+            struct ts_place place = ts_output_results_place(&out);
+            status = ts_record_write_placed(&rr.rec, &place, err);
+        }
+        /* Taken between the look and the write: too late for the file's /warnings and summary;
+         * the screen shows the name the file got. */
+        if (status == TS_OK && ts_output_moved(&out, late, sizeof late) && strcmp(late, moved) != 0) {
+            fprintf(stderr, "touchstone: warning: %s\n", late);
+            ts_output_shown(&out, shown, sizeof shown);
+            status = ts_run_record_summary(&rr, shown, err);
+        }
+        if (status != TS_OK && ex.out.stopped) /* the checkpoint is what counts: say that it is there */
+            ts_error_prefix(err, "%s: checkpoint %s written (continue with touchstone run %s --restart %s), but ",
+                            strsignal(stop_signal), checkpoint.path, cfg->path, checkpoint.path);
+    }
+    if (status == TS_OK) {
+        if (!cli->quiet)
+            ts_run_record_print_summary(&rr, stdout);
+        if (ex.out.stopped) {
+            fprintf(stderr, "touchstone: %s: stopped after %lld of %lld iterations; checkpoint %s; continue with "
+                            "touchstone run %s --restart %s\n",
+                    strsignal(stop_signal), (long long)ex.out.steps_done, (long long)(ex.in.warmup + ex.in.iterations),
+                    checkpoint.path, cfg->path, checkpoint.path);
+            status = TS_INTERRUPTED;
+        } else if (!ver.passed) {
+            fprintf(stderr, "touchstone: error: verification failed: %s\n", ver.method);
+            fprintf(stderr, "touchstone: error: error %.6g > tolerance %.6g (%lld of %lld values outside)\n",
+                    ver.error, ver.tolerance, (long long)ver.failures, (long long)ver.checked);
+            status = TS_VERIFY_FAILED;
+        }
+        /* A finished run's checkpoint is stale: a requeued job must not continue it. */
+        if (!ex.out.stopped)
+            ts_run_checkpoint_discard(&checkpoint);
+    }
+
+    ts_topology_record_free(&rr.topology);
+    ts_run_record_release(&rr);
+    ts_run_exec_release(&ex);
+    ts_topology_destroy(topo);
+    return status;
+}

@@ -1,0 +1,227 @@
+#include "ts_cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ts_config_values.h"
+
+static const char usage[] =
+    "usage: touchstone run CONFIG [--serial-init] [--threads N] [--set section.key=value ...]\n"
+    "                         [-o FILE] [--overwrite] [--restart CHECKPOINT] [--quiet]\n"
+    "       touchstone check CONFIG [the options of run]\n"
+    "       touchstone topo [CONFIG] [--set section.key=value ...] [--threads N] [--format text|json]\n"
+    "       touchstone compare A1.h5 [A2.h5 ...] [vs] B1.h5 [B2.h5 ...] [--format text|csv|json|markdown] [--force]\n"
+    "       touchstone report FILE... | DIR [--format text|csv|json|markdown]\n"
+    "       touchstone plot FILE... | DIR -o OUT.png|svg|pdf|jpg [--kind scaling|init|timeline] [--size WxH]\n"
+    "       touchstone show FILE.h5 [--format text|json]\n"
+    "       touchstone --help | --version\n"
+    "\n"
+    "  run     run the configured kernel, verify it, write one HDF5 file\n"
+    "  check   validate CONFIG and the options as run would, print the resolved configuration\n"
+    "          and the memory it needs (--restart: the checkpoint must be readable)\n"
+    "  topo    print the machine (NUMA nodes, distances, cores, caches) and where each OpenMP\n"
+    "          thread runs under the current OMP_* environment, or as `run CONFIG` will bind them\n"
+    "  compare runs side by side in sides (consecutive runs of one configuration, or split by vs),\n"
+    "          each side against the first: times, bandwidth, placement, imbalance, disturbed runs,\n"
+    "          and a verdict from the spread between runs: 3+ runs per side (--force: even of\n"
+    "          different problems)\n"
+    "  report  one row per run, grouped by configuration, by threads: speed-up, efficiency\n"
+    "  plot    scaling curves, init and page placement, or per-thread times as PNG, SVG, PDF or JPEG\n"
+    "  show    a run file's warnings and summary again, as the run printed them (for a ticket)\n"
+    "\n"
+    "  --serial-init      first-touch every array from one thread (same as --set init.mode=serial)\n"
+    "  --threads N        OpenMP threads (run, check: --set openmp.threads=N; topo: instead of\n"
+    "                     openmp.threads and OMP_NUM_THREADS)\n"
+    "  --set S.K=V        override config key K of section S (repeatable)\n"
+    "  -o, --output FILE  output file (same as --set output.file=FILE; %k %i %j %t %h %p expand)\n"
+    "  --overwrite        replace an existing output file (same as --set output.overwrite=true)\n"
+    "  --restart CKPT     continue the run a signal stopped, from its checkpoint\n"
+    "  -q, --quiet        print only warnings and errors\n"
+    "  --format F         topo, show: text (default) or json; compare, report: also csv, markdown\n"
+    "\n"
+    "exit status: 0 verified run, 1 run finished but verification failed,\n"
+    "             2 bad usage, bad config, or a run that could not start,\n"
+    "             3 stopped by SIGTERM/SIGUSR1/SIGINT: checkpoint written, restart with --restart\n";
+
+const char *ts_cli_usage(void)
+{
+    return usage;
+}
+
+/* An override: --set's argument itself (key NULL), or key=value for the option that stands
+ * for it, remembered as typed for messages. */
+static int add_override(struct ts_cli *cli, const char *option, const char *key, const char *value,
+                        struct ts_error *err)
+{
+    if (cli->n_overrides >= TS_CONFIG_MAX_SETS)
+        return ts_fail(err, TS_BAD_INPUT, "too many overrides (at most %d --set, --threads, -o, --overwrite, --serial-init)",
+                       TS_CONFIG_MAX_SETS);
+    int i = cli->n_overrides++;
+    if (key) {
+        int n = snprintf(cli->shorthand[i], sizeof cli->shorthand[i], "%s=%s", key, value);
+        if (n < 0 || (size_t)n >= sizeof cli->shorthand[i])
+            return ts_fail(err, TS_BAD_INPUT, "%s %.64s...: longer than %zu characters", option, value,
+                           sizeof cli->shorthand[i] - strlen(key) - 2);
+        cli->overrides[i] = cli->shorthand[i];
+        cli->override_options[i] = option;
+    } else {
+        cli->overrides[i] = value;
+    }
+    return TS_OK;
+}
+
+/* openmp.threads allows up to 4096 too; 0 is refused because a report of no threads says
+ * nothing (leave --threads out for the runtime's choice). */
+enum { TOPO_MAX_THREADS = 4096 };
+
+static int topo_threads(struct ts_cli *cli, const char *value, struct ts_error *err)
+{
+    int64_t n = 0;
+    const char *problem = ts_parse_int(value, &n);
+    if (!problem && (n < 1 || n > TOPO_MAX_THREADS))
+        problem = "out of range";
+    if (problem)
+        return ts_fail(err, TS_BAD_INPUT, "topo: --threads %s: %s, must be 1..%d", value, problem, TOPO_MAX_THREADS);
+    cli->threads = (int)n;
+    return TS_OK;
+}
+
+static int topo_format(struct ts_cli *cli, const char *value, struct ts_error *err)
+{
+    if (strcmp(value, "text") == 0)
+        cli->format = TS_FORMAT_TEXT;
+    else if (strcmp(value, "json") == 0)
+        cli->format = TS_FORMAT_JSON;
+    else
+        return ts_fail(err, TS_BAD_INPUT, "topo: unknown --format '%s' (formats: text, json)", value);
+    return TS_OK;
+}
+
+int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err)
+{
+    memset(cli, 0, sizeof *cli);
+    if (argc < 2)
+        return ts_fail(err, TS_BAD_INPUT, "no command given\n%s", usage);
+
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        cli->command = TS_CMD_HELP;
+        return TS_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        cli->command = TS_CMD_VERSION;
+        return TS_OK;
+    }
+    if (strcmp(cmd, "run") == 0)
+        cli->command = TS_CMD_RUN;
+    else if (strcmp(cmd, "check") == 0)
+        cli->command = TS_CMD_CHECK;
+    else if (strcmp(cmd, "topo") == 0)
+        cli->command = TS_CMD_TOPO;
+    else if (strcmp(cmd, "compare") == 0 || strcmp(cmd, "report") == 0 || strcmp(cmd, "plot") == 0
+             || strcmp(cmd, "show") == 0) {
+        cli->command = cmd[0] == 'c' ? TS_CMD_COMPARE : cmd[0] == 'r' ? TS_CMD_REPORT
+                     : cmd[0] == 'p' ? TS_CMD_PLOT : TS_CMD_SHOW;
+        int status = ts_runs_parse(&cli->runs, cmd, argc, argv, err);
+        if (status == TS_OK && cli->runs.help)
+            cli->command = TS_CMD_HELP;
+        return status;
+    } else
+        return ts_fail(err, TS_BAD_INPUT, "unknown command '%s' (commands: run, check, topo, compare, report, plot, show; see touchstone --help)",
+                       cmd);
+
+    enum { OPT_SERIAL_INIT = 256, OPT_THREADS, OPT_SET, OPT_FORMAT, OPT_RESTART, OPT_OVERWRITE };
+    static const struct option run_options[] = {
+        {"serial-init", no_argument, NULL, OPT_SERIAL_INIT},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"set", required_argument, NULL, OPT_SET},
+        {"output", required_argument, NULL, 'o'},
+        {"overwrite", no_argument, NULL, OPT_OVERWRITE},
+        {"restart", required_argument, NULL, OPT_RESTART},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    static const struct option topo_options[] = {
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"set", required_argument, NULL, OPT_SET},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    /* check takes every option of run, with the same meaning, so that the command line about to
+     * be submitted can be checked as it is. */
+    const struct option *options = cli->command == TS_CMD_TOPO ? topo_options : run_options;
+    /* GNU getopt permutes argv, so options may come before or after CONFIG. */
+    const char *short_options = cli->command == TS_CMD_TOPO ? ":h" : ":o:qh";
+
+    /* getopt would print its own messages; errors are reported through err instead. */
+    opterr = 0;
+    /* getopt sees the arguments after the command, with the command as its argv[0]. optind = 0
+     * starts glibc's getopt afresh: a parse that stopped inside "-qx" leaves state behind that
+     * optind = 2 would not clear (tests/fuzz/regressions/cli). */
+    argc--;
+    argv++;
+    optind = 0;
+    int c, long_index = -1;
+    while ((c = getopt_long(argc, argv, short_options, options, &long_index)) != -1) {
+        int status = TS_OK;
+        switch (c) {
+        case OPT_SERIAL_INIT:
+            status = add_override(cli, "--serial-init", "init.mode", "serial", err);
+            break;
+        case OPT_THREADS:
+            status = cli->command == TS_CMD_TOPO ? topo_threads(cli, optarg, err)
+                                                 : add_override(cli, "--threads", "openmp.threads", optarg, err);
+            break;
+        case OPT_FORMAT:
+            status = topo_format(cli, optarg, err);
+            break;
+        case OPT_SET:
+            status = add_override(cli, "--set", NULL, optarg, err);
+            break;
+        case 'o':
+            status = add_override(cli, long_index >= 0 ? "--output" : "-o", "output.file", optarg, err);
+            break;
+        case OPT_OVERWRITE:
+            status = add_override(cli, "--overwrite", "output.overwrite", "true", err);
+            break;
+        case OPT_RESTART:
+            cli->restart_path = optarg;
+            break;
+        case 'q':
+            cli->quiet = 1;
+            break;
+        case 'h':
+            cli->command = TS_CMD_HELP;
+            return TS_OK;
+        case ':':
+            return ts_fail(err, TS_BAD_INPUT, "%s: option '%s' needs a value", cmd, argv[optind - 1]);
+        default:
+            return ts_fail(err, TS_BAD_INPUT, "%s: unknown option '%s' (see touchstone --help)", cmd,
+                           argv[optind - 1]);
+        }
+        if (status != TS_OK)
+            return status;
+        long_index = -1;
+    }
+
+    if (cli->command == TS_CMD_TOPO) {
+        /* CONFIG is optional: without one, topo reports the environment as it is. */
+        if (optind < argc)
+            cli->config_path = argv[optind++];
+        if (optind < argc)
+            return ts_fail(err, TS_BAD_INPUT, "topo: unexpected argument '%s' (one CONFIG file at most)", argv[optind]);
+        if (!cli->config_path && cli->n_overrides > 0)
+            return ts_fail(err, TS_BAD_INPUT, "topo: --set %s needs a CONFIG to apply it to", cli->overrides[0]);
+        return TS_OK;
+    }
+    if (optind >= argc)
+        return ts_fail(err, TS_BAD_INPUT, "%s: missing CONFIG file argument (see touchstone --help)", cmd);
+    cli->config_path = argv[optind++];
+    if (optind < argc)
+        return ts_fail(err, TS_BAD_INPUT, "%s: unexpected argument '%s' (one CONFIG file only)", cmd,
+                       argv[optind]);
+    return TS_OK;
+}

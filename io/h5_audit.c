@@ -1,0 +1,97 @@
+/* The parts that say where pages and threads really were: /placement (and /placement/end)
+ * and /counters. */
+#include "h5_parts.h"
+
+static int write_placement(struct h5w *w, hid_t g, const struct ts_placement_rec *p)
+{
+    const struct h5w_str_attr strs[] = {
+        { "measured_after", p->measured_after },
+        { "policy", p->policy },
+        { "madvise", p->madvise },
+    };
+    const struct h5w_num_attr nums[] = {
+        { "sample_stride", H5T_NATIVE_INT64, &p->sample_stride },
+        { "page_size", H5T_NATIVE_INT64, &p->page_size },
+        { "granule_bytes", H5T_NATIVE_INT64, &p->granule_bytes },
+        { "requested_page_size", H5T_NATIVE_INT64, &p->requested_page_size },
+    };
+    const struct h5w_value scalars[] = {
+        { "local_fraction", p->local_fraction, "1", 0 },
+        { "time", p->time, "s", 0 },
+    };
+    const hsize_t threads = (hsize_t)p->n_threads, nodes = (hsize_t)p->n_nodes, arrays = (hsize_t)p->n_arrays;
+    return h5w_attr_strs(w, g, strs, H5W_COUNT(strs))
+        || h5w_attr_nums(w, g, nums, H5W_COUNT(nums))
+        || h5w_scalars(w, g, scalars, H5W_COUNT(scalars))
+        || h5w_vector(w, g, "node_ids", H5T_NATIVE_INT32, p->n_nodes, p->node_ids, "1")
+        || h5w_vector(w, g, "thread_node", H5T_NATIVE_INT32, p->n_threads, p->thread_node, "1")
+        || h5w_vector(w, g, "thread_pages", H5T_NATIVE_INT64, p->n_threads, p->thread_pages, "pages")
+        || h5w_vector(w, g, "thread_local_pages", H5T_NATIVE_INT64, p->n_threads, p->thread_local_pages, "pages")
+        || h5w_vector(w, g, "thread_local_fraction", H5T_NATIVE_DOUBLE, p->n_threads,
+                      p->thread_local_fraction, "1")
+        || h5w_dataset(w, g, &(struct h5w_ds){ .name = "thread_node_pages", .type = H5T_NATIVE_INT64, .rank = 2,
+                                               .dims = { threads, nodes }, .data = p->thread_node_pages,
+                                               .units = "pages", .dims_label = "thread, node" })
+        || h5w_dataset(w, g, &(struct h5w_ds){ .name = "array_node_pages", .type = H5T_NATIVE_INT64, .rank = 2,
+                                               .dims = { arrays, nodes }, .data = p->array_node_pages,
+                                               .units = "pages", .dims_label = "array, node" })
+        || h5w_vector(w, g, "array_absent_pages", H5T_NATIVE_INT64, p->n_arrays, p->array_absent_pages, "pages")
+        || h5w_vector(w, g, "array_error_pages", H5T_NATIVE_INT64, p->n_arrays, p->array_error_pages, "pages");
+}
+
+int h5w_write_placement(struct h5w *w, hid_t g, const struct ts_record *rec)
+{
+    if (write_placement(w, g, rec->placement))
+        return w->err->status;
+    if (!rec->placement_end)
+        return TS_OK;
+    hid_t end = h5w_group(w, g, "end");
+    if (end < 0)
+        return w->err->status;
+    int failed = write_placement(w, end, rec->placement_end);
+    H5Gclose(end);
+    return failed ? w->err->status : TS_OK;
+}
+
+/* /counters/machine: what else the machine did during the iterations (README, "/counters"). */
+static int write_machine(struct h5w *w, hid_t counters, const struct ts_machine_rec *m)
+{
+    const struct h5w_value values[] = {
+        { "elapsed", m->elapsed, "s", 0 },
+        { "own_cpu", m->own_cpu, "s", 0 },
+        { "busy", m->busy, "s", 0 },
+        { "others_cpu", m->others_cpu, "s", 0 },
+        { "steal", m->steal, "s", 0 },
+        { "clock_tick", m->clock_tick, "s", 0 },
+        { "load_start", m->load_start, "1", 0 },
+        { "load_end", m->load_end, "1", 0 },
+    };
+    const struct h5w_num_attr nums[] = {
+        { "n_cpus", H5T_NATIVE_INT32, &m->n_cpus },
+        { "online_cpus", H5T_NATIVE_INT32, &m->online_cpus },
+    };
+    hid_t g = h5w_group(w, counters, "machine");
+    if (g < 0)
+        return w->err->status;
+    int failed = h5w_attr_str(w, g, "cpus", m->cpus) || h5w_attr_nums(w, g, nums, H5W_COUNT(nums))
+              || h5w_scalars(w, g, values, H5W_COUNT(values));
+    H5Gclose(g);
+    return failed ? w->err->status : TS_OK;
+}
+
+int h5w_write_counters(struct h5w *w, hid_t g, const struct ts_record *rec)
+{
+    const struct ts_counters_rec *c = rec->counters;
+    const struct h5w_member cols[] = {
+        H5W_NUM(struct ts_counter_row, minor_faults, H5T_NATIVE_INT64),
+        H5W_NUM(struct ts_counter_row, major_faults, H5T_NATIVE_INT64),
+        H5W_NUM(struct ts_counter_row, voluntary_switches, H5T_NATIVE_INT64),
+        H5W_NUM(struct ts_counter_row, involuntary_switches, H5T_NATIVE_INT64),
+        H5W_NUM(struct ts_counter_row, migrations, H5T_NATIVE_INT64),
+    };
+    return h5w_attr_str(w, g, "migrations_source", c->migrations_source)
+        || h5w_table(w, g, "init", sizeof(struct ts_counter_row), cols, H5W_COUNT(cols), c->n_threads, c->init, "1")
+        || h5w_table(w, g, "kernel", sizeof(struct ts_counter_row), cols, H5W_COUNT(cols), c->n_threads,
+                     c->kernel, "1")
+        || (c->machine && write_machine(w, g, c->machine));
+}

@@ -1,0 +1,132 @@
+/* The parts that say what ran and where: root, /config, /environment, /topology, /threads. */
+#include "h5_parts.h"
+
+int h5w_write_root(struct h5w *w, hid_t file, const struct ts_record *rec)
+{
+    const int32_t schema_version = TS_SCHEMA_VERSION;
+    const struct h5w_str_attr strs[] = {
+        { "program_version", rec->program_version },
+        { "command_line", rec->command_line },
+        { "host", rec->host },
+        { "start_time", rec->start_time },
+    };
+    const struct h5w_num_attr nums[] = {
+        { "schema_version", H5T_NATIVE_INT32, &schema_version },
+        { "complete", H5T_NATIVE_INT32, &rec->complete },
+        { "steps_done", H5T_NATIVE_INT64, &rec->steps_done },
+        { "steps_planned", H5T_NATIVE_INT64, &rec->steps_planned },
+    };
+    return h5w_attr_strs(w, file, strs, H5W_COUNT(strs))
+        || h5w_attr_nums(w, file, nums, H5W_COUNT(nums));
+}
+
+int h5w_write_job(struct h5w *w, hid_t g, const struct ts_record *rec)
+{
+    const struct ts_job_rec *j = rec->job;
+    const struct h5w_str_attr strs[] = {
+        { "job_id", j->job_id },
+        { "array_job_id", j->array_job_id },
+        { "array_task_id", j->array_task_id },
+        { "node_list", j->node_list },
+        { "cpus_on_node", j->cpus_on_node },
+        { "cpus_per_task", j->cpus_per_task },
+        { "partition", j->partition },
+        { "restart_count", j->restart_count },
+        { "cpu_mask", j->cpu_mask },
+        { "restarted_from", j->restarted_from },
+    };
+    const struct h5w_num_attr nums[] = {
+        { "under_slurm", H5T_NATIVE_INT32, &j->under_slurm },
+        { "restarted", H5T_NATIVE_INT32, &j->restarted },
+        { "steps_before_restart", H5T_NATIVE_INT64, &j->steps_before_restart },
+    };
+    return h5w_attr_strs(w, g, strs, H5W_COUNT(strs)) || h5w_attr_nums(w, g, nums, H5W_COUNT(nums));
+}
+
+int h5w_write_config(struct h5w *w, hid_t g, const struct ts_record *rec)
+{
+    const char *text = rec->config_text ? rec->config_text : "";
+    const struct h5w_str_attr strs[] = {
+        { "file", rec->config_path },
+        { "overrides", rec->config_overrides },
+    };
+    return h5w_attr_list(w, g, rec->config, rec->n_config)
+        || h5w_attr_strs(w, g, strs, H5W_COUNT(strs))
+        || h5w_dataset(w, g, &(struct h5w_ds){ .name = "text", .type = w->vstr, .data = &text,
+                                               .units = "" });
+}
+
+int h5w_write_environment(struct h5w *w, hid_t g, const struct ts_record *rec)
+{
+    return h5w_attr_list(w, g, rec->environment, rec->n_environment);
+}
+
+int h5w_write_topology(struct h5w *w, hid_t g, const struct ts_record *rec)
+{
+    const struct ts_topology_rec *t = rec->topology;
+    const struct h5w_num_attr nums[] = {
+        { "n_packages", H5T_NATIVE_INT32, &t->n_packages },
+        { "n_cores", H5T_NATIVE_INT32, &t->n_cores },
+        { "n_pus", H5T_NATIVE_INT32, &t->n_pus },
+        { "n_numa", H5T_NATIVE_INT32, &t->n_numa },
+        { "cache_line_bytes", H5T_NATIVE_UINT32, &t->cache_line_bytes },
+    };
+    const struct h5w_str_attr strs[] = {
+        { "cache_line_source", t->cache_line_source },
+        { "hwloc_version", t->hwloc_version },
+        { "thp_enabled", t->thp_enabled },
+    };
+    const struct h5w_member numa[] = {
+        H5W_NUM(struct ts_numa_rec, os_index, H5T_NATIVE_INT32),
+        H5W_NUM(struct ts_numa_rec, memory_bytes, H5T_NATIVE_UINT64),
+        H5W_STR(struct ts_numa_rec, cpus),
+    };
+    const struct h5w_member cores[] = {
+        H5W_NUM(struct ts_core_rec, index, H5T_NATIVE_INT32),
+        H5W_NUM(struct ts_core_rec, os_index, H5T_NATIVE_INT32),
+        H5W_NUM(struct ts_core_rec, package, H5T_NATIVE_INT32),
+        H5W_NUM(struct ts_core_rec, numa, H5T_NATIVE_INT32),
+        H5W_STR(struct ts_core_rec, cpus),
+    };
+    const struct h5w_member caches[] = {
+        H5W_NUM(struct ts_cache_rec, level, H5T_NATIVE_INT32),
+        H5W_STR(struct ts_cache_rec, type),
+        H5W_NUM(struct ts_cache_rec, size_bytes, H5T_NATIVE_UINT64),
+        H5W_NUM(struct ts_cache_rec, line_bytes, H5T_NATIVE_UINT32),
+        H5W_NUM(struct ts_cache_rec, count, H5T_NATIVE_INT32),
+    };
+    const hsize_t n = (hsize_t)t->n_numa;
+    return h5w_attr_nums(w, g, nums, H5W_COUNT(nums))
+        || h5w_attr_strs(w, g, strs, H5W_COUNT(strs))
+        || h5w_table(w, g, "numa_nodes", sizeof(struct ts_numa_rec), numa, H5W_COUNT(numa),
+                     t->n_numa, t->numa, "memory_bytes: bytes")
+        || h5w_dataset(w, g, &(struct h5w_ds){ .name = "distances", .type = H5T_NATIVE_INT32,
+                                               .rank = 2, .dims = { n, n },
+                                               .data = t->distances,
+                                               .units = "relative (10 = local)",
+                                               .dims_label = "node, node" })
+        || h5w_table(w, g, "cores", sizeof(struct ts_core_rec), cores, H5W_COUNT(cores),
+                     t->n_cores_rec, t->cores, "1")
+        || h5w_table(w, g, "caches", sizeof(struct ts_cache_rec), caches, H5W_COUNT(caches),
+                     t->n_caches, t->caches, "size_bytes: bytes, line_bytes: bytes");
+}
+
+int h5w_write_threads(struct h5w *w, hid_t g, const struct ts_record *rec)
+{
+    const struct h5w_member cols[] = {
+        H5W_NUM(struct ts_thread_rec, thread, H5T_NATIVE_INT32),
+        H5W_NUM(struct ts_thread_rec, place, H5T_NATIVE_INT32),
+        H5W_STR(struct ts_thread_rec, place_cpus),
+        H5W_STR(struct ts_thread_rec, affinity),
+        H5W_NUM(struct ts_thread_rec, cpu_start, H5T_NATIVE_INT32),
+        H5W_NUM(struct ts_thread_rec, cpu_end, H5T_NATIVE_INT32),
+        H5W_NUM(struct ts_thread_rec, core, H5T_NATIVE_INT32),
+        H5W_NUM(struct ts_thread_rec, node, H5T_NATIVE_INT32),
+        H5W_NUM(struct ts_thread_rec, counted_for_node, H5T_NATIVE_INT32),
+        H5W_NUM(struct ts_thread_rec, item_begin, H5T_NATIVE_INT64),
+        H5W_NUM(struct ts_thread_rec, item_end, H5T_NATIVE_INT64),
+    };
+    return h5w_attr_list(w, g, rec->binding, rec->n_binding)
+        || h5w_table(w, g, "table", sizeof(struct ts_thread_rec), cols, H5W_COUNT(cols),
+                     rec->n_threads, rec->threads, "1");
+}

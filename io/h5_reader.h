@@ -1,0 +1,127 @@
+/* Reading HDF5 files as untrusted input: the one validation layer every reader goes through.
+ * Each call checks that the object exists (through hard links only: an external link would
+ * make HDF5 open some other file), that its class, rank and shape are what the schema says,
+ * and that every value is in range, before anything reaches the caller. Any problem becomes
+ * TS_BAD_INPUT with a message "FILE: /path: what was expected, what was found" (memory
+ * running out while reading, TS_RESOURCE_ERROR; a file that cannot be opened, the status of
+ * its errno, ts_file_status); attributes
+ * are named /object@attribute. HDF5 never prints: its error stack is turned into messages. */
+#ifndef TOUCHSTONE_IO_H5_READER_H
+#define TOUCHSTONE_IO_H5_READER_H
+
+#include <hdf5.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ts_error.h"
+
+struct h5r {
+    const char *name; /* the file as the user named it: first in every message */
+    hid_t file;
+    struct ts_error *err;
+};
+
+/* Opens path read-only into r->file (r->name is set to path). Missing or unreadable files
+ * fail with the errno text, anything that is not HDF5 or that HDF5 cannot open (truncated,
+ * corrupted superblock) with HDF5's reason. */
+int h5r_open_path(struct h5r *r, const char *path, struct ts_error *err);
+
+/* The same for a file image in memory (copied; the caller keeps bytes). name is only used in
+ * messages. One image is open at a time per process (they share the core driver's name). */
+int h5r_open_image(struct h5r *r, const void *bytes, size_t n, const char *name,
+                   struct ts_error *err);
+
+/* Closes the file and everything still open in it. */
+void h5r_close(struct h5r *r);
+
+/* Records "FILE: PATH: message" in r->err and returns TS_BAD_INPUT. */
+int h5r_fail(struct h5r *r, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The same message for memory the reader could not get: returns TS_RESOURCE_ERROR. */
+int h5r_out_of_memory(struct h5r *r, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* 1 when path ("/placement", "/results/glups_median") is reached through hard links and is
+ * an object of that type (H5I_GROUP, H5I_DATASET; H5I_BADID for either), 0 when it is
+ * absent, -1 (err filled) when it is something else or cannot be looked up. h5r_has_attr:
+ * the same for attribute name of the object obj, which must exist. */
+int h5r_has(struct h5r *r, const char *path, H5I_type_t type);
+int h5r_has_attr(struct h5r *r, const char *obj, const char *name);
+
+/* Required items: absent is an error. */
+int h5r_group(struct h5r *r, const char *path);
+
+/* A scalar string attribute (variable or fixed length), cut to size - 1 bytes. Control
+ * characters and invalid UTF-8 become '?', so what is read can go to a terminal or to JSON. */
+int h5r_str_attr(struct h5r *r, const char *obj, const char *name, char *buf, size_t size);
+
+/* A scalar integer attribute in [min, max]. */
+int h5r_int_attr(struct h5r *r, const char *obj, const char *name, int64_t min, int64_t max,
+                 int64_t *out);
+
+/* What a floating-point dataset must look like. dims[i] come from counts read earlier and
+ * why names them for the message ("n_threads x n_iterations"). */
+struct h5r_doubles {
+    const char *path;
+    int rank;            /* 0: scalar, up to 3 */
+    hsize_t dims[3];
+    const char *why;     /* NULL for scalars */
+    double min, max;     /* every value in [min, max] */
+    int nan_ok;          /* NaN allowed ("does not apply") */
+    /* Only for files that must be exactly as touchstone wrote them (checkpoints): */
+    int exact;            /* stored as IEEE f64 little-endian */
+    const hsize_t *chunk; /* non-NULL: chunked with these dims, a Fletcher32 checksum its only filter */
+    const char *digest;   /* non-NULL: this uint64 attribute of the dataset holds ts_digest64 of the
+                             values as doubles in C order (common/ts_digest.h) */
+};
+
+/* Filters a dataset the readers take may be stored with: deflate, shuffle, Fletcher32 (anything
+ * else is refused before HDF5 would look for a plugin). Deflated data holds at most this many
+ * bytes per stored byte (zlib's limit), which bounds what a small file can make a reader
+ * allocate. */
+#define TS_H5R_MAX_DEFLATE_RATIO 1032
+
+/* Reads the whole dataset into out, which holds the product of dims values. Before anything is
+ * read, the dataset must really store that many values (README, "Reading files safely"): a
+ * contiguous or compact one at least their bytes, a chunked one the bytes of the chunks written
+ * (divided by TS_H5R_MAX_DEFLATE_RATIO when deflated); nothing stored outside the file. */
+int h5r_read_doubles(struct h5r *r, const struct h5r_doubles *w, double *out);
+
+/* The same into a buffer it allocates after every check but the values' (freed and NULL on
+ * failure), so that a file can make the reader allocate only what it really stores. */
+int h5r_read_doubles_alloc(struct h5r *r, const struct h5r_doubles *w, double **out);
+
+/* The length of a 1-D dataset of class cls (expected describes it for messages), without
+ * reading it. */
+int h5r_length(struct h5r *r, const char *path, H5T_class_t cls, const char *expected, hsize_t *n);
+
+/* A 1-D string dataset (variable or fixed length) of at most max_lines strings, each cut to
+ * max_line bytes and made safe as h5r_str_attr does, joined by '\n' into *text (malloc'd,
+ * NUL-terminated, *bytes counting the NUL; NULL and 0 when the dataset is empty); *n is
+ * how many strings it holds. More than max_lines is an error. */
+int h5r_read_lines(struct h5r *r, const char *path, hsize_t max_lines, size_t max_line, char **text,
+                   size_t *bytes, hsize_t *n);
+
+/* The integer field `field` of every row of the 1-D compound dataset path, which must have
+ * n rows, into out (n values), each in [min, max]. */
+int h5r_read_int_field(struct h5r *r, const char *path, const char *field, hsize_t n, int64_t min, int64_t max,
+                       int64_t *out);
+
+/* For the value readers: a failed HDF5 call on an object that passed every check (the bytes
+ * behind it are bad), and an object of the wrong class or shape. Both return TS_BAD_INPUT. */
+int h5r_fail_hdf5(struct h5r *r, const char *path, const char *doing);
+
+/* Whether the bytes the file really stores can hold count values of type (README, "Reading files
+ * safely"): HDF5 reads data that was never written (a contiguous dataset cut short, chunks never
+ * written) as fill values without any error, and would first allocate what the shape says. Also
+ * refuses filters other than deflate, shuffle and Fletcher32 and storage outside the file. TS_OK
+ * or TS_BAD_INPUT, with the reason in r; call before reading the dataset set at path. */
+int h5r_storage_ok(struct h5r *r, const char *path, hid_t set, hid_t type, hsize_t count);
+int h5r_mismatch(struct h5r *r, const char *path, const char *expected, hid_t type, hid_t space);
+
+/* The head of HDF5's innermost error ("addr overflow"), or "HDF5 error"; call right after
+ * the failing HDF5 call, before any other. */
+void ts_h5_error_reason(char *buf, size_t size);
+
+#endif

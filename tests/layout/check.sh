@@ -1,0 +1,155 @@
+#!/bin/sh
+# The source layout against its rules (docs/architecture.md), one rule per mode:
+#   includes SRC          every #include "..." of a folder names a header of its own folder or
+#                         of a folder layers.txt lets it use, and a public (ts_*) one there
+#   targets  SRC TARGETS  each folder's library is built from that folder's files, exposes that
+#                         folder only as its include directory, and links only what it may use
+#                         (TARGETS: the targets' properties, written by CMake at configure time)
+#   guards   SRC          every header's include guard is TOUCHSTONE_ + its path, upper case
+# Prints one line per violation and fails with the count; layers.txt at the top of the source
+# holds the arrows.
+set -u
+
+MODE=${1:?mode: includes, targets or guards}
+SRC=${2:?path to the source tree}
+LAYERS=$SRC/layers.txt
+# Violations are found in pipelines (subshells): each is a line of this file.
+FAILED=$(mktemp)
+INDEX=$(mktemp)
+trap 'rm -f "$FAILED" "$INDEX"' EXIT
+
+fail() {
+    echo "FAILED: $*" >&2
+    echo "$*" >>"$FAILED"
+}
+
+[ -r "$LAYERS" ] || { fail "no $LAYERS to read the layers from"; exit 1; }
+
+# The folders, in the order layers.txt lists them; a folder's library; the folders it may use.
+folders=$(awk '!/^#/ && NF { print $1 }' "$LAYERS")
+library_of() {
+    awk -v f="$1" '!/^#/ && $1 == f { sub(/:$/, "", $2); print $2 }' "$LAYERS"
+}
+uses_of() {
+    awk -v f="$1" '!/^#/ && $1 == f { for (i = 3; i <= NF; i++) print $i }' "$LAYERS"
+}
+may_use() { # FOLDER OTHER: true when FOLDER is OTHER or lists it
+    [ "$1" = "$2" ] || uses_of "$1" | grep -qx "$2"
+}
+folder_of_library() {
+    awk -v t="$1" '!/^#/ && NF { l = $2; sub(/:$/, "", l); if (l == t) print $1 }' "$LAYERS"
+}
+
+# Every folder the build adds (top-level add_subdirectory) is a layer, except tests/.
+check_listed() {
+    for dir in $(sed -n 's/^add_subdirectory(\([A-Za-z0-9_-]*\))$/\1/p' "$SRC/CMakeLists.txt"); do
+        [ "$dir" = tests ] && continue
+        echo "$folders" | grep -qx "$dir" || fail "$dir/ is built (CMakeLists.txt) but has no line in layers.txt"
+    done
+    for f in $folders; do
+        [ -d "$SRC/$f" ] || fail "layers.txt names $f/, which is not a folder of the source"
+    done
+}
+
+check_includes() {
+    check_listed
+    index=$INDEX
+    # Header name -> folder. Names are unique across folders: an include names one header.
+    for f in $folders; do
+        for h in "$SRC/$f"/*.h; do
+            [ -e "$h" ] && echo "$(basename "$h") $f"
+        done
+    done | sort >"$index"
+    for dup in $(awk '{ print $1 }' "$index" | uniq -d); do
+        fail "header name $dup is in several folders ($(awk -v h="$dup" '$1 == h { printf "%s/ ", $2 }' "$index")): includes name headers by file name only"
+    done
+    for f in $folders; do
+        for file in "$SRC/$f"/*.c "$SRC/$f"/*.h; do
+            [ -e "$file" ] || continue
+            sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$file" | while read -r inc; do
+                where="$f/$(basename "$file")"
+                case $inc in
+                */*) fail "$where includes \"$inc\" by path: include the header by name and link its folder's library"
+                     continue ;;
+                esac
+                owner=$(awk -v h="$inc" '$1 == h { print $2; exit }' "$index")
+                if [ -z "$owner" ]; then
+                    fail "$where includes \"$inc\", which is in none of the layers' folders"
+                elif ! may_use "$f" "$owner"; then
+                    fail "$where includes $owner/$inc: $f/ may use only $(uses_of "$f" | tr '\n' ' ')(layers.txt)"
+                elif [ "$owner" != "$f" ]; then
+                    case $inc in
+                    ts_*) ;;
+                    *) fail "$where includes $owner/$inc, which is private to $owner/ (public headers are ts_*)" ;;
+                    esac
+                fi
+            done
+        done
+    done
+}
+
+# TARGETS lines: "FOLDER PROPERTY VALUE..." for LINK_LIBRARIES, INTERFACE_LINK_LIBRARIES,
+# INCLUDE_DIRECTORIES, INTERFACE_INCLUDE_DIRECTORIES and SOURCES; "FOLDER missing" when the
+# folder's library is not a target.
+values() { # TARGETS FOLDER PROPERTY...: the values of those properties, one a line
+    file=$1 folder=$2
+    shift 2
+    for prop in "$@"; do
+        awk -v f="$folder" -v p="$prop" '$1 == f && $2 == p { for (i = 3; i <= NF; i++) print $i }' "$file"
+    done
+}
+
+check_targets() {
+    targets=${3:?file of the properties of the targets}
+    [ -r "$targets" ] || { fail "no $targets"; return; }
+    for f in $folders; do
+        lib=$(library_of "$f")
+        if grep -qx "$f missing" "$targets" || ! grep -q "^$f " "$targets"; then
+            fail "$f/: its library $lib (layers.txt) is not a target of the build"
+            continue
+        fi
+        for item in $(values "$targets" "$f" LINK_LIBRARIES INTERFACE_LINK_LIBRARIES | sort -u); do
+            dep=$(echo "$item" | sed 's/^\$<LINK_ONLY:\(.*\)>$/\1/')
+            other=$(folder_of_library "$dep")
+            [ -n "$other" ] || continue # a library not of ours (hwloc, HDF5, OpenMP, ...)
+            may_use "$f" "$other" || fail "$lib ($f/) links $dep ($other/): $f/ may use only $(uses_of "$f" | tr '\n' ' ')(layers.txt)"
+        done
+        for dir in $(values "$targets" "$f" INCLUDE_DIRECTORIES INTERFACE_INCLUDE_DIRECTORIES | sort -u); do
+            [ "$dir" = "$SRC/$f" ] || fail "$lib ($f/) has the include directory $dir: a folder's library exposes its own folder only"
+        done
+        for source in $(values "$targets" "$f" SOURCES); do
+            case $source in
+            "$SRC/$f"/*/* | */../* | ../*) fail "$lib ($f/) is built from $source, outside $f/" ;;
+            "$SRC/$f"/*) ;;
+            /* | */*) fail "$lib ($f/) is built from $source, outside $f/" ;;
+            esac
+        done
+    done
+}
+
+check_guards() {
+    for dir in $folders tests; do
+        find "$SRC/$dir" -name '*.h' -type f
+    done | sort | while read -r h; do
+        rel=${h#"$SRC"/}
+        want=TOUCHSTONE_$(echo "$rel" | tr 'a-z' 'A-Z' | sed 's/[^A-Z0-9]/_/g')
+        got=$(sed -n 's/^#ifndef[[:space:]]\{1,\}\([A-Za-z0-9_]*\).*/\1/p' "$h" | head -1)
+        defined=$(sed -n 's/^#define[[:space:]]\{1,\}\([A-Za-z0-9_]*\).*/\1/p' "$h" | head -1)
+        [ "$got" = "$want" ] && [ "$defined" = "$want" ] \
+            || fail "$rel: include guard ${got:-none}, expected $want (#ifndef and #define first)"
+    done
+}
+
+case $MODE in
+includes) check_includes ;;
+targets) check_targets "$@" ;;
+guards) check_guards ;;
+*) echo "unknown mode $MODE (includes, targets, guards)" >&2; exit 2 ;;
+esac
+
+n=$(wc -l <"$FAILED")
+if [ "$n" -gt 0 ]; then
+    echo "$n violation(s) of the layout rules ($MODE; docs/architecture.md)" >&2
+    exit 1
+fi
+echo "layout $MODE: ok"

@@ -1,0 +1,59 @@
+/* Shared by the topo tests: one failure message per broken behaviour, and one executable per
+ * area whose cases CTest runs one by one (argv[1] names the case). */
+#ifndef TOUCHSTONE_TESTS_TOPO_CHECK_H
+#define TOUCHSTONE_TESTS_TOPO_CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK(cond, ...)                                                        \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            fprintf(stderr, "FAIL (%s:%d): ", __FILE__, __LINE__);              \
+            fprintf(stderr, __VA_ARGS__);                                       \
+            fputc('\n', stderr);                                                \
+            exit(1);                                                            \
+        }                                                                       \
+    } while (0)
+
+struct ts_case {
+    const char *name;
+    void (*run)(void);
+};
+
+static inline int ts_run_case(int argc, char **argv, const struct ts_case *cases, size_t n)
+{
+    for (size_t i = 0; argc == 2 && i < n; i++)
+        if (strcmp(argv[1], cases[i].name) == 0) {
+            cases[i].run();
+            return 0;
+        }
+    fprintf(stderr, "usage: %s CASE; cases:", argv[0]);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, " %s", cases[i].name);
+    fputc('\n', stderr);
+    return 2;
+}
+
+#define TS_RUN_CASES(cases) ts_run_case(argc, argv, cases, sizeof cases / sizeof cases[0])
+
+/* Whether v is in a CPU list such as "0-3,8"; the tests parse lists independently of the
+ * formatter under test. */
+static inline int ts_list_has(const char *list, int v)
+{
+    while (*list) {
+        char *end;
+        long lo = strtol(list, &end, 10), hi = lo;
+        if (end == list)
+            return 0;
+        if (*end == '-')
+            hi = strtol(end + 1, &end, 10);
+        if (v >= lo && v <= hi)
+            return 1;
+        list = *end == ',' ? end + 1 : end;
+    }
+    return 0;
+}
+
+#endif
