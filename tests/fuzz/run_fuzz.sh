@@ -68,10 +68,10 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 # timeout's status when it had to stop the command: 124 after SIGTERM, 137 after SIGKILL.
 killed_by_timeout() { [ "$1" -eq 124 ] || [ "$1" -eq 137 ]; }
 # Executions a libFuzzer log reports (its final statistics; else its last numbered status line,
-# not a "pulse": libFuzzer prints those by the clock).
+# "#N\t..." or, in fork mode, "#N: ...", not a "pulse": libFuzzer prints those by the clock).
 executions() {
     n=$(sed -n 's/.*stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$1" | tail -n 1)
-    [ -n "$n" ] || n=$(grep -Ev 'pulse' "$1" | sed -n 's/^#\([0-9]*\)[[:space:]].*/\1/p' | tail -n 1)
+    [ -n "$n" ] || n=$(grep -Ev 'pulse' "$1" | sed -n 's/^#\([0-9]*\)[:[:space:]].*/\1/p' | tail -n 1)
     echo "${n:-0}"
 }
 
