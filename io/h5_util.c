@@ -59,11 +59,26 @@ int h5w_fail(struct h5w *w, hid_t loc, const char *doing, const char *name)
     return ts_fail(w->err, status, fmt, w->final_path, doing, where, name, cause.reason);
 }
 
+/* Creation properties (of class cls, or a copy of base unless it is H5P_DEFAULT) that leave
+ * out the objects' modification times: the same record then gives the same bytes (two runs'
+ * files differ only where the runs did; the fuzzers' seeds are reproducible). -1 on failure. */
+static hid_t untimed(hid_t cls, hid_t base)
+{
+    hid_t p = base != H5P_DEFAULT ? H5Pcopy(base) : H5Pcreate(cls);
+    if (p >= 0 && H5Pset_obj_track_times(p, 0) < 0) {
+        H5Pclose(p);
+        p = -1;
+    }
+    return p;
+}
+
 hid_t h5w_group(struct h5w *w, hid_t loc, const char *name)
 {
-    hid_t g = H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (g < 0)
+    hid_t gcpl = untimed(H5P_GROUP_CREATE, H5P_DEFAULT), g = -1;
+    if (gcpl < 0 || (g = H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT)) < 0)
         h5w_fail(w, loc, "creating group", name);
+    if (gcpl >= 0)
+        H5Pclose(gcpl);
     return g;
 }
 
@@ -185,12 +200,13 @@ static int h5w_dataset_as_is(struct h5w *w, hid_t loc, const struct h5w_ds *ds)
     for (int i = 0; i < ds->rank; i++)
         n *= ds->dims[i];
     int st = TS_OK;
-    hid_t ftype = -1, space = -1, set = -1;
+    hid_t ftype = -1, space = -1, set = -1, dcpl = -1;
     /* Fail right at the failing call: any later HDF5 call would clear the reason. */
-    if ((ftype = file_type(ds->type)) < 0
+    if ((dcpl = untimed(H5P_DATASET_CREATE, ds->dcpl)) < 0
+        || (ftype = file_type(ds->type)) < 0
         || (space = ds->rank == 0 ? H5Screate(H5S_SCALAR)
                                   : H5Screate_simple(ds->rank, ds->dims, NULL)) < 0
-        || (set = H5Dcreate2(loc, ds->name, ftype, space, H5P_DEFAULT, ds->dcpl, H5P_DEFAULT)) < 0
+        || (set = H5Dcreate2(loc, ds->name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0
         /* HDF5 rejects a NULL buffer even for zero elements. */
         || (n > 0 && H5Dwrite(set, ds->type, H5S_ALL, H5S_ALL, H5P_DEFAULT, ds->data) < 0))
         st = h5w_fail(w, loc, "writing dataset", ds->name);
@@ -203,6 +219,8 @@ static int h5w_dataset_as_is(struct h5w *w, hid_t loc, const struct h5w_ds *ds)
         H5Sclose(space);
     if (ftype >= 0)
         H5Tclose(ftype);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
     return st;
 }
 

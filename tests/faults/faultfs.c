@@ -28,6 +28,10 @@
  *                             temporary file is created), byte (K bytes written in total,
  *                             mid-write), fsync (before it), rename (before it), renamed (after
  *                             it, before the directory is synced)
+ *   FAULTFS_STOP=POINT:K[,POINT:K...]  SIGSTOP at the K-th event POINT, as for FAULTFS_KILL, or
+ *                             at the placement audit (audit:1): the process stops itself at that
+ *                             exact point, for the test to change the world and send SIGCONT
+ *                             (no race between the run and the test's reaction to its trace)
  *   FAULTFS_NOLOCK=NAME       every flock() fails with this errno (ENOLCK: NFS without a lock
  *                             daemon; ENOSYS: Lustre mounted without flock), whatever the file
  *   FAULTFS_TRACE=FILE        appends one line per event: "<seconds since start> <event> <path
@@ -64,6 +68,10 @@ static char fail_op[16], kill_point[16], take_text[256];
 static long long take_count, take_seen;
 static long fail_count;
 static long counts[8]; /* per event: open, fsync, close, rename, renamed */
+static struct {
+    char point[16];
+    long long count;
+} stops[4]; /* FAULTFS_STOP */
 static double started;
 
 static double now(void)
@@ -120,6 +128,13 @@ __attribute__((constructor)) static void setup(void)
     }
     if ((v = getenv("FAULTFS_KILL")))
         split(v, kill_point, sizeof kill_point, &kill_count);
+    if ((v = getenv("FAULTFS_STOP")))
+        for (size_t i = 0; v && i < sizeof stops / sizeof stops[0]; i++) {
+            split(v, stops[i].point, sizeof stops[i].point, &stops[i].count);
+            stops[i].point[strcspn(stops[i].point, ",")] = '\0';
+            v = strchr(v, ',');
+            v = v ? v + 1 : NULL;
+        }
     if ((v = getenv("FAULTFS_NOLOCK")))
         lock_errno = errno_named(v);
     if ((v = getenv("FAULTFS_TAKE")))
@@ -153,7 +168,17 @@ static void trace(const char *event, const char *what)
 enum { EV_OPEN, EV_FSYNC, EV_CLOSE, EV_RENAME, EV_RENAMED };
 static const char *const event_names[] = { "open", "fsync", "close", "rename", "renamed" };
 
-/* Counts the event; kills the process when it is the chosen one. */
+/* FAULTFS_STOP: the process stops itself when this is the k-th event named point. */
+static void maybe_stop(const char *point, long long k)
+{
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+        if (strcmp(stops[i].point, point) == 0 && stops[i].count == k) {
+            trace("STOP", point);
+            raise(SIGSTOP);
+        }
+}
+
+/* Counts the event; kills or stops the process when it is the chosen one. */
 static void event(int ev, const char *what)
 {
     long k = ++counts[ev];
@@ -162,6 +187,7 @@ static void event(int ev, const char *what)
         trace("KILL", event_names[ev]);
         raise(SIGKILL);
     }
+    maybe_stop(event_names[ev], k);
 }
 
 static int should_fail(int ev)
@@ -388,8 +414,10 @@ long numa_move_pages(int pid, unsigned long count, void **pages, const int *node
     static long (*real)(int, unsigned long, void **, const int *, int *, int);
     if (!real)
         *(void **)&real = dlsym(RTLD_NEXT, "numa_move_pages");
-    if (!audit_seen++)
+    if (!audit_seen++) {
         trace("audit", "");
+        maybe_stop("audit", 1);
+    }
     return real(pid, count, pages, nodes, status, flags);
 }
 

@@ -15,37 +15,38 @@ trap 'umount "$D" 2>/dev/null; rm -rf "$WORK"' EXIT
 CFG=$SRC/configs/stencil2d.ini
 ENOENT="No such file or directory"
 EROFS="Read-only file system"
-# Long enough that a SIGSTOP lands in the iterations; the ones that finish take a second or two.
+# Long enough that a SIGUSR1 after the stop at the audit lands in the iterations; the ones that
+# finish take a second or two.
 BASE="--set stencil.nx=256 --set stencil.ny=256 --set stencil.alpha=0.001 --threads 1"
 LONG="$BASE --set run.iterations=20000"
 FINISH="$BASE --set run.iterations=30000"
 PERIODIC="$FINISH --set output.checkpoint_every=5000"
 CASES=0
 
-# reached WHAT PATTERN: waits until the trace of the run matches PATTERN; 1 if it never got
-# there or ended first (then it is killed if need be, and waited for).
-reached() {
-    wait_for "$WORK/trace" "$2" $pid && return 0
-    fail "$1: the run never reached /$2/ (or ended before; make it longer)"
-    kill -KILL $pid 2>/dev/null
-    wait $pid
-    return 1
-}
-
-# pause_at WHAT PATTERN: stops the run (SIGSTOP) once its trace matches PATTERN; 1 as reached.
-pause_at() {
-    reached "$@" || return 1
-    if ! kill -STOP $pid 2>/dev/null; then
-        fail "$1: the run ended before it could be paused at /$2/; make it longer"
-        wait $pid
-        return 1
-    fi
-    # SIGSTOP is asynchronous: the fault must come after the run has really stopped.
-    until [ "$(awk '{ print $3 }' /proc/$pid/stat 2>/dev/null)" = T ]; do
-        kill -0 $pid 2>/dev/null || break
+# paused WHAT: waits until the run stopped itself at its next stop point (FAULTFS_STOP, given
+# to start: the placement audit after init, the open of a checkpoint's temporary file). The
+# fault then lands at that exact point whatever the machine's load: pausing it from here once
+# its trace showed the point raced the run, which went on meanwhile. 1 if the run ended first.
+paused() {
+    while :; do
+        state=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)
+        [ "$state" = T ] && return 0
+        if [ -z "$state" ] || [ "$state" = Z ]; then
+            fail "$1: the run ended before its stop point"
+            wait $pid
+            return 1
+        fi
         sleep 0.01
     done
-    return 0
+}
+
+# at_checkpoint WHAT: the run's stop is at its checkpoint's temporary file (else it is killed).
+at_checkpoint() {
+    grep -Eq " open $D/s\.ckpt\.h5$TMPNAME\$" "$WORK/trace" && return 0
+    fail "$1: the run stopped elsewhere than at its checkpoint's temporary file: $(tail -n 2 "$WORK/trace" | tr '\n' '|')"
+    kill -KILL $pid
+    wait $pid
+    return 1
 }
 
 # resume [SIGNAL]: sends SIGNAL (pending until the run continues), continues it, waits for it;
@@ -87,8 +88,8 @@ only_these() {
 # --- Removed ------------------------------------------------------------------------------------
 mkdir "$D"
 # shellcheck disable=SC2086
-start -- run "$CFG" $LONG -o "$D/s.h5" -q
-if pause_at "removed, SIGUSR1" ' audit '; then
+start FAULTFS_STOP=audit:1 -- run "$CFG" $LONG -o "$D/s.h5" -q
+if paused "removed, SIGUSR1"; then
     vanish
     resume USR1
     expect_error "removed, SIGUSR1" \
@@ -98,8 +99,8 @@ fi
 
 mkdir "$D"
 # shellcheck disable=SC2086
-start -- run "$CFG" $FINISH -o "$D/r.h5" -q
-if pause_at "removed, the run finishes" ' audit '; then
+start FAULTFS_STOP=audit:1 -- run "$CFG" $FINISH -o "$D/r.h5" -q
+if paused "removed, the run finishes"; then
     vanish
     resume
     expect_error "removed, the run finishes" "^touchstone: error: cannot write output $D/r\.h5: $ENOENT\$"
@@ -108,8 +109,8 @@ fi
 
 mkdir "$D"
 # shellcheck disable=SC2086
-start -- run "$CFG" $PERIODIC -o "$D/p.h5" -q
-if pause_at "removed, periodic checkpoints" ' audit '; then
+start FAULTFS_STOP=audit:1 -- run "$CFG" $PERIODIC -o "$D/p.h5" -q
+if paused "removed, periodic checkpoints"; then
     vanish
     resume
     if expect_error "removed, periodic checkpoints" "^touchstone: error: cannot write output $D/p\.h5: $ENOENT\$"; then
@@ -119,13 +120,15 @@ if pause_at "removed, periodic checkpoints" ' audit '; then
     still_gone "removed, periodic checkpoints"
 fi
 
-# Removed while the checkpoint is written (slowly): its temporary file goes with the directory,
-# and the rename says why.
+# Removed while the checkpoint is written (the run stops itself after the audit, takes SIGUSR1,
+# and stops again once the checkpoint's temporary file is open: the second temporary file, the
+# first being the output probe at start): its temporary file goes with the directory, and the
+# rename says why.
 mkdir "$D"
 # shellcheck disable=SC2086
-start FAULTFS_SLOW=100000:65536 -- run "$CFG" $LONG -o "$D/s.h5" -q
-if reached "removed mid-checkpoint" ' audit ' && kill -USR1 $pid &&
-    pause_at "removed mid-checkpoint" " open $D/s\.ckpt\.h5$TMPNAME\$"; then
+start FAULTFS_STOP=audit:1,open:2 -- run "$CFG" $LONG -o "$D/s.h5" -q
+if paused "removed mid-checkpoint" && kill -USR1 $pid && kill -CONT $pid && paused "removed mid-checkpoint" &&
+    at_checkpoint "removed mid-checkpoint"; then
     vanish
     resume
     expect_error "removed mid-checkpoint" \
@@ -150,8 +153,8 @@ untouched() {
 }
 
 # shellcheck disable=SC2086
-start -- run "$CFG" $LONG -o "$D/s.h5" -q --restart "$D/s.ckpt.h5"
-if pause_at "read-only, SIGUSR1" ' audit ' && make_readonly; then
+start FAULTFS_STOP=audit:1 -- run "$CFG" $LONG -o "$D/s.h5" -q --restart "$D/s.ckpt.h5"
+if paused "read-only, SIGUSR1" && make_readonly; then
     resume USR1
     expect_error "read-only, SIGUSR1" \
         "^touchstone: error: User defined signal 1 stopped the run, but its checkpoint could not be written: cannot write output $D/s\.ckpt\.h5: $EROFS\$"
@@ -161,8 +164,8 @@ fi
 
 # The runs that do not continue the stop replace its files (--overwrite), if they can.
 # shellcheck disable=SC2086
-start -- run "$CFG" $FINISH -o "$D/s.h5" -q --overwrite
-if pause_at "read-only, the run finishes" ' audit ' && make_readonly; then
+start FAULTFS_STOP=audit:1 -- run "$CFG" $FINISH -o "$D/s.h5" -q --overwrite
+if paused "read-only, the run finishes" && make_readonly; then
     resume
     expect_error "read-only, the run finishes" "^touchstone: error: cannot write output $D/s\.h5: $EROFS\$"
     untouched "read-only, the run finishes"
@@ -170,8 +173,8 @@ if pause_at "read-only, the run finishes" ' audit ' && make_readonly; then
 fi
 
 # shellcheck disable=SC2086
-start -- run "$CFG" $PERIODIC -o "$D/s.h5" -q --overwrite
-if pause_at "read-only, periodic checkpoints" ' audit ' && make_readonly; then
+start FAULTFS_STOP=audit:1 -- run "$CFG" $PERIODIC -o "$D/s.h5" -q --overwrite
+if paused "read-only, periodic checkpoints" && make_readonly; then
     resume
     if expect_error "read-only, periodic checkpoints" "^touchstone: error: cannot write output $D/s\.h5: $EROFS\$"; then
         expect_in "$ERR" "^touchstone: warning: [0-9]+ periodic checkpoints? could not be written \(last: cannot write output $D/s\.ckpt\.h5: $EROFS\)\$" \
@@ -188,12 +191,12 @@ if pause_at "read-only, periodic checkpoints" ' audit ' && make_readonly; then
     only_these "read-only, periodic checkpoints" s.h5 s.ckpt.h5
 fi
 
-# Read-only while the checkpoint is written (slowly): the rename fails, and so does the removal
-# of the temporary file; the message names it, for the user to delete.
+# Read-only while the checkpoint is written (stopped as above): the rename fails, and so does
+# the removal of the temporary file; the message names it, for the user to delete.
 # shellcheck disable=SC2086
-start FAULTFS_SLOW=100000:65536 -- run "$CFG" $LONG -o "$D/s.h5" -q --restart "$D/s.ckpt.h5"
-if reached "read-only mid-checkpoint" ' audit ' && kill -USR1 $pid &&
-    pause_at "read-only mid-checkpoint" " open $D/s\.ckpt\.h5$TMPNAME\$" && make_readonly; then
+start FAULTFS_STOP=audit:1,open:2 -- run "$CFG" $LONG -o "$D/s.h5" -q --restart "$D/s.ckpt.h5"
+if paused "read-only mid-checkpoint" && kill -USR1 $pid && kill -CONT $pid && paused "read-only mid-checkpoint" &&
+    at_checkpoint "read-only mid-checkpoint" && make_readonly; then
     resume
     tmp=$(awk '$3 == "open" && index($4, ".ckpt.h5.tmp.") { print $4 }' "$WORK/trace")
     expect_error "read-only mid-checkpoint" \

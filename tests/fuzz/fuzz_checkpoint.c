@@ -67,6 +67,10 @@ static void restore(const uint8_t *data, size_t size, const struct ckpt_case *c)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    if (fuzz_hdf5_heap_known_bad(data, size)) {
+        fuzz_note("checkpoint: skipped, a global heap HDF5 1.10 cannot read");
+        return 0;
+    }
     for (size_t i = 0; i < N_CKPT_CASES; i++)
         restore(data, size, &ckpt_cases[i]);
     return 0;

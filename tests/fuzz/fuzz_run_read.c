@@ -129,6 +129,10 @@ static void check_summary(const struct ts_run_summary *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    if (fuzz_hdf5_heap_known_bad(data, size)) {
+        fuzz_note("run_read: skipped, a global heap HDF5 1.10 cannot read");
+        return 0;
+    }
     struct ts_run_summary s;
     struct ts_error err;
     ts_error_clear(&err);

@@ -1,14 +1,80 @@
-/* Writes the checkpoint seeds of the checkpoint harness with touchstone's own writer
- * (ts_checkpoint_write), one per run of checkpoint_cases.h, plus one with no step done:
+/* Writes the seeds of the run_read and checkpoint harnesses with touchstone's own writers, from
+ * fixed synthetic records, so that their bytes are the same on every run and every machine
+ * (the writers leave out HDF5's object times; every value is plain arithmetic, no libm):
  *   fuzz_seeds DIR
- * The run-file seeds come from real runs (seeds.sh). */
+ * DIR/checkpoint: one checkpoint per run of checkpoint_cases.h, one with no step done, and a
+ * run file; DIR/run_read: a run file of each kernel (tests/io/io_fixture.c's records, varied
+ * to hold what real runs write: a 2D and a 3D field, placement audits, a job, a restart, a run
+ * stopped early), and a checkpoint. `make fuzz` adds files of real runs (seeds.sh fresh).
+ * Each file is written twice and must come out the same both times, and hold no object
+ * modification time (HDF5 stores them to the second: a second write in the same second would
+ * not see them). Exit status 1 otherwise, or when a write fails. */
+#include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checkpoint_cases.h"
+#include "io_fixture.h"
 #include "ts_checkpoint.h"
+#include "ts_h5_write.h"
+
+/* A smooth field of exactly representable values, the same on every libm. */
+static double wave(size_t i)
+{
+    return (double)(i % 23) / 8.0 - 1.375;
+}
+
+/* The whole file at path, malloc'd, its size in *size; NULL when it cannot be read. */
+static unsigned char *slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *bytes = NULL;
+    long n = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0
+        && (bytes = malloc((size_t)n + 1)) && fread(bytes, 1, (size_t)n, f) != (size_t)n) {
+        free(bytes);
+        bytes = NULL;
+    }
+    if (f)
+        fclose(f);
+    *size = (size_t)n;
+    return bytes;
+}
+
+static herr_t timed_object(hid_t obj, const char *name, const H5O_info_t *info, void *data)
+{
+    (void)obj;
+    if (info->atime || info->mtime || info->ctime || info->btime) {
+        fprintf(stderr, "fuzz_seeds: %s: object %s holds a modification time\n", (const char *)data, name);
+        return 1;
+    }
+    return 0;
+}
+
+/* Two writes of path (the second one's name is path with "~") hold the same bytes, and no
+ * object of it a time. Removes the second one. */
+static int reproducible(const char *path, const char *again)
+{
+    size_t n1 = 0, n2 = 0;
+    unsigned char *one = slurp(path, &n1), *two = slurp(again, &n2);
+    int status = 0;
+    if (!one || !two || n1 != n2 || memcmp(one, two, n1) != 0) {
+        fprintf(stderr, "fuzz_seeds: %s: two writes of the same record differ\n", path);
+        status = 1;
+    }
+    free(one);
+    free(two);
+    unlink(again);
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0 || H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_INC, timed_object, (void *)path, H5O_INFO_TIME) != 0)
+        status = 1;
+    if (file >= 0)
+        H5Fclose(file);
+    return status;
+}
 
 static int write_case(const char *dir, const struct ckpt_case *c, int64_t steps_done)
 {
@@ -29,7 +95,7 @@ static int write_case(const char *dir, const struct ckpt_case *c, int64_t steps_
     double *field = cells ? malloc(cells * sizeof *field) : NULL;
     double *steps = malloc(steps_max * sizeof *steps), *threads = malloc(thread_values * sizeof *threads);
     for (size_t i = 0; i < cells; i++)
-        field[i] = sin(0.1 * (double)i);
+        field[i] = wave(i);
     for (size_t i = 0; i < steps_max; i++)
         steps[i] = 1e-3 * (double)(i + 1);
     for (size_t i = 0; i < thread_values; i++)
@@ -43,16 +109,195 @@ static int write_case(const char *dir, const struct ckpt_case *c, int64_t steps_
         .thread_times = threads, .field = field,
         .field_dims = { c->field_dims[0], c->field_dims[1], c->field_dims[2] },
     };
-    char path[4096];
+    char path[4096], again[4100];
     snprintf(path, sizeof path, "%s/ckpt-%s-%lld.h5", dir, c->kernel, (long long)steps_done);
+    snprintf(again, sizeof again, "%s~", path);
     struct ts_error err;
     ts_error_clear(&err);
-    int status = ts_checkpoint_write(&ck, path, &err);
+    int status = ts_checkpoint_write(&ck, path, &err) || ts_checkpoint_write(&ck, again, &err);
     if (status != TS_OK)
         fprintf(stderr, "fuzz_seeds: %s\n", err.message);
+    else
+        status = reproducible(path, again);
     free(field);
     free(steps);
     free(threads);
+    return status;
+}
+
+/* A page-placement audit of the fixture's 3 threads on its 2 nodes, n_arrays arrays. */
+struct audit {
+    struct ts_placement_rec rec;
+    int32_t node_ids[FX_NUMA], thread_node[FX_THREADS];
+    int64_t pages[FX_THREADS], local[FX_THREADS], thread_node_pages[FX_THREADS * FX_NUMA];
+    double fraction[FX_THREADS];
+    int64_t array_node_pages[3 * FX_NUMA], absent[3], errors[3];
+};
+
+static void fill_audit(struct audit *a, const char *after, int32_t n_arrays, int64_t shift)
+{
+    for (int n = 0; n < FX_NUMA; n++)
+        a->node_ids[n] = n;
+    for (int t = 0; t < FX_THREADS; t++) {
+        a->thread_node[t] = t == 0 ? 0 : 1;
+        a->pages[t] = 16;
+        a->local[t] = 16 - shift * t;
+        a->fraction[t] = (double)a->local[t] / 16.0;
+        a->thread_node_pages[t * FX_NUMA + a->thread_node[t]] = a->local[t];
+        a->thread_node_pages[t * FX_NUMA + 1 - a->thread_node[t]] = 16 - a->local[t];
+    }
+    for (int k = 0; k < n_arrays; k++) {
+        a->array_node_pages[k * FX_NUMA] = 16 - shift;
+        a->array_node_pages[k * FX_NUMA + 1] = 32 + shift;
+        a->absent[k] = k;
+        a->errors[k] = 0;
+    }
+    a->rec = (struct ts_placement_rec){
+        .measured_after = after, .policy = "firsttouch", .sample_stride = 1, .page_size = 4096,
+        .granule_bytes = 4096, .requested_page_size = 4096, .madvise = "none", .n_nodes = FX_NUMA,
+        .node_ids = a->node_ids, .n_threads = FX_THREADS, .thread_node = a->thread_node,
+        .thread_pages = a->pages, .thread_local_pages = a->local, .thread_local_fraction = a->fraction,
+        .thread_node_pages = a->thread_node_pages, .n_arrays = n_arrays, .array_node_pages = a->array_node_pages,
+        .array_absent_pages = a->absent, .array_error_pages = a->errors,
+        .local_fraction = (48.0 - 3.0 * (double)shift) / 48.0, .time = 0.001 };
+}
+
+static struct ts_job_rec slurm_job(int32_t restarted, int64_t steps_before)
+{
+    return (struct ts_job_rec){
+        .under_slurm = 1, .job_id = "4242", .array_job_id = "4240", .array_task_id = "2", .node_list = "node-[7-8]",
+        .cpus_on_node = "4", .cpus_per_task = "4", .partition = "batch", .restart_count = restarted ? "1" : "0",
+        .cpu_mask = "0-3", .restarted = restarted, .restarted_from = restarted ? "run.ckpt.h5" : "",
+        .steps_before_restart = steps_before };
+}
+
+/* The config keys a reader of run files needs, for kernel. */
+static void configure(struct io_fixture *f, const char *kernel)
+{
+    static struct ts_attr config[4];
+    const char *pairs[4][2] = {
+        { "run.kernel", kernel }, { "init.policy", "firsttouch" }, { "init.huge_pages", "never" },
+        { "openmp.threads", "3" } };
+    for (int i = 0; i < 4; i++) {
+        snprintf(config[i].name, sizeof config[i].name, "%s", pairs[i][0]);
+        snprintf(config[i].value, sizeof config[i].value, "%s", pairs[i][1]);
+    }
+    f->rec.config = config;
+    f->rec.n_config = 4;
+}
+
+/* Times in 1/1024 s, exact in binary: /results' statistics are exactly those of the iterations. */
+static void time_exactly(struct io_fixture *f)
+{
+    for (int i = 0; i < FX_WARMUP; i++)
+        f->warmup[i] = (double)(8 - i) / 1024.0;
+    for (int i = 0; i < FX_ITER; i++)
+        f->iteration[i] = (double)(2 + i) / 1024.0;
+    for (int t = 0; t < FX_THREADS; t++)
+        for (int i = 0; i < FX_ITER; i++)
+            f->thread_iteration[t * FX_ITER + i] = (double)(1 + i) / 1024.0 + (double)t / 4096.0;
+    f->results.time_min = 2.0 / 1024.0;
+    f->results.time_median = 4.0 / 1024.0;
+    f->results.time_max = 6.0 / 1024.0;
+}
+
+/* A complete run of kernel unless the caller says otherwise after. */
+static void whole_run(struct io_fixture *f, const char *kernel)
+{
+    configure(f, kernel);
+    time_exactly(f);
+    f->rec.complete = 1;
+    f->rec.steps_done = f->rec.steps_planned = FX_WARMUP + FX_ITER;
+}
+
+static int write_run(const char *dir, const char *name, const struct ts_record *rec)
+{
+    char path[4096], again[4100];
+    snprintf(path, sizeof path, "%s/%s.h5", dir, name);
+    snprintf(again, sizeof again, "%s~", path);
+    struct ts_error err;
+    ts_error_clear(&err);
+    int status = ts_record_write(rec, path, &err) || ts_record_write(rec, again, &err);
+    if (status != TS_OK)
+        fprintf(stderr, "fuzz_seeds: %s\n", err.message);
+    return status != TS_OK ? status : reproducible(path, again);
+}
+
+/* Points the fixture's results at a 1D kernel of n elements, without a field. */
+static void one_dimensional(struct io_fixture *f, const char *kernel, int64_t n)
+{
+    f->results.kernel = kernel;
+    f->results.unit = "element";
+    f->results.n = n;
+    f->results.nx = f->results.ny = f->results.nz = 0;
+    f->results.units_per_iteration = n;
+    f->results.glups_best = f->results.glups_median = NAN;
+    f->rec.field = NULL;
+}
+
+/* all: every run; else the stencil2d run only. */
+static int write_runs(const char *dir, int all)
+{
+    static struct io_fixture f;
+    static struct audit init, end;
+    int status = 0;
+
+    /* stencil2d: everything the fixture has (a 4 x 5 field, counters with the machine's, warnings). */
+    io_fixture_full(&f);
+    whole_run(&f, "stencil2d");
+    struct ts_job_rec job = slurm_job(0, 0);
+    f.rec.job = &job;
+    status |= write_run(dir, all ? "stencil2d" : "run-stencil2d", &f.rec);
+    if (!all)
+        return status;
+
+    /* stencil3d: a 2 x 3 x 4 field, blocked, audited after init and at the end, restarted: the
+     * first two iterations have no per-thread times. */
+    static double field[2 * 3 * 4];
+    io_fixture_full(&f);
+    whole_run(&f, "stencil3d");
+    for (size_t i = 0; i < sizeof field / sizeof field[0]; i++)
+        field[i] = wave(i);
+    f.rec.field = field;
+    f.rec.field_dims[0] = 2, f.rec.field_dims[1] = 3, f.rec.field_dims[2] = 4;
+    f.results.kernel = "stencil3d";
+    f.results.nx = 4, f.results.ny = 3, f.results.nz = 2;
+    f.results.block_y = 2;
+    f.results.variant = "blocked";
+    for (int t = 0; t < FX_THREADS; t++)
+        f.thread_iteration[t * FX_ITER] = f.thread_iteration[t * FX_ITER + 1] = NAN;
+    job = slurm_job(1, FX_WARMUP + 2);
+    f.rec.job = &job;
+    fill_audit(&init, "init", 1, 0);
+    fill_audit(&end, "kernel", 1, 2);
+    f.rec.placement = &init.rec;
+    f.rec.placement_end = &end.rec;
+    snprintf(f.topo.thp_enabled, sizeof f.topo.thp_enabled, "madvise");
+    status |= write_run(dir, "stencil3d", &f.rec);
+
+    /* triad: three arrays audited, counters without the machine's, no warnings. */
+    io_fixture_full(&f);
+    whole_run(&f, "triad");
+    one_dimensional(&f, "triad", 3000);
+    f.results.variant = "nontemporal stores";
+    f.results.working_set_bytes = 72000;
+    f.results.llc_bytes = 33554432;
+    f.counters.machine = NULL;
+    f.rec.warnings = NULL;
+    f.rec.n_warnings = 0;
+    fill_audit(&init, "init", 3, 1);
+    f.rec.placement = &init.rec;
+    status |= write_run(dir, "triad", &f.rec);
+
+    /* sum: no field, counters, warnings or summary, and stopped by a signal after 3 of its 7 steps. */
+    io_fixture_minimal(&f);
+    whole_run(&f, "sum");
+    one_dimensional(&f, "sum", 1000);
+    f.rec.config_text = io_config_text; /* the minimal record's 200 kB text is past the fuzzers' max_len */
+    f.rec.complete = 0;
+    f.rec.steps_done = 3;
+    f.rec.steps_planned = FX_WARMUP + FX_ITER;
+    status |= write_run(dir, "sum", &f.rec);
     return status;
 }
 
@@ -60,9 +305,15 @@ int main(int argc, char **argv)
 {
     if (argc != 2)
         return fprintf(stderr, "usage: fuzz_seeds DIR\n"), 2;
+    char ckpt[4096], run[4096];
+    snprintf(ckpt, sizeof ckpt, "%s/checkpoint", argv[1]);
+    snprintf(run, sizeof run, "%s/run_read", argv[1]);
     int status = 0;
     for (size_t i = 0; i < N_CKPT_CASES; i++)
-        status |= write_case(argv[1], &ckpt_cases[i], ckpt_cases[i].steps_done);
-    status |= write_case(argv[1], &ckpt_cases[0], 0);
+        status |= write_case(ckpt, &ckpt_cases[i], ckpt_cases[i].steps_done);
+    status |= write_case(ckpt, &ckpt_cases[0], 0);
+    status |= write_case(run, &ckpt_cases[0], ckpt_cases[0].steps_done);
+    status |= write_runs(run, 1);
+    status |= write_runs(ckpt, 0);
     return status ? 1 : 0;
 }

@@ -1,17 +1,43 @@
 #!/bin/sh
-# Seed corpora of the fuzz harnesses, made fresh at test time (nothing binary is committed):
-#   seeds.sh TOUCHSTONE FUZZ_SEEDS SOURCE_DIR OUT_DIR
-# config: every file in configs/, alone and followed by --set overrides; cli: command lines of
-# the README; run_read: run files written by real touchstone runs of each kernel (and one
-# checkpoint); checkpoint: checkpoints written by touchstone's writer (fuzz_seeds.c), one per
-# run of checkpoint_cases.h, and a run file.
+# Seed corpora of the fuzz harnesses, made at test time (nothing binary is committed):
+#   seeds.sh fixed FUZZ_SEEDS SOURCE_DIR OUT_DIR
+#   seeds.sh fresh TOUCHSTONE SOURCE_DIR OUT_DIR
+# fixed (fuzz.seeds: the replays and the deterministic exploration of `make test`): the same
+# bytes on every run and machine at one commit. config: every file in configs/, alone and
+# followed by --set overrides; cli: command lines of the README; run_read and checkpoint:
+# files written by touchstone's writers from fixed records (fuzz_seeds.c).
+# fresh (fuzz.seeds.fresh: `make fuzz` only): run files of real touchstone runs of each kernel
+# (timings, host and start time differ every time), and one as a checkpoint seed.
 set -eu
-TS=$1
-SEEDS=$2
-SRC=$3
+MODE=$1
 OUT=$4
+SRC=$3
 rm -rf "$OUT"
 mkdir -p "$OUT/config" "$OUT/cli" "$OUT/run_read" "$OUT/checkpoint"
+
+if [ "$MODE" = fresh ]; then
+    TS=$2
+    # --threads 2 binds nothing on a 1-CPU box and still writes two threads' timings.
+    run() {
+        name=$1
+        shift
+        "$TS" run "$@" --threads 2 -q -o "$OUT/run_read/$name.h5" >/dev/null
+    }
+    run sum "$SRC/configs/sum.ini" --set sum.n=100000 --set run.iterations=3
+    run triad "$SRC/configs/triad.ini" --set triad.n=100000 --set run.iterations=3 --set placement.audit=false
+    run stencil2d "$SRC/configs/stencil2d.ini" --set stencil.nx=64 --set stencil.ny=48 --set run.iterations=3 \
+        --set output.write_field=true
+    run stencil3d "$SRC/configs/stencil3d.ini" --set stencil.nx=16 --set stencil.ny=12 --set stencil.nz=8 \
+        --set run.iterations=2 --set placement.at_end=true
+    cp "$OUT/run_read/sum.h5" "$OUT/checkpoint/run-sum.h5"
+    ls -l "$OUT"/* >&2
+    exit 0
+fi
+[ "$MODE" = fixed ] || {
+    echo "seeds.sh: mode $MODE is neither fixed nor fresh" >&2
+    exit 2
+}
+SEEDS=$2
 
 # The harnesses split their input at NUL bytes; here '|' stands for NUL.
 nul() { printf '%s' "$1" | tr '|' '\000'; }
@@ -39,21 +65,5 @@ for line in \
     nul "$line" >"$OUT/cli/cmd$n"
 done
 
-# Real run files, one per kernel and a few variants. --threads 2 binds nothing on a 1-CPU box
-# and still writes two threads' timings.
-run() {
-    name=$1
-    shift
-    "$TS" run "$@" --threads 2 -q -o "$OUT/run_read/$name.h5" >/dev/null
-}
-run sum "$SRC/configs/sum.ini" --set sum.n=100000 --set run.iterations=3
-run triad "$SRC/configs/triad.ini" --set triad.n=100000 --set run.iterations=3 --set placement.audit=false
-run stencil2d "$SRC/configs/stencil2d.ini" --set stencil.nx=64 --set stencil.ny=48 --set run.iterations=3 \
-    --set output.write_field=true
-run stencil3d "$SRC/configs/stencil3d.ini" --set stencil.nx=16 --set stencil.ny=12 --set stencil.nz=8 \
-    --set run.iterations=2 --set placement.at_end=true
-
-"$SEEDS" "$OUT/checkpoint"
-cp "$OUT/run_read/sum.h5" "$OUT/checkpoint/run-sum.h5"
-cp "$OUT/checkpoint/ckpt-stencil2d-3.h5" "$OUT/run_read/"
+"$SEEDS" "$OUT"
 ls -l "$OUT"/* >&2

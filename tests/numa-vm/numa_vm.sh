@@ -81,7 +81,7 @@ rm -rf "$work/out" "$work/data.b64"
 mkdir -p "$work/out"
 start=$(date +%s)
 # Console (ttyS0) to a log; the results archive arrives on ttyS1, away from kernel messages.
-timeout 300 qemu-system-x86_64 "$@" -serial "file:$work/console.log" -serial "file:$work/data.b64" \
+timeout 1100 qemu-system-x86_64 "$@" -serial "file:$work/console.log" -serial "file:$work/data.b64" \
     -append "$append loglevel=5" </dev/null >"$work/qemu.log" 2>&1
 status=$?
 echo "numa_vm: VM ran $(( $(date +%s) - start )) s (qemu exit $status), kernel $kernel"
