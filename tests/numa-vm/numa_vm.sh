@@ -151,7 +151,7 @@ for control in "sum-t4-serial parallel" "stencil2d-t4-parallel interleave"; do
     case " $passed " in *" $name "*) ;; *) continue ;; esac
     CHECKS=$((CHECKS + 1))
     # Rejected for its pages, not merely for its policy attribute.
-    if "$checker" "$name" "$mode" 4 "$out/$name.h5" >"$work/control.log" ||
+    if "$checker" "$name" "$mode" 4 "$out/$name.h5" >"$work/control.log" 2>&1 ||
         ! grep -q 'of its pages local' "$work/control.log"; then
         fail "control: numa_vm_check did not reject $name.h5's page placement as mode $mode:"
         sed 's/^/    | /' "$work/control.log"
