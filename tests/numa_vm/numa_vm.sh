@@ -97,7 +97,7 @@ if [ "$status" -ne 0 ]; then
 fi
 
 # The guest prints the archive's checksum on the console; a corrupt transfer must not pass.
-want=$(sed -n 's/^numa-vm: archive .* sha256 \([0-9a-f]*\).*/\1/p' "$work/console.log" | tr -d '\r')
+want=$(sed -n 's/^numa_vm: archive .* sha256 \([0-9a-f]*\).*/\1/p' "$work/console.log" | tr -d '\r')
 [ -n "$want" ] || { show_console; die "the guest sent no results archive"; }
 got=$(base64 -d "$work/data.b64" 2>/dev/null | sha256sum | cut -d' ' -f1)
 [ "$got" = "$want" ] || die "results archive corrupt in transfer (sha256 $got, guest said $want)"
