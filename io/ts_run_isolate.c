@@ -1,5 +1,5 @@
 /* HDF5 1.10 trusts bytes it should not: a corrupted global heap, where variable-length strings
- * live, makes H5Aread read out of bounds and crash, or loop forever (tests/cli/read_sweep.c
+ * live, makes H5Aread read out of bounds and crash, or loop forever (tests/io/read_sweep.c
  * finds such files by overwriting 16 bytes). Nothing in front of HDF5 can check its own
  * structures, so a run file, untrusted input, is read in a child process with a time limit:
  * whatever HDF5 does there, the command gets a summary or a message. The child validates

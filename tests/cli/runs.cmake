@@ -1,9 +1,8 @@
-# Reading run files back: compare, report, plot, and the reader on damaged files (included
-# from CMakeLists.txt). Every file is made in the test by the real touchstone.
+# Reading run files back: compare, report, show, plot (included from CMakeLists.txt). Every
+# file is made in the test by the real touchstone. The reader on damaged files is tests/io's
+# io.read.*, which uses h5_doctor too.
 add_executable(h5_doctor h5_doctor.c)
 target_link_libraries(h5_doctor PRIVATE HDF5::HDF5)
-add_executable(read_sweep read_sweep.c)
-target_link_libraries(read_sweep PRIVATE ts_io m)
 
 foreach(name compare report show)
   add_test(NAME cli.${name}
@@ -13,15 +12,9 @@ endforeach()
 add_test(NAME cli.plot
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_plot.sh $<TARGET_FILE:touchstone> ${PROJECT_SOURCE_DIR}
                  ${TOUCHSTONE_PYTHON})
-add_test(NAME io.read.bad_files
-         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_bad_files.sh $<TARGET_FILE:touchstone> ${PROJECT_SOURCE_DIR}
-                 $<TARGET_FILE:h5_doctor>)
-add_test(NAME io.read.image
-         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/test_read_image.sh $<TARGET_FILE:touchstone> ${PROJECT_SOURCE_DIR}
-                 $<TARGET_FILE:read_sweep>)
 # Hang guards, not verdicts on speed: cli.plot took 47 s with the suite beside it on a loaded
 # 2-core machine, where 120 s was less than three times that.
-set_tests_properties(cli.compare cli.report cli.show cli.plot io.read.bad_files io.read.image PROPERTIES TIMEOUT 900)
+set_tests_properties(cli.compare cli.report cli.show cli.plot PROPERTIES TIMEOUT 900)
 # Every way a run can end, read back by report, compare and plot (the fault library slows the
 # checkpoint writes so that a signal stops a run exactly where the test wants).
 add_test(NAME cli.read_back

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The page-placement audit and memory policies on this (one-node) machine: counts that add
 # up, stride and end audit as configured, policies applied or refused. The two-node truths
-# (serial init remote, interleave, bind:1) are checked in tests/numa-vm.
+# (serial init remote, interleave, bind:1) are checked in tests/numa_vm.
 . "$(dirname "$0")/lib.sh"
 H5GET=${3:?path to h5_get}
 unset OMP_PLACES OMP_PROC_BIND

@@ -5,7 +5,6 @@
  * no effect on a run, and the messages of options that stand for overrides.
  * Usage: test_config good|bad|fields|print|keys|places|ranges|unused|options|examples <configs dir> */
 #include <dirent.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,20 +12,7 @@
 
 #include "ts_config_values.h"
 #include "ts_config.h"
-
-static int failures;
-
-static void fail(const char *case_name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(const char *case_name, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL [%s]: ", case_name);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    failures++;
-}
+#include "ts_test.h"
 
 /* Writes text to a fresh file under /tmp; the caller removes it. */
 static void write_temp(char path[64], const char *text)
@@ -173,9 +159,9 @@ static void check_expect(const char *name, const struct ts_config *cfg, const st
     ts_config_origin_string(cfg, k, origin, sizeof origin);
     snprintf(want_origin, sizeof want_origin, "%s%s", e->origin[0] == ':' ? path : "", e->origin);
     if (strcmp(value, e->value) != 0)
-        fail(name, "%s is '%s', expected '%s'", e->key, value, e->value);
+        FAIL("%s: %s is '%s', expected '%s'", name, e->key, value, e->value);
     if (strcmp(origin, want_origin) != 0)
-        fail(name, "%s comes from '%s', expected '%s'", e->key, origin, want_origin);
+        FAIL("%s: %s comes from '%s', expected '%s'", name, e->key, origin, want_origin);
 }
 
 static void test_good(void)
@@ -187,7 +173,7 @@ static void test_good(void)
         char path[64];
         int rc = run_case(&cfg, g->ini, NULL, g->sets, 0, g->sets_first, path, &err);
         if (rc != TS_OK) {
-            fail(g->name, "expected success, got status %d: %s", rc, err.message);
+            FAIL("%s: expected success, got status %d: %s", g->name, rc, err.message);
         } else {
             for (size_t i = 0; i < 6 && g->expect[i].key; i++)
                 check_expect(g->name, &cfg, &g->expect[i], path);
@@ -195,12 +181,12 @@ static void test_good(void)
             while (n_sets < MAX_SETS && g->sets[n_sets])
                 n_sets++;
             if (cfg.n_sets != n_sets)
-                fail(g->name, "%d --set arguments recorded, expected %d", cfg.n_sets, n_sets);
+                FAIL("%s: %d --set arguments recorded, expected %d", g->name, cfg.n_sets, n_sets);
             for (int i = 0; i < n_sets && i < cfg.n_sets; i++)
                 if (strcmp(cfg.sets[i], g->sets[i]) != 0)
-                    fail(g->name, "--set #%d recorded as '%s', expected '%s'", i + 1, cfg.sets[i], g->sets[i]);
+                    FAIL("%s: --set #%d recorded as '%s', expected '%s'", g->name, i + 1, cfg.sets[i], g->sets[i]);
             if (g->ini && (!cfg.text || strcmp(cfg.text, g->ini) != 0))
-                fail(g->name, "cfg->text does not hold the file's text");
+                FAIL("%s: cfg->text does not hold the file's text", g->name);
         }
         ts_config_free(&cfg);
     }
@@ -382,12 +368,12 @@ static void test_bad(void)
         char path[64];
         int rc = run_case(&cfg, b->ini, b->path, b->sets, b->repeat, false, path, &err);
         if (rc != TS_BAD_INPUT)
-            fail(b->name, "expected status %d, got %d (%s)", TS_BAD_INPUT, rc, rc ? err.message : "accepted");
+            FAIL("%s: expected status %d, got %d (%s)", b->name, TS_BAD_INPUT, rc, rc ? err.message : "accepted");
         for (size_t i = 0; i < 2 && b->expect[i] && rc != TS_OK; i++) {
             char want[512];
             expand(want, sizeof want, b->expect[i], path);
             if (!strstr(err.message, want))
-                fail(b->name, "message '%s' lacks '%s'", err.message, want);
+                FAIL("%s: message '%s' lacks '%s'", b->name, err.message, want);
         }
         ts_config_free(&cfg);
     }
@@ -412,7 +398,7 @@ static void test_fields(void)
     char path[64];
     const char *name = "all keys land in their struct members";
     if (run_case(&cfg, ini, NULL, no_sets, 0, false, path, &err) != TS_OK) {
-        fail(name, "load failed: %s", err.message);
+        FAIL("%s: load failed: %s", name, err.message);
         return;
     }
     if (strcmp(cfg.kernel, "triad") || cfg.iterations != 1000 || cfg.warmup != 2 || cfg.sum_n != 1000 ||
@@ -422,35 +408,35 @@ static void test_fields(void)
         !cfg.write_field || cfg.checkpoint_every != 7 || strcmp(cfg.policy, "bind:1") || cfg.placement_audit || cfg.sample_stride != 16 ||
         !cfg.placement_at_end || strcmp(cfg.sum_mode, "fast") || !cfg.triad_nontemporal || !cfg.stencil_nontemporal
         || cfg.time_block != 3 || cfg.block_y != 5 || cfg.huge_pages || !cfg.overwrite)
-        fail(name, "a member differs from the file (kernel %s, iterations %lld, nx %lld, places %s, file %s)",
+        FAIL("%s: a member differs from the file (kernel %s, iterations %lld, nx %lld, places %s, file %s)", name,
              cfg.kernel, (long long)cfg.iterations, (long long)cfg.nx, cfg.places, cfg.file);
     for (size_t i = 0; i < ts_config_key_count(); i++)
         if (cfg.origin[i].source != TS_CONFIG_FILE)
-            fail(name, "%s does not come from the file", ts_config_key_name(i));
+            FAIL("%s: %s does not come from the file", name, ts_config_key_name(i));
     if (strcmp(cfg.path, path) != 0)
-        fail(name, "cfg->path is '%s', expected '%s'", cfg.path, path);
+        FAIL("%s: cfg->path is '%s', expected '%s'", name, cfg.path, path);
     struct ts_error err2;
     if (ts_config_set(&cfg, "stencil.nx=abc", &err2) == TS_OK || cfg.nx != 10)
-        fail(name, "a rejected --set changed stencil.nx to %lld", (long long)cfg.nx);
+        FAIL("%s: a rejected --set changed stencil.nx to %lld", name, (long long)cfg.nx);
     /* A value no config line can hold: check could not print it loadably. */
     char too_long[260] = "output.file=";
     memset(too_long + strlen(too_long), 'y', 200);
     if (ts_config_set(&cfg, too_long, &err2) == TS_OK)
-        fail(name, "--set with a 200-character file name accepted");
+        FAIL("%s: --set with a 200-character file name accepted", name);
     else if (!strstr(err2.message, "file=<200 characters> does not fit a config line (at most 198 characters)"))
-        fail(name, "unexpected message for a 200-character value: %s", err2.message);
+        FAIL("%s: unexpected message for a 200-character value: %s", name, err2.message);
     /* A ';' after a space starts a comment in a file; inside a word or first it does not. */
     const char *const commented[] = {"output.file=run ;1.h5", "output.file=run\t;1.h5", "output.file=;a ;b.h5"};
     for (size_t i = 0; i < sizeof commented / sizeof commented[0]; i++) {
         if (ts_config_set(&cfg, commented[i], &err2) == TS_OK)
-            fail(name, "--set %s accepted: a config file would read the value cut at the ';'", commented[i]);
+            FAIL("%s: --set %s accepted: a config file would read the value cut at the ';'", name, commented[i]);
         else if (!strstr(err2.message, "starts a comment in a config file") || strcmp(cfg.file, "x-%k.h5") != 0)
-            fail(name, "--set %s: message '%s', file '%s'", commented[i], err2.message, cfg.file);
+            FAIL("%s: --set %s: message '%s', file '%s'", name, commented[i], err2.message, cfg.file);
     }
     if (ts_config_set(&cfg, "output.file=run;1.h5", &err2) != TS_OK || strcmp(cfg.file, "run;1.h5") != 0)
-        fail(name, "--set output.file=run;1.h5 refused or not stored: %s", err2.message);
+        FAIL("%s: --set output.file=run;1.h5 refused or not stored: %s", name, err2.message);
     if (ts_config_set(&cfg, "output.file= ;run.h5", &err2) != TS_OK || strcmp(cfg.file, ";run.h5") != 0)
-        fail(name, "--set 'output.file= ;run.h5' refused or not stored as ';run.h5': %s", err2.message);
+        FAIL("%s: --set 'output.file= ;run.h5' refused or not stored as ';run.h5': %s", name, err2.message);
     ts_config_free(&cfg);
 }
 
@@ -481,14 +467,14 @@ static void expect_reads_back(const char *name, const struct ts_config *cfg, con
     struct ts_error err;
     ts_config_defaults(&again);
     if (ts_config_load(&again, path, &err) != TS_OK || ts_config_validate(&again, &err) != TS_OK) {
-        fail(name, "printed config does not load: %s", err.message);
+        FAIL("%s: printed config does not load: %s", name, err.message);
     } else {
         for (size_t i = 0; i < ts_config_key_count(); i++) {
             char a[1200], b[1200];
             ts_config_value_string(cfg, i, a, sizeof a);
             ts_config_value_string(&again, i, b, sizeof b);
             if (strcmp(a, b) != 0)
-                fail(name, "%s printed as '%s' reads back as '%s'", ts_config_key_name(i), a, b);
+                FAIL("%s: %s printed as '%s' reads back as '%s'", name, ts_config_key_name(i), a, b);
         }
     }
     unlink(path);
@@ -509,7 +495,7 @@ static void test_print(void)
     char path[64], printed[64];
     if (run_case(&cfg, "[run]\nkernel = stencil3d\n[openmp]\nplaces = {0:2}:4:2\n", NULL, sets, 0, false, path,
                  &err) != TS_OK) {
-        fail(name, "setup failed: %s", err.message);
+        FAIL("%s: setup failed: %s", name, err.message);
         return;
     }
     char text[8192];
@@ -518,17 +504,17 @@ static void test_print(void)
     char want[256];
     snprintf(want, sizeof want, "kernel = stencil3d              ; %s:2\n", path);
     if (!strstr(text, want))
-        fail(name, "no line '%s' in:\n%s", want, text);
+        FAIL("%s: no line '%s' in:\n%s", name, want, text);
     if (!strstr(text, "nx = 1000                       ; --set #1\n") || !strstr(text, "; default\n") ||
         !strstr(text, "\n[openmp]\n"))
-        fail(name, "origins or sections missing in:\n%s", text);
+        FAIL("%s: origins or sections missing in:\n%s", name, text);
 
     for (const char *line = text; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != '\0'))
         if (strcspn(line, "\n") > 198)
-            fail(name, "a printed line of %zu characters, more than a config line holds: %.60s...",
+            FAIL("%s: a printed line of %zu characters, more than a config line holds: %.60s...", name,
                  strcspn(line, "\n"), line);
     if (!strstr(text, "; --set #2\nfile = a;b-%t-xxx"))
-        fail(name, "the long value's origin is not on the line above it in:\n%s", text);
+        FAIL("%s: the long value's origin is not on the line above it in:\n%s", name, text);
 
     expect_reads_back(name, &cfg, printed);
     ts_config_free(&cfg);
@@ -537,12 +523,12 @@ static void test_print(void)
     const char *const semicolon[MAX_SETS] = {"output.file=;x-%k.h5"};
     name = "printed config reads back: a value starting with ';'";
     if (run_case(&cfg, NULL, NULL, semicolon, 0, false, path, &err) != TS_OK) {
-        fail(name, "setup failed: %s", err.message);
+        FAIL("%s: setup failed: %s", name, err.message);
         return;
     }
     print_config(&cfg, printed, text, sizeof text);
     if (!strstr(text, "\nfile =;x-%k.h5 "))
-        fail(name, "no line 'file =;x-%%k.h5' in:\n%s", text);
+        FAIL("%s: no line 'file =;x-%%k.h5' in:\n%s", name, text);
     expect_reads_back(name, &cfg, printed);
     ts_config_free(&cfg);
 }
@@ -556,30 +542,30 @@ static void test_keys(void)
     struct ts_error err;
     ts_config_defaults(&cfg);
     if (ts_config_validate(&cfg, &err) != TS_OK)
-        fail(name, "the defaults do not validate: %s", err.message);
+        FAIL("%s: the defaults do not validate: %s", name, err.message);
     size_t n = ts_config_key_count();
     if (n != 29 || n > TS_CONFIG_MAX_KEYS)
-        fail(name, "%zu keys, expected 29", n);
+        FAIL("%s: %zu keys, expected 29", name, n);
     for (size_t i = 0; i < n; i++) {
         const char *key = ts_config_key_name(i), *doc = ts_config_key_doc(i);
         char value[1200], want[1300];
         ts_config_value_string(&cfg, i, value, sizeof value);
         snprintf(want, sizeof want, "(default %s, range ", value);
         if (!strchr(key, '.'))
-            fail(name, "key name '%s' is not section.key", key);
+            FAIL("%s: key name '%s' is not section.key", name, key);
         if (!doc || !strstr(doc, want) || strchr(doc, '\n'))
-            fail(name, "doc of %s is not one line with '%s': %s", key, want, doc ? doc : "(null)");
+            FAIL("%s: doc of %s is not one line with '%s': %s", name, key, want, doc ? doc : "(null)");
         for (size_t j = 0; j < i; j++)
             if (strcmp(key, ts_config_key_name(j)) == 0)
-                fail(name, "key %s appears twice", key);
+                FAIL("%s: key %s appears twice", name, key);
         /* Assigning each default through --set must be accepted: the same parser reads both. */
         char set[1300];
         snprintf(set, sizeof set, "%s=%s", key, value);
         if (ts_config_set(&cfg, set, &err) != TS_OK)
-            fail(name, "default of %s does not read back: %s", key, err.message);
+            FAIL("%s: default of %s does not read back: %s", name, key, err.message);
     }
     if (ts_config_key_name(n) || ts_config_key_doc(n))
-        fail(name, "index %zu past the table has a name or doc", n);
+        FAIL("%s: index %zu past the table has a name or doc", name, n);
 }
 
 /* ---- every shipped config loads and validates ---- */
@@ -588,7 +574,7 @@ static void test_examples(const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d) {
-        fail("examples", "cannot open %s", dir);
+        FAIL("%s: cannot open %s", "examples", dir);
         return;
     }
     int count = 0;
@@ -605,21 +591,21 @@ static void test_examples(const char *dir)
         struct ts_error err;
         ts_config_defaults(&cfg);
         if (ts_config_load(&cfg, path, &err) != TS_OK || ts_config_validate(&cfg, &err) != TS_OK)
-            fail(e->d_name, "%s", err.message);
+            FAIL("%s: %s", e->d_name, err.message);
         /* A file named after a kernel runs that kernel. */
         else if (strstr("|sum|triad|stencil2d|stencil3d|", kernel) && strcmp(cfg.kernel, kernel) != 0)
-            fail(e->d_name, "selects kernel %s, not %s", cfg.kernel, kernel);
+            FAIL("%s: selects kernel %s, not %s", e->d_name, cfg.kernel, kernel);
         /* A shipped config sets nothing its kernel ignores: `make run` must not warn. */
         char unused[1][TS_CONFIG_NOTE_LEN];
         if (ts_config_unused_keys(&cfg, unused, 1) > 0)
-            fail(e->d_name, "%s", unused[0]);
+            FAIL("%s: %s", e->d_name, unused[0]);
         have_default |= strcmp(e->d_name, "default.ini") == 0;
         count++;
         ts_config_free(&cfg);
     }
     closedir(d);
     if (count < 5 || !have_default)
-        fail("examples", "%d config files in %s, expected default.ini and one per kernel", count, dir);
+        FAIL("%s: %d config files in %s, expected default.ini and one per kernel", "examples", count, dir);
     printf("%d config files checked\n", count);
 }
 
@@ -706,11 +692,11 @@ static void expect_value(const char *key, const char *value, bool accepted)
         ts_config_value_string(&cfg, k, after, sizeof after);
         const char *how = via_file ? "in a file" : "by --set";
         if (accepted && rc != TS_OK)
-            fail("ranges", "%s = %s %s refused (%d): %s", key, value, how, rc, err.message);
+            FAIL("%s: %s = %s %s refused (%d): %s", "ranges", key, value, how, rc, err.message);
         else if (!accepted && rc != TS_BAD_INPUT)
-            fail("ranges", "%s = %s %s: status %d, expected %d (refused)", key, value, how, rc, TS_BAD_INPUT);
+            FAIL("%s: %s = %s %s: status %d, expected %d (refused)", "ranges", key, value, how, rc, TS_BAD_INPUT);
         else if (!accepted && strcmp(before, after) != 0)
-            fail("ranges", "%s = %s %s refused, but the value changed to %s", key, value, how, after);
+            FAIL("%s: %s = %s %s refused, but the value changed to %s", "ranges", key, value, how, after);
         ts_config_free(&cfg);
     }
 }
@@ -730,7 +716,7 @@ static void expect_valid(const char *kernel, const char *alpha, bool valid)
     if (rc == TS_OK)
         rc = ts_config_validate(&cfg, &err);
     if (valid ? rc != TS_OK : rc != TS_BAD_INPUT)
-        fail("ranges", "kernel %s with alpha %s: status %d, expected %s", kernel, alpha, rc,
+        FAIL("%s: kernel %s with alpha %s: status %d, expected %s", "ranges", kernel, alpha, rc,
              valid ? "valid" : "refused");
     ts_config_free(&cfg);
 }
@@ -771,7 +757,7 @@ static void test_ranges(void)
     size_t covered = sizeof int_ranges / sizeof int_ranges[0] + sizeof word_ranges / sizeof word_ranges[0] + 2;
     size_t free_text = 2; /* openmp.places, output.file: their syntax has cases of its own */
     if (covered + free_text != ts_config_key_count())
-        fail("ranges", "%zu keys have a range here, %zu in the table", covered + free_text, ts_config_key_count());
+        FAIL("%s: %zu keys have a range here, %zu in the table", "ranges", covered + free_text, ts_config_key_count());
 }
 
 /* ---- keys that have no effect on the run ---- */
@@ -813,21 +799,22 @@ static void test_unused(void)
         struct ts_error err;
         char path[64], lines[4][TS_CONFIG_NOTE_LEN];
         if (run_case(&cfg, u->ini, NULL, u->sets, 0, false, path, &err) != TS_OK) {
-            fail(u->name, "setup failed: %s", err.message);
+            FAIL("%s: setup failed: %s", u->name, err.message);
             continue;
         }
         size_t n = ts_config_unused_keys(&cfg, lines, 4);
         if (n != (size_t)u->count)
-            fail(u->name, "%zu keys without effect, expected %d%s%s", n, u->count, n ? ": " : "", n ? lines[0] : "");
+            FAIL("%s: %zu keys without effect, expected %d%s%s", u->name, n, u->count, n ? ": " : "",
+                 n ? lines[0] : "");
         char want[512];
         if (u->expect && n > 0) {
             expand(want, sizeof want, u->expect, path);
             if (!strstr(lines[0], want))
-                fail(u->name, "'%s' lacks '%s'", lines[0], want);
+                FAIL("%s: '%s' lacks '%s'", u->name, lines[0], want);
         }
         /* max bounds what is written, not the count. */
         if (n > 0 && ts_config_unused_keys(&cfg, lines, 0) != n)
-            fail(u->name, "the count depends on max");
+            FAIL("%s: the count depends on max", u->name);
         ts_config_free(&cfg);
     }
 }
@@ -853,10 +840,10 @@ static void test_options(void)
         ts_config_defaults(&cfg);
         int rc = ts_config_set_option(&cfg, cases[c].assignment, cases[c].option, &err);
         if (rc != TS_BAD_INPUT)
-            fail("options", "%s as %s: status %d, expected %d", cases[c].assignment,
+            FAIL("%s: %s as %s: status %d, expected %d", "options", cases[c].assignment,
                  cases[c].option ? cases[c].option : "--set", rc, TS_BAD_INPUT);
         else if (strncmp(err.message, cases[c].expect, strlen(cases[c].expect)) != 0)
-            fail("options", "message '%s' does not start with '%s'", err.message, cases[c].expect);
+            FAIL("%s: message '%s' does not start with '%s'", "options", err.message, cases[c].expect);
         ts_config_free(&cfg);
     }
     struct ts_config cfg;
@@ -864,7 +851,7 @@ static void test_options(void)
     ts_config_defaults(&cfg);
     if (ts_config_set_option(&cfg, "openmp.threads=8", "--threads", &err) != TS_OK || cfg.threads != 8 ||
         cfg.n_sets != 1 || cfg.origin[key_index("openmp.threads")].source != TS_CONFIG_SET)
-        fail("options", "--threads 8 not applied and recorded as an override");
+        FAIL("%s: --threads 8 not applied and recorded as an override", "options");
     ts_config_free(&cfg);
 }
 
@@ -896,12 +883,12 @@ static void test_places(void)
         int cpus[8];
         int n = ts_places_named_cpus(cases[c].places, cpus, 8);
         if (n != cases[c].n) {
-            fail("places", "%s names %d CPUs, expected %d", cases[c].places, n, cases[c].n);
+            FAIL("%s: %s names %d CPUs, expected %d", "places", cases[c].places, n, cases[c].n);
             continue;
         }
         for (int i = 0; i < n; i++)
             if (cpus[i] != cases[c].cpus[i])
-                fail("places", "%s: CPU %d is %d, expected %d", cases[c].places, i, cpus[i], cases[c].cpus[i]);
+                FAIL("%s: %s: CPU %d is %d, expected %d", "places", cases[c].places, i, cpus[i], cases[c].cpus[i]);
     }
 }
 
@@ -932,5 +919,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_config good|bad|fields|print|keys|places|ranges|unused|options|examples <configs dir>\n");
         return 2;
     }
-    return failures ? 1 : 0;
+    return ts_test_finish();
 }

@@ -186,8 +186,7 @@ int main(int argc, char **argv)
         io_dir_make(dir, sizeof dir);
         cases[i].run(dir);
         io_dir_remove(dir);
-        printf("%s: %d failed checks\n", argv[1], io_failures);
-        return io_failures ? 1 : 0;
+        return ts_test_finish();
     }
     fprintf(stderr, "usage: %s CASE (unknown case)\n", argv[0]);
     return 2;

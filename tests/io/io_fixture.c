@@ -7,8 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-int io_failures;
-
 /* Non-ASCII on purpose: the file promises UTF-8 strings. */
 const char io_config_text[] = "[run]\nkernel = stencil2d\n# grid in µm-free units\n"
                               "[grid]\nnx = 5\nny = 4\n";

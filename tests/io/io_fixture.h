@@ -6,19 +6,7 @@
 #include <stdio.h>
 
 #include "ts_record.h"
-
-extern int io_failures;
-
-/* Counts a failure and says which behaviour broke; the test keeps going to report them all. */
-#define CHECK(cond, ...)                                                                     \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);                            \
-            fprintf(stderr, __VA_ARGS__);                                                    \
-            fputc('\n', stderr);                                                             \
-            io_failures++;                                                                   \
-        }                                                                                    \
-    } while (0)
+#include "ts_test.h"
 
 enum { FX_NUMA = 2, FX_THREADS = 3, FX_ITER = 5, FX_WARMUP = 2, FX_NY = 4, FX_NX = 5 };
 

@@ -399,6 +399,5 @@ int main(int argc, char **argv)
         H5Fclose(f);
     }
     io_dir_remove(dir);
-    printf("%s: %d failed checks\n", modes[m].name, io_failures);
-    return io_failures ? 1 : 0;
+    return ts_test_finish();
 }

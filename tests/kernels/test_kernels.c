@@ -4,11 +4,12 @@
  * through the CLI. */
 #include <omp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
 #include "ts_kernel.h"
+#include "ts_test.h"
 
 struct outcome {
     double result;
@@ -277,5 +278,5 @@ int main(int argc, char **argv)
         sum_and_triad();
     if (strcmp(which, "stencils") == 0 || strcmp(which, "all") == 0)
         stencils();
-    CHECK_DONE();
+    return ts_test_finish();
 }

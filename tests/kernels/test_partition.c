@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "check.h"
 #include "ts_partition.h"
+#include "ts_test.h"
 
 static void check_partition(int64_t n, int parts, int64_t granule)
 {
@@ -53,5 +53,5 @@ int main(void)
     CHECK(ts_partition_create(&p, 10, 0, 1) == EINVAL, "zero parts must be refused");
     CHECK(ts_partition_create(&p, -1, 2, 1) == EINVAL, "negative sizes must be refused");
     CHECK(ts_partition_create(&p, 10, 2, 0) == EINVAL, "zero granule must be refused");
-    CHECK_DONE();
+    return ts_test_finish();
 }

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "check.h"
+#include "ts_test.h"
 #include "ts_xsum.h"
 
 static double sum_of(const double *x, int n)
@@ -105,5 +105,5 @@ int main(void)
     double got = ts_xsum_round(&acc);
     long double exact = 3000000.0L * 0.1; /* 75 significant bits; long double keeps 64, far below a double ulp */
     CHECK(got == (double)exact, "3e6 x 0.1 gave %.17g, exact %.20Lg", got, exact);
-    CHECK_DONE();
+    return ts_test_finish();
 }

@@ -1,4 +1,4 @@
-#include "check.h"
+#include "topo_test.h"
 #include "ts_affinity.h"
 
 #include <omp.h>
@@ -12,7 +12,7 @@ static struct ts_thread_rec rows[2];
 static int sample_two(void)
 {
     struct ts_error err = {0};
-    CHECK(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
+    REQUIRE(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
     memset(rows, 0, sizeof rows);
     int team = 0;
     omp_set_num_threads(2);
@@ -26,7 +26,7 @@ static int sample_two(void)
             ts_affinity_sample_end(&rows[t]);
         }
     }
-    CHECK(team == 2, "asked for 2 threads, got %d", team);
+    REQUIRE(team == 2, "asked for 2 threads, got %d", team);
     return team;
 }
 
@@ -37,25 +37,25 @@ static void two_threads(void)
         struct ts_thread_rec *r = &rows[t];
         printf("thread %d: place %d {%s} mask %s cpu %d->%d core %d node %d\n", r->thread, r->place,
                r->place_cpus, r->affinity, r->cpu_start, r->cpu_end, r->core, r->node);
-        CHECK(r->thread == t, "row %d says thread %d", t, r->thread);
-        CHECK(r->affinity[0] && ts_list_has(r->affinity, r->cpu_start),
-              "thread %d ran on CPU %d, outside its affinity mask \"%s\"", t, r->cpu_start,
-              r->affinity);
-        CHECK(r->core >= 0 && r->node >= 0, "thread %d on CPU %d: core %d, node %d", t,
-              r->cpu_start, r->core, r->node);
-        CHECK(r->cpu_end >= 0, "thread %d: no cpu_end", t);
-        CHECK((r->place < 0) == (r->place_cpus[0] == '\0'),
-              "thread %d: place %d but place CPUs \"%s\"", t, r->place, r->place_cpus);
+        REQUIRE(r->thread == t, "row %d says thread %d", t, r->thread);
+        REQUIRE(r->affinity[0] && ts_list_has(r->affinity, r->cpu_start),
+                "thread %d ran on CPU %d, outside its affinity mask \"%s\"", t, r->cpu_start,
+                r->affinity);
+        REQUIRE(r->core >= 0 && r->node >= 0, "thread %d on CPU %d: core %d, node %d", t,
+                r->cpu_start, r->core, r->node);
+        REQUIRE(r->cpu_end >= 0, "thread %d: no cpu_end", t);
+        REQUIRE((r->place < 0) == (r->place_cpus[0] == '\0'),
+                "thread %d: place %d but place CPUs \"%s\"", t, r->place, r->place_cpus);
     }
-    CHECK(ts_affinity_mask_cpus() >= 1, "the main thread's mask has no CPU");
+    REQUIRE(ts_affinity_mask_cpus() >= 1, "the main thread's mask has no CPU");
     char cpus[256];
     const char *source = NULL;
     int n = ts_affinity_available_cpus(cpus, sizeof cpus, &source);
     printf("available: %s (%d CPUs, %s)\n", cpus, n, source);
-    CHECK(n >= 1 && source, "no CPU available to OpenMP (%d, \"%s\")", n, cpus);
+    REQUIRE(n >= 1 && source, "no CPU available to OpenMP (%d, \"%s\")", n, cpus);
     for (int t = 0; t < 2; t++)
-        CHECK(ts_list_has(cpus, rows[t].cpu_start), "thread %d ran on CPU %d, outside the available CPUs \"%s\"",
-              t, rows[t].cpu_start, cpus);
+        REQUIRE(ts_list_has(cpus, rows[t].cpu_start), "thread %d ran on CPU %d, outside the available CPUs \"%s\"",
+                t, rows[t].cpu_start, cpus);
     ts_topology_destroy(topo);
 }
 
@@ -64,14 +64,14 @@ static void one_place(void)
 {
     sample_two();
     for (int t = 0; t < 2; t++) {
-        CHECK(rows[t].place == 0, "thread %d: place %d, want 0 (is OMP_PLACES={0} set?)", t,
-              rows[t].place);
-        CHECK(strcmp(rows[t].place_cpus, "0") == 0, "thread %d: place CPUs \"%s\", want \"0\"", t,
-              rows[t].place_cpus);
-        CHECK(rows[t].cpu_start == 0, "thread %d bound to {0} ran on CPU %d", t, rows[t].cpu_start);
+        REQUIRE(rows[t].place == 0, "thread %d: place %d, want 0 (is OMP_PLACES={0} set?)", t,
+                rows[t].place);
+        REQUIRE(strcmp(rows[t].place_cpus, "0") == 0, "thread %d: place CPUs \"%s\", want \"0\"", t,
+                rows[t].place_cpus);
+        REQUIRE(rows[t].cpu_start == 0, "thread %d bound to {0} ran on CPU %d", t, rows[t].cpu_start);
     }
-    CHECK(rows[0].core == rows[1].core, "both threads on CPU 0 but cores %d and %d", rows[0].core,
-          rows[1].core);
+    REQUIRE(rows[0].core == rows[1].core, "both threads on CPU 0 but cores %d and %d", rows[0].core,
+            rows[1].core);
     struct ts_binding_facts facts = {.bound = omp_get_proc_bind() != omp_proc_bind_false, .n_threads = 2,
                                      .available_cpus = ts_affinity_mask_cpus()};
     char lines[8][512];
@@ -81,19 +81,19 @@ static void one_place(void)
         printf("warning: %s\n", lines[i]);
         loud |= strstr(lines[i], "ALL 2 THREADS ARE ON ONE CORE") != NULL;
     }
-    CHECK(loud, "2 threads bound to CPU 0: no ALL-THREADS-ON-ONE-CORE warning");
+    REQUIRE(loud, "2 threads bound to CPU 0: no ALL-THREADS-ON-ONE-CORE warning");
 
     /* The initial thread is bound too, so only the places say what OpenMP may use. */
     char cpus[64];
     const char *source = NULL;
     int avail = ts_affinity_available_cpus(cpus, sizeof cpus, &source);
-    CHECK(avail == 1 && strcmp(cpus, "0") == 0 && strcmp(source, "OpenMP places") == 0,
-          "OMP_PLACES={0}: available CPUs \"%s\" (%d) from %s, want \"0\" (1) from OpenMP places", cpus, avail,
-          source);
+    REQUIRE(avail == 1 && strcmp(cpus, "0") == 0 && strcmp(source, "OpenMP places") == 0,
+            "OMP_PLACES={0}: available CPUs \"%s\" (%d) from %s, want \"0\" (1) from OpenMP places", cpus, avail,
+            source);
     ts_affinity_place_cpus(0, cpus, sizeof cpus);
-    CHECK(strcmp(cpus, "0") == 0, "place 0: \"%s\", want \"0\"", cpus);
+    REQUIRE(strcmp(cpus, "0") == 0, "place 0: \"%s\", want \"0\"", cpus);
     ts_affinity_place_cpus(1, cpus, sizeof cpus);
-    CHECK(cpus[0] == '\0', "place 1 does not exist but lists \"%s\"", cpus);
+    REQUIRE(cpus[0] == '\0', "place 1 does not exist but lists \"%s\"", cpus);
     ts_topology_destroy(topo);
 }
 
@@ -104,7 +104,7 @@ static void launch_mask(void)
     char path[64], line[512], parent[256] = "";
     snprintf(path, sizeof path, "/proc/%d/status", (int)getppid());
     FILE *f = fopen(path, "r");
-    CHECK(f, "cannot read %s", path);
+    REQUIRE(f, "cannot read %s", path);
     while (fgets(line, sizeof line, f))
         if (sscanf(line, "Cpus_allowed_list: %255s", parent) == 1)
             break;
@@ -113,16 +113,17 @@ static void launch_mask(void)
     int n = ts_affinity_launch_cpus(launch, sizeof launch);
     printf("launch mask %s (%d CPUs), parent's %s, main thread's now %d CPUs\n", launch, n, parent,
            ts_affinity_mask_cpus());
-    CHECK(parent[0] && strcmp(launch, parent) == 0, "the launch mask is \"%s\", the parent's \"%s\"", launch, parent);
+    REQUIRE(parent[0] && strcmp(launch, parent) == 0, "the launch mask is \"%s\", the parent's \"%s\"", launch, parent);
     struct ts_error err = {0};
-    CHECK(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
+    REQUIRE(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
     struct ts_binding_facts facts = {.bound = 1, .n_threads = 2};
     ts_affinity_available(topo, NULL, &facts);
-    CHECK(strcmp(facts.mask_list, launch) == 0 && facts.mask_cpus == n,
-          "facts say the mask is \"%s\" (%d CPUs), want the launch mask \"%s\" (%d)", facts.mask_list, facts.mask_cpus,
-          launch, n);
-    CHECK(facts.available_cpus == 1 && strcmp(facts.available_list, "0") == 0,
-          "OMP_PLACES={0}: the threads may use \"%s\" (%d CPUs), want \"0\"", facts.available_list, facts.available_cpus);
+    REQUIRE(strcmp(facts.mask_list, launch) == 0 && facts.mask_cpus == n,
+            "facts say the mask is \"%s\" (%d CPUs), want the launch mask \"%s\" (%d)", facts.mask_list,
+            facts.mask_cpus, launch, n);
+    REQUIRE(facts.available_cpus == 1 && strcmp(facts.available_list, "0") == 0,
+            "OMP_PLACES={0}: the threads may use \"%s\" (%d CPUs), want \"0\"", facts.available_list,
+            facts.available_cpus);
     ts_topology_destroy(topo);
 }
 
@@ -130,10 +131,10 @@ static void launch_mask(void)
 static void llc(void)
 {
     struct ts_error err = {0};
-    CHECK(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
+    REQUIRE(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
     int cpus[2] = {-1, -1}, n = 0;
     cpu_set_t set;
-    CHECK(sched_getaffinity(0, sizeof set, &set) == 0, "cannot read the mask");
+    REQUIRE(sched_getaffinity(0, sizeof set, &set) == 0, "cannot read the mask");
     for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
         if (CPU_ISSET(c, &set))
             cpus[n++] = c;
@@ -141,19 +142,19 @@ static void llc(void)
     ts_affinity_llc(topo, cpus, n, &l);
     printf("CPUs %d,%d: L%d, %d cache(s) over %d core(s), %lld B counted of %lld reported\n", cpus[0], cpus[1],
            l.level, l.instances, l.cores, (long long)l.bytes, (long long)l.reported_bytes);
-    CHECK(l.level >= 1 && l.instances >= 1 && l.instances <= n && l.cores >= 1,
-          "no last-level cache above CPUs %d,%d (level %d, %d caches)", cpus[0], cpus[1], l.level, l.instances);
-    CHECK(l.bytes > 0 && l.bytes <= l.reported_bytes && l.bytes <= (int64_t)l.cores * TS_LLC_MAX_BYTES_PER_CORE,
-          "%lld bytes counted: want at most the %lld reported and 48 MiB per core", (long long)l.bytes,
-          (long long)l.reported_bytes);
+    REQUIRE(l.level >= 1 && l.instances >= 1 && l.instances <= n && l.cores >= 1,
+            "no last-level cache above CPUs %d,%d (level %d, %d caches)", cpus[0], cpus[1], l.level, l.instances);
+    REQUIRE(l.bytes > 0 && l.bytes <= l.reported_bytes && l.bytes <= (int64_t)l.cores * TS_LLC_MAX_BYTES_PER_CORE,
+            "%lld bytes counted: want at most the %lld reported and 48 MiB per core", (long long)l.bytes,
+            (long long)l.reported_bytes);
     /* The same CPU twice is one cache; unknown CPUs count nothing. */
     struct ts_llc twice, none;
     const int same[2] = {cpus[0], cpus[0]}, unknown[2] = {-1, 1 << 20};
     ts_affinity_llc(topo, same, 2, &twice);
-    CHECK(twice.instances == 1, "one CPU twice: %d caches", twice.instances);
+    REQUIRE(twice.instances == 1, "one CPU twice: %d caches", twice.instances);
     ts_affinity_llc(topo, unknown, 2, &none);
-    CHECK(none.instances == 0 && none.bytes == 0, "unknown CPUs: %d caches, %lld bytes", none.instances,
-          (long long)none.bytes);
+    REQUIRE(none.instances == 0 && none.bytes == 0, "unknown CPUs: %d caches, %lld bytes", none.instances,
+            (long long)none.bytes);
     ts_topology_destroy(topo);
 }
 

@@ -1,7 +1,7 @@
 /* Each context-switch counter tied to its source: a thread that only sleeps switches out
  * voluntarily; a thread that never blocks, sharing its one CPU with a busy thread, is switched
  * out involuntarily every time the other runs. A swapped or misread field fails one of them. */
-#include "check.h"
+#include "topo_test.h"
 #include "ts_counters.h"
 
 #include <pthread.h>
@@ -33,13 +33,13 @@ static void *sleeper(void *arg)
 static void voluntary(void)
 {
     pthread_t t;
-    CHECK(pthread_create(&t, NULL, sleeper, NULL) == 0, "cannot start the sleeping thread");
+    REQUIRE(pthread_create(&t, NULL, sleeper, NULL) == 0, "cannot start the sleeping thread");
     pthread_join(t, NULL);
     printf("%d sleeps: %lld voluntary, %lld involuntary switches\n", SLEEPS, (long long)measured.voluntary_switches,
            (long long)measured.involuntary_switches);
-    CHECK(measured.voluntary_switches >= SLEEPS,
-          "a thread that slept %d times has %lld voluntary switches (involuntary: %lld): each sleep is one", SLEEPS,
-          (long long)measured.voluntary_switches, (long long)measured.involuntary_switches);
+    REQUIRE(measured.voluntary_switches >= SLEEPS,
+            "a thread that slept %d times has %lld voluntary switches (involuntary: %lld): each sleep is one", SLEEPS,
+            (long long)measured.voluntary_switches, (long long)measured.involuntary_switches);
 }
 
 /* The competitor counts while it runs; the spinner watches the count. Both are pinned to one
@@ -53,7 +53,7 @@ static void pin(int cpu)
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
-    CHECK(pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0, "cannot pin a thread to CPU %d", cpu);
+    REQUIRE(pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0, "cannot pin a thread to CPU %d", cpu);
 }
 
 static int the_cpu;
@@ -95,23 +95,24 @@ static void *spinner(void *arg)
 static void involuntary(void)
 {
     cpu_set_t set;
-    CHECK(sched_getaffinity(0, sizeof set, &set) == 0, "cannot read this process's CPUs");
+    REQUIRE(sched_getaffinity(0, sizeof set, &set) == 0, "cannot read this process's CPUs");
     the_cpu = -1;
     for (int cpu = 0; cpu < CPU_SETSIZE && the_cpu < 0; cpu++)
         if (CPU_ISSET(cpu, &set))
             the_cpu = cpu;
-    CHECK(the_cpu >= 0, "this process may use no CPU");
+    REQUIRE(the_cpu >= 0, "this process may use no CPU");
     pthread_t busy, measured_thread;
-    CHECK(pthread_create(&busy, NULL, competitor, NULL) == 0, "cannot start the competitor");
-    CHECK(pthread_create(&measured_thread, NULL, spinner, NULL) == 0, "cannot start the spinner");
+    REQUIRE(pthread_create(&busy, NULL, competitor, NULL) == 0, "cannot start the competitor");
+    REQUIRE(pthread_create(&measured_thread, NULL, spinner, NULL) == 0, "cannot start the spinner");
     pthread_join(measured_thread, NULL);
     atomic_store(&stop, 1);
     pthread_join(busy, NULL);
     printf("%d turns of a competitor on CPU %d: %lld involuntary, %lld voluntary switches\n", TURNS, the_cpu,
            (long long)measured.involuntary_switches, (long long)measured.voluntary_switches);
-    CHECK(measured.involuntary_switches >= TURNS,
-          "a never-blocking thread saw a competitor on its CPU run %d times, but has %lld involuntary switches "
-          "(voluntary: %lld)", TURNS, (long long)measured.involuntary_switches, (long long)measured.voluntary_switches);
+    REQUIRE(measured.involuntary_switches >= TURNS,
+            "a never-blocking thread saw a competitor on its CPU run %d times, but has %lld involuntary switches "
+            "(voluntary: %lld)",
+            TURNS, (long long)measured.involuntary_switches, (long long)measured.voluntary_switches);
 }
 
 int main(int argc, char **argv)

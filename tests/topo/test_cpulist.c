@@ -1,4 +1,4 @@
-#include "check.h"
+#include "topo_test.h"
 #include "ts_affinity.h"
 
 #include <sched.h>
@@ -27,8 +27,8 @@ static void format_table(void)
         char buf[64];
         memset(buf, 'x', sizeof buf);
         ts_cpulist_format(set, size, buf, sizeof buf);
-        CHECK(strcmp(buf, table[t].want) == 0, "case %zu: got \"%s\", want \"%s\"", t, buf,
-              table[t].want);
+        REQUIRE(strcmp(buf, table[t].want) == 0, "case %zu: got \"%s\", want \"%s\"", t, buf,
+                table[t].want);
         CPU_FREE(set);
     }
 }
@@ -42,10 +42,10 @@ static void truncation_is_marked(void)
         CPU_SET(cpu, &set);
     char buf[16];
     ts_cpulist_format(&set, sizeof set, buf, sizeof buf);
-    CHECK(strcmp(buf, "0,2,4,6,8,...") == 0, "got \"%s\", want \"0,2,4,6,8,...\"", buf);
+    REQUIRE(strcmp(buf, "0,2,4,6,8,...") == 0, "got \"%s\", want \"0,2,4,6,8,...\"", buf);
     char tiny[1] = {'x'};
     ts_cpulist_format(&set, sizeof set, tiny, sizeof tiny);
-    CHECK(tiny[0] == '\0', "a 1-byte buffer did not get an empty string");
+    REQUIRE(tiny[0] == '\0', "a 1-byte buffer did not get an empty string");
 }
 
 int main(int argc, char **argv)

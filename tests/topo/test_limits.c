@@ -1,5 +1,5 @@
-#include "check.h"
 #include "memory_internal.h"
+#include "topo_test.h"
 #include "ts_memory.h"
 
 #include <errno.h>
@@ -36,19 +36,19 @@ static void limits_have_memavailable(void)
 {
     int n = collect();
     const struct ts_memory_limit *l = find_limit(n, "MemAvailable in /proc/meminfo");
-    CHECK(n >= 1 && l && l->bytes > 0, "no MemAvailable among %d limits", n);
-    CHECK(ts_memory_limits(limits, 0) == 0, "max 0 must give 0 limits");
+    REQUIRE(n >= 1 && l && l->bytes > 0, "no MemAvailable among %d limits", n);
+    REQUIRE(ts_memory_limits(limits, 0) == 0, "max 0 must give 0 limits");
 }
 
 static void limits_have_rlimit_as(void)
 {
     struct rlimit rl;
-    CHECK(getrlimit(RLIMIT_AS, &rl) == 0, "getrlimit: %s", strerror(errno));
+    REQUIRE(getrlimit(RLIMIT_AS, &rl) == 0, "getrlimit: %s", strerror(errno));
     rl.rlim_cur = (rlim_t)64 << 30;
-    CHECK(setrlimit(RLIMIT_AS, &rl) == 0, "cannot lower RLIMIT_AS: %s", strerror(errno));
+    REQUIRE(setrlimit(RLIMIT_AS, &rl) == 0, "cannot lower RLIMIT_AS: %s", strerror(errno));
     const struct ts_memory_limit *l = find_limit(collect(), "RLIMIT_AS");
-    CHECK(l && l->bytes == (uint64_t)64 << 30, "RLIMIT_AS of 64 GiB missing or wrong (%llu)",
-          l ? (unsigned long long)l->bytes : 0ULL);
+    REQUIRE(l && l->bytes == (uint64_t)64 << 30, "RLIMIT_AS of 64 GiB missing or wrong (%llu)",
+            l ? (unsigned long long)l->bytes : 0ULL);
 }
 
 static void limits_have_slurm(void)
@@ -59,11 +59,11 @@ static void limits_have_slurm(void)
     int n = collect();
     const struct ts_memory_limit *node = find_limit(n, "SLURM_MEM_PER_NODE=4000 MB");
     const struct ts_memory_limit *cpu = find_limit(n, "SLURM_MEM_PER_CPU=1500 MB x SLURM_CPUS_ON_NODE=4");
-    CHECK(node && node->bytes == 4000ULL << 20, "SLURM_MEM_PER_NODE=4000 not read as 4000 MiB");
-    CHECK(cpu && cpu->bytes == 6000ULL << 20, "SLURM_MEM_PER_CPU=1500 x 4 CPUs not read as 6000 MiB");
+    REQUIRE(node && node->bytes == 4000ULL << 20, "SLURM_MEM_PER_NODE=4000 not read as 4000 MiB");
+    REQUIRE(cpu && cpu->bytes == 6000ULL << 20, "SLURM_MEM_PER_CPU=1500 x 4 CPUs not read as 6000 MiB");
     setenv("SLURM_MEM_PER_NODE", "4G", 1);
-    CHECK(!find_limit(collect(), "SLURM_MEM_PER_NODE"),
-          "SLURM_MEM_PER_NODE=4G is not a number of MB but was taken as one");
+    REQUIRE(!find_limit(collect(), "SLURM_MEM_PER_NODE"),
+            "SLURM_MEM_PER_NODE=4G is not a number of MB but was taken as one");
 }
 
 /* A fake /proc/self/cgroup and cgroup tree in a temporary directory. */
@@ -79,7 +79,7 @@ static void fake_file(const char *rel, const char *text)
         *s = '/';
     }
     FILE *f = fopen(path, "w");
-    CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
+    REQUIRE(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
 }
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -101,7 +101,7 @@ static int fake_limits(void)
 static void make_fake(void)
 {
     snprintf(fake, sizeof fake, "/tmp/ts_topo_cgroup_XXXXXX");
-    CHECK(mkdtemp(fake), "mkdtemp: %s", strerror(errno));
+    REQUIRE(mkdtemp(fake), "mkdtemp: %s", strerror(errno));
 }
 
 /* Slurm on cgroup v1 limits the job; the step below it and the root say "no limit". */
@@ -115,10 +115,10 @@ static void cgroup_v1_parent_limit(void)
     fake_file("sys/memory/slurm/job_1/step_0/memory.limit_in_bytes", "9223372036854771712\n");
     int n = fake_limits();
     const struct ts_memory_limit *l = find_limit(n, "memory.limit_in_bytes - memory.usage_in_bytes");
-    CHECK(n == 1 && l, "want one cgroup v1 limit, got %d", n);
-    CHECK(l->bytes == 1073741824 - 100, "v1 room %llu, want 1 GiB - 100", (unsigned long long)l->bytes);
-    CHECK(strstr(l->source, "/sys/memory/slurm/job_1") && !strstr(l->source, "step_0"),
-          "source \"%s\" does not name the job's cgroup", l->source);
+    REQUIRE(n == 1 && l, "want one cgroup v1 limit, got %d", n);
+    REQUIRE(l->bytes == 1073741824 - 100, "v1 room %llu, want 1 GiB - 100", (unsigned long long)l->bytes);
+    REQUIRE(strstr(l->source, "/sys/memory/slurm/job_1") && !strstr(l->source, "step_0"),
+            "source \"%s\" does not name the job's cgroup", l->source);
 }
 
 static void cgroup_v2_max(void)
@@ -130,8 +130,8 @@ static void cgroup_v2_max(void)
     fake_file("sys/user.slice/memory.max", "2147483648\n");
     int n = fake_limits();
     const struct ts_memory_limit *l = find_limit(n, "cgroup memory.max in");
-    CHECK(n == 1 && l, "want one cgroup v2 limit without usage, got %d", n);
-    CHECK(l->bytes == 2147483648ULL, "v2 limit %llu, want 2 GiB", (unsigned long long)l->bytes);
+    REQUIRE(n == 1 && l, "want one cgroup v2 limit without usage, got %d", n);
+    REQUIRE(l->bytes == 2147483648ULL, "v2 limit %llu, want 2 GiB", (unsigned long long)l->bytes);
 
     make_fake();
     fake_file("proc_self_cgroup", "0::/\n");
@@ -139,7 +139,7 @@ static void cgroup_v2_max(void)
     fake_file("sys/memory.current", "1500\n");
     n = fake_limits();
     l = find_limit(n, "memory.max - memory.current");
-    CHECK(n == 1 && l && l->bytes == 0, "usage above memory.max must leave 0 bytes of room");
+    REQUIRE(n == 1 && l && l->bytes == 0, "usage above memory.max must leave 0 bytes of room");
 }
 
 int main(int argc, char **argv)

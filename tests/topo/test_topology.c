@@ -1,4 +1,4 @@
-#include "check.h"
+#include "topo_test.h"
 #include "ts_topology.h"
 
 #include <dirent.h>
@@ -9,7 +9,7 @@ static ts_topology *load(void)
 {
     ts_topology *topo;
     struct ts_error err = {0};
-    CHECK(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
+    REQUIRE(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
     return topo;
 }
 
@@ -17,7 +17,7 @@ static ts_topology *load(void)
 static void online_cpus(char *buf, size_t len)
 {
     FILE *f = fopen("/sys/devices/system/cpu/online", "r");
-    CHECK(f && fgets(buf, (int)len, f), "cannot read /sys/devices/system/cpu/online");
+    REQUIRE(f && fgets(buf, (int)len, f), "cannot read /sys/devices/system/cpu/online");
     fclose(f);
     buf[strcspn(buf, "\n")] = '\0';
 }
@@ -31,13 +31,13 @@ static void every_cpu_has_core_and_node(void)
     for (int cpu = 0; cpu < conf; cpu++) {
         if (!ts_list_has(online, cpu))
             continue;
-        CHECK(ts_topology_core_of_cpu(topo, cpu) >= 0, "online CPU %d has no core", cpu);
-        CHECK(ts_topology_node_of_cpu(topo, cpu) >= 0, "online CPU %d has no NUMA node", cpu);
+        REQUIRE(ts_topology_core_of_cpu(topo, cpu) >= 0, "online CPU %d has no core", cpu);
+        REQUIRE(ts_topology_node_of_cpu(topo, cpu) >= 0, "online CPU %d has no NUMA node", cpu);
     }
-    CHECK(ts_topology_core_of_cpu(topo, -1) == -1, "CPU -1 should have core -1");
-    CHECK(ts_topology_node_of_cpu(topo, 1 << 30) == -1, "a CPU that does not exist has a node");
-    CHECK(ts_topology_numa_count(topo) >= 1, "no NUMA node at all");
-    CHECK(ts_topology_numa_os_index(topo, 0) >= 0, "NUMA node 0 (logical) has no OS index");
+    REQUIRE(ts_topology_core_of_cpu(topo, -1) == -1, "CPU -1 should have core -1");
+    REQUIRE(ts_topology_node_of_cpu(topo, 1 << 30) == -1, "a CPU that does not exist has a node");
+    REQUIRE(ts_topology_numa_count(topo) >= 1, "no NUMA node at all");
+    REQUIRE(ts_topology_numa_os_index(topo, 0) >= 0, "NUMA node 0 (logical) has no OS index");
     ts_topology_destroy(topo);
 }
 
@@ -46,8 +46,8 @@ static void cache_line_is_sane(void)
     ts_topology *topo = load();
     const char *source = NULL;
     size_t line = ts_topology_cache_line(topo, &source);
-    CHECK(line >= 16 && (line & (line - 1)) == 0, "cache line %zu is not a power of two >= 16", line);
-    CHECK(source && *source, "cache line has no source");
+    REQUIRE(line >= 16 && (line & (line - 1)) == 0, "cache line %zu is not a power of two >= 16", line);
+    REQUIRE(source && *source, "cache line has no source");
     printf("cache line %zu bytes from %s\n", line, source);
     ts_topology_destroy(topo);
 }
@@ -69,37 +69,37 @@ static void record_matches_the_kernel(void)
     ts_topology *topo = load();
     struct ts_topology_rec rec;
     struct ts_error err = {0};
-    CHECK(ts_topology_record(topo, &rec, &err) == TS_OK, "record failed: %s", err.message);
-    CHECK(rec.n_pus == sysconf(_SC_NPROCESSORS_ONLN), "record has %d PUs, sysconf says %ld",
-          rec.n_pus, sysconf(_SC_NPROCESSORS_ONLN));
-    CHECK(rec.n_numa == sysfs_node_count(), "record has %d NUMA nodes, sysfs has %d", rec.n_numa,
-          sysfs_node_count());
-    CHECK(rec.n_packages >= 1 && rec.n_cores >= rec.n_packages && rec.n_pus >= rec.n_cores,
-          "packages %d, cores %d, PUs %d do not nest", rec.n_packages, rec.n_cores, rec.n_pus);
+    REQUIRE(ts_topology_record(topo, &rec, &err) == TS_OK, "record failed: %s", err.message);
+    REQUIRE(rec.n_pus == sysconf(_SC_NPROCESSORS_ONLN), "record has %d PUs, sysconf says %ld",
+            rec.n_pus, sysconf(_SC_NPROCESSORS_ONLN));
+    REQUIRE(rec.n_numa == sysfs_node_count(), "record has %d NUMA nodes, sysfs has %d", rec.n_numa,
+            sysfs_node_count());
+    REQUIRE(rec.n_packages >= 1 && rec.n_cores >= rec.n_packages && rec.n_pus >= rec.n_cores,
+            "packages %d, cores %d, PUs %d do not nest", rec.n_packages, rec.n_cores, rec.n_pus);
     for (int i = 0; i < rec.n_numa; i++) {
         int32_t diag = rec.distances[i * rec.n_numa + i];
-        CHECK(diag > 0, "distance of node %d to itself is %d", rec.numa[i].os_index, diag);
+        REQUIRE(diag > 0, "distance of node %d to itself is %d", rec.numa[i].os_index, diag);
         for (int j = 0; j < rec.n_numa; j++) {
             int32_t d = rec.distances[i * rec.n_numa + j];
-            CHECK(d == -1 || d >= diag, "distance row %d: entry %d (%d) is below the diagonal (%d)",
-                  i, j, d, diag);
+            REQUIRE(d == -1 || d >= diag, "distance row %d: entry %d (%d) is below the diagonal (%d)",
+                    i, j, d, diag);
         }
-        CHECK(rec.numa[i].memory_bytes > 0, "node %d has no local memory", rec.numa[i].os_index);
+        REQUIRE(rec.numa[i].memory_bytes > 0, "node %d has no local memory", rec.numa[i].os_index);
     }
-    CHECK(rec.n_cores_rec == rec.n_cores, "%d core rows for %d cores", rec.n_cores_rec, rec.n_cores);
+    REQUIRE(rec.n_cores_rec == rec.n_cores, "%d core rows for %d cores", rec.n_cores_rec, rec.n_cores);
     for (int i = 0; i < rec.n_cores_rec; i++)
-        CHECK(rec.cores[i].index == i && rec.cores[i].cpus[0] != '\0',
-              "core row %d: index %d, cpus \"%s\"", i, rec.cores[i].index, rec.cores[i].cpus);
+        REQUIRE(rec.cores[i].index == i && rec.cores[i].cpus[0] != '\0',
+                "core row %d: index %d, cpus \"%s\"", i, rec.cores[i].index, rec.cores[i].cpus);
     for (int i = 0; i < rec.n_caches; i++)
-        CHECK(rec.caches[i].level >= 1 && rec.caches[i].count >= 1 && rec.caches[i].size_bytes > 0,
-              "cache row %d: L%d %s, %llu bytes x %d", i, rec.caches[i].level, rec.caches[i].type,
-              (unsigned long long)rec.caches[i].size_bytes, rec.caches[i].count);
-    CHECK(rec.cache_line_bytes >= 16 && rec.cache_line_source[0], "cache line %u from \"%s\"",
-          rec.cache_line_bytes, rec.cache_line_source);
-    CHECK(strncmp(rec.hwloc_version, "2.", 2) == 0, "hwloc version \"%s\"", rec.hwloc_version);
+        REQUIRE(rec.caches[i].level >= 1 && rec.caches[i].count >= 1 && rec.caches[i].size_bytes > 0,
+                "cache row %d: L%d %s, %llu bytes x %d", i, rec.caches[i].level, rec.caches[i].type,
+                (unsigned long long)rec.caches[i].size_bytes, rec.caches[i].count);
+    REQUIRE(rec.cache_line_bytes >= 16 && rec.cache_line_source[0], "cache line %u from \"%s\"",
+            rec.cache_line_bytes, rec.cache_line_source);
+    REQUIRE(strncmp(rec.hwloc_version, "2.", 2) == 0, "hwloc version \"%s\"", rec.hwloc_version);
     ts_topology_record_free(&rec);
-    CHECK(!rec.numa && !rec.distances && !rec.cores && !rec.caches,
-          "record_free left pointers behind");
+    REQUIRE(!rec.numa && !rec.distances && !rec.cores && !rec.caches,
+            "record_free left pointers behind");
     ts_topology_record_free(&rec); /* a second free must be harmless */
     ts_topology_destroy(topo);
 }
@@ -108,21 +108,21 @@ static void record_matches_the_kernel(void)
 static void record_free_releases_everything(void)
 {
     const char *tunables = getenv("GLIBC_TUNABLES");
-    CHECK(tunables && strstr(tunables, "glibc.malloc.tcache_count=0"),
-          "run with GLIBC_TUNABLES=glibc.malloc.tcache_count=0: mallinfo2 counts cached chunks "
-          "as in use");
+    REQUIRE(tunables && strstr(tunables, "glibc.malloc.tcache_count=0"),
+            "run with GLIBC_TUNABLES=glibc.malloc.tcache_count=0: mallinfo2 counts cached chunks "
+            "as in use");
     ts_topology *topo = load();
     struct ts_topology_rec rec;
     struct ts_error err = {0};
-    CHECK(ts_topology_record(topo, &rec, &err) == TS_OK, "record failed: %s", err.message);
+    REQUIRE(ts_topology_record(topo, &rec, &err) == TS_OK, "record failed: %s", err.message);
     ts_topology_record_free(&rec);
     size_t before = mallinfo2().uordblks;
     for (int i = 0; i < 10; i++) {
-        CHECK(ts_topology_record(topo, &rec, &err) == TS_OK, "record failed: %s", err.message);
+        REQUIRE(ts_topology_record(topo, &rec, &err) == TS_OK, "record failed: %s", err.message);
         ts_topology_record_free(&rec);
     }
     size_t after = mallinfo2().uordblks;
-    CHECK(after == before, "10 record/free pairs leaked %zd bytes", (ssize_t)(after - before));
+    REQUIRE(after == before, "10 record/free pairs leaked %zd bytes", (ssize_t)(after - before));
     ts_topology_destroy(topo);
 }
 

@@ -1,4 +1,4 @@
-#include "check.h"
+#include "topo_test.h"
 #include "ts_affinity.h"
 
 static struct ts_thread_rec row(int thread, int core, int cpu, int place, const char *place_cpus)
@@ -37,7 +37,7 @@ static void none_when_bound_apart(void)
     struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1")};
     int n = run((struct ts_binding_facts){.bound = 1, .n_threads = 2, .available_cpus = 2}, rows, 2);
     show(n);
-    CHECK(n == 0, "2 bound threads on 2 cores gave %d warnings", n);
+    REQUIRE(n == 0, "2 bound threads on 2 cores gave %d warnings", n);
 }
 
 static void binding_off(void)
@@ -45,8 +45,8 @@ static void binding_off(void)
     struct ts_thread_rec rows[] = {row(0, 0, 0, -1, ""), row(1, 1, 1, -1, "")};
     int n = run((struct ts_binding_facts){.bound = 0, .n_threads = 2, .available_cpus = 2}, rows, 2);
     show(n);
-    CHECK(n == 1 && find(n, "binding is off") == 0, "unbound threads: want only the binding-off "
-          "warning, got %d lines", n);
+    REQUIRE(n == 1 && find(n, "binding is off") == 0, "unbound threads: want only the binding-off "
+            "warning, got %d lines", n);
 }
 
 static void oversubscribed(void)
@@ -54,8 +54,8 @@ static void oversubscribed(void)
     struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1"), row(2, 0, 0, 0, "0")};
     int n = run((struct ts_binding_facts){.bound = 1, .n_threads = 3, .available_cpus = 2}, rows, 3);
     show(n);
-    CHECK(find(n, "3 threads but only 2 CPUs available") >= 0,
-          "3 threads on 2 CPUs: no oversubscription warning");
+    REQUIRE(find(n, "3 threads but only 2 CPUs available") >= 0,
+            "3 threads on 2 CPUs: no oversubscription warning");
 }
 
 static void all_on_one_core(void)
@@ -65,9 +65,9 @@ static void all_on_one_core(void)
         rows[i] = row(i, 0, 0, 0, "0");
     int n = run((struct ts_binding_facts){.bound = 1, .n_threads = 4, .available_cpus = 4}, rows, 4);
     show(n);
-    CHECK(find(n, "ALL 4 THREADS ARE ON ONE CORE (core 0)") >= 0,
-          "4 threads on core 0: no ALL-THREADS warning naming the count and the core");
-    CHECK(find(n, "share core") < 0, "the ALL-THREADS case also printed a share-core line");
+    REQUIRE(find(n, "ALL 4 THREADS ARE ON ONE CORE (core 0)") >= 0,
+            "4 threads on core 0: no ALL-THREADS warning naming the count and the core");
+    REQUIRE(find(n, "share core") < 0, "the ALL-THREADS case also printed a share-core line");
 }
 
 static void some_share_a_core(void)
@@ -76,13 +76,13 @@ static void some_share_a_core(void)
     struct ts_thread_rec rows[] = {row(0, 5, 0, 0, "0"), row(1, 1, 1, 1, "1"), row(2, 5, 0, 0, "0")};
     int n = run((struct ts_binding_facts){.bound = 1, .n_threads = 3, .available_cpus = 3}, rows, 3);
     show(n);
-    CHECK(n == 1 && find(n, "threads 0,2 share core 5 (CPU 0): they time-slice one core") == 0,
-          "threads 0 and 2 on CPU 0: want one share warning naming them and core 5");
+    REQUIRE(n == 1 && find(n, "threads 0,2 share core 5 (CPU 0): they time-slice one core") == 0,
+            "threads 0 and 2 on CPU 0: want one share warning naming them and core 5");
     rows[2].cpu_start = rows[2].cpu_end = 9;
     n = run((struct ts_binding_facts){.bound = 1, .n_threads = 3, .available_cpus = 3}, rows, 3);
     show(n);
-    CHECK(n == 1 && find(n, "threads 0,2 share core 5 (CPUs 0,9)") == 0 && find(n, "SMT") == 0,
-          "threads 0 and 2 on SMT siblings 0 and 9: want one share warning saying SMT");
+    REQUIRE(n == 1 && find(n, "threads 0,2 share core 5 (CPUs 0,9)") == 0 && find(n, "SMT") == 0,
+            "threads 0 and 2 on SMT siblings 0 and 9: want one share warning saying SMT");
 }
 
 static void migration_only_when_possible(void)
@@ -90,18 +90,18 @@ static void migration_only_when_possible(void)
     struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1")};
     rows[1].cpu_end = 0;
     int n = run((struct ts_binding_facts){.bound = 1, .n_threads = 2, .available_cpus = 2}, rows, 2);
-    CHECK(n == 0, "a thread bound to a one-CPU place was reported as moving");
+    REQUIRE(n == 0, "a thread bound to a one-CPU place was reported as moving");
     snprintf(rows[1].place_cpus, sizeof rows[1].place_cpus, "0-1");
     n = run((struct ts_binding_facts){.bound = 1, .n_threads = 2, .available_cpus = 2}, rows, 2);
     show(n);
-    CHECK(n == 1 && find(n, "thread 1 moved from CPU 1 to CPU 0 during the run") == 0,
-          "a thread in a 2-CPU place that moved: want one migration warning");
+    REQUIRE(n == 1 && find(n, "thread 1 moved from CPU 1 to CPU 0 during the run") == 0,
+            "a thread in a 2-CPU place that moved: want one migration warning");
     rows[1].place = -1;
     rows[1].place_cpus[0] = '\0';
     n = run((struct ts_binding_facts){.bound = 0, .n_threads = 2, .available_cpus = 2}, rows, 2);
     show(n);
-    CHECK(find(n, "thread 1 moved from CPU 1 to CPU 0") >= 0, "an unbound thread that moved: "
-          "no migration warning");
+    REQUIRE(find(n, "thread 1 moved from CPU 1 to CPU 0") >= 0, "an unbound thread that moved: "
+            "no migration warning");
 }
 
 static void max_is_respected(void)
@@ -115,11 +115,11 @@ static void max_is_respected(void)
     char few[3][512];
     memset(few, 'x', sizeof few);
     int n = ts_affinity_warnings(&f, rows, 4, few, 2);
-    CHECK(n == 2, "max 2 but %d warnings returned", n);
-    CHECK(few[2][0] == 'x', "max 2 but a third line was written");
-    CHECK(ts_affinity_warnings(&f, rows, 4, NULL, 0) == 0, "max 0 must write and count nothing");
+    REQUIRE(n == 2, "max 2 but %d warnings returned", n);
+    REQUIRE(few[2][0] == 'x', "max 2 but a third line was written");
+    REQUIRE(ts_affinity_warnings(&f, rows, 4, NULL, 0) == 0, "max 0 must write and count nothing");
     int all = run(f, rows, 4);
-    CHECK(all == 7, "unbound, oversubscribed, one core, 4 moves: want 7 warnings, got %d", all);
+    REQUIRE(all == 7, "unbound, oversubscribed, one core, 4 moves: want 7 warnings, got %d", all);
 }
 
 /* The srun-without--c case: fewer cores than threads, though enough CPUs (SMT siblings). */
@@ -130,11 +130,11 @@ static void fewer_cores_than_threads(void)
     snprintf(f.available_list, sizeof f.available_list, "0-1");
     int n = run(f, rows, 2);
     show(n);
-    CHECK(find(n, "2 threads but the process may use only 1 core (CPUs 0-1)") >= 0, "no fewer-cores warning");
-    CHECK(find(n, "srun -c $SLURM_CPUS_PER_TASK") >= 0, "the fewer-cores warning does not say what to change");
+    REQUIRE(find(n, "2 threads but the process may use only 1 core (CPUs 0-1)") >= 0, "no fewer-cores warning");
+    REQUIRE(find(n, "srun -c $SLURM_CPUS_PER_TASK") >= 0, "the fewer-cores warning does not say what to change");
     f.available_cores = 2;
     n = run(f, rows, 2);
-    CHECK(find(n, "may use only") < 0, "2 threads on 2 cores warned about cores");
+    REQUIRE(find(n, "may use only") < 0, "2 threads on 2 cores warned about cores");
 }
 
 static void places_outside_the_mask(void)
@@ -144,14 +144,14 @@ static void places_outside_the_mask(void)
     snprintf(f.available_list, sizeof f.available_list, "0-1");
     const int named[] = {0, 1, 5, 6, 7, 1};
     ts_affinity_outside(&f, named, 6);
-    CHECK(strcmp(f.places_outside, "5-7") == 0, "CPUs outside 0-1 of {0,1,5,6,7}: got '%s'", f.places_outside);
+    REQUIRE(strcmp(f.places_outside, "5-7") == 0, "CPUs outside 0-1 of {0,1,5,6,7}: got '%s'", f.places_outside);
     int n = run(f, rows, 2);
     show(n);
-    CHECK(find(n, "OMP_PLACES names CPUs 5-7 that this process may not use (it may use 0-1)") >= 0,
-          "no warning for places outside the mask");
+    REQUIRE(find(n, "OMP_PLACES names CPUs 5-7 that this process may not use (it may use 0-1)") >= 0,
+            "no warning for places outside the mask");
     const int inside[] = {1, 0};
     ts_affinity_outside(&f, inside, 2);
-    CHECK(f.places_outside[0] == '\0', "CPUs inside the mask reported outside: '%s'", f.places_outside);
+    REQUIRE(f.places_outside[0] == '\0', "CPUs inside the mask reported outside: '%s'", f.places_outside);
 }
 
 /* A thread that computed on another node than it first-touched from, and migrations counted by perf. */
@@ -165,15 +165,15 @@ static void moved_away_from_its_pages(void)
                                  .init_node = init_node, .migrations = migrations};
     int n = run(f, rows, 2);
     show(n);
-    CHECK(find(n, "thread 1 first-touched its pages on node 0 but computed on node 1") >= 0,
-          "no warning for a thread that left its pages' node");
-    CHECK(find(n, "thread 0 first-touched") < 0, "thread 0 stayed on node 0 but was warned about");
-    CHECK(find(n, "migrated between CPUs during the kernel (perf counter): thread 1 3 times") >= 0,
-          "no warning for counted migrations");
+    REQUIRE(find(n, "thread 1 first-touched its pages on node 0 but computed on node 1") >= 0,
+            "no warning for a thread that left its pages' node");
+    REQUIRE(find(n, "thread 0 first-touched") < 0, "thread 0 stayed on node 0 but was warned about");
+    REQUIRE(find(n, "migrated between CPUs during the kernel (perf counter): thread 1 3 times") >= 0,
+            "no warning for counted migrations");
     const int64_t none[] = {0, -1};
     f.migrations = none;
     n = run(f, rows, 2);
-    CHECK(find(n, "migrated") < 0, "no migrations (or unknown) but a migration warning");
+    REQUIRE(find(n, "migrated") < 0, "no migrations (or unknown) but a migration warning");
 }
 
 /* Facts of a process whose mask is `mask` (cpus CPUs on cores cores) and whose threads may use
@@ -192,7 +192,7 @@ static struct ts_binding_facts facts_of(int bound, int n_threads, const char *ma
 static void only_in(int n, int line, const char *text, const char *what)
 {
     for (int i = 0; i < n; i++)
-        CHECK(i == line || !strstr(lines[i], text), "%s: line %d blames '%s' too: %s", what, i, text, lines[i]);
+        REQUIRE(i == line || !strstr(lines[i], text), "%s: line %d blames '%s' too: %s", what, i, text, lines[i]);
 }
 
 /* OMP_PLACES='{0}', 2 threads, a 2-CPU mask: the places are the cause, not srun or the mask. */
@@ -205,21 +205,21 @@ static void cause_places(void)
     int n = run(f, rows, 2);
     show(n);
     int line = find(n, "2 threads but OMP_PLACES={0} gives them only 1 CPU (0) of the 2 this process may use (0-1)");
-    CHECK(line >= 0, "places narrower than the mask: no warning naming OMP_PLACES={0} and both CPU counts");
-    CHECK(find(n, "only 1 CPU available") < 0, "the places' one CPU was reported as all the process has");
-    CHECK(find(n, "srun") < 0 && find(n, "SRUN_CPUS_PER_TASK") < 0 && find(n, "taskset") < 0,
-          "the places are the cause, but a line blames srun or taskset");
+    REQUIRE(line >= 0, "places narrower than the mask: no warning naming OMP_PLACES={0} and both CPU counts");
+    REQUIRE(find(n, "only 1 CPU available") < 0, "the places' one CPU was reported as all the process has");
+    REQUIRE(find(n, "srun") < 0 && find(n, "SRUN_CPUS_PER_TASK") < 0 && find(n, "taskset") < 0,
+            "the places are the cause, but a line blames srun or taskset");
     int all = find(n, "ALL 2 THREADS ARE ON ONE CORE (core 0)");
-    CHECK(all >= 0 && strstr(lines[all], "OMP_PLACES={0} gives them only CPU 0 of the process's 0-1"),
-          "the stacked-threads line does not name OMP_PLACES as the cause");
+    REQUIRE(all >= 0 && strstr(lines[all], "OMP_PLACES={0} gives them only CPU 0 of the process's 0-1"),
+            "the stacked-threads line does not name OMP_PLACES as the cause");
     /* More threads than even the mask has: both said, the places first. */
     f.n_threads = 4;
     struct ts_thread_rec four[] = {rows[0], rows[1], row(2, 0, 0, 0, "0"), row(3, 0, 0, 0, "0")};
     n = run(f, four, 4);
     show(n);
     line = find(n, "4 threads but OMP_PLACES={0} gives them only 1 CPU");
-    CHECK(line >= 0 && strstr(lines[line], "the mask itself has fewer CPUs than threads too: use at most 2 threads"),
-          "4 threads, places of 1 CPU, mask of 2: the line must name both limits");
+    REQUIRE(line >= 0 && strstr(lines[line], "the mask itself has fewer CPUs than threads too: use at most 2 threads"),
+            "4 threads, places of 1 CPU, mask of 2: the line must name both limits");
 }
 
 /* Places on fewer cores than the mask (SMT siblings {0,4}), enough CPUs. */
@@ -231,7 +231,7 @@ static void cause_places_cores(void)
     int n = run(f, rows, 2);
     show(n);
     int line = find(n, "2 threads but OMP_PLACES={0,4} covers only 1 core (CPUs 0,4) of the 4 this process may use");
-    CHECK(line >= 0, "places on one core of four: no warning naming OMP_PLACES");
+    REQUIRE(line >= 0, "places on one core of four: no warning naming OMP_PLACES");
     only_in(n, -1, "srun", "places on one core");
 }
 
@@ -246,14 +246,15 @@ static void cause_srun(void)
     int n = run(f, rows, 2);
     show(n);
     int line = find(n, "2 threads but only 1 CPU available (the process's affinity mask: 0)");
-    CHECK(line >= 0, "a one-CPU mask: no warning naming the mask");
-    CHECK(strstr(lines[line], "srun -c $SLURM_CPUS_PER_TASK")
-              && strstr(lines[line], "export SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK"),
-          "under Slurm the mask warning must name srun -c $SLURM_CPUS_PER_TASK and SRUN_CPUS_PER_TASK");
-    CHECK(find(n, "OMP_PLACES") < 0, "the mask is the cause, but a line blames OMP_PLACES");
+    REQUIRE(line >= 0, "a one-CPU mask: no warning naming the mask");
+    REQUIRE(strstr(lines[line], "srun -c $SLURM_CPUS_PER_TASK")
+                && strstr(lines[line], "export SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK"),
+            "under Slurm the mask warning must name srun -c $SLURM_CPUS_PER_TASK and SRUN_CPUS_PER_TASK");
+    REQUIRE(find(n, "OMP_PLACES") < 0, "the mask is the cause, but a line blames OMP_PLACES");
     int all = find(n, "ALL 2 THREADS ARE ON ONE CORE");
-    CHECK(all >= 0 && strstr(lines[all], "only CPU 0 (its affinity mask)") && strstr(lines[all], "SRUN_CPUS_PER_TASK"),
-          "the stacked-threads line does not name the mask and srun");
+    REQUIRE(all >= 0 && strstr(lines[all], "only CPU 0 (its affinity mask)")
+                && strstr(lines[all], "SRUN_CPUS_PER_TASK"),
+            "the stacked-threads line does not name the mask and srun");
     /* Fewer cores than threads (SMT siblings only), under Slurm. */
     struct ts_binding_facts smt = facts_of(1, 2, "0,4", 2, 1, "0,4", 2, 1);
     smt.under_slurm = 1;
@@ -262,8 +263,8 @@ static void cause_srun(void)
     n = run(smt, apart, 2);
     show(n);
     line = find(n, "2 threads but the process may use only 1 core (CPUs 0,4)");
-    CHECK(line >= 0 && strstr(lines[line], "SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK"),
-          "a one-core mask under Slurm: the fewer-cores line must name SRUN_CPUS_PER_TASK");
+    REQUIRE(line >= 0 && strstr(lines[line], "SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK"),
+            "a one-core mask under Slurm: the fewer-cores line must name SRUN_CPUS_PER_TASK");
 }
 
 /* The same one-CPU mask outside Slurm: taskset, numactl or a cgroup made it. */
@@ -275,8 +276,8 @@ static void cause_taskset(void)
     int n = run(f, rows, 2);
     show(n);
     int line = find(n, "2 threads but only 1 CPU available (the process's affinity mask: 0)");
-    CHECK(line >= 0 && strstr(lines[line], "taskset"), "a one-CPU mask outside Slurm: the line must name taskset");
-    CHECK(find(n, "OMP_PLACES=") < 0, "the mask is the cause, but a line blames OMP_PLACES");
+    REQUIRE(line >= 0 && strstr(lines[line], "taskset"), "a one-CPU mask outside Slurm: the line must name taskset");
+    REQUIRE(find(n, "OMP_PLACES=") < 0, "the mask is the cause, but a line blames OMP_PLACES");
 }
 
 /* Every CPU of the machine and still more threads: nothing to widen. */
@@ -289,9 +290,9 @@ static void cause_machine(void)
     int n = run(f, rows, 3);
     show(n);
     int line = find(n, "3 threads but only 2 CPUs available (the whole machine: 0-1)");
-    CHECK(line >= 0, "3 threads on a 2-CPU machine: no warning saying it is the whole machine");
-    CHECK(!strstr(lines[line], "srun") && !strstr(lines[line], "taskset"),
-          "the whole machine is the limit, but the line blames srun or taskset");
+    REQUIRE(line >= 0, "3 threads on a 2-CPU machine: no warning saying it is the whole machine");
+    REQUIRE(!strstr(lines[line], "srun") && !strstr(lines[line], "taskset"),
+            "the whole machine is the limit, but the line blames srun or taskset");
 }
 
 /* proc_bind primary keeps every thread in the primary thread's place. */
@@ -303,9 +304,9 @@ static void cause_primary(void)
     int n = run(f, rows, 2);
     show(n);
     int all = find(n, "ALL 2 THREADS ARE ON ONE CORE");
-    CHECK(all >= 0 && strstr(lines[all], "OMP_PROC_BIND=primary keeps every thread in the primary thread's place"),
-          "threads stacked by OMP_PROC_BIND=primary: the line does not name it");
-    CHECK(find(n, "srun") < 0, "OMP_PROC_BIND is the cause, but a line blames srun");
+    REQUIRE(all >= 0 && strstr(lines[all], "OMP_PROC_BIND=primary keeps every thread in the primary thread's place"),
+            "threads stacked by OMP_PROC_BIND=primary: the line does not name it");
+    REQUIRE(find(n, "srun") < 0, "OMP_PROC_BIND is the cause, but a line blames srun");
 }
 
 int main(int argc, char **argv)

@@ -1,21 +1,14 @@
-/* Shared by the topo tests: one failure message per broken behaviour, and one executable per
- * area whose cases CTest runs one by one (argv[1] names the case). */
-#ifndef TOUCHSTONE_TESTS_TOPO_CHECK_H
-#define TOUCHSTONE_TESTS_TOPO_CHECK_H
+/* Shared by the topo tests: one executable per area whose cases CTest runs one by one
+ * (argv[1] names the case). Their checks are ts_test.h's REQUIRE: a case stops at the first
+ * broken behaviour, as what follows a check in a case usually depends on it. */
+#ifndef TOUCHSTONE_TESTS_TOPO_TOPO_TEST_H
+#define TOUCHSTONE_TESTS_TOPO_TOPO_TEST_H
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            fprintf(stderr, "FAIL (%s:%d): ", __FILE__, __LINE__);              \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fputc('\n', stderr);                                                \
-            exit(1);                                                            \
-        }                                                                       \
-    } while (0)
+#include "ts_test.h"
 
 struct ts_case {
     const char *name;
@@ -27,7 +20,7 @@ static inline int ts_run_case(int argc, char **argv, const struct ts_case *cases
     for (size_t i = 0; argc == 2 && i < n; i++)
         if (strcmp(argv[1], cases[i].name) == 0) {
             cases[i].run();
-            return 0;
+            return ts_test_finish();
         }
     fprintf(stderr, "usage: %s CASE; cases:", argv[0]);
     for (size_t i = 0; i < n; i++)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The reader on truncated and corrupted copies of a real run file, in memory: refused with the
-# file named, or read with sane values; never a crash (tests/cli/read_sweep.c).
-. "$(dirname "$0")/lib.sh"
+# file named, or read with sane values; never a crash (tests/io/read_sweep.c).
+. "$(dirname "$0")/../cli/lib.sh"
 SWEEP=${3:?path to read_sweep}
 
 # shellcheck disable=SC2086

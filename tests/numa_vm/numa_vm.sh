@@ -97,7 +97,7 @@ if [ "$status" -ne 0 ]; then
 fi
 
 # The guest prints the archive's checksum on the console; a corrupt transfer must not pass.
-want=$(sed -n 's/^numa-vm: archive .* sha256 \([0-9a-f]*\).*/\1/p' "$work/console.log" | tr -d '\r')
+want=$(sed -n 's/^numa_vm: archive .* sha256 \([0-9a-f]*\).*/\1/p' "$work/console.log" | tr -d '\r')
 [ -n "$want" ] || { show_console; die "the guest sent no results archive"; }
 got=$(base64 -d "$work/data.b64" 2>/dev/null | sha256sum | cut -d' ' -f1)
 [ "$got" = "$want" ] || die "results archive corrupt in transfer (sha256 $got, guest said $want)"
@@ -151,7 +151,7 @@ for control in "sum-t4-serial parallel" "stencil2d-t4-parallel interleave"; do
     case " $passed " in *" $name "*) ;; *) continue ;; esac
     CHECKS=$((CHECKS + 1))
     # Rejected for its pages, not merely for its policy attribute.
-    if "$checker" "$name" "$mode" 4 "$out/$name.h5" >"$work/control.log" ||
+    if "$checker" "$name" "$mode" 4 "$out/$name.h5" >"$work/control.log" 2>&1 ||
         ! grep -q 'of its pages local' "$work/control.log"; then
         fail "control: numa_vm_check did not reject $name.h5's page placement as mode $mode:"
         sed 's/^/    | /' "$work/control.log"

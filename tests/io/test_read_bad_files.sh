@@ -2,7 +2,7 @@
 # Every way a run file can be bad: exit status 2 and a message naming the file and the path
 # inside it, never a crash (a crash would give another status). The damaged copies are made by
 # h5_doctor through the HDF5 C API, or with head and dd for truncation and corruption.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../cli/lib.sh"
 DOCTOR=${3:?path to h5_doctor}
 
 # shellcheck disable=SC2086

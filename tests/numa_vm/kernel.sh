@@ -14,7 +14,7 @@ mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 cd "$cache"
 
-die() { echo "numa-vm: kernel: $*" >&2; exit 1; }
+die() { echo "numa_vm: kernel: $*" >&2; exit 1; }
 
 # Debian's own choice of amd64 kernel is whatever the linux-image-amd64 metapackage depends
 # on (the generic flavour: not rt, cloud or dbg). Without package lists, ask after an update.

@@ -16,7 +16,7 @@ mount -t tmpfs tmp /tmp
 echo 60 >/proc/sys/kernel/hung_task_timeout_secs
 echo 1 >/proc/sys/kernel/hung_task_panic
 
-say() { echo "numa-vm: $*"; }
+say() { echo "numa_vm: $*"; }
 
 shell=""
 for word in $(cat /proc/cmdline); do

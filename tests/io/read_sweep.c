@@ -15,18 +15,9 @@
 #include <string.h>
 
 #include "ts_run_read.h"
+#include "ts_test.h"
 
 #define NAME "image.h5"
-
-static int failures;
-
-static void check(int ok, const char *what, size_t at)
-{
-    if (!ok) {
-        fprintf(stderr, "FAILED: %s (at byte %zu)\n", what, at);
-        failures++;
-    }
-}
 
 static unsigned char *slurp(const char *path, size_t *n)
 {
@@ -87,12 +78,13 @@ static int damaged(const unsigned char *bytes, size_t n, int isolated, const cha
     crashes += strstr(err.message, "HDF5 crashed") != NULL;
     hangs += strstr(err.message, "HDF5 did not finish") != NULL;
     if (st == TS_OK) {
-        check(sane(&s), what, at);
+        CHECK(sane(&s), "%s (at byte %zu)", what, at);
         ts_run_summary_free(&s);
         return 1;
     }
-    check(st == TS_BAD_INPUT && strncmp(err.message, NAME ": ", strlen(NAME) + 2) == 0, what, at);
-    check(s.iteration == NULL && s.thread_iteration == NULL, "nothing left allocated after a failure", at);
+    CHECK(st == TS_BAD_INPUT && strncmp(err.message, NAME ": ", strlen(NAME) + 2) == 0, "%s (at byte %zu)", what, at);
+    CHECK(s.iteration == NULL && s.thread_iteration == NULL, "nothing left allocated after a failure (at byte %zu)",
+          at);
     return 0;
 }
 
@@ -106,17 +98,17 @@ int main(int argc, char **argv)
     struct ts_run_summary disk, image;
     struct ts_error err;
     ts_error_clear(&err);
-    check(ts_run_read_file(argv[1], &disk, &err) == TS_OK, "the file reads from disk", 0);
-    check(ts_run_read_image(bytes, n, NAME, &image, &err) == TS_OK, "the intact image reads", 0);
-    if (failures)
+    CHECK(ts_run_read_file(argv[1], &disk, &err) == TS_OK, "the file reads from disk");
+    CHECK(ts_run_read_image(bytes, n, NAME, &image, &err) == TS_OK, "the intact image reads");
+    if (ts_test_failures)
         fprintf(stderr, "%s\n", err.message);
     else
-        check(same(&disk, &image), "image and file read the same", 0);
+        CHECK(same(&disk, &image), "image and file read the same");
 
     int truncated_read = 0;
     for (size_t len = 0; len < n; len += len < 16 ? 1 : n / 64 + 1)
         truncated_read += damaged(bytes, len, 0, "a truncated image is refused", len);
-    check(truncated_read == 0, "no truncation reads", 0);
+    CHECK(truncated_read == 0, "no truncation reads");
 
     unsigned char *copy = malloc(n);
     int read = 0, refused = 0;
@@ -135,5 +127,5 @@ int main(int argc, char **argv)
     free(bytes);
     ts_run_summary_free(&disk);
     ts_run_summary_free(&image);
-    return failures ? 1 : 0;
+    return ts_test_finish();
 }

@@ -4,40 +4,29 @@
  *   numa_vm_check RUN MODE THREADS FILE.h5
  *
  * RUN names the run in messages; MODE is parallel, serial, interleave or bind1; THREADS is the
- * thread count asked for. Every failed assertion prints one line "FAILED: RUN: ..." with the
- * thread and the numbers; a passing file prints one "ok RUN: ..." line that shows them too.
+ * thread count asked for. Every failed assertion prints one line "...: FAILED: RUN: ..." on stderr
+ * with the thread and the numbers; a passing file prints one "ok RUN: ..." line that shows them too.
  * Exit status: 0 all assertions hold, 1 some failed, 2 bad usage. */
 #include <hdf5.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ts_test.h"
 
 #define MAX_THREADS 64
 #define MAX_NODES 8
 #define MAX_ARRAYS 8
 
 static const char *run;
-static int failures;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAILED: %s: ", run);
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    failures++;
-}
 
 /* Reads a whole dataset of up to `max` elements; returns the element count, -1 when missing. */
 static long read_ds(hid_t f, const char *path, hid_t memtype, void *buf, size_t max, hsize_t dims[2])
 {
     if (H5Lexists(f, path, H5P_DEFAULT) <= 0) {
-        fail("no dataset %s", path);
+        FAIL("%s: no dataset %s", run, path);
         return -1;
     }
     hid_t ds = H5Dopen2(f, path, H5P_DEFAULT), sp = H5Dget_space(ds);
@@ -48,10 +37,10 @@ static long read_ds(hid_t f, const char *path, hid_t memtype, void *buf, size_t 
         H5Sget_simple_extent_dims(sp, d, NULL);
     long got = -1;
     if (n < 0 || (size_t)n > max || rank > 2)
-        fail("dataset %s has %lld elements in %d dimensions, more than this checker expects (%zu)", path,
+        FAIL("%s: dataset %s has %lld elements in %d dimensions, more than this checker expects (%zu)", run, path,
              (long long)n, rank, max);
     else if (H5Dread(ds, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
-        fail("cannot read dataset %s", path);
+        FAIL("%s: cannot read dataset %s", run, path);
     else
         got = (long)n;
     if (dims) {
@@ -66,14 +55,14 @@ static long read_ds(hid_t f, const char *path, hid_t memtype, void *buf, size_t 
 static int read_attr(hid_t f, const char *obj, const char *name, hid_t memtype, void *buf)
 {
     if (H5Aexists_by_name(f, obj, name, H5P_DEFAULT) <= 0) {
-        fail("no attribute %s on %s", name, obj);
+        FAIL("%s: no attribute %s on %s", run, name, obj);
         return -1;
     }
     hid_t a = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT);
     int bad = H5Aread(a, memtype, buf) < 0;
     H5Aclose(a);
     if (bad)
-        fail("cannot read attribute %s of %s", name, obj);
+        FAIL("%s: cannot read attribute %s of %s", run, name, obj);
     return bad ? -1 : 0;
 }
 
@@ -82,7 +71,7 @@ static int read_str_attr(hid_t f, const char *obj, const char *name, char *out, 
 {
     out[0] = '\0';
     if (H5Aexists_by_name(f, obj, name, H5P_DEFAULT) <= 0) {
-        fail("no attribute %s on %s", name, obj);
+        FAIL("%s: no attribute %s on %s", run, name, obj);
         return -1;
     }
     hid_t a = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT), ft = H5Aget_type(a);
@@ -105,7 +94,7 @@ static int read_str_attr(hid_t f, const char *obj, const char *name, char *out, 
     H5Tclose(ft);
     H5Aclose(a);
     if (bad)
-        fail("cannot read string attribute %s of %s", name, obj);
+        FAIL("%s: cannot read string attribute %s of %s", run, name, obj);
     return bad ? -1 : 0;
 }
 
@@ -138,12 +127,12 @@ static void check_topology(hid_t f)
         return;
     static const char *want[] = { "0-1", "2-3" };
     if (n != 2) {
-        fail("/topology/numa_nodes has %ld nodes, the VM has 2", n);
+        FAIL("%s: /topology/numa_nodes has %ld nodes, the VM has 2", run, n);
         return;
     }
     for (int i = 0; i < 2; i++)
         if (rows[i].os_index != i || strcmp(rows[i].cpus, want[i]) != 0)
-            fail("/topology/numa_nodes row %d is node %d with CPUs \"%s\", the VM has node %d with CPUs %s", i,
+            FAIL("%s: /topology/numa_nodes row %d is node %d with CPUs \"%s\", the VM has node %d with CPUs %s", run, i,
                  rows[i].os_index, rows[i].cpus, i, want[i]);
 }
 
@@ -160,7 +149,7 @@ int main(int argc, char **argv)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t f = H5Fopen(argv[4], H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) {
-        fail("cannot open %s as HDF5", argv[4]);
+        FAIL("%s: cannot open %s as HDF5", run, argv[4]);
         return 1;
     }
 
@@ -170,7 +159,7 @@ int main(int argc, char **argv)
         double err = NAN, tol = NAN;
         read_ds(f, "/verification/error", H5T_NATIVE_DOUBLE, &err, 1, NULL);
         read_ds(f, "/verification/tolerance", H5T_NATIVE_DOUBLE, &tol, 1, NULL);
-        fail("/verification passed = %d (error %g, tolerance %g)", passed, err, tol);
+        FAIL("%s: /verification passed = %d (error %g, tolerance %g)", run, passed, err, tol);
     }
     check_topology(f);
 
@@ -193,17 +182,17 @@ int main(int argc, char **argv)
         snprintf(where + strlen(where), sizeof where - strlen(where), "%st%d cpu%d/node%d", t ? ", " : "",
                  th[t].thread, th[t].cpu_start, th[t].node);
     if (nt != want_threads)
-        fail("/threads/table has %ld threads, %d were asked for (%s)", nt, want_threads, where);
+        FAIL("%s: /threads/table has %ld threads, %d were asked for (%s)", run, nt, want_threads, where);
     int on0 = 0, on1 = 0;
     for (long t = 0; t < nt; t++) {
         on0 |= th[t].node == 0;
         on1 |= th[t].node == 1;
         if (th[t].counted_for_node != th[t].node)
-            fail("thread %d ran on node %d but counted for node %d", th[t].thread, th[t].node,
+            FAIL("%s: thread %d ran on node %d but counted for node %d", run, th[t].thread, th[t].node,
                  th[t].counted_for_node);
     }
     if (!on0 || !on1)
-        fail("OMP_PROC_BIND=spread over 2 sockets should put threads on nodes 0 and 1, got %s", where);
+        FAIL("%s: OMP_PROC_BIND=spread over 2 sockets should put threads on nodes 0 and 1, got %s", run, where);
 
     int distinct[MAX_THREADS], nd = 0;
     for (long t = 0; t < nt; t++) {
@@ -228,24 +217,24 @@ int main(int argc, char **argv)
                 snprintf(got + strlen(got), sizeof got - strlen(got), "%s%d", i ? "," : "", rnodes[i]);
             for (int i = 0; i < nd; i++)
                 snprintf(want + strlen(want), sizeof want - strlen(want), "%s%d", i ? "," : "", distinct[i]);
-            fail("/results/node_ids = [%s], the threads' distinct nodes are [%s]", got, want);
+            FAIL("%s: /results/node_ids = [%s], the threads' distinct nodes are [%s]", run, got, want);
         }
         if (np >= 0 && np != nr)
-            fail("/results/node_partials has %ld values for %ld node_ids", np, nr);
+            FAIL("%s: /results/node_partials has %ld values for %ld node_ids", run, np, nr);
     }
 
     /* Placement audit: where the pages of each thread's chunk and of each array were. */
     if (H5Lexists(f, "/placement", H5P_DEFAULT) <= 0) {
-        fail("no /placement group: this touchstone has no page-placement audit (placement.audit)");
+        FAIL("%s: no /placement group: this touchstone has no page-placement audit (placement.audit)", run);
         H5Fclose(f);
         return 1;
     }
     char policy[64], after[64];
     const char *want_policy = !strcmp(mode, "interleave") ? "interleave" : !strcmp(mode, "bind1") ? "bind:1" : "firsttouch";
     if (read_str_attr(f, "/placement", "policy", policy, sizeof policy) == 0 && strcmp(policy, want_policy) != 0)
-        fail("/placement policy = \"%s\", expected \"%s\"", policy, want_policy);
+        FAIL("%s: /placement policy = \"%s\", expected \"%s\"", run, policy, want_policy);
     if (read_str_attr(f, "/placement", "measured_after", after, sizeof after) == 0 && strcmp(after, "init") != 0)
-        fail("/placement measured_after = \"%s\", expected \"init\"", after);
+        FAIL("%s: /placement measured_after = \"%s\", expected \"init\"", run, after);
 
     int pnodes[MAX_NODES], tnode[MAX_THREADS];
     int64_t tpages[MAX_THREADS], tlocal[MAX_THREADS], tnp[MAX_THREADS * MAX_NODES], anp[MAX_ARRAYS * MAX_NODES];
@@ -266,15 +255,16 @@ int main(int argc, char **argv)
         return 1;
     }
     if (nn != 2 || pnodes[0] != 0 || pnodes[1] != 1) {
-        fail("/placement/node_ids has %ld nodes (first %d), the VM has nodes 0 and 1", nn, nn ? pnodes[0] : -1);
+        FAIL("%s: /placement/node_ids has %ld nodes (first %d), the VM has nodes 0 and 1", run, nn,
+             nn ? pnodes[0] : -1);
         H5Fclose(f);
         return 1;
     }
     if (ntn != nt || ntp != nt || ntl != nt || ntf != nt || tnd[0] != (hsize_t)nt || tnd[1] != 2 || adims[1] != 2
         || nab != (long)adims[0] || ner != (long)adims[0]) {
-        fail("/placement shapes disagree: %ld threads in /threads/table; thread_node %ld, thread_pages %ld, "
+        FAIL("%s: /placement shapes disagree: %ld threads in /threads/table; thread_node %ld, thread_pages %ld, "
              "thread_local_pages %ld, thread_local_fraction %ld, thread_node_pages [%llu][%llu], array_node_pages "
-             "[%llu][%llu], array_absent_pages %ld, array_error_pages %ld",
+             "[%llu][%llu], array_absent_pages %ld, array_error_pages %ld", run,
              nt, ntn, ntp, ntl, ntf, (unsigned long long)tnd[0], (unsigned long long)tnd[1],
              (unsigned long long)adims[0], (unsigned long long)adims[1], nab, ner);
         H5Fclose(f);
@@ -284,16 +274,17 @@ int main(int argc, char **argv)
     /* The audit's own numbers must agree with each other and with the thread table. */
     for (long t = 0; t < nt; t++) {
         if (tnode[t] != th[t].node)
-            fail("thread %ld: /placement/thread_node = %d but /threads/table says node %d", t, tnode[t], th[t].node);
+            FAIL("%s: thread %ld: /placement/thread_node = %d but /threads/table says node %d", run, t, tnode[t],
+                 th[t].node);
         if (tpages[t] <= 0)
-            fail("thread %ld: /placement/thread_pages = %lld, no page of its chunk was sampled", t,
+            FAIL("%s: thread %ld: /placement/thread_pages = %lld, no page of its chunk was sampled", run, t,
                  (long long)tpages[t]);
         int col = tnode[t] == 0 ? 0 : tnode[t] == 1 ? 1 : -1;
         if (col >= 0 && tlocal[t] != tnp[t * 2 + col])
-            fail("thread %ld: thread_local_pages = %lld but thread_node_pages[%ld][node %d] = %lld", t,
+            FAIL("%s: thread %ld: thread_local_pages = %lld but thread_node_pages[%ld][node %d] = %lld", run, t,
                  (long long)tlocal[t], t, tnode[t], (long long)tnp[t * 2 + col]);
         if (tpages[t] > 0 && fabs(tfrac[t] - (double)tlocal[t] / (double)tpages[t]) > 1e-9)
-            fail("thread %ld: thread_local_fraction = %.6f but thread_local_pages/thread_pages = %lld/%lld", t,
+            FAIL("%s: thread %ld: thread_local_fraction = %.6f but thread_local_pages/thread_pages = %lld/%lld", run, t,
                  tfrac[t], (long long)tlocal[t], (long long)tpages[t]);
     }
     int64_t on_node[2] = { 0, 0 };
@@ -301,36 +292,38 @@ int main(int argc, char **argv)
         on_node[0] += anp[a * 2];
         on_node[1] += anp[a * 2 + 1];
         if (absent[a] != 0)
-            fail("array %llu: %lld sampled pages absent after init (never touched?)", (unsigned long long)a,
+            FAIL("%s: array %llu: %lld sampled pages absent after init (never touched?)", run, (unsigned long long)a,
                  (long long)absent[a]);
         if (errs[a] != 0)
-            fail("array %llu: move_pages failed on %lld sampled pages", (unsigned long long)a, (long long)errs[a]);
+            FAIL("%s: array %llu: move_pages failed on %lld sampled pages", run, (unsigned long long)a,
+                 (long long)errs[a]);
     }
     int64_t total = on_node[0] + on_node[1];
     double frac0 = total ? (double)on_node[0] / (double)total : NAN, frac1 = total ? 1.0 - frac0 : NAN;
     if (total <= 0)
-        fail("/placement/array_node_pages counts no page on any node");
+        FAIL("%s: /placement/array_node_pages counts no page on any node", run);
 
     /* What each policy must have done. */
     for (long t = 0; t < nt; t++) {
         if (!strcmp(mode, "parallel") && !(tfrac[t] >= 0.99))
-            fail("parallel first touch: thread %ld (node %d) has %.4f of its pages local (%lld of %lld), expected >= 0.99",
-                 t, tnode[t], tfrac[t], (long long)tlocal[t], (long long)tpages[t]);
+            FAIL("%s: parallel first touch: thread %ld (node %d) has %.4f of its pages local (%lld of %lld), "
+                 "expected >= 0.99",
+                 run, t, tnode[t], tfrac[t], (long long)tlocal[t], (long long)tpages[t]);
         if (!strcmp(mode, "serial") && tnode[t] == 1 && !(tfrac[t] <= 0.01))
-            fail("serial init: thread %ld on node 1 has %.4f of its pages local (%lld of %lld), expected <= 0.01", t,
-                 tfrac[t], (long long)tlocal[t], (long long)tpages[t]);
+            FAIL("%s: serial init: thread %ld on node 1 has %.4f of its pages local (%lld of %lld), expected <= 0.01",
+                 run, t, tfrac[t], (long long)tlocal[t], (long long)tpages[t]);
         if (!strcmp(mode, "interleave") && !(tfrac[t] >= 0.40 && tfrac[t] <= 0.60))
-            fail("interleave: thread %ld (node %d) has %.4f of its pages local (%lld of %lld), expected 0.40..0.60", t,
-                 tnode[t], tfrac[t], (long long)tlocal[t], (long long)tpages[t]);
+            FAIL("%s: interleave: thread %ld (node %d) has %.4f of its pages local (%lld of %lld), expected 0.40..0.60",
+                 run, t, tnode[t], tfrac[t], (long long)tlocal[t], (long long)tpages[t]);
     }
     if (!strcmp(mode, "serial") && !(frac0 >= 0.99))
-        fail("serial init: %.4f of all pages on node 0 (%lld of %lld), expected >= 0.99", frac0,
+        FAIL("%s: serial init: %.4f of all pages on node 0 (%lld of %lld), expected >= 0.99", run, frac0,
              (long long)on_node[0], (long long)total);
     if (!strcmp(mode, "bind1") && !(frac1 >= 0.99))
-        fail("bind:1: %.4f of all pages on node 1 (%lld of %lld), expected >= 0.99", frac1, (long long)on_node[1],
-             (long long)total);
+        FAIL("%s: bind:1: %.4f of all pages on node 1 (%lld of %lld), expected >= 0.99", run, frac1,
+             (long long)on_node[1], (long long)total);
 
-    if (failures == 0) {
+    if (ts_test_failures == 0) {
         char local[256] = "";
         for (long t = 0; t < nt; t++)
             snprintf(local + strlen(local), sizeof local - strlen(local), "%s%.3f", t ? " " : "", tfrac[t]);
@@ -338,5 +331,5 @@ int main(int argc, char **argv)
                local, 100 * frac0, 100 * frac1, (long long)total);
     }
     H5Fclose(f);
-    return failures ? 1 : 0;
+    return ts_test_finish();
 }

@@ -11,7 +11,7 @@ ts=${2:?}
 init=${3:?}
 ini=${4:?}
 
-die() { echo "numa-vm: initramfs: $*" >&2; exit 1; }
+die() { echo "numa_vm: initramfs: $*" >&2; exit 1; }
 
 busybox=/bin/busybox
 [ -x "$busybox" ] || die "$busybox missing (Debian package busybox-static)"
