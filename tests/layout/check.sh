@@ -6,6 +6,8 @@
 #                         folder only as its include directory, and links only what it may use
 #                         (TARGETS: the targets' properties, written by CMake at configure time)
 #   guards   SRC          every header's include guard is TOUCHSTONE_ + its path, upper case
+#   labels   SRC CTEST BUILD  every CTest test of BUILD carries a label, and only labels that
+#                         tests/labels.txt lists (CTEST lists the tests, jq reads the list)
 # Prints one line per violation and fails with the count; layers.txt at the top of the source
 # holds the arrows.
 set -u
@@ -140,11 +142,39 @@ check_guards() {
     done
 }
 
+check_labels() {
+    ctest=${3:?the ctest command} build=${4:?the build directory}
+    allowed=$(awk '!/^#/ && NF { print $1 }' "$SRC/tests/labels.txt")
+    [ -n "$allowed" ] || { fail "no labels in $SRC/tests/labels.txt"; return; }
+    command -v jq >/dev/null || { fail "jq is missing (scripts/setup-deps.sh --test installs it)"; return; }
+    # ctest lists the tests from a directory of its own, whose log is not the one of the ctest
+    # running this check.
+    list=$(mktemp -d)
+    printf 'subdirs("%s")\n' "$build" >"$list/CTestTestfile.cmake"
+    if ! (cd "$list" && "$ctest" --show-only=json-v1) >"$list/tests.json"; then
+        fail "$ctest --show-only=json-v1 cannot list the tests of $build"
+    fi
+    jq -r '.tests[] | [.name, ([(.properties // [])[] | select(.name == "LABELS") | .value[]] | join(" "))]
+           | @tsv' "$list/tests.json" >"$list/labels.tsv" || fail "jq cannot read the list of tests"
+    rm -rf "$list/Testing" "$list/CTestTestfile.cmake" "$list/tests.json"
+    tab=$(printf '\t')
+    while IFS=$tab read -r name labels; do
+        [ -n "$labels" ] || fail "test $name has no label: give it one of tests/labels.txt"
+        for label in $labels; do
+            echo "$allowed" | grep -qx -- "$label" \
+                || fail "test $name has the label $label, which tests/labels.txt does not list"
+        done
+    done <"$list/labels.tsv"
+    [ -s "$list/labels.tsv" ] || fail "no tests listed in $build"
+    rm -rf "$list"
+}
+
 case $MODE in
 includes) check_includes ;;
 targets) check_targets "$@" ;;
 guards) check_guards ;;
-*) echo "unknown mode $MODE (includes, targets, guards)" >&2; exit 2 ;;
+labels) check_labels "$@" ;;
+*) echo "unknown mode $MODE (includes, targets, guards, labels)" >&2; exit 2 ;;
 esac
 
 n=$(wc -l <"$FAILED")
