@@ -17,8 +17,9 @@
 
 extern char **environ;
 
-/* The copy the build puts next to the binary first, then the source tree's: a build tree
- * works when moved, and TOUCHSTONE_PLOT_SCRIPT overrides both. */
+/* The copy the build puts next to the binary first, then the installed one at a path relative
+ * to the binary (TS_PLOT_INSTALLED: ../share/touchstone/plot.py), then the source tree's: a
+ * build tree or an installed tree works when moved, and TOUCHSTONE_PLOT_SCRIPT overrides all. */
 static int find_script(char *buf, size_t size, struct ts_error *err)
 {
     const char *env = getenv("TOUCHSTONE_PLOT_SCRIPT");
@@ -32,14 +33,19 @@ static int find_script(char *buf, size_t size, struct ts_error *err)
     char *slash = strrchr(exe, '/');
     if (slash) {
         *slash = '\0';
-        if (snprintf(buf, size, "%s/plot.py", exe) < (int)size && access(buf, R_OK) == 0)
-            return TS_OK;
+        const char *beside[] = { "plot.py", TS_PLOT_INSTALLED };
+        char path[PATH_MAX], real[PATH_MAX];
+        for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++)
+            /* realpath: messages name .../share/touchstone/plot.py, not .../bin/../share/... */
+            if (snprintf(path, sizeof path, "%s/%s", exe, beside[i]) < (int)sizeof path && access(path, R_OK) == 0 &&
+                realpath(path, real) && snprintf(buf, size, "%s", real) < (int)size)
+                return TS_OK;
     }
     snprintf(buf, size, "%s", TS_PLOT_SCRIPT);
     if (access(buf, R_OK) == 0)
         return TS_OK;
-    return ts_fail(err, TS_BAD_INPUT, "plot: cannot find plot.py next to the binary nor at %s (set TOUCHSTONE_PLOT_SCRIPT)",
-                   TS_PLOT_SCRIPT);
+    return ts_fail(err, TS_BAD_INPUT, "plot: cannot find plot.py next to the binary, at %s/%s nor at %s (set TOUCHSTONE_PLOT_SCRIPT)",
+                   exe, TS_PLOT_INSTALLED, TS_PLOT_SCRIPT);
 }
 
 /* The picture formats by extension, as in tools/plot.py's FORMATS (jpg through Pillow, which

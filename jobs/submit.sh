@@ -24,7 +24,8 @@
 # Exit status: 0 submitted; 2 refused before submitting anything (bad options, or touchstone
 # check refused the config); 1 sbatch refused.
 # Environment: TOUCHSTONE and TOUCHSTONE_RESULTS pass through to the jobs (see run.sbatch); the
-# check runs the same binary the jobs will.
+# check runs the same binary the jobs will. Installed (DIR/share/touchstone/jobs/submit.sh),
+# without TOUCHSTONE or ./build/app/touchstone: DIR/bin/touchstone, for the jobs too.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -90,8 +91,14 @@ case $cpus in '' | *[!0-9]* | 0) echo "submit.sh: -c needs a positive number of 
 # --- the binary the jobs will run (as in scaling.sbatch), and its check of the study.
 ts=${TOUCHSTONE:-}
 if [ -z "$ts" ]; then
+    installed=${here%/share/touchstone/jobs}
     if [ -x "./build/app/touchstone" ]; then
         ts=./build/app/touchstone
+    elif [ "$installed" != "$here" ] && [ -x "$installed/bin/touchstone" ]; then
+        # An installed tree (cmake --install): its own binary, named to the jobs, which cannot
+        # look beside themselves (Slurm runs a copy of each batch script).
+        ts=$installed/bin/touchstone
+        export TOUCHSTONE=$ts
     else
         ts=$(command -v touchstone) || { echo "submit.sh: no touchstone (set TOUCHSTONE=/path/to/touchstone)" >&2; exit 2; }
     fi
