@@ -16,7 +16,7 @@ ASAN_EXCLUDE_LABELS = ^(vm|slurm|bench|valgrind|faults|random|no-asan)$$
 # cli.verify_fail preloads a library of its own (it intercepts sin, not malloc).
 ASAN_ENV = ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 
-.PHONY: all deps deps-test configure build run test test-random test-asan test-fuzz fuzz fuzz-build clean
+.PHONY: all deps deps-test configure build run format test test-random test-asan test-fuzz fuzz fuzz-build clean
 
 all: build
 
@@ -34,6 +34,10 @@ build: configure
 
 run: build
 	./$(BUILD_DIR)/app/touchstone run $(CONFIG)
+
+# The C sources formatted in place with clang-format-14 and .clang-format (layout.format checks).
+format:
+	sh scripts/format.sh fix .
 
 # The whole suite but the tests left to chance (label random), then its fast part under ASan +
 # UBSan, then the fuzzers' deterministic part: the same verdict on every run of a commit.

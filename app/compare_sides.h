@@ -1,5 +1,5 @@
 /* compare's sides: runs of one configuration repeated, judged against the first side with
- * the spread between runs, which is what machine noise moves (README, "touchstone compare"). */
+ * the spread between runs, which is what machine noise moves (docs/usage.md, "touchstone compare"). */
 #ifndef TOUCHSTONE_APP_COMPARE_SIDES_H
 #define TOUCHSTONE_APP_COMPARE_SIDES_H
 

@@ -13,7 +13,7 @@
 /* The most threads touchstone runs: openmp.threads, topo --threads and OMP_NUM_THREADS. */
 enum { TS_MAX_THREADS = 4096 };
 
-/* Stack every command needs below main, measured (README, "Limits"): the deepest path is a
+/* Stack every command needs below main, measured (docs/reliability.md, "Limits"): the deepest path is a
  * run writing its file. The OpenMP runtime adds TS_STACK_PER_THREAD on the starting thread's
  * stack for each thread it creates. */
 #define TS_STACK_NEED ((size_t)256 << 10)

@@ -1,4 +1,4 @@
-# Sanitizer and fuzzing builds (README, "Reliability"). Both are meant for build directories
+# Sanitizer and fuzzing builds (docs/testing.md). Both are meant for build directories
 # of their own: `make test` configures build-asan with TOUCHSTONE_SANITIZE=address,undefined
 # and build-fuzz with clang-14 and TOUCHSTONE_FUZZ=ON; the default build has neither.
 set(TOUCHSTONE_SANITIZE "" CACHE STRING

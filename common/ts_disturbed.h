@@ -1,6 +1,6 @@
 /* Whether a run was disturbed: other work took its CPUs while it computed, so its times
  * say more about the machine's state than about the configuration. One rule, used by the
- * run's summary, compare, report and show (README, "Disturbed runs"). */
+ * run's summary, compare, report and show (docs/how-it-works.md, "Disturbed runs"). */
 #ifndef TOUCHSTONE_COMMON_TS_DISTURBED_H
 #define TOUCHSTONE_COMMON_TS_DISTURBED_H
 

@@ -8,7 +8,7 @@
 
 /* What went wrong, in words the caller can act on. app/main.c turns a status into the exit
  * status of the command (ts_exit_status): 0, 1 and 3 as they are, and every error, whatever
- * its kind, 2 (the exit statuses the README documents). */
+ * its kind, 2 (the exit statuses docs/usage.md documents). */
 enum ts_status {
     TS_OK = 0,             /* verified run, or command succeeded */
     TS_VERIFY_FAILED = 1,  /* the run finished but its result is wrong */

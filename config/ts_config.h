@@ -1,6 +1,6 @@
 /* The run configuration: one table of keys (section, name, type, default, range, doc)
  * drives parsing (libinih), --set overrides, validation, `touchstone check`, the
- * /config group of the HDF5 file and the README's key list. */
+ * /config group of the HDF5 file and docs/configuration.md's key list. */
 #ifndef TOUCHSTONE_CONFIG_TS_CONFIG_H
 #define TOUCHSTONE_CONFIG_TS_CONFIG_H
 

@@ -53,7 +53,7 @@ int h5w_write_placement(struct h5w *w, hid_t g, const struct ts_record *rec)
     return failed ? w->err->status : TS_OK;
 }
 
-/* /counters/machine: what else the machine did during the iterations (README, "/counters"). */
+/* /counters/machine: what else the machine did during the iterations (docs/hdf5-schema.md, "/counters"). */
 static int write_machine(struct h5w *w, hid_t counters, const struct ts_machine_rec *m)
 {
     const struct h5w_value values[] = {

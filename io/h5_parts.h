@@ -1,4 +1,4 @@
-/* The writers of the schema's parts (README, "The HDF5 file"), one per group, internal to ts_io.
+/* The writers of the schema's parts (docs/hdf5-schema.md), one per group, internal to ts_io.
  * Each gets the already created group (or the file, for root-level parts) and returns
  * nonzero after filling w->err. */
 #ifndef TOUCHSTONE_IO_H5_PARTS_H

@@ -83,7 +83,7 @@ struct h5r_doubles {
 #define TS_H5R_MAX_DEFLATE_RATIO 1032
 
 /* Reads the whole dataset into out, which holds the product of dims values. Before anything is
- * read, the dataset must really store that many values (README, "Reading files safely"): a
+ * read, the dataset must really store that many values (docs/reliability.md, "Reading files safely"): a
  * contiguous or compact one at least their bytes, a chunked one the bytes of the chunks written
  * (divided by TS_H5R_MAX_DEFLATE_RATIO when deflated); nothing stored outside the file. */
 int h5r_read_doubles(struct h5r *r, const struct h5r_doubles *w, double *out);
@@ -112,7 +112,7 @@ int h5r_read_int_field(struct h5r *r, const char *path, const char *field, hsize
  * behind it are bad), and an object of the wrong class or shape. Both return TS_BAD_INPUT. */
 int h5r_fail_hdf5(struct h5r *r, const char *path, const char *doing);
 
-/* Whether the bytes the file really stores can hold count values of type (README, "Reading files
+/* Whether the bytes the file really stores can hold count values of type (docs/reliability.md, "Reading files
  * safely"): HDF5 reads data that was never written (a contiguous dataset cut short, chunks never
  * written) as fill values without any error, and would first allocate what the shape says. Also
  * refuses filters other than deflate, shuffle and Fletcher32 and storage outside the file. TS_OK

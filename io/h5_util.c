@@ -84,7 +84,7 @@ hid_t h5w_group(struct h5w *w, hid_t loc, const char *name)
 
 /* Strings are stored as UTF-8 and readers decode them (h5py raises on invalid UTF-8), but
  * command lines, paths, host names and the environment are bytes: those that are not valid
- * UTF-8 are stored with the offending bytes escaped as \xNN (README, "Conventions").
+ * UTF-8 are stored with the offending bytes escaped as \xNN (docs/hdf5-schema.md, "Conventions").
  * Returns s, or an escaped copy in *owned (freed by the caller); NULL when out of memory. */
 static const char *utf8_text(const char *s, char **owned)
 {

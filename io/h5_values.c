@@ -202,8 +202,8 @@ static int check_values(struct h5r *r, const struct h5r_doubles *w, const double
 }
 
 /* What touchstone writes into checkpoints, nothing else: IEEE f64 little-endian, and when w->chunk
- * is set, chunked exactly so with Fletcher32 as the only filter (README, "Surviving the time
- * limit"). A copy rewritten with another type, chunking or filter is not the file that was
+ * is set, chunked exactly so with Fletcher32 as the only filter (docs/how-it-works.md,
+ * "Checkpoint and restart"). A copy rewritten with another type, chunking or filter is not the file that was
  * written, even where its values read the same. */
 static int exactly_as_written(struct h5r *r, const struct h5r_doubles *w, hid_t set, hid_t type)
 {

@@ -94,8 +94,8 @@ static int check_config(struct h5r *r, const struct ts_checkpoint_expect *e)
 }
 
 /* Everything after the open; closes r. Each dataset must be what this program wrote: its type,
- * the field's chunks and checksum, and a digest of its values (README, "Surviving the time
- * limit"). */
+ * the field's chunks and checksum, and a digest of its values (docs/how-it-works.md,
+ * "Checkpoint and restart"). */
 static int restore_opened(struct h5r *r, const struct ts_checkpoint_expect *e, int64_t *steps_done,
                           int *thread_times_restored)
 {

@@ -57,7 +57,7 @@ static const struct scalar_item {
     { "/results/global", FIELD(global), -HUGE_VAL, HUGE_VAL, 0, 0 },
 };
 
-/* Ranges as the config accepts them (README, "Configuration"); 0 is "not this kernel's". */
+/* Ranges as the config accepts them (docs/configuration.md, "Keys"); 0 is "not this kernel's". */
 static const struct int_item {
     const char *obj, *name;
     size_t offset, size;

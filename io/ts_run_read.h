@@ -1,5 +1,5 @@
 /* A run file read back, for compare, report and plot: what they need of it, every value
- * validated against the schema (README, "The HDF5 file") by h5_reader.h. */
+ * validated against the schema (docs/hdf5-schema.md) by h5_reader.h. */
 #ifndef TOUCHSTONE_IO_TS_RUN_READ_H
 #define TOUCHSTONE_IO_TS_RUN_READ_H
 

@@ -1,6 +1,6 @@
 /* Everything one run writes to its HDF5 file, as plain data: the vocabulary app/, topo/ and
  * io/ share. app/ fills it (topo/ the parts it measures), io/ts_h5_write.c turns it into the
- * schema documented in the README. Pointers are borrowed: the record owns nothing. */
+ * schema documented in docs/hdf5-schema.md. Pointers are borrowed: the record owns nothing. */
 #ifndef TOUCHSTONE_RECORD_TS_RECORD_H
 #define TOUCHSTONE_RECORD_TS_RECORD_H
 
@@ -111,7 +111,7 @@ struct ts_results_rec {
     double glups_best, glups_median;             /* stencils only; NaN otherwise */
     int64_t working_set_bytes; /* every array's bytes together */
     int64_t llc_bytes;         /* last-level cache the threads' cores may keep them in (the
-                                  in-cache rule, README "Kernels"); 0 when unknown */
+                                  in-cache rule, docs/how-it-works.md); 0 when unknown */
 };
 
 struct ts_verification_rec {

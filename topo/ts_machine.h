@@ -1,6 +1,6 @@
 /* What else the machine did while a run computed: other processes' CPU time and a
  * hypervisor's steal on the CPUs the threads may use, and the load average, so that a run
- * slowed by its neighbours can be told from a slow configuration (README, "/counters"). */
+ * slowed by its neighbours can be told from a slow configuration (docs/hdf5-schema.md, "/counters"). */
 #ifndef TOUCHSTONE_TOPO_TS_MACHINE_H
 #define TOUCHSTONE_TOPO_TS_MACHINE_H
 

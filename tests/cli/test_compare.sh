@@ -11,7 +11,7 @@ H5GET=${3:?path to h5_get}
 DOCTOR=${4:?path to h5_doctor}
 
 ITER="--set run.iterations=20"
-for i in 1 2 3; do # interleaved, as the README asks
+for i in 1 2 3; do # interleaved, as docs/usage.md asks
     # shellcheck disable=SC2086
     run_ts 0 "parallel-init run $i" run "$SRC/configs/stencil2d.ini" $SMALL $ITER -o "$WORK/par$i.h5" -q || finish
     # shellcheck disable=SC2086

@@ -56,7 +56,7 @@ static void in_range(const char *what, const double *v, size_t n, double lo, dou
                    hi);
 }
 
-/* What the readers' callers rely on (README, "The HDF5 file"; io/ts_run_read.c). */
+/* What the readers' callers rely on (docs/hdf5-schema.md; io/ts_run_read.c). */
 static void check_summary(const struct ts_run_summary *s)
 {
     FUZZ_CHECK(s->kind == TS_FILE_RUN, "read as kind %d", (int)s->kind);

@@ -1,4 +1,4 @@
-/* Shared by the libFuzzer harnesses (README, "Reliability"). A harness is one function,
+/* Shared by the libFuzzer harnesses (docs/testing.md, "Fuzzing"). A harness is one function,
  * LLVMFuzzerTestOneInput, linked either with libFuzzer (clang, TOUCHSTONE_FUZZ) or with
  * replay_main.c, which runs it over files: the regression cases and seed corpora replay
  * in every build, sanitized or not. */
