@@ -82,8 +82,10 @@ int ts_binding_take_config(char **text, size_t *len, struct ts_error *err)
     else if (strncmp(target, "/memfd:" CONFIG_MEMFD_NAME, strlen("/memfd:" CONFIG_MEMFD_NAME)) != 0)
         snprintf(bad, sizeof bad, "not the memfd handed over");
     if (bad[0])
-        return ts_fail(err, TS_BAD_INPUT, "%s=%s: descriptor %d is %s; the re-executed touchstone cannot take the "
-                       "config the first pass read", CONFIG_MARKER, marker, fd, bad);
+        return ts_fail(err, TS_BAD_INPUT,
+                       "%s=%s: descriptor %d is %s; the re-executed touchstone cannot take the "
+                       "config the first pass read",
+                       CONFIG_MARKER, marker, fd, bad);
     char *buf = malloc((size_t)size + 1);
     size_t got = 0;
     while (buf && got < (size_t)size) {
@@ -115,7 +117,8 @@ static void parse_marker(const char *marker, struct ts_binding_choice *choice)
 {
     const char *p;
     if ((p = strstr(marker, "places=")) != NULL)
-        copy(choice->places_source, sizeof choice->places_source, strncmp(p + 7, "config", 6) == 0 ? "config" : "environment");
+        copy(choice->places_source, sizeof choice->places_source,
+             strncmp(p + 7, "config", 6) == 0 ? "config" : "environment");
     if ((p = strstr(marker, "proc_bind=")) != NULL)
         copy(choice->proc_bind_source, sizeof choice->proc_bind_source,
              strncmp(p + 10, "config", 6) == 0 ? "config" : "environment");
@@ -123,8 +126,7 @@ static void parse_marker(const char *marker, struct ts_binding_choice *choice)
         copy(choice->launch_cpus, sizeof choice->launch_cpus, p + 5);
 }
 
-int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding_choice *choice,
-                     struct ts_error *err)
+int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding_choice *choice, struct ts_error *err)
 {
     memset(choice, 0, sizeof *choice);
     copy(choice->config_places, sizeof choice->config_places, cfg->places);
@@ -169,13 +171,13 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
             ts_cpulist_format(&mask, sizeof mask, choice->launch_cpus, sizeof choice->launch_cpus);
     } else if (launch_known ? ts_affinity_restore_launch_mask() != 0
                             : ts_affinity_widen_to_places(choice->launch_cpus, sizeof choice->launch_cpus) != 0) {
-        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "cannot restore the CPU mask (%s) before applying the binding",
-                             choice->launch_cpus);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno,
+                             "cannot restore the CPU mask (%s) before applying the binding", choice->launch_cpus);
     }
 
     char value[512], config[128];
-    snprintf(value, sizeof value, "places=%s;proc_bind=%s;cpus=%s", choice->places_source,
-             choice->proc_bind_source, choice->launch_cpus);
+    snprintf(value, sizeof value, "places=%s;proc_bind=%s;cpus=%s", choice->places_source, choice->proc_bind_source,
+             choice->launch_cpus);
     int fd = -1; /* the config text, when one was loaded */
     if (cfg->text && (fd = config_memfd(cfg->text)) < 0)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, errno,

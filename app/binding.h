@@ -10,12 +10,12 @@
 
 struct ts_binding_choice {
     char places[256];
-    char places_source[32];    /* "config" or "environment" */
+    char places_source[32]; /* "config" or "environment" */
     char proc_bind[32];
     char proc_bind_source[32];
-    char config_places[256];   /* what the config asked for, to report an override */
+    char config_places[256]; /* what the config asked for, to report an override */
     char config_proc_bind[32];
-    char launch_cpus[256];     /* the process's CPU list before OpenMP bound anything; "" if unknown */
+    char launch_cpus[256]; /* the process's CPU list before OpenMP bound anything; "" if unknown */
 };
 
 /* Decides the effective values; when one must come from the config and this process has not
@@ -23,8 +23,7 @@ struct ts_binding_choice {
  * The re-executed process gets the config text this one read (cfg->text), not the file again:
  * a pipe or FIFO reads only once, and a file may change in between. Otherwise fills choice and
  * returns TS_OK. */
-int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding_choice *choice,
-                     struct ts_error *err);
+int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding_choice *choice, struct ts_error *err);
 
 /* In the re-executed process: the config text the first pass read and handed over (a sealed
  * memfd whose number travels in TOUCHSTONE_CONFIG_FD). *text is malloc'd, or NULL when there

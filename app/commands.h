@@ -15,8 +15,8 @@
  * err filled an error status when it could not start or could not write: TS_BAD_INPUT for
  * the config, the environment or the output path, TS_RESOURCE_ERROR for memory, threads and
  * limits, TS_IO_ERROR for writing its files, TS_INTERNAL_ERROR for a bug. */
-int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli,
-               int argc, char **argv, struct ts_error *err);
+int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli, int argc,
+               char **argv, struct ts_error *err);
 
 /* `touchstone check`: prints the resolved config and the memory it needs (nothing with
  * --quiet), warns on stderr of keys that have no effect, and with --restart checks that the

@@ -12,12 +12,37 @@
 /* One row per run; the side's figures repeat on each of its rows for programs, and people
  * get them once, in the table of sides below the runs. */
 static const struct ts_column columns[] = {
-    RC_FILE, { "side", "side", TS_COL_INT, NULL, TS_SHOW_ALL }, RC_HOST, RC_START, RC_JOB, RC_KERNEL, RC_SIZE,
-    RC_THREADS, RC_PLACES, RC_BIND, RC_INIT, RC_POLICY, RC_ITERS, RC_INIT_S, RC_MEDIAN, RC_MIN, RC_Q1, RC_Q3,
-    RC_SPREAD, RC_GBS, RC_GLUPS, RC_LOCAL, RC_IMBALANCE, RC_WARNINGS, RC_VERIFIED, RC_RESULT,
+    RC_FILE,
+    { "side", "side", TS_COL_INT, NULL, TS_SHOW_ALL },
+    RC_HOST,
+    RC_START,
+    RC_JOB,
+    RC_KERNEL,
+    RC_SIZE,
+    RC_THREADS,
+    RC_PLACES,
+    RC_BIND,
+    RC_INIT,
+    RC_POLICY,
+    RC_ITERS,
+    RC_INIT_S,
+    RC_MEDIAN,
+    RC_MIN,
+    RC_Q1,
+    RC_Q3,
+    RC_SPREAD,
+    RC_GBS,
+    RC_GLUPS,
+    RC_LOCAL,
+    RC_IMBALANCE,
+    RC_WARNINGS,
+    RC_VERIFIED,
+    RC_RESULT,
     { "same_result", "result vs run 1", TS_COL_TEXT, NULL, TS_SHOW_ALL },
     { "speedup", "speed-up vs side 1", TS_COL_NUM, "%.3f", TS_SHOW_ALL },
-    RC_DISTURBED, RC_DISTURBED_WHY, RC_MACHINE,
+    RC_DISTURBED,
+    RC_DISTURBED_WHY,
+    RC_MACHINE,
     { "side_runs", "", TS_COL_INT, NULL, TS_SHOW_MACHINE },
     { "side_disturbed", "", TS_COL_INT, NULL, TS_SHOW_MACHINE },
     { "side_median_s", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },
@@ -86,8 +111,8 @@ static int fill_runs(struct ts_table *t, const struct ts_run_set *set, const str
         const struct ts_side *side = &sides[ts_side_of(sides, n_sides, i)];
         long row = ts_table_add_row(t);
         if (row < 0 || ts_runs_fill(t, (size_t)row, s, &set->stats[i]) != 0
-            || ts_runs_text(t, (size_t)row, "same_result",
-                            s->global == set->runs[0].global ? "identical" : "differs") != 0
+            || ts_runs_text(t, (size_t)row, "same_result", s->global == set->runs[0].global ? "identical" : "differs")
+                   != 0
             || ts_runs_text(t, (size_t)row, "verdict", side->verdict) != 0
             || ts_runs_text(t, (size_t)row, "verdict_why", side->why) != 0)
             return -1;
@@ -96,9 +121,10 @@ static int fill_runs(struct ts_table *t, const struct ts_run_set *set, const str
             double v;
         } nums[] = {
             { "side", (double)(side - sides) + 1 }, { "speedup", sides[0].median / s->time_median },
-            { "side_runs", (double)side->n }, { "side_disturbed", (double)side->n_disturbed },
-            { "side_median_s", side->median }, { "side_min_s", side->low }, { "side_max_s", side->high },
-            { "side_speedup", side->speedup }, { "p_value", side->p_value },
+            { "side_runs", (double)side->n },       { "side_disturbed", (double)side->n_disturbed },
+            { "side_median_s", side->median },      { "side_min_s", side->low },
+            { "side_max_s", side->high },           { "side_speedup", side->speedup },
+            { "p_value", side->p_value },
         };
         for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++)
             ts_runs_num(t, (size_t)row, nums[k].key, nums[k].v);
@@ -136,8 +162,10 @@ static void print_notes(const struct ts_run_set *set, const struct ts_side *side
     const char *bullet = format == TS_TABLE_MARKDOWN ? "- " : "";
     fputc('\n', out);
     if (n_sides == 1)
-        fprintf(out, "%sone side: every run has the same configuration; put `vs` between runs to compare them as "
-                     "sides\n", bullet);
+        fprintf(out,
+                "%sone side: every run has the same configuration; put `vs` between runs to compare them as "
+                "sides\n",
+                bullet);
     for (size_t k = 1; k < n_sides; k++)
         fprintf(out, "%sside %zu: %s: %s\n", bullet, k + 1, sides[k].verdict, sides[k].why);
     for (size_t i = 0; i < set->n; i++)
@@ -148,11 +176,16 @@ static void print_notes(const struct ts_run_set *set, const struct ts_side *side
 static int print_all(const struct ts_run_set *set, const struct ts_side *sides, size_t n_sides, const char *title,
                      enum ts_table_format format)
 {
-    struct ts_table t = { .name = "runs", .title = title, .cols = columns,
-                          .n_cols = sizeof columns / sizeof columns[0], .transpose = 1,
+    struct ts_table t = { .name = "runs",
+                          .title = title,
+                          .cols = columns,
+                          .n_cols = sizeof columns / sizeof columns[0],
+                          .transpose = 1,
                           .group_col = TS_TABLE_NO_GROUP };
-    struct ts_table st = { .name = "sides", .cols = side_columns,
-                           .n_cols = sizeof side_columns / sizeof side_columns[0], .group_col = TS_TABLE_NO_GROUP };
+    struct ts_table st = { .name = "sides",
+                           .cols = side_columns,
+                           .n_cols = sizeof side_columns / sizeof side_columns[0],
+                           .group_col = TS_TABLE_NO_GROUP };
     int rc = fill_runs(&t, set, sides, n_sides) != 0 || fill_sides(&st, sides, n_sides) != 0 ? -2 : 0;
     int people = format == TS_TABLE_TEXT || format == TS_TABLE_MARKDOWN;
     if (rc == 0)
@@ -179,14 +212,16 @@ static int split_args(const struct ts_runs_args *a, char **files, unsigned char 
             files[(*n)++] = a->files[i];
             pending = 0;
         } else if (*n == 0 || pending || i + 1 == a->n_files)
-            return ts_fail(err, TS_BAD_INPUT, "compare: `vs` stands between run files (A1.h5 A2.h5 vs B1.h5 "
-                                              "B2.h5); a file named vs is ./vs");
+            return ts_fail(err, TS_BAD_INPUT,
+                           "compare: `vs` stands between run files (A1.h5 A2.h5 vs B1.h5 "
+                           "B2.h5); a file named vs is ./vs");
         else
             pending = 1;
     }
     if (*n < 2)
-        return ts_fail(err, TS_BAD_INPUT, "compare: needs at least two run files, the first is the reference "
-                                          "(see touchstone --help)");
+        return ts_fail(err, TS_BAD_INPUT,
+                       "compare: needs at least two run files, the first is the reference "
+                       "(see touchstone --help)");
     return TS_OK;
 }
 
@@ -210,8 +245,10 @@ int ts_compare_cmd(const struct ts_runs_args *a, struct ts_error *err)
         st = ts_run_set_load(&set, files, n_files, 0, "compare", err);
     int n_differ = st == TS_OK ? differences(&set, differ, sizeof differ) : 0;
     if (st == TS_OK && n_differ && !a->force)
-        st = ts_fail(err, TS_BAD_INPUT, "compare: the runs differ in %s; their times say nothing about each "
-                     "other (--force compares them anyway)", differ);
+        st = ts_fail(err, TS_BAD_INPUT,
+                     "compare: the runs differ in %s; their times say nothing about each "
+                     "other (--force compares them anyway)",
+                     differ);
     if (st == TS_OK && (n_sides = ts_sides_make(&set, split, &sides)) < 0)
         st = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "compare");
     if (st == TS_OK) {

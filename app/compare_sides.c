@@ -8,8 +8,8 @@
 /* The fields that make a configuration, as people name them. */
 enum { F_KERNEL, F_SIZE, F_THREADS, F_PLACES, F_BIND, F_INIT, F_POLICY, F_VARIANT, F_HUGE, F_HOST, N_FIELDS };
 static const char *const field_names[N_FIELDS] = {
-    "kernel", "size", "threads", "OMP_PLACES", "OMP_PROC_BIND", "init mode", "init.policy", "variant",
-    "init.huge_pages", "host",
+    "kernel",    "size",        "threads", "OMP_PLACES",      "OMP_PROC_BIND",
+    "init mode", "init.policy", "variant", "init.huge_pages", "host",
 };
 
 static void field_text(const struct ts_run_summary *s, int field, char *buf, size_t size)
@@ -99,15 +99,15 @@ static int quartiles_below(const struct ts_run_set *set, const struct ts_side *b
 static void judge(const struct ts_run_set *set, const struct ts_side *ref, struct ts_side *side, size_t number)
 {
     size_t ok_ref = ref->n_usable, ok = side->n_usable;
-    int faster = side->high < ref->low, slower = side->low > ref->high;
+    int faster = side->high<ref->low, slower = side->low> ref->high;
     side->speedup = ref->median / side->median;
     side->p_value = faster || slower ? separation_p(ref->n, side->n) : NAN;
     char runs[160];
     const size_t not_counted = ref->n + side->n - ref->n_usable - side->n_usable;
     snprintf(runs, sizeof runs, "%zu v %zu runs%s", ref->n, side->n,
-             not_counted == 0                                         ? ""
+             not_counted == 0                                      ? ""
              : not_counted == ref->n_disturbed + side->n_disturbed ? ", disturbed ones not counted"
-                                                                      : ", disturbed or untimed ones not counted");
+                                                                   : ", disturbed or untimed ones not counted");
     if (ok_ref >= TS_SIDE_MIN_RUNS && ok >= TS_SIDE_MIN_RUNS) {
         side->verdict = faster ? "faster" : slower ? "slower" : "within noise";
         if (faster || slower)
@@ -123,8 +123,8 @@ static void judge(const struct ts_run_set *set, const struct ts_side *ref, struc
         return;
     }
     int far = side->n_disturbed == 0 && ref->n_disturbed == 0
-           && ((side->speedup > TS_SIDE_FAR_FACTOR && quartiles_below(set, side, ref))
-               || (side->speedup < 1 / TS_SIDE_FAR_FACTOR && quartiles_below(set, ref, side)));
+              && ((side->speedup > TS_SIDE_FAR_FACTOR && quartiles_below(set, side, ref))
+                  || (side->speedup < 1 / TS_SIDE_FAR_FACTOR && quartiles_below(set, ref, side)));
     if (far) {
         side->verdict = side->speedup > 1 ? "faster" : "slower";
         snprintf(side->why, sizeof side->why,
@@ -152,8 +152,8 @@ long ts_sides_make(const struct ts_run_set *set, const unsigned char *split_befo
     char scratch[600];
     size_t n = 0;
     for (size_t i = 0; i < set->n; i++) {
-        int new_side = i == 0 || split_before[i]
-                    || differences(&set->runs[i - 1], &set->runs[i], scratch, sizeof scratch) > 0;
+        int new_side =
+            i == 0 || split_before[i] || differences(&set->runs[i - 1], &set->runs[i], scratch, sizeof scratch) > 0;
         if (new_side)
             sides[n++].first = i;
         sides[n - 1].n++;

@@ -15,18 +15,18 @@
 #define TS_SIDE_FAR_FACTOR 3.0
 
 struct ts_side {
-    size_t first, n;          /* runs [first, first + n) of the set */
-    size_t n_disturbed;       /* of them, disturbed (ts_run_stats.disturbed > 0) */
-    size_t n_usable;          /* of them, undisturbed with timed iterations: what a verdict counts */
-    double median;            /* median of the runs' median times per iteration, s; NaN when no run
+    size_t first, n;     /* runs [first, first + n) of the set */
+    size_t n_disturbed;  /* of them, disturbed (ts_run_stats.disturbed > 0) */
+    size_t n_usable;     /* of them, undisturbed with timed iterations: what a verdict counts */
+    double median;       /* median of the runs' median times per iteration, s; NaN when no run
                                * has a timed iteration (stopped during the warm-up) */
-    double low, high;         /* the smallest and the largest of those medians: the spread between runs */
-    double speedup;           /* side 1's median / this side's */
-    double p_value;           /* two-sided Mann-Whitney p when every run of one side beat every run of
+    double low, high;    /* the smallest and the largest of those medians: the spread between runs */
+    double speedup;      /* side 1's median / this side's */
+    double p_value;      /* two-sided Mann-Whitney p when every run of one side beat every run of
                                * the other (2 / C(n1 + n, n)), NaN otherwise */
-    const char *verdict;      /* "reference", "faster", "slower", "within noise", "cannot separate" */
-    char why[600];            /* the verdict's reason in words, with the numbers */
-    char differs[600];        /* what sets its configuration apart from side 1's, "" for side 1 */
+    const char *verdict; /* "reference", "faster", "slower", "within noise", "cannot separate" */
+    char why[600];       /* the verdict's reason in words, with the numbers */
+    char differs[600];   /* what sets its configuration apart from side 1's, "" for side 1 */
 };
 
 /* Splits the runs of set into sides: a side is a stretch of consecutive runs with the same

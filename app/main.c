@@ -42,12 +42,8 @@ int main(int argc, char **argv)
         status = ts_startup_command(cli.command, &err);
     if (status == TS_OK) {
         switch (cli.command) {
-        case TS_CMD_HELP:
-            fputs(ts_cli_usage(), stdout);
-            break;
-        case TS_CMD_VERSION:
-            printf("touchstone %s\n", TS_VERSION);
-            break;
+        case TS_CMD_HELP: fputs(ts_cli_usage(), stdout); break;
+        case TS_CMD_VERSION: printf("touchstone %s\n", TS_VERSION); break;
         case TS_CMD_CHECK:
             status = load_config(&cfg, &cli, &err);
             if (status == TS_OK)
@@ -66,18 +62,10 @@ int main(int argc, char **argv)
                                      cli.config_path ? &binding : NULL, &err);
             break;
         }
-        case TS_CMD_COMPARE:
-            status = ts_compare_cmd(&cli.runs, &err);
-            break;
-        case TS_CMD_REPORT:
-            status = ts_report_cmd(&cli.runs, &err);
-            break;
-        case TS_CMD_PLOT:
-            status = ts_plot_cmd(&cli.runs, &err);
-            break;
-        case TS_CMD_SHOW:
-            status = ts_show_cmd(&cli.runs, &err);
-            break;
+        case TS_CMD_COMPARE: status = ts_compare_cmd(&cli.runs, &err); break;
+        case TS_CMD_REPORT: status = ts_report_cmd(&cli.runs, &err); break;
+        case TS_CMD_PLOT: status = ts_plot_cmd(&cli.runs, &err); break;
+        case TS_CMD_SHOW: status = ts_show_cmd(&cli.runs, &err); break;
         case TS_CMD_RUN: {
             struct ts_binding_choice binding;
             status = load_config(&cfg, &cli, &err);

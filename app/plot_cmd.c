@@ -25,7 +25,9 @@ static int find_script(char *buf, size_t size, struct ts_error *err)
     const char *env = getenv("TOUCHSTONE_PLOT_SCRIPT");
     if (env && *env) {
         snprintf(buf, size, "%s", env);
-        return access(buf, R_OK) == 0 ? TS_OK : ts_fail_errno(err, ts_file_status(errno), errno, "plot: TOUCHSTONE_PLOT_SCRIPT=%s", env);
+        return access(buf, R_OK) == 0
+                   ? TS_OK
+                   : ts_fail_errno(err, ts_file_status(errno), errno, "plot: TOUCHSTONE_PLOT_SCRIPT=%s", env);
     }
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -37,15 +39,16 @@ static int find_script(char *buf, size_t size, struct ts_error *err)
         char path[PATH_MAX], real[PATH_MAX];
         for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++)
             /* realpath: messages name .../share/touchstone/plot.py, not .../bin/../share/... */
-            if (snprintf(path, sizeof path, "%s/%s", exe, beside[i]) < (int)sizeof path && access(path, R_OK) == 0 &&
-                realpath(path, real) && snprintf(buf, size, "%s", real) < (int)size)
+            if (snprintf(path, sizeof path, "%s/%s", exe, beside[i]) < (int)sizeof path && access(path, R_OK) == 0
+                && realpath(path, real) && snprintf(buf, size, "%s", real) < (int)size)
                 return TS_OK;
     }
     snprintf(buf, size, "%s", TS_PLOT_SCRIPT);
     if (access(buf, R_OK) == 0)
         return TS_OK;
-    return ts_fail(err, TS_BAD_INPUT, "plot: cannot find plot.py next to the binary, at %s/%s nor at %s (set TOUCHSTONE_PLOT_SCRIPT)",
-                   exe, TS_PLOT_INSTALLED, TS_PLOT_SCRIPT);
+    return ts_fail(err, TS_BAD_INPUT,
+                   "plot: cannot find plot.py next to the binary, at %s/%s nor at %s (set TOUCHSTONE_PLOT_SCRIPT)", exe,
+                   TS_PLOT_INSTALLED, TS_PLOT_SCRIPT);
 }
 
 /* The picture formats by extension, as in tools/plot.py's FORMATS (jpg through Pillow, which
@@ -107,11 +110,14 @@ int ts_plot_cmd(const struct ts_runs_args *a, struct ts_error *err)
     const char *python = getenv("TOUCHSTONE_PYTHON");
     python = python && *python ? python : TS_PYTHON;
     if (access(python, X_OK) != 0)
-        return ts_fail_errno(err, ts_file_status(errno), errno, "plot: needs %s with h5py and matplotlib (Debian: apt-get "
-                             "install python3-h5py python3-matplotlib; TOUCHSTONE_PYTHON names another)", python);
+        return ts_fail_errno(err, ts_file_status(errno), errno,
+                             "plot: needs %s with h5py and matplotlib (Debian: apt-get "
+                             "install python3-h5py python3-matplotlib; TOUCHSTONE_PYTHON names another)",
+                             python);
     char script[PATH_MAX];
     struct ts_run_set set = { 0 };
-    if (check_output(a->output, err) || find_script(script, sizeof script, err) || ts_run_set_load(&set, a->files, a->n_files, 1, "plot", err)) {
+    if (check_output(a->output, err) || find_script(script, sizeof script, err)
+        || ts_run_set_load(&set, a->files, a->n_files, 1, "plot", err)) {
         ts_run_set_free(&set);
         return err->status;
     }

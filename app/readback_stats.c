@@ -44,10 +44,17 @@ static void disturbance(const struct ts_run_summary *s, struct ts_run_stats *out
 {
     const struct ts_machine_rec *m = s->has_machine ? &s->machine : NULL;
     const struct ts_disturb_facts f = {
-        .n_threads = s->n_threads, .kernel_time = s->kernel_time, .involuntary = s->involuntary,
-        .n_cpus = m ? m->n_cpus : NAN, .online_cpus = m ? m->online_cpus : NAN, .elapsed = m ? m->elapsed : NAN,
-        .others_cpu = m ? m->others_cpu : NAN, .steal = m ? m->steal : NAN, .clock_tick = m ? m->clock_tick : NAN,
-        .load_start = m ? m->load_start : NAN, .load_end = m ? m->load_end : NAN,
+        .n_threads = s->n_threads,
+        .kernel_time = s->kernel_time,
+        .involuntary = s->involuntary,
+        .n_cpus = m ? m->n_cpus : NAN,
+        .online_cpus = m ? m->online_cpus : NAN,
+        .elapsed = m ? m->elapsed : NAN,
+        .others_cpu = m ? m->others_cpu : NAN,
+        .steal = m ? m->steal : NAN,
+        .clock_tick = m ? m->clock_tick : NAN,
+        .load_start = m ? m->load_start : NAN,
+        .load_end = m ? m->load_end : NAN,
     };
     out->disturbed = ts_disturbed(&f, out->disturbed_why, sizeof out->disturbed_why);
     ts_disturb_numbers(&f, &out->numbers);
@@ -82,4 +89,3 @@ int ts_run_stats_of(const struct ts_run_summary *s, struct ts_run_stats *out)
     free(ratios);
     return st;
 }
-

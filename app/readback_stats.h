@@ -9,7 +9,7 @@
 #include "ts_run_read.h"
 
 struct ts_run_stats {
-    double q1, q3;     /* quartiles of /timings/iteration, s (linear interpolation); NaN without
+    double q1, q3; /* quartiles of /timings/iteration, s (linear interpolation); NaN without
                           timed iterations */
     /* Per iteration, the slowest thread's time over the median thread's time (every thread
      * waits for the slowest at the barrier); then the median of that over the iterations.

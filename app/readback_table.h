@@ -8,6 +8,8 @@
 #include "ts_run_read.h"
 #include "ts_table.h"
 
+/* One line each: clang-format 14 spreads a braced initialiser in a macro over four. */
+/* clang-format off */
 #define RC_FILE { "file", "file", TS_COL_TEXT, NULL, TS_SHOW_ALL }
 #define RC_HOST { "host", "host", TS_COL_TEXT, NULL, TS_SHOW_ALL }
 #define RC_START { "start_time", "start (UTC)", TS_COL_TEXT, NULL, TS_SHOW_ALL }
@@ -43,6 +45,7 @@
     { "load_start", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },                         \
     { "load_end", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },                           \
     { "online_cpus", "", TS_COL_INT, NULL, TS_SHOW_MACHINE }
+/* clang-format on */
 
 /* Fills every RC_ column t has for row from run s; -1 when memory ran out. */
 int ts_runs_fill(struct ts_table *t, size_t row, const struct ts_run_summary *s, const struct ts_run_stats *st);

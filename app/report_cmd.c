@@ -16,10 +16,21 @@ static const struct ts_column columns[] = {
     { "policy", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
     { "omp_places", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
     { "omp_proc_bind", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
-    RC_THREADS, RC_MEDIAN, RC_Q1, RC_Q3,
+    RC_THREADS,
+    RC_MEDIAN,
+    RC_Q1,
+    RC_Q3,
     { "speedup", "speed-up", TS_COL_NUM, "%.3f", TS_SHOW_ALL },
     { "efficiency", "efficiency", TS_COL_NUM, "%.3f", TS_SHOW_ALL },
-    RC_GBS, RC_GLUPS, RC_IMBALANCE, RC_LOCAL, RC_WARNINGS, RC_VERIFIED, RC_DISTURBED, RC_HOST, RC_FILE,
+    RC_GBS,
+    RC_GLUPS,
+    RC_IMBALANCE,
+    RC_LOCAL,
+    RC_WARNINGS,
+    RC_VERIFIED,
+    RC_DISTURBED,
+    RC_HOST,
+    RC_FILE,
     /* compare's per-run fields too, for programs: the text stays one line per run */
     { "iterations", "", TS_COL_INT, NULL, TS_SHOW_MACHINE },
     { "init_s", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },
@@ -27,7 +38,8 @@ static const struct ts_column columns[] = {
     { "result", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },
     { "start_time", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
     { "job_id", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
-    RC_DISTURBED_WHY, RC_MACHINE,
+    RC_DISTURBED_WHY,
+    RC_MACHINE,
 };
 
 struct entry {
@@ -52,8 +64,8 @@ static void group_label(const struct ts_run_summary *s, char *buf, size_t size)
 {
     char problem[96];
     ts_run_size_text(s, problem, sizeof problem);
-    snprintf(buf, size, "%s %s, %s init, policy %s, OMP_PLACES=%s OMP_PROC_BIND=%s", s->kernel, problem,
-             s->init_mode, s->policy, s->places, s->proc_bind);
+    snprintf(buf, size, "%s %s, %s init, policy %s, OMP_PLACES=%s OMP_PROC_BIND=%s", s->kernel, problem, s->init_mode,
+             s->policy, s->places, s->proc_bind);
 }
 
 /* Groups numbered in order of first appearance, so the output follows the arguments. */
@@ -117,7 +129,9 @@ int ts_report_cmd(const struct ts_runs_args *a, struct ts_error *err)
     }
     char(*labels)[1024] = malloc(set.n * sizeof *labels);
     struct entry *e = labels ? grouped(&set, labels) : NULL;
-    struct ts_table t = { .name = "runs", .cols = columns, .n_cols = sizeof columns / sizeof columns[0],
+    struct ts_table t = { .name = "runs",
+                          .cols = columns,
+                          .n_cols = sizeof columns / sizeof columns[0],
                           .group_col = 0,
                           .title = "touchstone report: runs grouped by configuration, by threads; speed-up over the\n"
                                    "fewest threads of the group, efficiency = speed-up x those threads / threads" };

@@ -23,7 +23,7 @@ void ts_checkpoint_path_for(const char *output, char *buf, size_t len)
  * result does not depend on them. */
 static int decides_the_result(const char *key)
 {
-    static const char *const prefixes[] = {"run.", "sum.", "triad.", "stencil.", "init.seed"};
+    static const char *const prefixes[] = { "run.", "sum.", "triad.", "stencil.", "init.seed" };
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (strncmp(key, prefixes[i], strlen(prefixes[i])) == 0)
             return 1;

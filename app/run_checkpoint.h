@@ -13,9 +13,9 @@
 struct ts_run_checkpoint {
     const struct ts_config *cfg;
     struct ts_run_output *out; /* the run's names, and what it may replace */
-    char path[4200];      /* where checkpoints of this run go (after a write: where the last one went) */
-    struct ts_error err;  /* why the last write failed */
-    struct ts_file_id own; /* the checkpoint this run wrote last, as written */
+    char path[4200];           /* where checkpoints of this run go (after a write: where the last one went) */
+    struct ts_error err;       /* why the last write failed */
+    struct ts_file_id own;     /* the checkpoint this run wrote last, as written */
 };
 
 /* The checkpoint next to an output file: "X.h5" -> "X.ckpt.h5" (other names get ".ckpt.h5"). */

@@ -56,7 +56,7 @@ static void warn(struct ts_run_record *rr, const char *text)
 static void cache_warning(struct ts_run_record *rr, const struct ts_run_exec *ex)
 {
     int *cpus = malloc((size_t)ex->in.n_threads * sizeof *cpus);
-    struct ts_llc llc = {0};
+    struct ts_llc llc = { 0 };
     if (cpus) {
         for (int t = 0; t < ex->in.n_threads; t++)
             cpus[t] = ex->out.threads[t].cpu_start;
@@ -89,8 +89,9 @@ static void collect_warnings(struct ts_run_record *rr, const struct ts_run_exec 
 {
     char text[1024];
     /* The same binding warnings as topo's (binding_warnings.c). */
-    struct ts_binding_observed seen = {.threads = ex->out.threads, .n_threads = ex->in.n_threads,
-                                       .init_node = ex->out.init_node};
+    struct ts_binding_observed seen = { .threads = ex->out.threads,
+                                        .n_threads = ex->in.n_threads,
+                                        .init_node = ex->out.init_node };
     int64_t *migrations = malloc((size_t)ex->in.n_threads * sizeof *migrations);
     if (migrations) {
         for (int t = 0; t < ex->in.n_threads; t++)
@@ -156,10 +157,10 @@ static enum ts_mem_policy policy_of(const struct ts_config *cfg, int *node)
 {
     char kind[16], why[128];
     ts_policy_parse(cfg->policy, kind, sizeof kind, node, why, sizeof why);
-    return strcmp(kind, "interleave") == 0 ? TS_POLICY_INTERLEAVE
-         : strcmp(kind, "bind") == 0       ? TS_POLICY_BIND
-         : strcmp(kind, "preferred") == 0  ? TS_POLICY_PREFERRED
-                                           : TS_POLICY_FIRSTTOUCH;
+    return strcmp(kind, "interleave") == 0  ? TS_POLICY_INTERLEAVE
+           : strcmp(kind, "bind") == 0      ? TS_POLICY_BIND
+           : strcmp(kind, "preferred") == 0 ? TS_POLICY_PREFERRED
+                                            : TS_POLICY_FIRSTTOUCH;
 }
 
 static void exec_from_config(struct ts_run_exec *ex, const struct ts_config *cfg, const struct ts_cli *cli)
@@ -198,8 +199,8 @@ static void not_verified(struct ts_verification *ver, const struct ts_run_exec *
              checkpoint);
 }
 
-int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli,
-               int argc, char **argv, struct ts_error *err)
+int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli, int argc,
+               char **argv, struct ts_error *err)
 {
     install_stop_handlers();
     double started = omp_get_wtime();
@@ -223,13 +224,14 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
     if (status != TS_OK)
         return status;
 
-    struct ts_run_checkpoint checkpoint = {.cfg = cfg, .out = &out};
+    struct ts_run_checkpoint checkpoint = { .cfg = cfg, .out = &out };
     snprintf(checkpoint.path, sizeof checkpoint.path, "%s", out.checkpoint);
-    struct ts_run_exec ex = {.in = {.rp = &rp, .topo = topo, .checkpoint = ts_run_checkpoint_save,
-                                    .checkpoint_ctx = &checkpoint}};
+    struct ts_run_exec ex = {
+        .in = { .rp = &rp, .topo = topo, .checkpoint = ts_run_checkpoint_save, .checkpoint_ctx = &checkpoint }
+    };
     exec_from_config(&ex, cfg, cli);
 
-    struct ts_verification ver = {0};
+    struct ts_verification ver = { 0 };
     status = ts_startup_stack_for_threads(ex.in.n_threads, err);
     if (status == TS_OK)
         status = ts_run_exec_prepare(&ex, err);
@@ -297,15 +299,16 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         if (!cli->quiet)
             ts_run_record_print_summary(&rr, stdout);
         if (ex.out.stopped) {
-            fprintf(stderr, "touchstone: %s: stopped after %lld of %lld iterations; checkpoint %s; continue with "
-                            "touchstone run %s --restart %s\n",
+            fprintf(stderr,
+                    "touchstone: %s: stopped after %lld of %lld iterations; checkpoint %s; continue with "
+                    "touchstone run %s --restart %s\n",
                     strsignal(stop_signal), (long long)ex.out.steps_done, (long long)(ex.in.warmup + ex.in.iterations),
                     checkpoint.path, cfg->path, checkpoint.path);
             status = TS_INTERRUPTED;
         } else if (!ver.passed) {
             fprintf(stderr, "touchstone: error: verification failed: %s\n", ver.method);
-            fprintf(stderr, "touchstone: error: error %.6g > tolerance %.6g (%lld of %lld values outside)\n",
-                    ver.error, ver.tolerance, (long long)ver.failures, (long long)ver.checked);
+            fprintf(stderr, "touchstone: error: error %.6g > tolerance %.6g (%lld of %lld values outside)\n", ver.error,
+                    ver.tolerance, (long long)ver.failures, (long long)ver.checked);
             status = TS_VERIFY_FAILED;
         }
         /* A finished run's checkpoint is stale: a requeued job must not continue it. */

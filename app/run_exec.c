@@ -124,18 +124,20 @@ static void record_pages(struct ts_run_exec *ex, int advised)
     ex->own.huge_refused = ex->own.pages == TS_PAGES_HUGE && !advised;
     switch (ex->own.pages) {
     case TS_PAGES_HUGE:
-        ex->own.madvise = advised ? "MADV_HUGEPAGE" : "none (MADV_HUGEPAGE failed with EINVAL: this kernel has no "
-                                                  "transparent huge pages, the arrays have base pages)";
+        ex->own.madvise = advised ? "MADV_HUGEPAGE"
+                                  : "none (MADV_HUGEPAGE failed with EINVAL: this kernel has no "
+                                    "transparent huge pages, the arrays have base pages)";
         break;
     case TS_PAGES_BASE:
-        ex->own.madvise = advised ? "MADV_NOHUGEPAGE" : "none (MADV_NOHUGEPAGE failed with EINVAL: this kernel has "
-                                                    "no transparent huge pages)";
+        ex->own.madvise = advised ? "MADV_NOHUGEPAGE"
+                                  : "none (MADV_NOHUGEPAGE failed with EINVAL: this kernel has "
+                                    "no transparent huge pages)";
         break;
     case TS_PAGES_KERNEL_DEFAULT: ex->own.madvise = "none"; break;
     }
     /* Without advice under "always" the kernel may still back whole aligned blocks. */
-    ex->own.huge_possible = (ex->own.pages == TS_PAGES_HUGE && advised)
-                            || (ex->own.pages == TS_PAGES_KERNEL_DEFAULT && ex->in.thp_always);
+    ex->own.huge_possible =
+        (ex->own.pages == TS_PAGES_HUGE && advised) || (ex->own.pages == TS_PAGES_KERNEL_DEFAULT && ex->in.thp_always);
 }
 
 int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
@@ -148,8 +150,7 @@ int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
     int rc = ts_partition_create(&ex->own.part, plan->items, n, granule);
     if (rc != 0)
         return ts_fail_errno(err, rc == ENOMEM ? TS_RESOURCE_ERROR : TS_INTERNAL_ERROR, rc,
-                             "cannot partition %lld items among %d threads",
-                             (long long)plan->items, n);
+                             "cannot partition %lld items among %d threads", (long long)plan->items, n);
     ex->own.granule_bytes = granule * plan->elems_per_item * (int64_t)sizeof(double);
 
     /* The threads start and the main thread's stack grows before the arrays take the address
@@ -241,10 +242,10 @@ static void first_touch(struct ts_run_exec *ex)
 
 /* Where the progress report stands, kept by the master thread. */
 struct progress {
-    double started;    /* when this process's timed loop began */
-    double last_line;  /* when the last line was printed (started before the first) */
-    int last_tenth;    /* tenths of the run complete at the last line */
-    int tty;           /* stderr is a terminal: one line rewritten in place */
+    double started;   /* when this process's timed loop began */
+    double last_line; /* when the last line was printed (started before the first) */
+    int last_tenth;   /* tenths of the run complete at the last line */
+    int tty;          /* stderr is a terminal: one line rewritten in place */
 };
 
 /* Seconds as a person reads them in a log: "45 s", "12 min", "3.5 h". */
@@ -317,7 +318,7 @@ static void timed_steps(struct ts_run_exec *ex)
     double *const *arrays = ex->own.arrays;
     const int n = ex->in.n_threads;
     const int64_t total = ex->in.warmup + ex->in.iterations;
-    struct progress progress = {.started = omp_get_wtime(), .tty = isatty(STDERR_FILENO)};
+    struct progress progress = { .started = omp_get_wtime(), .tty = isatty(STDERR_FILENO) };
     progress.last_line = progress.started;
     progress.last_tenth = (int)(ex->in.first_step * 10 / (total > 0 ? total : 1));
     struct ts_machine_watch machine;

@@ -25,16 +25,16 @@ struct ts_run_inputs {
     int serial_init;
     int64_t warmup;
     int64_t iterations;
-    int show_progress;      /* progress on stderr (not --quiet): a line in place on a terminal, else plain lines */
-    double progress_delay;  /* seconds before the first progress line */
+    int show_progress;     /* progress on stderr (not --quiet): a line in place on a terminal, else plain lines */
+    double progress_delay; /* seconds before the first progress line */
     enum ts_mem_policy policy;
-    int policy_node;        /* for bind and preferred */
-    int audit;              /* page-placement audit after init */
-    int audit_at_end;       /* and after the last iteration */
-    int64_t sample_stride;  /* pages, 0 automatic */
-    int thp_always;         /* THP mode "always": huge pages back every anonymous mapping they can */
-    int thp_madvise;        /* THP mode "madvise": huge pages only where madvise asks for them */
-    int huge_pages;         /* init.huge_pages: ask for them (madvise), or refuse them under "always" */
+    int policy_node;       /* for bind and preferred */
+    int audit;             /* page-placement audit after init */
+    int audit_at_end;      /* and after the last iteration */
+    int64_t sample_stride; /* pages, 0 automatic */
+    int thp_always;        /* THP mode "always": huge pages back every anonymous mapping they can */
+    int thp_madvise;       /* THP mode "madvise": huge pages only where madvise asks for them */
+    int huge_pages;        /* init.huge_pages: ask for them (madvise), or refuse them under "always" */
 
     /* stopping early and continuing */
     volatile sig_atomic_t *stop_signal; /* non-zero: finish the current iteration and stop */
@@ -50,19 +50,19 @@ struct ts_run_inputs {
 struct ts_run_resources {
     ts_partition *part;
     double *arrays[3];
-    void *mappings[3];           /* each array's mapping: the array starts array_offset[a] into it */
-    size_t array_offset[3];      /* where each array starts in its mapping: 0, or staggered (huge pages) */
-    size_t mapped_bytes[3];      /* each mapping's length, whole huge pages when they were asked for */
-    unsigned char *slots;        /* n_threads exact accumulators, one per cache-line-padded slot */
+    void *mappings[3];      /* each array's mapping: the array starts array_offset[a] into it */
+    size_t array_offset[3]; /* where each array starts in its mapping: 0, or staggered (huge pages) */
+    size_t mapped_bytes[3]; /* each mapping's length, whole huge pages when they were asked for */
+    unsigned char *slots;   /* n_threads exact accumulators, one per cache-line-padded slot */
     size_t slot_stride;
     size_t cache_line;
     const char *cache_line_source;
-    int64_t granule_bytes;       /* partition chunks start on multiples of this in every array */
-    enum ts_mem_pages pages;     /* what the arrays asked of transparent huge pages */
-    int64_t page_bytes_asked;    /* 2 MiB when MADV_HUGEPAGE was applied, else the base page */
-    const char *madvise;         /* what was applied, for the record: MADV_HUGEPAGE, MADV_NOHUGEPAGE, none */
-    int huge_refused;            /* MADV_HUGEPAGE failed with EINVAL: a kernel without THP */
-    int huge_possible;           /* some page of the arrays may be huge: the audit must look */
+    int64_t granule_bytes;    /* partition chunks start on multiples of this in every array */
+    enum ts_mem_pages pages;  /* what the arrays asked of transparent huge pages */
+    int64_t page_bytes_asked; /* 2 MiB when MADV_HUGEPAGE was applied, else the base page */
+    const char *madvise;      /* what was applied, for the record: MADV_HUGEPAGE, MADV_NOHUGEPAGE, none */
+    int huge_refused;         /* MADV_HUGEPAGE failed with EINVAL: a kernel without THP */
+    int huge_possible;        /* some page of the arrays may be huge: the audit must look */
 };
 
 /* What the run produces: where its threads ran, what they counted and timed, the partial and
@@ -70,25 +70,25 @@ struct ts_run_resources {
  * (sized by the inputs) and freed by ts_run_exec_release; the record borrows them. */
 struct ts_run_outputs {
     /* per thread */
-    struct ts_thread_rec *threads;  /* n_threads */
-    int32_t *init_node;             /* node each thread ran on while it first-touched */
+    struct ts_thread_rec *threads;          /* n_threads */
+    int32_t *init_node;                     /* node each thread ran on while it first-touched */
     struct ts_counter_row *init_counters;   /* over the first touch */
     struct ts_counter_row *kernel_counters; /* over every iteration, warm-up included */
     char counters_source[128];
-    struct ts_machine_rec machine;  /* what else the machine did over the same span */
-    int have_machine;               /* /proc could be read */
-    double *step_times;             /* [step], warm-up first */
-    double *thread_times;           /* [thread][timed iteration], warm-up excluded */
-    double *thread_partials;        /* n_threads */
+    struct ts_machine_rec machine; /* what else the machine did over the same span */
+    int have_machine;              /* /proc could be read */
+    double *step_times;            /* [step], warm-up first */
+    double *thread_times;          /* [thread][timed iteration], warm-up excluded */
+    double *thread_partials;       /* n_threads */
 
     /* per node */
     int n_nodes;
-    int32_t *node_ids;              /* ascending OS indices of the nodes threads ran on */
+    int32_t *node_ids; /* ascending OS indices of the nodes threads ran on */
     double *node_partials;
 
-    int64_t steps_done;             /* iterations completed, warm-up included */
-    int stopped;                    /* a signal stopped the loop before the last iteration */
-    int checkpoint_failures;        /* periodic checkpoints that could not be written */
+    int64_t steps_done;      /* iterations completed, warm-up included */
+    int stopped;             /* a signal stopped the loop before the last iteration */
+    int checkpoint_failures; /* periodic checkpoints that could not be written */
 
     double global;
     double t_allocation, t_init, t_kernel, t_combine, t_placement;

@@ -44,11 +44,12 @@ static void count_the_rest(struct ts_run_plan *rp, const struct ts_config *cfg)
     const size_t step_times = times_bytes((size_t)(rp->warmup + rp->iterations), d);
     rp->timing_bytes = sum_bytes(step_times, thread_times);
     const size_t per_thread = sizeof(struct ts_thread_rec) + 2 * sizeof(struct ts_counter_row)
-                            + 2 * (sizeof(struct ts_xsum) + 64) + 8 * sizeof(double);
+                              + 2 * (sizeof(struct ts_xsum) + 64) + 8 * sizeof(double);
     rp->thread_bytes = times_bytes(threads, per_thread);
     size_t file = sum_bytes(sum_bytes(rp->timing_bytes, rp->thread_bytes), rp->with_field ? rp->array_bytes : 0);
     rp->file_bytes = sum_bytes(thread_times, times_bytes(file, 2));
-    rp->total_bytes = sum_bytes(sum_bytes(rp->arrays_bytes, rp->timing_bytes), sum_bytes(rp->thread_bytes, rp->file_bytes));
+    rp->total_bytes =
+        sum_bytes(sum_bytes(rp->arrays_bytes, rp->timing_bytes), sum_bytes(rp->thread_bytes, rp->file_bytes));
 }
 
 int ts_run_plan_make(const struct ts_config *cfg, struct ts_run_plan *rp, struct ts_error *err)
@@ -84,9 +85,10 @@ int ts_run_plan_make(const struct ts_config *cfg, struct ts_run_plan *rp, struct
     count_the_rest(rp, cfg);
     /* A file no command could read back is not worth running for (io/ts_run_read.h). */
     if ((int64_t)rp->n_threads * rp->iterations > TS_READ_MAX_VALUES)
-        return ts_fail(err, TS_BAD_INPUT, "%d threads x %lld iterations: its file would hold more per-thread times "
-                       "than the %lld touchstone reads back; use fewer iterations", rp->n_threads,
-                       (long long)rp->iterations, (long long)TS_READ_MAX_VALUES);
+        return ts_fail(err, TS_BAD_INPUT,
+                       "%d threads x %lld iterations: its file would hold more per-thread times "
+                       "than the %lld touchstone reads back; use fewer iterations",
+                       rp->n_threads, (long long)rp->iterations, (long long)TS_READ_MAX_VALUES);
     return TS_OK;
 }
 
@@ -143,8 +145,8 @@ void ts_run_plan_print_memory(const struct ts_run_plan *rp, FILE *out)
     for (int i = 0; i < n; i++) {
         char have[32];
         ts_bytes_text(limits[i].bytes, have, sizeof have);
-        fprintf(out, "  limit %-10s %s  (%s)\n", (uint64_t)rp->total_bytes <= limits[i].bytes ? "ok" : "EXCEEDED",
-                have, limits[i].source);
+        fprintf(out, "  limit %-10s %s  (%s)\n", (uint64_t)rp->total_bytes <= limits[i].bytes ? "ok" : "EXCEEDED", have,
+                limits[i].source);
     }
 }
 
@@ -178,7 +180,7 @@ int ts_output_path(const struct ts_config *cfg, char *buf, size_t len, struct ts
     size_t used = 0;
     buf[0] = '\0';
     for (const char *p = cfg->file; *p; p++) {
-        char literal[2] = {*p, '\0'};
+        char literal[2] = { *p, '\0' };
         const char *piece = literal;
         if (*p == '%') {
             switch (p[1]) {
@@ -299,11 +301,12 @@ int ts_output_prepare(const struct ts_config *cfg, const char *restart_path, str
 void ts_output_note(const struct ts_run_output *out, FILE *to)
 {
     if (out->taken[0])
-        fprintf(to, "touchstone: note: %s exists: this run writes %s (--overwrite replaces instead)\n",
-                out->taken, out->file);
+        fprintf(to, "touchstone: note: %s exists: this run writes %s (--overwrite replaces instead)\n", out->taken,
+                out->file);
     if (out->stale_removed > 0)
-        fprintf(to, "touchstone: note: removed %d temporary file%s that runs on this host left when they died, "
-                    "next to %s\n",
+        fprintf(to,
+                "touchstone: note: removed %d temporary file%s that runs on this host left when they died, "
+                "next to %s\n",
                 out->stale_removed, out->stale_removed == 1 ? "" : "s", out->file);
 }
 
@@ -328,16 +331,24 @@ static const char *checkpoint_taken(void *ctx, const char *path)
 
 struct ts_place ts_output_results_place(struct ts_run_output *out)
 {
-    return (struct ts_place){ .path = out->file, .replace = out->overwrite, .may_replace = &out->continued[0],
-                              .n_may_replace = 1, .taken = results_taken, .ctx = out };
+    return (struct ts_place){ .path = out->file,
+                              .replace = out->overwrite,
+                              .may_replace = &out->continued[0],
+                              .n_may_replace = 1,
+                              .taken = results_taken,
+                              .ctx = out };
 }
 
 struct ts_place ts_output_checkpoint_place(struct ts_run_output *out, const struct ts_file_id *own)
 {
     out->mine[0] = *own;
     out->mine[1] = out->restart;
-    return (struct ts_place){ .path = out->checkpoint, .replace = out->overwrite, .may_replace = out->mine,
-                              .n_may_replace = 2, .taken = checkpoint_taken, .ctx = out };
+    return (struct ts_place){ .path = out->checkpoint,
+                              .replace = out->overwrite,
+                              .may_replace = out->mine,
+                              .n_may_replace = 2,
+                              .taken = checkpoint_taken,
+                              .ctx = out };
 }
 
 void ts_output_recheck(struct ts_run_output *out)
@@ -351,8 +362,9 @@ int ts_output_moved(const struct ts_run_output *out, char *warning, size_t len)
 {
     if (!out->lost[0])
         return 0;
-    snprintf(warning, len, "%s appeared during the run (another run of the same name?) and is not replaced: "
-                           "this run's results go to %s",
+    snprintf(warning, len,
+             "%s appeared during the run (another run of the same name?) and is not replaced: "
+             "this run's results go to %s",
              out->lost, out->file);
     return 1;
 }

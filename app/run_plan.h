@@ -18,16 +18,16 @@ struct ts_run_plan {
     const struct ts_kernel *kernel;
     struct ts_problem problem;
     struct ts_plan plan;
-    int n_threads;        /* openmp.threads, else what the OpenMP runtime will start */
+    int n_threads; /* openmp.threads, else what the OpenMP runtime will start */
     int64_t warmup, iterations;
-    int with_field;       /* the field goes into the results file or periodic checkpoints */
-    size_t array_bytes;   /* per array */
-    size_t arrays_bytes;  /* all arrays */
-    size_t timing_bytes;  /* every step's time and every thread's time of every iteration */
-    size_t thread_bytes;  /* per-thread records, partial sums and counters */
-    size_t file_bytes;    /* the results file or a checkpoint assembled in memory and copied out, with
+    int with_field;      /* the field goes into the results file or periodic checkpoints */
+    size_t array_bytes;  /* per array */
+    size_t arrays_bytes; /* all arrays */
+    size_t timing_bytes; /* every step's time and every thread's time of every iteration */
+    size_t thread_bytes; /* per-thread records, partial sums and counters */
+    size_t file_bytes;   /* the results file or a checkpoint assembled in memory and copied out, with
                              the copy of the times it is made from */
-    size_t total_bytes;   /* all of the above: what run and check compare against the limits */
+    size_t total_bytes;  /* all of the above: what run and check compare against the limits */
 };
 
 /* The plan of cfg's run; TS_BAD_INPUT for a kernel that cannot plan it. Reads the OpenMP

@@ -14,7 +14,7 @@
 extern char **environ;
 
 /* Variables that decide where threads run: the OpenMP runtime's and the batch system's. */
-static const char *const recorded_prefixes[] = {"OMP_", "GOMP_", "SLURM_", "SRUN_", "SBATCH_"};
+static const char *const recorded_prefixes[] = { "OMP_", "GOMP_", "SLURM_", "SRUN_", "SBATCH_" };
 
 void ts_run_record_start(struct ts_run_record *rr)
 {
@@ -46,8 +46,9 @@ static char *join_command_line(int argc, char **argv)
         return NULL;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        int plain = a[0] != '\0' && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,%+@")
-                                        == strlen(a);
+        int plain =
+            a[0] != '\0'
+            && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,%+@") == strlen(a);
         if (i > 0)
             *p++ = ' ';
         if (plain) {
@@ -209,8 +210,8 @@ static void fill_results(struct ts_run_record *rr, const struct ts_config *cfg, 
 }
 
 int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, const struct ts_binding_choice *binding,
-                       const struct ts_run_exec *ex, const struct ts_verification *ver, int write_field,
-                       int argc, char **argv, struct ts_error *err)
+                       const struct ts_run_exec *ex, const struct ts_verification *ver, int write_field, int argc,
+                       char **argv, struct ts_error *err)
 {
     struct ts_record *rec = &rr->rec;
     rec->program_version = TS_VERSION;

@@ -22,7 +22,7 @@ struct ts_run_record {
     struct ts_counters_rec counters;
     struct ts_machine_rec machine;
     struct ts_job_rec job;
-    double *thread_times;   /* per-thread times of the completed iterations */
+    double *thread_times; /* per-thread times of the completed iterations */
     struct ts_attr *config;
     struct ts_attr *environment;
     struct ts_attr binding[8];
@@ -32,14 +32,14 @@ struct ts_run_record {
     char start_time[64];
     const char *warnings[64];
     char warning_text[64][512];
-    char *summary_text;         /* the summary, its lines cut in place */
+    char *summary_text; /* the summary, its lines cut in place */
     const char **summary_lines;
 };
 
 /* Fills everything but topology, timings.total and the warnings. */
 int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, const struct ts_binding_choice *binding,
-                       const struct ts_run_exec *ex, const struct ts_verification *ver, int write_field,
-                       int argc, char **argv, struct ts_error *err);
+                       const struct ts_run_exec *ex, const struct ts_verification *ver, int write_field, int argc,
+                       char **argv, struct ts_error *err);
 
 /* Fills /job from the Slurm environment, and whether the run continued a checkpoint. */
 void ts_run_record_job(struct ts_run_record *rr, const struct ts_binding_choice *binding, const char *restarted_from,

@@ -60,8 +60,8 @@ static void print_facts(const struct ts_run_summary *s, const struct ts_run_stat
 
 static void print_text(const struct ts_run_summary *s, const struct ts_run_stats *st, FILE *out)
 {
-    fprintf(out, "# %s: written by touchstone %s on %s at %s%s%s (schema_version %d)%s\n", s->file,
-            s->program_version, s->host, s->start_time, s->job_id[0] ? ", job " : "", s->job_id, s->schema_version,
+    fprintf(out, "# %s: written by touchstone %s on %s at %s%s%s (schema_version %d)%s\n", s->file, s->program_version,
+            s->host, s->start_time, s->job_id[0] ? ", job " : "", s->job_id, s->schema_version,
             s->summary ? "" : "; the file predates stored summaries: what it holds");
     each_line(s->warning_text, print_warning, out);
     if (s->summary)
@@ -93,11 +93,11 @@ static json_t *machine_json(const struct ts_run_summary *s)
     const struct ts_machine_rec *m = &s->machine;
     if (!s->has_machine)
         return json_null();
-    return json_pack("{s:s, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "cpus", m->cpus, "n_cpus",
-                     m->n_cpus, "online_cpus", m->online_cpus, "elapsed_s", number(m->elapsed), "own_cpu_s",
-                     number(m->own_cpu), "busy_s", number(m->busy), "others_cpu_s", number(m->others_cpu), "steal_s",
-                     number(m->steal), "clock_tick_s", number(m->clock_tick), "load_start", number(m->load_start),
-                     "load_end", number(m->load_end));
+    return json_pack("{s:s, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "cpus", m->cpus, "n_cpus", m->n_cpus,
+                     "online_cpus", m->online_cpus, "elapsed_s", number(m->elapsed), "own_cpu_s", number(m->own_cpu),
+                     "busy_s", number(m->busy), "others_cpu_s", number(m->others_cpu), "steal_s", number(m->steal),
+                     "clock_tick_s", number(m->clock_tick), "load_start", number(m->load_start), "load_end",
+                     number(m->load_end));
 }
 
 /* The reader's fields (io/ts_run_read.h) but the per-iteration arrays, then the texts. */
@@ -107,29 +107,28 @@ static json_t *show_json(const struct ts_run_summary *s, const struct ts_run_sta
     ts_run_size_text(s, size, sizeof size);
     snprintf(file, sizeof file, "%s", s->file); /* as typed: maybe not UTF-8, which JSON must be */
     ts_sanitize_text(file);
-    json_t *o = json_pack("{s:s, s:i, s:s, s:b, s:s, s:s, s:s, s:s}", "file", file, "schema_version",
-                          s->schema_version, "program_version", s->program_version, "complete", s->complete, "host",
-                          s->host, "start_time", s->start_time, "job_id", s->job_id, "config_path", s->config_path);
-    json_t *run = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I}", "kernel",
-                            s->kernel, "size", size, "n", (json_int_t)s->n, "nx", (json_int_t)s->nx, "ny",
-                            (json_int_t)s->ny, "nz", (json_int_t)s->nz, "init_mode", s->init_mode, "policy", s->policy,
-                            "omp_places", s->places, "omp_proc_bind", s->proc_bind, "variant", s->variant,
-                            "huge_pages", s->huge_pages, "threads", s->n_threads, "iterations",
-                            (json_int_t)s->n_iterations, "warmup", (json_int_t)s->n_warmup);
+    json_t *o = json_pack("{s:s, s:i, s:s, s:b, s:s, s:s, s:s, s:s}", "file", file, "schema_version", s->schema_version,
+                          "program_version", s->program_version, "complete", s->complete, "host", s->host, "start_time",
+                          s->start_time, "job_id", s->job_id, "config_path", s->config_path);
+    json_t *run =
+        json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I}", "kernel", s->kernel,
+                  "size", size, "n", (json_int_t)s->n, "nx", (json_int_t)s->nx, "ny", (json_int_t)s->ny, "nz",
+                  (json_int_t)s->nz, "init_mode", s->init_mode, "policy", s->policy, "omp_places", s->places,
+                  "omp_proc_bind", s->proc_bind, "variant", s->variant, "huge_pages", s->huge_pages, "threads",
+                  s->n_threads, "iterations", (json_int_t)s->n_iterations, "warmup", (json_int_t)s->n_warmup);
     json_t *figures = json_pack(
         "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:I, s:o, s:o}", "init_s", number(s->init_time),
-        "kernel_s", number(s->kernel_time), "time_min_s", number(s->time_min), "time_median_s",
-        number(s->time_median), "time_max_s", number(s->time_max), "gbs_best", number(s->gbs_best), "gbs_median",
-        number(s->gbs_median), "glups_best", number(s->glups_best), "glups_median", number(s->glups_median), "result",
-        number(s->global), "local_fraction", number(s->local_fraction), "verified", s->verified, "n_warnings",
-        (json_int_t)s->n_warnings, "involuntary_switches", number(s->involuntary), "voluntary_switches",
-        number(s->voluntary));
+        "kernel_s", number(s->kernel_time), "time_min_s", number(s->time_min), "time_median_s", number(s->time_median),
+        "time_max_s", number(s->time_max), "gbs_best", number(s->gbs_best), "gbs_median", number(s->gbs_median),
+        "glups_best", number(s->glups_best), "glups_median", number(s->glups_median), "result", number(s->global),
+        "local_fraction", number(s->local_fraction), "verified", s->verified, "n_warnings", (json_int_t)s->n_warnings,
+        "involuntary_switches", number(s->involuntary), "voluntary_switches", number(s->voluntary));
     int ok = o && run && figures && json_object_update(o, run) == 0 && json_object_update(o, figures) == 0
-          && json_object_set_new(o, "machine", machine_json(s)) == 0
-          && json_object_set_new(o, "disturbed", json_string(ts_disturbed_text(st->disturbed))) == 0
-          && json_object_set_new(o, "disturbed_why", json_string(st->disturbed > 0 ? st->disturbed_why : "")) == 0
-          && json_object_set_new(o, "summary", s->summary ? lines(s->summary) : json_null()) == 0
-          && json_object_set_new(o, "warnings", s->warning_text ? lines(s->warning_text) : json_array()) == 0;
+             && json_object_set_new(o, "machine", machine_json(s)) == 0
+             && json_object_set_new(o, "disturbed", json_string(ts_disturbed_text(st->disturbed))) == 0
+             && json_object_set_new(o, "disturbed_why", json_string(st->disturbed > 0 ? st->disturbed_why : "")) == 0
+             && json_object_set_new(o, "summary", s->summary ? lines(s->summary) : json_null()) == 0
+             && json_object_set_new(o, "warnings", s->warning_text ? lines(s->warning_text) : json_array()) == 0;
     json_decref(run);
     json_decref(figures);
     if (!ok) {
@@ -159,6 +158,5 @@ int ts_show_cmd(const struct ts_runs_args *a, struct ts_error *err)
     ts_run_summary_free(&s);
     if (rc != 0)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "show");
-    return failed ? ts_fail_errno(err, TS_IO_ERROR, errno ? errno : EIO, "show: cannot print %s", a->files[0])
-                  : TS_OK;
+    return failed ? ts_fail_errno(err, TS_IO_ERROR, errno ? errno : EIO, "show: cannot print %s", a->files[0]) : TS_OK;
 }

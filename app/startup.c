@@ -88,10 +88,12 @@ static __attribute__((noinline)) int ensure_stack(size_t below, const char *what
                        need >> 10);
     /* The main thread's stack grows up to the limit in force when it faults: raising the soft
      * limit is enough, no re-execution needed. */
-    struct rlimit raised = {need, rl.rlim_max};
+    struct rlimit raised = { need, rl.rlim_max };
     if (setrlimit(RLIMIT_STACK, &raised) != 0)
-        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "%s %zu KiB of stack, and the stack limit of %llu KiB "
-                             "cannot be raised", what, need >> 10, (unsigned long long)rl.rlim_cur >> 10);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno,
+                             "%s %zu KiB of stack, and the stack limit of %llu KiB "
+                             "cannot be raised",
+                             what, need >> 10, (unsigned long long)rl.rlim_cur >> 10);
     /* Threads got their default stack size from the limit at start-up: give them the new one
      * (OMP_STACKSIZE, when set, still decides for OpenMP's threads). */
     pthread_attr_t attr;

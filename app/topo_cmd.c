@@ -32,16 +32,12 @@ struct topo_state {
 static const char *proc_bind_name(omp_proc_bind_t bind)
 {
     switch (bind) {
-    case omp_proc_bind_false:
-        return "false";
-    case omp_proc_bind_true:
-        return "true";
+    case omp_proc_bind_false: return "false";
+    case omp_proc_bind_true: return "true";
     case omp_proc_bind_master: /* renamed primary in OpenMP 5.1; clang's libomp 14 knows only master */
         return "primary";
-    case omp_proc_bind_close:
-        return "close";
-    case omp_proc_bind_spread:
-        return "spread";
+    case omp_proc_bind_close: return "close";
+    case omp_proc_bind_spread: return "spread";
     }
     return "?";
 }
@@ -125,7 +121,7 @@ static int gather(struct topo_state *st, int threads, const struct ts_config *cf
     if (st->binding.launch_cpus[0]) {
         /* The mask handed down the re-execution, or read at start-up; the facts count it. */
         snprintf(st->mask, sizeof st->mask, "%s", st->binding.launch_cpus);
-        struct ts_binding_facts mask = {0};
+        struct ts_binding_facts mask = { 0 };
         ts_affinity_available(st->topo, st->mask, &mask);
         rep->n_process_mask = mask.mask_cpus > 0 ? mask.mask_cpus : -1;
     }
@@ -135,7 +131,7 @@ static int gather(struct topo_state *st, int threads, const struct ts_config *cf
         snprintf(st->lines[w++], sizeof st->lines[0],
                  "asked for %d threads but the runtime started %d (OMP_THREAD_LIMIT, OMP_DYNAMIC?)", n, team);
     /* Every warning run gives before it computes, from the same function. */
-    struct ts_binding_observed seen = {.threads = st->rows, .n_threads = team};
+    struct ts_binding_observed seen = { .threads = st->rows, .n_threads = team };
     char binding[16][512];
     int n_binding = ts_binding_warnings(&st->binding, st->topo, &seen, binding, 16);
     for (int i = 0; i < n_binding && w < MAX_WARNINGS; i++)

@@ -49,8 +49,8 @@ int ts_disturbed(const struct ts_disturb_facts *f, char *why, size_t size)
         add(why, size, &used, text);
     }
     if (n.others_share > TS_DISTURB_OTHERS_SHARE) {
-        snprintf(text, sizeof text, "other processes took %.1f%% of the CPUs' time (above %g%%)",
-                 100 * n.others_share, 100 * TS_DISTURB_OTHERS_SHARE);
+        snprintf(text, sizeof text, "other processes took %.1f%% of the CPUs' time (above %g%%)", 100 * n.others_share,
+                 100 * TS_DISTURB_OTHERS_SHARE);
         add(why, size, &used, text);
     }
     if (n.load_excess > f->online_cpus) {

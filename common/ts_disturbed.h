@@ -25,8 +25,8 @@
 /* What a run recorded (NaN: not recorded, as in schema 1 files or without /counters). */
 struct ts_disturb_facts {
     double n_threads;
-    double kernel_time;   /* s, /timings/kernel */
-    double involuntary;   /* involuntary switches of all threads over the iterations */
+    double kernel_time; /* s, /timings/kernel */
+    double involuntary; /* involuntary switches of all threads over the iterations */
     /* /counters/machine */
     double n_cpus, online_cpus;
     double elapsed, others_cpu, steal, clock_tick;

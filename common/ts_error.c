@@ -77,13 +77,10 @@ int ts_file_status(int errnum)
     case EEXIST:
     case ENXIO:
     case ENODEV:
-    case ETXTBSY:
-        return TS_BAD_INPUT;
+    case ETXTBSY: return TS_BAD_INPUT;
     case ENOMEM:
     case EMFILE:
-    case ENFILE:
-        return TS_RESOURCE_ERROR;
-    default:
-        return TS_IO_ERROR;
+    case ENFILE: return TS_RESOURCE_ERROR;
+    default: return TS_IO_ERROR;
     }
 }

@@ -25,21 +25,19 @@ enum ts_status {
 };
 
 struct ts_error {
-    int status;          /* one of enum ts_status; TS_OK when no error */
+    int status; /* one of enum ts_status; TS_OK when no error */
     char message[2048];
 };
 
 /* Records the error and returns its status, so callers write `return ts_fail(err, ...)`. */
-int ts_fail(struct ts_error *err, int status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int ts_fail(struct ts_error *err, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Like ts_fail, appending ": <strerror(errnum)>". */
 int ts_fail_errno(struct ts_error *err, int status, int errnum, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* Prepends context ("while writing out.h5: ") to an error already recorded. */
-void ts_error_prefix(struct ts_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void ts_error_prefix(struct ts_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void ts_error_clear(struct ts_error *err);
 

@@ -4,7 +4,7 @@
 
 void ts_bytes_text(uint64_t bytes, char *buf, size_t len)
 {
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
     int u = 0;
     while (u < 6 && bytes >> (10 * (u + 1)) > 0)
         u++;

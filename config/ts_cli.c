@@ -55,7 +55,8 @@ static int add_override(struct ts_cli *cli, const char *option, const char *key,
                         struct ts_error *err)
 {
     if (cli->n_overrides >= TS_CONFIG_MAX_SETS)
-        return ts_fail(err, TS_BAD_INPUT, "too many overrides (at most %d --set, --threads, -o, --overwrite, --serial-init)",
+        return ts_fail(err, TS_BAD_INPUT,
+                       "too many overrides (at most %d --set, --threads, -o, --overwrite, --serial-init)",
                        TS_CONFIG_MAX_SETS);
     int i = cli->n_overrides++;
     if (key) {
@@ -121,34 +122,38 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         cli->command = TS_CMD_TOPO;
     else if (strcmp(cmd, "compare") == 0 || strcmp(cmd, "report") == 0 || strcmp(cmd, "plot") == 0
              || strcmp(cmd, "show") == 0) {
-        cli->command = cmd[0] == 'c' ? TS_CMD_COMPARE : cmd[0] == 'r' ? TS_CMD_REPORT
-                     : cmd[0] == 'p' ? TS_CMD_PLOT : TS_CMD_SHOW;
+        cli->command = cmd[0] == 'c'   ? TS_CMD_COMPARE
+                       : cmd[0] == 'r' ? TS_CMD_REPORT
+                       : cmd[0] == 'p' ? TS_CMD_PLOT
+                                       : TS_CMD_SHOW;
         int status = ts_runs_parse(&cli->runs, cmd, argc, argv, err);
         if (status == TS_OK && cli->runs.help)
             cli->command = TS_CMD_HELP;
         return status;
     } else
-        return ts_fail(err, TS_BAD_INPUT, "unknown command '%s' (commands: run, check, topo, compare, report, plot, show; see touchstone --help)",
-                       cmd);
+        return ts_fail(
+            err, TS_BAD_INPUT,
+            "unknown command '%s' (commands: run, check, topo, compare, report, plot, show; see touchstone --help)",
+            cmd);
 
     enum { OPT_SERIAL_INIT = 256, OPT_THREADS, OPT_SET, OPT_FORMAT, OPT_RESTART, OPT_OVERWRITE };
     static const struct option run_options[] = {
-        {"serial-init", no_argument, NULL, OPT_SERIAL_INIT},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"set", required_argument, NULL, OPT_SET},
-        {"output", required_argument, NULL, 'o'},
-        {"overwrite", no_argument, NULL, OPT_OVERWRITE},
-        {"restart", required_argument, NULL, OPT_RESTART},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        { "serial-init", no_argument, NULL, OPT_SERIAL_INIT },
+        { "threads", required_argument, NULL, OPT_THREADS },
+        { "set", required_argument, NULL, OPT_SET },
+        { "output", required_argument, NULL, 'o' },
+        { "overwrite", no_argument, NULL, OPT_OVERWRITE },
+        { "restart", required_argument, NULL, OPT_RESTART },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
     static const struct option topo_options[] = {
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"set", required_argument, NULL, OPT_SET},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "set", required_argument, NULL, OPT_SET },
+        { "threads", required_argument, NULL, OPT_THREADS },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
     /* check takes every option of run, with the same meaning, so that the command line about to
      * be submitted can be checked as it is. */
@@ -168,39 +173,21 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
     while ((c = getopt_long(argc, argv, short_options, options, &long_index)) != -1) {
         int status = TS_OK;
         switch (c) {
-        case OPT_SERIAL_INIT:
-            status = add_override(cli, "--serial-init", "init.mode", "serial", err);
-            break;
+        case OPT_SERIAL_INIT: status = add_override(cli, "--serial-init", "init.mode", "serial", err); break;
         case OPT_THREADS:
             status = cli->command == TS_CMD_TOPO ? topo_threads(cli, optarg, err)
                                                  : add_override(cli, "--threads", "openmp.threads", optarg, err);
             break;
-        case OPT_FORMAT:
-            status = topo_format(cli, optarg, err);
-            break;
-        case OPT_SET:
-            status = add_override(cli, "--set", NULL, optarg, err);
-            break;
-        case 'o':
-            status = add_override(cli, long_index >= 0 ? "--output" : "-o", "output.file", optarg, err);
-            break;
-        case OPT_OVERWRITE:
-            status = add_override(cli, "--overwrite", "output.overwrite", "true", err);
-            break;
-        case OPT_RESTART:
-            cli->restart_path = optarg;
-            break;
-        case 'q':
-            cli->quiet = 1;
-            break;
-        case 'h':
-            cli->command = TS_CMD_HELP;
-            return TS_OK;
-        case ':':
-            return ts_fail(err, TS_BAD_INPUT, "%s: option '%s' needs a value", cmd, argv[optind - 1]);
+        case OPT_FORMAT: status = topo_format(cli, optarg, err); break;
+        case OPT_SET: status = add_override(cli, "--set", NULL, optarg, err); break;
+        case 'o': status = add_override(cli, long_index >= 0 ? "--output" : "-o", "output.file", optarg, err); break;
+        case OPT_OVERWRITE: status = add_override(cli, "--overwrite", "output.overwrite", "true", err); break;
+        case OPT_RESTART: cli->restart_path = optarg; break;
+        case 'q': cli->quiet = 1; break;
+        case 'h': cli->command = TS_CMD_HELP; return TS_OK;
+        case ':': return ts_fail(err, TS_BAD_INPUT, "%s: option '%s' needs a value", cmd, argv[optind - 1]);
         default:
-            return ts_fail(err, TS_BAD_INPUT, "%s: unknown option '%s' (see touchstone --help)", cmd,
-                           argv[optind - 1]);
+            return ts_fail(err, TS_BAD_INPUT, "%s: unknown option '%s' (see touchstone --help)", cmd, argv[optind - 1]);
         }
         if (status != TS_OK)
             return status;
@@ -221,7 +208,6 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         return ts_fail(err, TS_BAD_INPUT, "%s: missing CONFIG file argument (see touchstone --help)", cmd);
     cli->config_path = argv[optind++];
     if (optind < argc)
-        return ts_fail(err, TS_BAD_INPUT, "%s: unexpected argument '%s' (one CONFIG file only)", cmd,
-                       argv[optind]);
+        return ts_fail(err, TS_BAD_INPUT, "%s: unexpected argument '%s' (one CONFIG file only)", cmd, argv[optind]);
     return TS_OK;
 }

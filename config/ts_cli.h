@@ -19,14 +19,11 @@ enum ts_command {
 };
 
 /* --format of the commands that print reports. */
-enum ts_format {
-    TS_FORMAT_TEXT,
-    TS_FORMAT_JSON
-};
+enum ts_format { TS_FORMAT_TEXT, TS_FORMAT_JSON };
 
 struct ts_cli {
     enum ts_command command;
-    const char *config_path;  /* NULL for topo without a CONFIG */
+    const char *config_path; /* NULL for topo without a CONFIG */
     /* Options that override config keys, in the order given; each is "section.key=value"
      * (--serial-init, --threads and -o are shorthands for such overrides). */
     const char *overrides[TS_CONFIG_MAX_SETS];
@@ -37,7 +34,7 @@ struct ts_cli {
     int quiet;
     const char *restart_path; /* run or check --restart CKPT, NULL otherwise */
     enum ts_format format;
-    int threads;   /* topo --threads N; 0: as openmp.threads, OMP_NUM_THREADS or the runtime decides */
+    int threads;              /* topo --threads N; 0: as openmp.threads, OMP_NUM_THREADS or the runtime decides */
     struct ts_runs_args runs; /* compare, report, plot, show */
 };
 

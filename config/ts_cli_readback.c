@@ -52,12 +52,17 @@ int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv
     memset(a, 0, sizeof *a);
     a->kind = plot_kinds[0];
     static const struct option compare_options[] = {
-        { "format", required_argument, NULL, OPT_FORMAT }, { "force", no_argument, NULL, OPT_FORCE },
-        { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+        { "format", required_argument, NULL, OPT_FORMAT },
+        { "force", no_argument, NULL, OPT_FORCE },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
     static const struct option plot_options[] = {
-        { "output", required_argument, NULL, 'o' }, { "kind", required_argument, NULL, OPT_KIND },
-        { "size", required_argument, NULL, OPT_SIZE }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+        { "output", required_argument, NULL, 'o' },
+        { "kind", required_argument, NULL, OPT_KIND },
+        { "size", required_argument, NULL, OPT_SIZE },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
     int is_plot = strcmp(cmd, "plot") == 0;
     /* report shares compare's table; its --force is refused below. */
@@ -86,21 +91,11 @@ int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv
             }
             st = ts_fail(err, TS_BAD_INPUT, "%s: unknown option '--force' (only compare refuses runs)", cmd);
             break;
-        case OPT_KIND:
-            st = parse_kind(a, optarg, err);
-            break;
-        case OPT_SIZE:
-            st = parse_size(a, optarg, err);
-            break;
-        case 'o':
-            a->output = optarg;
-            break;
-        case 'h':
-            a->help = 1;
-            return TS_OK;
-        case ':':
-            st = ts_fail(err, TS_BAD_INPUT, "%s: option '%s' needs a value", cmd, argv[optind - 1]);
-            break;
+        case OPT_KIND: st = parse_kind(a, optarg, err); break;
+        case OPT_SIZE: st = parse_size(a, optarg, err); break;
+        case 'o': a->output = optarg; break;
+        case 'h': a->help = 1; return TS_OK;
+        case ':': st = ts_fail(err, TS_BAD_INPUT, "%s: option '%s' needs a value", cmd, argv[optind - 1]); break;
         default:
             st = ts_fail(err, TS_BAD_INPUT, "%s: unknown option '%s' (see touchstone --help)", cmd, argv[optind - 1]);
             break;

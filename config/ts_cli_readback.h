@@ -6,7 +6,7 @@
 #include "ts_table.h"
 
 struct ts_runs_args {
-    char **files;                /* the FILE and DIR arguments, in order (point into argv) */
+    char **files; /* the FILE and DIR arguments, in order (point into argv) */
     int n_files;
     enum ts_table_format format; /* compare, report, show: --format */
     int force;                   /* compare: --force */

@@ -28,15 +28,17 @@ enum key_type { T_INT, T_DOUBLE, T_ENUM, T_BOOL, T_PLACES, T_TEMPLATE, T_POLICY 
 struct key {
     const char *section, *name;
     enum key_type type;
-    size_t offset, size;   /* of the member in struct ts_config */
-    const char *def;       /* the default, written as in a file, parsed like any other value */
-    int64_t min, max;      /* T_INT */
-    bool positive;         /* T_DOUBLE: must be > 0 */
-    const char *choices;   /* T_ENUM: "a|b|c" */
-    const char *doc;       /* what the key means; default and range are appended */
+    size_t offset, size; /* of the member in struct ts_config */
+    const char *def;     /* the default, written as in a file, parsed like any other value */
+    int64_t min, max;    /* T_INT */
+    bool positive;       /* T_DOUBLE: must be > 0 */
+    const char *choices; /* T_ENUM: "a|b|c" */
+    const char *doc;     /* what the key means; default and range are appended */
 };
 
 #define MEMBER(m) .offset = offsetof(struct ts_config, m), .size = sizeof(((struct ts_config *)0)->m)
+/* One line each: clang-format 14 spreads a braced initialiser in a macro over four. */
+/* clang-format off */
 #define INT_KEY(s, n, m, d, lo, hi, doc_) \
     {.section = s, .name = n, .type = T_INT, MEMBER(m), .def = d, .min = lo, .max = hi, .doc = doc_}
 #define DOUBLE_KEY(s, n, m, d, pos, doc_) \
@@ -44,6 +46,7 @@ struct key {
 #define ENUM_KEY(s, n, m, d, ch, doc_) \
     {.section = s, .name = n, .type = T_ENUM, MEMBER(m), .def = d, .choices = ch, .doc = doc_}
 #define KEY(s, n, t, m, d, doc_) {.section = s, .name = n, .type = t, MEMBER(m), .def = d, .doc = doc_}
+/* clang-format on */
 
 #define POW2(e) ((int64_t)1 << (e))
 
@@ -83,8 +86,8 @@ static const struct key keys[] = {
     ENUM_KEY("openmp", "proc_bind", proc_bind, "close", "close|spread|master|primary|true|false",
              "OMP_PROC_BIND for the run"),
     KEY("output", "file", T_TEMPLATE, file, TS_OUTPUT_FILE_DEFAULT,
-             "HDF5 result file name: %k kernel, %i init mode, %j Slurm job id or local, %t timestamp, "
-             "%h host, %p process id"),
+        "HDF5 result file name: %k kernel, %i init mode, %j Slurm job id or local, %t timestamp, "
+        "%h host, %p process id"),
     KEY("output", "overwrite", T_BOOL, overwrite, "false",
         "replace an existing output file and its checkpoint; otherwise a name given is refused when taken, "
         "and the default name becomes NAME-2.h5, NAME-3.h5, ..."),
@@ -107,7 +110,7 @@ union value {
     bool b;
 };
 
-static const char *const bool_words[][2] = {{"true", "false"}, {"yes", "no"}, {"on", "off"}, {"1", "0"}};
+static const char *const bool_words[][2] = { { "true", "false" }, { "yes", "no" }, { "on", "off" }, { "1", "0" } };
 
 /* Text keys are stored as the string itself, the others as the parsed union member. */
 static bool is_text(const struct key *k)
@@ -125,12 +128,13 @@ static void range_text(const struct key *k, char *buf, size_t len)
     case T_BOOL:
         buf[0] = '\0';
         for (size_t i = 0, used = 0; i < sizeof bool_words / sizeof bool_words[0] && used < len; i++)
-            used += (size_t)snprintf(buf + used, len - used, "%s%s|%s", i ? "|" : "", bool_words[i][0],
-                                     bool_words[i][1]);
+            used +=
+                (size_t)snprintf(buf + used, len - used, "%s%s|%s", i ? "|" : "", bool_words[i][0], bool_words[i][1]);
         break;
     case T_PLACES:
-        snprintf(buf, len, "threads|cores|sockets|ll_caches|numa_domains, optionally with (N), "
-                           "or an explicit list like {0:4},{4:4}");
+        snprintf(buf, len,
+                 "threads|cores|sockets|ll_caches|numa_domains, optionally with (N), "
+                 "or an explicit list like {0:4},{4:4}");
         break;
     case T_TEMPLATE: snprintf(buf, len, "non-empty, placeholders %%k %%i %%j %%t %%h %%p %%%% only"); break;
     case T_POLICY: snprintf(buf, len, "firsttouch|interleave|bind:N|preferred:N"); break;
@@ -245,8 +249,7 @@ static int find_key(const char *section, const char *name, size_t *index, struct
         append_word(known, sizeof known, keys[i].name);
     }
     if (known[0])
-        return ts_fail(err, TS_BAD_INPUT, "unknown key '%s' in section [%s] (known keys: %s)", name, section,
-                       known);
+        return ts_fail(err, TS_BAD_INPUT, "unknown key '%s' in section [%s] (known keys: %s)", name, section, known);
     section_list(known, sizeof known);
     return ts_fail(err, TS_BAD_INPUT, "unknown section [%s] (known sections: %s)", section, known);
 }
@@ -299,8 +302,8 @@ struct loader {
     struct ts_error *err;
     const char *next, *current; /* the line to hand out next; the one inih has now */
     int line;
-    int err_line;                 /* the first line refused here or by the handler, or 0 */
-    bool after_key;               /* a key since the last section line (inih's prev_name) */
+    int err_line;   /* the first line refused here or by the handler, or 0 */
+    bool after_key; /* a key since the last section line (inih's prev_name) */
     int last_key_line;
     int seen[TS_CONFIG_MAX_KEYS]; /* the line each key was set at in this file */
 };
@@ -385,8 +388,7 @@ static int file_key(struct loader *ld, const char *section, const char *name, co
     struct ts_config *cfg = ld->cfg;
     size_t ki;
     if (section[0] == '\0')
-        return ts_fail(ld->err, TS_BAD_INPUT, "key '%s' outside any section (start the file with a [section])",
-                       name);
+        return ts_fail(ld->err, TS_BAD_INPUT, "key '%s' outside any section (start the file with a [section])", name);
     int rc = find_key(section, name, &ki, ld->err);
     if (rc)
         return rc;
@@ -405,7 +407,7 @@ static int file_key(struct loader *ld, const char *section, const char *name, co
     /* A --set given before the file still wins: the command line overrides the file. */
     if (cfg->origin[ki].source != TS_CONFIG_SET) {
         store_value(cfg, k, value, &v);
-        cfg->origin[ki] = (struct ts_config_origin){TS_CONFIG_FILE, ld->line};
+        cfg->origin[ki] = (struct ts_config_origin){ TS_CONFIG_FILE, ld->line };
     }
     return TS_OK;
 }
@@ -467,7 +469,7 @@ static int wait_readable(int fd, double deadline)
     for (;;) {
         double left = deadline - now_s();
         int ms = left <= 0 ? 0 : left > 1e6 ? 1000000000 : (int)ceil(left * 1000);
-        struct pollfd p = {.fd = fd, .events = POLLIN};
+        struct pollfd p = { .fd = fd, .events = POLLIN };
         int r = poll(&p, 1, ms);
         if (r < 0 && errno == EINTR)
             continue;
@@ -511,14 +513,21 @@ static int read_slowly(const char *path, int fd, const struct stat *st, char *bu
             break;
         }
         if (ev == 0) {
-            const char *kind = fifo ? "a FIFO" : anonymous ? "a pipe" : isatty(fd) ? "a terminal"
-                             : S_ISCHR(st->st_mode) ? "a character device" : "not a regular file";
+            const char *kind = fifo                   ? "a FIFO"
+                               : anonymous            ? "a pipe"
+                               : isatty(fd)           ? "a terminal"
+                               : S_ISCHR(st->st_mode) ? "a character device"
+                                                      : "not a regular file";
             if (got == 0)
-                rc = ts_fail(err, TS_BAD_INPUT, "%s: %s, and nothing was written to it within %g s (no writer?); "
-                             "TOUCHSTONE_CONFIG_TIMEOUT=seconds waits longer", path, kind, timeout);
+                rc = ts_fail(err, TS_BAD_INPUT,
+                             "%s: %s, and nothing was written to it within %g s (no writer?); "
+                             "TOUCHSTONE_CONFIG_TIMEOUT=seconds waits longer",
+                             path, kind, timeout);
             else
-                rc = ts_fail(err, TS_BAD_INPUT, "%s: %s, and it did not end within %g s (%zu bytes arrived, then "
-                             "no end of file); TOUCHSTONE_CONFIG_TIMEOUT=seconds waits longer", path, kind, timeout, got);
+                rc = ts_fail(err, TS_BAD_INPUT,
+                             "%s: %s, and it did not end within %g s (%zu bytes arrived, then "
+                             "no end of file); TOUCHSTONE_CONFIG_TIMEOUT=seconds waits longer",
+                             path, kind, timeout, got);
             break;
         }
         if (r == 0 && !(ev & POLLIN)) /* a writer came and went without writing: empty */
@@ -593,8 +602,7 @@ static void position_of(const char *text, size_t at, int *line, size_t *column)
     *column = (size_t)(text + at - start) + 1;
 }
 
-int ts_config_load_text(struct ts_config *cfg, const char *path, const char *text, size_t len,
-                        struct ts_error *err)
+int ts_config_load_text(struct ts_config *cfg, const char *path, const char *text, size_t len, struct ts_error *err)
 {
     if (cfg->text)
         return ts_fail(err, TS_INTERNAL_ERROR, "%s: a config file is already loaded (%s)", path, cfg->path);
@@ -611,8 +619,10 @@ int ts_config_load_text(struct ts_config *cfg, const char *path, const char *tex
         int line;
         size_t column;
         position_of(text, valid, &line, &column);
-        return ts_fail(err, TS_BAD_INPUT, "%s:%d: not valid UTF-8 at column %zu (byte 0x%02x, offset %zu in the "
-                       "file); save the config as UTF-8", path, line, column, (unsigned char)text[valid], valid);
+        return ts_fail(err, TS_BAD_INPUT,
+                       "%s:%d: not valid UTF-8 at column %zu (byte 0x%02x, offset %zu in the "
+                       "file); save the config as UTF-8",
+                       path, line, column, (unsigned char)text[valid], valid);
     }
     if (!(cfg->text = malloc(len + 1)))
         return ts_fail(err, TS_RESOURCE_ERROR, "%s: out of memory reading the config", path);
@@ -620,7 +630,7 @@ int ts_config_load_text(struct ts_config *cfg, const char *path, const char *tex
     cfg->text[len] = '\0';
     memcpy(cfg->path, path, strlen(path) + 1);
 
-    struct loader ld = {.cfg = cfg, .err = err, .next = cfg->text};
+    struct loader ld = { .cfg = cfg, .err = err, .next = cfg->text };
     int bad = ini_parse_stream(read_line, &ld, on_key, &ld);
     /* inih returns the first line it or the handler rejected; the loader's own message wins
      * on its line, inih's syntax complaint on an earlier one. */
@@ -708,10 +718,13 @@ static int apply_set(struct ts_config *cfg, const char *assignment, bool shortha
     const struct key *k = &keys[ki];
     const char *misread = misread_value(value);
     if (strlen(name) + 1 + strlen(value) > CONFIG_LINE_MAX)
-        rc = ts_fail(err, TS_BAD_INPUT, "%s=<%zu characters> does not fit a config line (at most %d characters), "
-                     "and touchstone check must print it as one", name, strlen(value), CONFIG_LINE_MAX);
+        rc = ts_fail(err, TS_BAD_INPUT,
+                     "%s=<%zu characters> does not fit a config line (at most %d characters), "
+                     "and touchstone check must print it as one",
+                     name, strlen(value), CONFIG_LINE_MAX);
     else if (has_inline_comment(value))
-        rc = ts_fail(err, TS_BAD_INPUT, "a ';' after a space starts a comment in a config file, so touchstone "
+        rc = ts_fail(err, TS_BAD_INPUT,
+                     "a ';' after a space starts a comment in a config file, so touchstone "
                      "check could not print this value");
     else if (misread) /* refused in a file too, so check could not print it */
         rc = ts_fail(err, TS_BAD_INPUT, "%s", misread);
@@ -724,12 +737,11 @@ static int apply_set(struct ts_config *cfg, const char *assignment, bool shortha
     }
     store_value(cfg, k, value, &v);
     memcpy(cfg->sets[cfg->n_sets++], assignment, length + 1);
-    cfg->origin[ki] = (struct ts_config_origin){TS_CONFIG_SET, cfg->n_sets};
+    cfg->origin[ki] = (struct ts_config_origin){ TS_CONFIG_SET, cfg->n_sets };
     return TS_OK;
 }
 
-int ts_config_set_option(struct ts_config *cfg, const char *assignment, const char *option,
-                         struct ts_error *err)
+int ts_config_set_option(struct ts_config *cfg, const char *assignment, const char *option, struct ts_error *err)
 {
     int rc = apply_set(cfg, assignment, option != NULL, err);
     if (rc == TS_OK)

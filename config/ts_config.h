@@ -14,8 +14,8 @@
 /* Where a key's value came from. */
 enum ts_config_source {
     TS_CONFIG_DEFAULT,
-    TS_CONFIG_FILE,  /* line holds the line number in the config file */
-    TS_CONFIG_SET    /* line holds the 1-based index of the --set argument */
+    TS_CONFIG_FILE, /* line holds the line number in the config file */
+    TS_CONFIG_SET   /* line holds the 1-based index of the --set argument */
 };
 
 struct ts_config_origin {
@@ -31,12 +31,12 @@ struct ts_config_origin {
 
 struct ts_config {
     /* [run] */
-    char kernel[16];       /* sum | triad | stencil2d | stencil3d */
-    int64_t iterations;    /* timed iterations */
-    int64_t warmup;        /* untimed iterations before them */
+    char kernel[16];    /* sum | triad | stencil2d | stencil3d */
+    int64_t iterations; /* timed iterations */
+    int64_t warmup;     /* untimed iterations before them */
     /* [sum] */
     int64_t sum_n;
-    char sum_mode[16];     /* reproducible | fast */
+    char sum_mode[16]; /* reproducible | fast */
     /* [triad] */
     int64_t triad_n;
     double triad_scalar;
@@ -45,21 +45,21 @@ struct ts_config {
     int64_t nx, ny, nz;
     double alpha;
     bool stencil_nontemporal;
-    int64_t time_block;    /* time steps per iteration */
-    int64_t block_y;       /* stencil3d rows per spatial block, 0: automatic */
+    int64_t time_block; /* time steps per iteration */
+    int64_t block_y;    /* stencil3d rows per spatial block, 0: automatic */
     /* [init] */
-    char init_mode[16];    /* parallel | serial */
+    char init_mode[16]; /* parallel | serial */
     int64_t seed;
-    char policy[32];       /* firsttouch | interleave | bind:N | preferred:N */
-    bool huge_pages;       /* transparent huge pages for the arrays (madvise), when big enough */
+    char policy[32]; /* firsttouch | interleave | bind:N | preferred:N */
+    bool huge_pages; /* transparent huge pages for the arrays (madvise), when big enough */
     /* [openmp] */
-    int64_t threads;       /* 0: the OpenMP default (OMP_NUM_THREADS or all CPUs) */
-    char places[256];      /* OMP_PLACES syntax */
-    char proc_bind[16];    /* OMP_PROC_BIND value */
+    int64_t threads;    /* 0: the OpenMP default (OMP_NUM_THREADS or all CPUs) */
+    char places[256];   /* OMP_PLACES syntax */
+    char proc_bind[16]; /* OMP_PROC_BIND value */
     /* [output] */
-    char file[1024];       /* name template: %k kernel, %i init mode, %j Slurm job id or "local", %t timestamp,
+    char file[1024]; /* name template: %k kernel, %i init mode, %j Slurm job id or "local", %t timestamp,
                               %h host, %p process id, %% */
-    bool overwrite;        /* an existing output (and its checkpoint) may be replaced */
+    bool overwrite;  /* an existing output (and its checkpoint) may be replaced */
     bool write_field;
     int64_t checkpoint_every; /* iterations between checkpoints, 0: only on a signal */
     /* [placement] */
@@ -68,8 +68,8 @@ struct ts_config {
     bool placement_at_end;
 
     /* Bookkeeping, filled by the loader. */
-    char path[4096];       /* the config file, "" before loading */
-    char *text;            /* its full text (owned; freed by ts_config_free) */
+    char path[4096];                                    /* the config file, "" before loading */
+    char *text;                                         /* its full text (owned; freed by ts_config_free) */
     struct ts_config_origin origin[TS_CONFIG_MAX_KEYS]; /* indexed like the key table */
     char sets[TS_CONFIG_MAX_SETS][1200];                /* the --set arguments, in order */
     int n_sets;
@@ -96,8 +96,7 @@ int ts_config_read(const char *path, char **text, size_t *len, struct ts_error *
 
 /* Parses text (len bytes, read elsewhere, e.g. handed over by the binding re-exec) as the
  * config file at path: path is what messages and origins name. Errors as ts_config_load. */
-int ts_config_load_text(struct ts_config *cfg, const char *path, const char *text, size_t len,
-                        struct ts_error *err);
+int ts_config_load_text(struct ts_config *cfg, const char *path, const char *text, size_t len, struct ts_error *err);
 
 /* Applies one --set argument "section.key=value" (recorded in cfg->sets). Errors name the
  * argument: "--set stencil.nx=abc: [stencil] nx = abc: not an integer, must be 3..16777216". */
@@ -106,8 +105,7 @@ int ts_config_set(struct ts_config *cfg, const char *assignment, struct ts_error
 /* The same for an assignment a command-line option stands for (option "--threads" for
  * "openmp.threads=5000"): errors name the option as typed, "--threads 5000: out of range, must
  * be 0..4096". option NULL is ts_config_set. */
-int ts_config_set_option(struct ts_config *cfg, const char *assignment, const char *option,
-                         struct ts_error *err);
+int ts_config_set_option(struct ts_config *cfg, const char *assignment, const char *option, struct ts_error *err);
 
 /* Checks the rules that span several keys (e.g. stencil.alpha against the kernel's
  * stability limit); errors name where the offending key was set. */
@@ -128,7 +126,7 @@ size_t ts_config_unused_keys(const struct ts_config *cfg, char (*lines)[TS_CONFI
  * from ("default", "<path>:<line>", "--set #<n>"). */
 size_t ts_config_key_count(void);
 const char *ts_config_key_name(size_t index);
-const char *ts_config_key_doc(size_t index);      /* one line: meaning, default, range */
+const char *ts_config_key_doc(size_t index); /* one line: meaning, default, range */
 void ts_config_value_string(const struct ts_config *cfg, size_t index, char *buf, size_t len);
 void ts_config_origin_string(const struct ts_config *cfg, size_t index, char *buf, size_t len);
 

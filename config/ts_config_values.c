@@ -128,7 +128,7 @@ static bool eat_place(const char **s)
 
 static bool eat_places(const char **p)
 {
-    static const char *const names[] = {"threads", "cores", "sockets", "ll_caches", "numa_domains"};
+    static const char *const names[] = { "threads", "cores", "sockets", "ll_caches", "numa_domains" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         size_t n = strlen(names[i]);
         /* strchr also matches the terminator: a bare name is complete */
@@ -173,8 +173,8 @@ static bool read_interval(const char **p, long *first, long *count, long *stride
 static bool cpu_number(long first, long i, long stride, int *cpu)
 {
     long offset, value;
-    if (__builtin_mul_overflow(i, stride, &offset) || __builtin_add_overflow(first, offset, &value) ||
-        value < INT_MIN || value > INT_MAX)
+    if (__builtin_mul_overflow(i, stride, &offset) || __builtin_add_overflow(first, offset, &value) || value < INT_MIN
+        || value > INT_MAX)
         return false;
     *cpu = (int)value;
     return true;
@@ -231,15 +231,14 @@ bool ts_places_check(const char *s, char *why, size_t len)
     if (eat_places(&p) && *skip_blanks(p) == '\0')
         return true;
     p = skip_blanks(p);
-    snprintf(why, len, *p ? "invalid OMP_PLACES syntax at '%.24s'" : "invalid OMP_PLACES syntax: unexpected end",
-             p);
+    snprintf(why, len, *p ? "invalid OMP_PLACES syntax at '%.24s'" : "invalid OMP_PLACES syntax: unexpected end", p);
     return false;
 }
 
 bool ts_policy_parse(const char *s, char *kind, size_t kind_len, int *node, char *why, size_t len)
 {
-    static const char *const plain[] = {"firsttouch", "interleave"};
-    static const char *const with_node[] = {"bind", "preferred"};
+    static const char *const plain[] = { "firsttouch", "interleave" };
+    static const char *const with_node[] = { "bind", "preferred" };
     *node = -1;
     for (size_t i = 0; i < 2; i++)
         if (strcmp(s, plain[i]) == 0) {

@@ -20,23 +20,31 @@ static int write_placement(struct h5w *w, hid_t g, const struct ts_placement_rec
         { "time", p->time, "s", 0 },
     };
     const hsize_t threads = (hsize_t)p->n_threads, nodes = (hsize_t)p->n_nodes, arrays = (hsize_t)p->n_arrays;
-    return h5w_attr_strs(w, g, strs, H5W_COUNT(strs))
-        || h5w_attr_nums(w, g, nums, H5W_COUNT(nums))
-        || h5w_scalars(w, g, scalars, H5W_COUNT(scalars))
-        || h5w_vector(w, g, "node_ids", H5T_NATIVE_INT32, p->n_nodes, p->node_ids, "1")
-        || h5w_vector(w, g, "thread_node", H5T_NATIVE_INT32, p->n_threads, p->thread_node, "1")
-        || h5w_vector(w, g, "thread_pages", H5T_NATIVE_INT64, p->n_threads, p->thread_pages, "pages")
-        || h5w_vector(w, g, "thread_local_pages", H5T_NATIVE_INT64, p->n_threads, p->thread_local_pages, "pages")
-        || h5w_vector(w, g, "thread_local_fraction", H5T_NATIVE_DOUBLE, p->n_threads,
-                      p->thread_local_fraction, "1")
-        || h5w_dataset(w, g, &(struct h5w_ds){ .name = "thread_node_pages", .type = H5T_NATIVE_INT64, .rank = 2,
-                                               .dims = { threads, nodes }, .data = p->thread_node_pages,
-                                               .units = "pages", .dims_label = "thread, node" })
-        || h5w_dataset(w, g, &(struct h5w_ds){ .name = "array_node_pages", .type = H5T_NATIVE_INT64, .rank = 2,
-                                               .dims = { arrays, nodes }, .data = p->array_node_pages,
-                                               .units = "pages", .dims_label = "array, node" })
-        || h5w_vector(w, g, "array_absent_pages", H5T_NATIVE_INT64, p->n_arrays, p->array_absent_pages, "pages")
-        || h5w_vector(w, g, "array_error_pages", H5T_NATIVE_INT64, p->n_arrays, p->array_error_pages, "pages");
+    return h5w_attr_strs(w, g, strs, H5W_COUNT(strs)) || h5w_attr_nums(w, g, nums, H5W_COUNT(nums))
+           || h5w_scalars(w, g, scalars, H5W_COUNT(scalars))
+           || h5w_vector(w, g, "node_ids", H5T_NATIVE_INT32, p->n_nodes, p->node_ids, "1")
+           || h5w_vector(w, g, "thread_node", H5T_NATIVE_INT32, p->n_threads, p->thread_node, "1")
+           || h5w_vector(w, g, "thread_pages", H5T_NATIVE_INT64, p->n_threads, p->thread_pages, "pages")
+           || h5w_vector(w, g, "thread_local_pages", H5T_NATIVE_INT64, p->n_threads, p->thread_local_pages, "pages")
+           || h5w_vector(w, g, "thread_local_fraction", H5T_NATIVE_DOUBLE, p->n_threads, p->thread_local_fraction, "1")
+           || h5w_dataset(w, g,
+                          &(struct h5w_ds){ .name = "thread_node_pages",
+                                            .type = H5T_NATIVE_INT64,
+                                            .rank = 2,
+                                            .dims = { threads, nodes },
+                                            .data = p->thread_node_pages,
+                                            .units = "pages",
+                                            .dims_label = "thread, node" })
+           || h5w_dataset(w, g,
+                          &(struct h5w_ds){ .name = "array_node_pages",
+                                            .type = H5T_NATIVE_INT64,
+                                            .rank = 2,
+                                            .dims = { arrays, nodes },
+                                            .data = p->array_node_pages,
+                                            .units = "pages",
+                                            .dims_label = "array, node" })
+           || h5w_vector(w, g, "array_absent_pages", H5T_NATIVE_INT64, p->n_arrays, p->array_absent_pages, "pages")
+           || h5w_vector(w, g, "array_error_pages", H5T_NATIVE_INT64, p->n_arrays, p->array_error_pages, "pages");
 }
 
 int h5w_write_placement(struct h5w *w, hid_t g, const struct ts_record *rec)
@@ -74,7 +82,7 @@ static int write_machine(struct h5w *w, hid_t counters, const struct ts_machine_
     if (g < 0)
         return w->err->status;
     int failed = h5w_attr_str(w, g, "cpus", m->cpus) || h5w_attr_nums(w, g, nums, H5W_COUNT(nums))
-              || h5w_scalars(w, g, values, H5W_COUNT(values));
+                 || h5w_scalars(w, g, values, H5W_COUNT(values));
     H5Gclose(g);
     return failed ? w->err->status : TS_OK;
 }
@@ -90,8 +98,8 @@ int h5w_write_counters(struct h5w *w, hid_t g, const struct ts_record *rec)
         H5W_NUM(struct ts_counter_row, migrations, H5T_NATIVE_INT64),
     };
     return h5w_attr_str(w, g, "migrations_source", c->migrations_source)
-        || h5w_table(w, g, "init", sizeof(struct ts_counter_row), cols, H5W_COUNT(cols), c->n_threads, c->init, "1")
-        || h5w_table(w, g, "kernel", sizeof(struct ts_counter_row), cols, H5W_COUNT(cols), c->n_threads,
-                     c->kernel, "1")
-        || (c->machine && write_machine(w, g, c->machine));
+           || h5w_table(w, g, "init", sizeof(struct ts_counter_row), cols, H5W_COUNT(cols), c->n_threads, c->init, "1")
+           || h5w_table(w, g, "kernel", sizeof(struct ts_counter_row), cols, H5W_COUNT(cols), c->n_threads, c->kernel,
+                        "1")
+           || (c->machine && write_machine(w, g, c->machine));
 }

@@ -8,16 +8,14 @@ struct array_fact {
     const void *data;
 };
 
-static int check_arrays(const struct array_fact *a, size_t n, const char *final_path,
-                        struct ts_error *err)
+static int check_arrays(const struct array_fact *a, size_t n, const char *final_path, struct ts_error *err)
 {
     for (size_t i = 0; i < n; i++) {
         if (a[i].n < 0)
-            return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: record has %lld %s",
-                           final_path, (long long)a[i].n, a[i].what);
+            return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: record has %lld %s", final_path,
+                           (long long)a[i].n, a[i].what);
         if (a[i].n > 0 && a[i].data == NULL)
-            return ts_fail(err, TS_INTERNAL_ERROR,
-                           "cannot write output %s: record has %lld %s but no array of them",
+            return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: record has %lld %s but no array of them",
                            final_path, (long long)a[i].n, a[i].what);
     }
     return TS_OK;
@@ -25,12 +23,14 @@ static int check_arrays(const struct array_fact *a, size_t n, const char *final_
 
 int h5w_check_record(const struct ts_record *rec, const char *final_path, struct ts_error *err)
 {
-    const char *missing = !rec ? "record" : !rec->topology ? "topology"
-        : !rec->timings ? "timings" : !rec->results ? "results"
-        : !rec->verification ? "verification" : NULL;
+    const char *missing = !rec                 ? "record"
+                          : !rec->topology     ? "topology"
+                          : !rec->timings      ? "timings"
+                          : !rec->results      ? "results"
+                          : !rec->verification ? "verification"
+                                               : NULL;
     if (missing)
-        return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: the record has no %s",
-                       final_path, missing);
+        return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: the record has no %s", final_path, missing);
     const struct ts_topology_rec *t = rec->topology;
     const struct ts_timings_rec *tm = rec->timings;
     const struct ts_results_rec *r = rec->results;
@@ -47,8 +47,7 @@ int h5w_check_record(const struct ts_record *rec, const char *final_path, struct
         { "caches", t->n_caches, t->caches },
         { "warm-up times", tm->n_warmup, tm->warmup },
         { "iteration times", tm->n_iterations, tm->iteration },
-        { "thread iteration times", (int64_t)r->n_threads * tm->n_iterations,
-          tm->thread_iteration },
+        { "thread iteration times", (int64_t)r->n_threads * tm->n_iterations, tm->thread_iteration },
         { "thread partials", r->n_threads, r->thread_partials },
         { "node ids", r->n_nodes, r->node_ids },
         { "node partials", r->n_nodes, r->node_partials },
@@ -71,7 +70,8 @@ int h5w_check_record(const struct ts_record *rec, const char *final_path, struct
             return err->status;
     }
     if (rec->placement_end && !rec->placement)
-        return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: an end audit without the init audit", final_path);
+        return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: an end audit without the init audit",
+                       final_path);
     if (rec->counters) {
         const struct array_fact counters[] = {
             { "init counter rows", rec->counters->n_threads, rec->counters->init },
@@ -82,17 +82,15 @@ int h5w_check_record(const struct ts_record *rec, const char *final_path, struct
     }
     for (int32_t i = 0; i < rec->n_warnings; i++)
         if (!rec->warnings[i])
-            return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: warning %d is NULL",
-                           final_path, (int)i);
+            return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: warning %d is NULL", final_path, (int)i);
     for (int32_t i = 0; i < rec->n_summary; i++)
         if (!rec->summary[i])
-            return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: summary line %d is NULL",
-                           final_path, (int)i);
+            return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: summary line %d is NULL", final_path,
+                           (int)i);
     if (rec->field) {
         const int64_t *d = rec->field_dims;
         if (d[0] < 1 || d[1] < 1 || d[2] < 1)
-            return ts_fail(err, TS_INTERNAL_ERROR,
-                           "cannot write output %s: field of %lld x %lld x %lld points",
+            return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: field of %lld x %lld x %lld points",
                            final_path, (long long)d[0], (long long)d[1], (long long)d[2]);
     }
     return TS_OK;

@@ -16,8 +16,7 @@ int h5w_write_root(struct h5w *w, hid_t file, const struct ts_record *rec)
         { "steps_done", H5T_NATIVE_INT64, &rec->steps_done },
         { "steps_planned", H5T_NATIVE_INT64, &rec->steps_planned },
     };
-    return h5w_attr_strs(w, file, strs, H5W_COUNT(strs))
-        || h5w_attr_nums(w, file, nums, H5W_COUNT(nums));
+    return h5w_attr_strs(w, file, strs, H5W_COUNT(strs)) || h5w_attr_nums(w, file, nums, H5W_COUNT(nums));
 }
 
 int h5w_write_job(struct h5w *w, hid_t g, const struct ts_record *rec)
@@ -50,10 +49,8 @@ int h5w_write_config(struct h5w *w, hid_t g, const struct ts_record *rec)
         { "file", rec->config_path },
         { "overrides", rec->config_overrides },
     };
-    return h5w_attr_list(w, g, rec->config, rec->n_config)
-        || h5w_attr_strs(w, g, strs, H5W_COUNT(strs))
-        || h5w_dataset(w, g, &(struct h5w_ds){ .name = "text", .type = w->vstr, .data = &text,
-                                               .units = "" });
+    return h5w_attr_list(w, g, rec->config, rec->n_config) || h5w_attr_strs(w, g, strs, H5W_COUNT(strs))
+           || h5w_dataset(w, g, &(struct h5w_ds){ .name = "text", .type = w->vstr, .data = &text, .units = "" });
 }
 
 int h5w_write_environment(struct h5w *w, hid_t g, const struct ts_record *rec)
@@ -96,19 +93,21 @@ int h5w_write_topology(struct h5w *w, hid_t g, const struct ts_record *rec)
         H5W_NUM(struct ts_cache_rec, count, H5T_NATIVE_INT32),
     };
     const hsize_t n = (hsize_t)t->n_numa;
-    return h5w_attr_nums(w, g, nums, H5W_COUNT(nums))
-        || h5w_attr_strs(w, g, strs, H5W_COUNT(strs))
-        || h5w_table(w, g, "numa_nodes", sizeof(struct ts_numa_rec), numa, H5W_COUNT(numa),
-                     t->n_numa, t->numa, "memory_bytes: bytes")
-        || h5w_dataset(w, g, &(struct h5w_ds){ .name = "distances", .type = H5T_NATIVE_INT32,
-                                               .rank = 2, .dims = { n, n },
-                                               .data = t->distances,
-                                               .units = "relative (10 = local)",
-                                               .dims_label = "node, node" })
-        || h5w_table(w, g, "cores", sizeof(struct ts_core_rec), cores, H5W_COUNT(cores),
-                     t->n_cores_rec, t->cores, "1")
-        || h5w_table(w, g, "caches", sizeof(struct ts_cache_rec), caches, H5W_COUNT(caches),
-                     t->n_caches, t->caches, "size_bytes: bytes, line_bytes: bytes");
+    return h5w_attr_nums(w, g, nums, H5W_COUNT(nums)) || h5w_attr_strs(w, g, strs, H5W_COUNT(strs))
+           || h5w_table(w, g, "numa_nodes", sizeof(struct ts_numa_rec), numa, H5W_COUNT(numa), t->n_numa, t->numa,
+                        "memory_bytes: bytes")
+           || h5w_dataset(w, g,
+                          &(struct h5w_ds){ .name = "distances",
+                                            .type = H5T_NATIVE_INT32,
+                                            .rank = 2,
+                                            .dims = { n, n },
+                                            .data = t->distances,
+                                            .units = "relative (10 = local)",
+                                            .dims_label = "node, node" })
+           || h5w_table(w, g, "cores", sizeof(struct ts_core_rec), cores, H5W_COUNT(cores), t->n_cores_rec, t->cores,
+                        "1")
+           || h5w_table(w, g, "caches", sizeof(struct ts_cache_rec), caches, H5W_COUNT(caches), t->n_caches, t->caches,
+                        "size_bytes: bytes, line_bytes: bytes");
 }
 
 int h5w_write_threads(struct h5w *w, hid_t g, const struct ts_record *rec)
@@ -127,6 +126,6 @@ int h5w_write_threads(struct h5w *w, hid_t g, const struct ts_record *rec)
         H5W_NUM(struct ts_thread_rec, item_end, H5T_NATIVE_INT64),
     };
     return h5w_attr_list(w, g, rec->binding, rec->n_binding)
-        || h5w_table(w, g, "table", sizeof(struct ts_thread_rec), cols, H5W_COUNT(cols),
-                     rec->n_threads, rec->threads, "1");
+           || h5w_table(w, g, "table", sizeof(struct ts_thread_rec), cols, H5W_COUNT(cols), rec->n_threads,
+                        rec->threads, "1");
 }

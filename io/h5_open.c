@@ -17,11 +17,12 @@
 static hid_t access_plist(void)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl >= 0 && (H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0
+    if (fapl >= 0
+        && (H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0
 #if H5_VERSION_GE(1, 10, 7)
-                      || H5Pset_file_locking(fapl, 0, 1) < 0
+            || H5Pset_file_locking(fapl, 0, 1) < 0
 #endif
-                      )) {
+            )) {
         H5Pclose(fapl);
         fapl = -1;
     }
@@ -40,8 +41,8 @@ static int open_with(struct h5r *r, const char *h5_name, hid_t fapl)
     ts_h5_error_reason(reason, sizeof reason);
     if (fapl >= 0)
         H5Pclose(fapl);
-    return ts_fail(r->err, TS_BAD_INPUT, "%s: cannot open as HDF5 (%s): the file is truncated or corrupted",
-                   r->name, reason);
+    return ts_fail(r->err, TS_BAD_INPUT, "%s: cannot open as HDF5 (%s): the file is truncated or corrupted", r->name,
+                   reason);
 }
 
 static int not_hdf5(struct h5r *r)
@@ -91,8 +92,8 @@ int h5r_open_image(struct h5r *r, const void *bytes, size_t n, const char *name,
         return not_hdf5(r);
     hid_t fapl = access_plist();
     /* HDF5 copies the image (no callbacks set), so bytes stay the caller's and unmodified. */
-    if (fapl >= 0 && (H5Pset_fapl_core(fapl, (size_t)1 << 16, 0) < 0
-                      || H5Pset_file_image(fapl, (void *)bytes, n) < 0)) {
+    if (fapl >= 0
+        && (H5Pset_fapl_core(fapl, (size_t)1 << 16, 0) < 0 || H5Pset_file_image(fapl, (void *)bytes, n) < 0)) {
         H5Pclose(fapl);
         fapl = -1;
     }

@@ -7,43 +7,37 @@ int h5w_write_timings(struct h5w *w, hid_t g, const struct ts_record *rec)
 {
     const struct ts_timings_rec *t = rec->timings;
     const struct h5w_value phases[] = {
-        { "allocation", t->allocation, "s", 0 },
-        { "init", t->init, "s", 0 },
-        { "kernel", t->kernel, "s", 0 },
-        { "combine", t->combine, "s", 0 },
-        { "result", t->result, "s", 0 },
-        { "verify", t->verify, "s", 0 },
-        { "placement", t->placement, "s", 0 },
-        { "write", t->write, "s", 0 },
-        { "total", t->total, "s", 0 },
-        { "timer_resolution", t->timer_resolution, "s", 0 },
+        { "allocation", t->allocation, "s", 0 }, { "init", t->init, "s", 0 },
+        { "kernel", t->kernel, "s", 0 },         { "combine", t->combine, "s", 0 },
+        { "result", t->result, "s", 0 },         { "verify", t->verify, "s", 0 },
+        { "placement", t->placement, "s", 0 },   { "write", t->write, "s", 0 },
+        { "total", t->total, "s", 0 },           { "timer_resolution", t->timer_resolution, "s", 0 },
     };
     const struct h5w_num_attr counts[] = {
         { "n_iterations", H5T_NATIVE_INT64, &t->n_iterations },
         { "n_warmup", H5T_NATIVE_INT64, &t->n_warmup },
     };
     const hsize_t threads = (hsize_t)rec->results->n_threads;
-    return h5w_scalars(w, g, phases, H5W_COUNT(phases))
-        || h5w_attr_nums(w, g, counts, H5W_COUNT(counts))
-        || h5w_vector(w, g, "iteration", H5T_NATIVE_DOUBLE, t->n_iterations, t->iteration, "s")
-        || h5w_vector(w, g, "warmup", H5T_NATIVE_DOUBLE, t->n_warmup, t->warmup, "s")
-        || h5w_dataset(w, g, &(struct h5w_ds){ .name = "thread_iteration",
-                                               .type = H5T_NATIVE_DOUBLE, .rank = 2,
-                                               .dims = { threads, (hsize_t)t->n_iterations },
-                                               .data = t->thread_iteration, .units = "s",
-                                               .dims_label = "thread, iteration" });
+    return h5w_scalars(w, g, phases, H5W_COUNT(phases)) || h5w_attr_nums(w, g, counts, H5W_COUNT(counts))
+           || h5w_vector(w, g, "iteration", H5T_NATIVE_DOUBLE, t->n_iterations, t->iteration, "s")
+           || h5w_vector(w, g, "warmup", H5T_NATIVE_DOUBLE, t->n_warmup, t->warmup, "s")
+           || h5w_dataset(w, g,
+                          &(struct h5w_ds){ .name = "thread_iteration",
+                                            .type = H5T_NATIVE_DOUBLE,
+                                            .rank = 2,
+                                            .dims = { threads, (hsize_t)t->n_iterations },
+                                            .data = t->thread_iteration,
+                                            .units = "s",
+                                            .dims_label = "thread, iteration" });
 }
 
 int h5w_write_results(struct h5w *w, hid_t g, const struct ts_record *rec)
 {
     const struct ts_results_rec *r = rec->results;
     const struct h5w_str_attr strs[] = {
-        { "kernel", r->kernel },
-        { "unit", r->unit },
-        { "byte_model", r->byte_model },
-        { "variant", r->variant ? r->variant : "" },
-        { "result_name", r->result_name },
-        { "init_mode", r->init_mode },
+        { "kernel", r->kernel },           { "unit", r->unit },
+        { "byte_model", r->byte_model },   { "variant", r->variant ? r->variant : "" },
+        { "result_name", r->result_name }, { "init_mode", r->init_mode },
     };
     const struct h5w_num_attr nums[] = {
         { "n", H5T_NATIVE_INT64, &r->n },
@@ -70,14 +64,11 @@ int h5w_write_results(struct h5w *w, hid_t g, const struct ts_record *rec)
         { "glups_best", r->glups_best, "GLUP/s", 1 },
         { "glups_median", r->glups_median, "GLUP/s", 1 },
     };
-    return h5w_attr_strs(w, g, strs, H5W_COUNT(strs))
-        || h5w_attr_nums(w, g, nums, H5W_COUNT(nums))
-        || h5w_scalars(w, g, metrics, H5W_COUNT(metrics))
-        || h5w_vector(w, g, "thread_partials", H5T_NATIVE_DOUBLE, r->n_threads,
-                      r->thread_partials, "1")
-        || h5w_vector(w, g, "node_partials", H5T_NATIVE_DOUBLE, r->n_nodes, r->node_partials,
-                      "1")
-        || h5w_vector(w, g, "node_ids", H5T_NATIVE_INT32, r->n_nodes, r->node_ids, "1");
+    return h5w_attr_strs(w, g, strs, H5W_COUNT(strs)) || h5w_attr_nums(w, g, nums, H5W_COUNT(nums))
+           || h5w_scalars(w, g, metrics, H5W_COUNT(metrics))
+           || h5w_vector(w, g, "thread_partials", H5T_NATIVE_DOUBLE, r->n_threads, r->thread_partials, "1")
+           || h5w_vector(w, g, "node_partials", H5T_NATIVE_DOUBLE, r->n_nodes, r->node_partials, "1")
+           || h5w_vector(w, g, "node_ids", H5T_NATIVE_INT32, r->n_nodes, r->node_ids, "1");
 }
 
 int h5w_write_verification(struct h5w *w, hid_t g, const struct ts_record *rec)
@@ -94,26 +85,27 @@ int h5w_write_verification(struct h5w *w, hid_t g, const struct ts_record *rec)
         { "checked", H5T_NATIVE_INT64, &v->checked },
         { "failures", H5T_NATIVE_INT64, &v->failures },
     };
-    return h5w_scalars(w, g, values, H5W_COUNT(values))
-        || h5w_attr_nums(w, g, nums, H5W_COUNT(nums))
-        || h5w_attr_str(w, g, "method", v->method);
+    return h5w_scalars(w, g, values, H5W_COUNT(values)) || h5w_attr_nums(w, g, nums, H5W_COUNT(nums))
+           || h5w_attr_str(w, g, "method", v->method);
 }
 
 /* Only when the library can encode: a build without zlib writes uncompressed, still valid. */
 static int deflate_can_encode(void)
 {
     unsigned flags = 0;
-    return H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0
-        && H5Zget_filter_info(H5Z_FILTER_DEFLATE, &flags) >= 0
-        && (flags & H5Z_FILTER_CONFIG_ENCODE_ENABLED);
+    return H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 && H5Zget_filter_info(H5Z_FILTER_DEFLATE, &flags) >= 0
+           && (flags & H5Z_FILTER_CONFIG_ENCODE_ENABLED);
 }
 
 int h5w_write_field(struct h5w *w, hid_t g, const struct ts_record *rec)
 {
     const int64_t *d = rec->field_dims;
     const int rank = d[0] == 1 ? 2 : 3;
-    struct h5w_ds ds = { .name = "u", .type = H5T_NATIVE_DOUBLE, .rank = rank,
-                         .data = rec->field, .units = "1",
+    struct h5w_ds ds = { .name = "u",
+                         .type = H5T_NATIVE_DOUBLE,
+                         .rank = rank,
+                         .data = rec->field,
+                         .units = "1",
                          .dims_label = rank == 2 ? "y, x" : "z, y, x" };
     for (int i = 0; i < rank; i++)
         ds.dims[i] = (hsize_t)d[3 - rank + i];

@@ -62,12 +62,8 @@ static void type_name(hid_t type, char *buf, size_t size)
 {
     size_t bits = H5Tget_size(type) * 8;
     switch (H5Tget_class(type)) {
-    case H5T_INTEGER:
-        snprintf(buf, size, "%sint%zu", H5Tget_sign(type) == H5T_SGN_NONE ? "u" : "", bits);
-        break;
-    case H5T_FLOAT:
-        snprintf(buf, size, "%s", bits == 64 ? "double" : bits == 32 ? "float" : "floating-point");
-        break;
+    case H5T_INTEGER: snprintf(buf, size, "%sint%zu", H5Tget_sign(type) == H5T_SGN_NONE ? "u" : "", bits); break;
+    case H5T_FLOAT: snprintf(buf, size, "%s", bits == 64 ? "double" : bits == 32 ? "float" : "floating-point"); break;
     case H5T_STRING: snprintf(buf, size, "string"); break;
     case H5T_COMPOUND: snprintf(buf, size, "compound"); break;
     case H5T_ENUM: snprintf(buf, size, "enum"); break;
@@ -93,8 +89,7 @@ static void describe(hid_t type, hid_t space, char *buf, size_t size)
     } else {
         int used = snprintf(buf, size, "%d-D %s [", rank, t);
         for (int i = 0; i < rank && used > 0 && (size_t)used < size; i++)
-            used += snprintf(buf + used, size - (size_t)used, "%s%llu", i ? " x " : "",
-                             (unsigned long long)dims[i]);
+            used += snprintf(buf + used, size - (size_t)used, "%s%llu", i ? " x " : "", (unsigned long long)dims[i]);
         if (used > 0 && (size_t)used < size)
             snprintf(buf + used, size - (size_t)used, "]");
     }
@@ -133,7 +128,8 @@ int h5r_has(struct h5r *r, const char *path, H5I_type_t type)
             return h5r_fail_hdf5(r, prefix, "cannot look up"), -1;
         if (link.type != H5L_TYPE_HARD)
             return h5r_fail(r, prefix, "is a %s link, not an object stored in the file",
-                            link.type == H5L_TYPE_SOFT ? "soft" : "external"), -1;
+                            link.type == H5L_TYPE_SOFT ? "soft" : "external"),
+                   -1;
     }
     hid_t obj = H5Oopen(r->file, path, H5P_DEFAULT);
     if (obj < 0)

@@ -28,19 +28,16 @@ int h5r_open_path(struct h5r *r, const char *path, struct ts_error *err);
 
 /* The same for a file image in memory (copied; the caller keeps bytes). name is only used in
  * messages. One image is open at a time per process (they share the core driver's name). */
-int h5r_open_image(struct h5r *r, const void *bytes, size_t n, const char *name,
-                   struct ts_error *err);
+int h5r_open_image(struct h5r *r, const void *bytes, size_t n, const char *name, struct ts_error *err);
 
 /* Closes the file and everything still open in it. */
 void h5r_close(struct h5r *r);
 
 /* Records "FILE: PATH: message" in r->err and returns TS_BAD_INPUT. */
-int h5r_fail(struct h5r *r, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int h5r_fail(struct h5r *r, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The same message for memory the reader could not get: returns TS_RESOURCE_ERROR. */
-int h5r_out_of_memory(struct h5r *r, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int h5r_out_of_memory(struct h5r *r, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* 1 when path ("/placement", "/results/glups_median") is reached through hard links and is
  * an object of that type (H5I_GROUP, H5I_DATASET; H5I_BADID for either), 0 when it is
@@ -57,18 +54,17 @@ int h5r_group(struct h5r *r, const char *path);
 int h5r_str_attr(struct h5r *r, const char *obj, const char *name, char *buf, size_t size);
 
 /* A scalar integer attribute in [min, max]. */
-int h5r_int_attr(struct h5r *r, const char *obj, const char *name, int64_t min, int64_t max,
-                 int64_t *out);
+int h5r_int_attr(struct h5r *r, const char *obj, const char *name, int64_t min, int64_t max, int64_t *out);
 
 /* What a floating-point dataset must look like. dims[i] come from counts read earlier and
  * why names them for the message ("n_threads x n_iterations"). */
 struct h5r_doubles {
     const char *path;
-    int rank;            /* 0: scalar, up to 3 */
+    int rank; /* 0: scalar, up to 3 */
     hsize_t dims[3];
-    const char *why;     /* NULL for scalars */
-    double min, max;     /* every value in [min, max] */
-    int nan_ok;          /* NaN allowed ("does not apply") */
+    const char *why; /* NULL for scalars */
+    double min, max; /* every value in [min, max] */
+    int nan_ok;      /* NaN allowed ("does not apply") */
     /* Only for files that must be exactly as touchstone wrote them (checkpoints): */
     int exact;            /* stored as IEEE f64 little-endian */
     const hsize_t *chunk; /* non-NULL: chunked with these dims, a Fletcher32 checksum its only filter */
@@ -100,8 +96,8 @@ int h5r_length(struct h5r *r, const char *path, H5T_class_t cls, const char *exp
  * max_line bytes and made safe as h5r_str_attr does, joined by '\n' into *text (malloc'd,
  * NUL-terminated, *bytes counting the NUL; NULL and 0 when the dataset is empty); *n is
  * how many strings it holds. More than max_lines is an error. */
-int h5r_read_lines(struct h5r *r, const char *path, hsize_t max_lines, size_t max_line, char **text,
-                   size_t *bytes, hsize_t *n);
+int h5r_read_lines(struct h5r *r, const char *path, hsize_t max_lines, size_t max_line, char **text, size_t *bytes,
+                   hsize_t *n);
 
 /* The integer field `field` of every row of the 1-D compound dataset path, which must have
  * n rows, into out (n values), each in [min, max]. */

@@ -34,8 +34,8 @@ static int append(char **text, size_t *used, size_t *cap, const char *s, size_t 
 }
 
 /* Reads the n strings of set into *text; fixed or variable length, as the file has them. */
-static int read_strings(struct h5r *r, const char *path, hid_t set, hid_t type, hsize_t n, size_t max_line,
-                        char **text, size_t *used)
+static int read_strings(struct h5r *r, const char *path, hid_t set, hid_t type, hsize_t n, size_t max_line, char **text,
+                        size_t *used)
 {
     size_t cap = 0;
     int st = TS_OK;
@@ -79,8 +79,8 @@ static int read_strings(struct h5r *r, const char *path, hid_t set, hid_t type, 
     return st;
 }
 
-int h5r_read_lines(struct h5r *r, const char *path, hsize_t max_lines, size_t max_line, char **text,
-                   size_t *bytes, hsize_t *n)
+int h5r_read_lines(struct h5r *r, const char *path, hsize_t max_lines, size_t max_line, char **text, size_t *bytes,
+                   hsize_t *n)
 {
     *text = NULL;
     *bytes = 0;

@@ -54,8 +54,7 @@ int h5w_fail(struct h5w *w, hid_t loc, const char *doing, const char *name)
                      ? TS_RESOURCE_ERROR
                      : TS_INTERNAL_ERROR;
     if (cause.os_errno != 0)
-        return ts_fail_errno(w->err, status, cause.os_errno, fmt, w->final_path, doing, where, name,
-                             cause.reason);
+        return ts_fail_errno(w->err, status, cause.os_errno, fmt, w->final_path, doing, where, name, cause.reason);
     return ts_fail(w->err, status, fmt, w->final_path, doing, where, name, cause.reason);
 }
 
@@ -202,10 +201,8 @@ static int h5w_dataset_as_is(struct h5w *w, hid_t loc, const struct h5w_ds *ds)
     int st = TS_OK;
     hid_t ftype = -1, space = -1, set = -1, dcpl = -1;
     /* Fail right at the failing call: any later HDF5 call would clear the reason. */
-    if ((dcpl = untimed(H5P_DATASET_CREATE, ds->dcpl)) < 0
-        || (ftype = file_type(ds->type)) < 0
-        || (space = ds->rank == 0 ? H5Screate(H5S_SCALAR)
-                                  : H5Screate_simple(ds->rank, ds->dims, NULL)) < 0
+    if ((dcpl = untimed(H5P_DATASET_CREATE, ds->dcpl)) < 0 || (ftype = file_type(ds->type)) < 0
+        || (space = ds->rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(ds->rank, ds->dims, NULL)) < 0
         || (set = H5Dcreate2(loc, ds->name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0
         /* HDF5 rejects a NULL buffer even for zero elements. */
         || (n > 0 && H5Dwrite(set, ds->type, H5S_ALL, H5S_ALL, H5P_DEFAULT, ds->data) < 0))
@@ -229,19 +226,20 @@ int h5w_scalars(struct h5w *w, hid_t loc, const struct h5w_value *v, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (v[i].skip_nan && isnan(v[i].value))
             continue;
-        if (h5w_dataset(w, loc, &(struct h5w_ds){ .name = v[i].name, .type = H5T_NATIVE_DOUBLE,
-                                                  .data = &v[i].value, .units = v[i].units }))
+        if (h5w_dataset(w, loc,
+                        &(struct h5w_ds){
+                            .name = v[i].name, .type = H5T_NATIVE_DOUBLE, .data = &v[i].value, .units = v[i].units }))
             return w->err->status;
     }
     return TS_OK;
 }
 
-int h5w_vector(struct h5w *w, hid_t loc, const char *name, hid_t type, int64_t n,
-               const void *data, const char *units)
+int h5w_vector(struct h5w *w, hid_t loc, const char *name, hid_t type, int64_t n, const void *data, const char *units)
 {
-    return h5w_dataset(w, loc, &(struct h5w_ds){
-        .name = name, .type = type, .rank = 1, .dims = { (hsize_t)n }, .data = data,
-        .units = units });
+    return h5w_dataset(
+        w, loc,
+        &(struct h5w_ds){
+            .name = name, .type = type, .rank = 1, .dims = { (hsize_t)n }, .data = data, .units = units });
 }
 
 /* ASCII: table strings are CPU lists and names, and HDF5 refuses to convert between ASCII
@@ -272,9 +270,8 @@ static hid_t compound_type(size_t struct_size, const struct h5w_member *m, size_
     return t;
 }
 
-int h5w_table(struct h5w *w, hid_t loc, const char *name, size_t struct_size,
-              const struct h5w_member *members, size_t n_members, int64_t n, const void *rows,
-              const char *units)
+int h5w_table(struct h5w *w, hid_t loc, const char *name, size_t struct_size, const struct h5w_member *members,
+              size_t n_members, int64_t n, const void *rows, const char *units)
 {
     hid_t t = compound_type(struct_size, members, n_members);
     if (t < 0)

@@ -15,7 +15,7 @@
 struct h5w {
     const char *final_path; /* named in every message: the temp file means nothing to users */
     struct ts_error *err;
-    hid_t vstr;             /* variable-length UTF-8 string type, shared by all string writes */
+    hid_t vstr; /* variable-length UTF-8 string type, shared by all string writes */
 };
 
 #define H5W_COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -46,7 +46,7 @@ int h5w_attr_nums(struct h5w *w, hid_t loc, const struct h5w_num_attr *a, size_t
 /* One dataset; rank 0 is a scalar. Compound types are packed in the file. */
 struct h5w_ds {
     const char *name;
-    hid_t type;             /* memory type of data */
+    hid_t type; /* memory type of data */
     int rank;
     hsize_t dims[3];
     const void *data;       /* may be NULL when the dataset is empty */
@@ -69,8 +69,7 @@ struct h5w_value {
     int skip_nan;
 };
 int h5w_scalars(struct h5w *w, hid_t loc, const struct h5w_value *v, size_t n);
-int h5w_vector(struct h5w *w, hid_t loc, const char *name, hid_t type, int64_t n,
-               const void *data, const char *units);
+int h5w_vector(struct h5w *w, hid_t loc, const char *name, hid_t type, int64_t n, const void *data, const char *units);
 
 /* A compound member: numeric (type set) or a fixed-length null-terminated string (str_size). */
 struct h5w_member {
@@ -79,13 +78,15 @@ struct h5w_member {
     hid_t type;
     size_t str_size;
 };
+/* One line each: clang-format 14 spreads a braced initialiser in a macro over four. */
+/* clang-format off */
 #define H5W_NUM(rec, field, h5type) { #field, offsetof(rec, field), (h5type), 0 }
 #define H5W_STR(rec, field) { #field, offsetof(rec, field), 0, sizeof(((rec *)0)->field) }
+/* clang-format on */
 
 /* A 1D table of n structs of struct_size bytes. */
-int h5w_table(struct h5w *w, hid_t loc, const char *name, size_t struct_size,
-              const struct h5w_member *members, size_t n_members, int64_t n, const void *rows,
-              const char *units);
+int h5w_table(struct h5w *w, hid_t loc, const char *name, size_t struct_size, const struct h5w_member *members,
+              size_t n_members, int64_t n, const void *rows, const char *units);
 
 /* Fills the in-memory file; returns nonzero after filling w->err. */
 typedef int h5w_build_fn(struct h5w *w, hid_t file, const void *ctx);

@@ -14,8 +14,7 @@
 #define MAX_FIXED_STRING ((size_t)1 << 16)
 
 /* Opens obj@name, which must exist; where receives the name used in messages. */
-static hid_t open_attr(struct h5r *r, const char *obj, const char *name, const char *expected,
-                       char *where, size_t size)
+static hid_t open_attr(struct h5r *r, const char *obj, const char *name, const char *expected, char *where, size_t size)
 {
     snprintf(where, size, "%s@%s", obj, name);
     int has = h5r_has_attr(r, obj, name);
@@ -29,8 +28,7 @@ static hid_t open_attr(struct h5r *r, const char *obj, const char *name, const c
     return a;
 }
 
-int h5r_int_attr(struct h5r *r, const char *obj, const char *name, int64_t min, int64_t max,
-                 int64_t *out)
+int h5r_int_attr(struct h5r *r, const char *obj, const char *name, int64_t min, int64_t max, int64_t *out)
 {
     char where[256];
     hid_t a = open_attr(r, obj, name, "a scalar integer", where, sizeof where);
@@ -46,8 +44,8 @@ int h5r_int_attr(struct h5r *r, const char *obj, const char *name, int64_t min, 
     else if (H5Aread(a, H5T_NATIVE_INT64, out) < 0)
         st = h5r_fail_hdf5(r, where, "cannot read");
     else if (*out < min || *out > max)
-        st = h5r_fail(r, where, "%lld is out of range, expected %lld..%lld", (long long)*out,
-                      (long long)min, (long long)max);
+        st = h5r_fail(r, where, "%lld is out of range, expected %lld..%lld", (long long)*out, (long long)min,
+                      (long long)max);
     if (type >= 0)
         H5Tclose(type);
     if (space >= 0)
@@ -157,17 +155,19 @@ int h5r_storage_ok(struct h5r *r, const char *path, hid_t set, hid_t type, hsize
         while (k < sizeof known_filters / sizeof known_filters[0] && known_filters[k] != id)
             k++;
         if (k == sizeof known_filters / sizeof known_filters[0])
-            st = h5r_fail(r, path, "stored with filter %d, which touchstone does not read (deflate, shuffle and "
-                          "Fletcher32 only)", (int)id);
+            st = h5r_fail(r, path,
+                          "stored with filter %d, which touchstone does not read (deflate, shuffle and "
+                          "Fletcher32 only)",
+                          (int)id);
         else if (id == H5Z_FILTER_DEFLATE && deflated++) /* each pass could multiply the ratio */
             st = h5r_fail(r, path, "deflated more than once, which touchstone does not read");
     }
     H5Pclose(dcpl);
     if (st != TS_OK)
         return st;
-    if (externals != 0 || n_filters < 0
-        || (layout != H5D_COMPACT && layout != H5D_CONTIGUOUS && layout != H5D_CHUNKED))
-        return h5r_fail(r, path, "stored outside the file or in a layout touchstone does not read (external or "
+    if (externals != 0 || n_filters < 0 || (layout != H5D_COMPACT && layout != H5D_CONTIGUOUS && layout != H5D_CHUNKED))
+        return h5r_fail(r, path,
+                        "stored outside the file or in a layout touchstone does not read (external or "
                         "virtual): only compact, contiguous and chunked data in the file itself");
     const hsize_t stored = H5Dget_storage_size(set), needed = count * H5Tget_size(type);
     const hsize_t ratio = deflated ? TS_H5R_MAX_DEFLATE_RATIO : 1;
@@ -221,12 +221,13 @@ static int exactly_as_written(struct h5r *r, const struct h5r_doubles *w, hid_t 
     for (int d = 0; chunked && d < w->rank; d++)
         chunked = chunk[d] == w->chunk[d];
     int checksummed = H5Pget_nfilters(dcpl) == 1
-                   && H5Pget_filter2(dcpl, 0, &flags, &n_values, NULL, 0, NULL, NULL) == H5Z_FILTER_FLETCHER32;
+                      && H5Pget_filter2(dcpl, 0, &flags, &n_values, NULL, 0, NULL, NULL) == H5Z_FILTER_FLETCHER32;
     H5Pclose(dcpl);
     if (!chunked)
         return h5r_fail(r, w->path, "not chunked as touchstone writes it");
     if (!checksummed)
-        return h5r_fail(r, w->path, "not stored with a Fletcher32 checksum as its only filter, as touchstone writes it");
+        return h5r_fail(r, w->path,
+                        "not stored with a Fletcher32 checksum as its only filter, as touchstone writes it");
     return TS_OK;
 }
 
@@ -301,8 +302,7 @@ static hid_t open_doubles(struct h5r *r, const struct h5r_doubles *w, hid_t *typ
 }
 
 /* Reads the opened dataset into out and checks the values; closes set and type. */
-static int read_opened(struct h5r *r, const struct h5r_doubles *w, hid_t set, hid_t type, hsize_t count,
-                       double *out)
+static int read_opened(struct h5r *r, const struct h5r_doubles *w, hid_t set, hid_t type, hsize_t count, double *out)
 {
     int st = TS_OK;
     if (count > 0 && H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)

@@ -24,10 +24,8 @@ static int write_checkpoint(struct h5w *w, hid_t file, const void *ctx)
     const struct ts_checkpoint *c = ctx;
     const int32_t version = TS_CHECKPOINT_VERSION;
     const struct h5w_num_attr nums[] = {
-        { "touchstone_checkpoint", H5T_NATIVE_INT32, &version },
-        { "steps_done", H5T_NATIVE_INT64, &c->steps_done },
-        { "n_warmup", H5T_NATIVE_INT64, &c->n_warmup },
-        { "n_iterations", H5T_NATIVE_INT64, &c->n_iterations },
+        { "touchstone_checkpoint", H5T_NATIVE_INT32, &version }, { "steps_done", H5T_NATIVE_INT64, &c->steps_done },
+        { "n_warmup", H5T_NATIVE_INT64, &c->n_warmup },          { "n_iterations", H5T_NATIVE_INT64, &c->n_iterations },
         { "n_threads", H5T_NATIVE_INT32, &c->n_threads },
     };
     const char *text = c->config_text ? c->config_text : "";
@@ -37,27 +35,32 @@ static int write_checkpoint(struct h5w *w, hid_t file, const void *ctx)
     hid_t config = -1, field_dcpl = c->field ? h5w_field_dcpl(3, field_dims, 0) : 0;
     if (field_dcpl < 0)
         return h5w_fail(w, file, "writing dataset", "field");
-    int failed = h5w_attr_str(w, file, "kernel", c->kernel)
-              || h5w_attr_nums(w, file, nums, H5W_COUNT(nums))
-              || (config = h5w_group(w, file, "config")) < 0
-              || h5w_attr_list(w, config, c->config, c->n_config)
-              || h5w_dataset(w, config, &(struct h5w_ds){ .name = "text", .type = w->vstr, .data = &text,
-                                                          .units = "" })
-              || h5w_vector(w, file, "step_times", H5T_NATIVE_DOUBLE, c->steps_done, c->step_times, "s")
-              || h5w_dataset(w, file, &(struct h5w_ds){ .name = "thread_times", .type = H5T_NATIVE_DOUBLE,
-                                                        .rank = 2,
-                                                        .dims = { (hsize_t)c->n_threads, (hsize_t)c->n_iterations },
-                                                        .data = c->thread_times, .units = "s",
-                                                        .dims_label = "thread, iteration" })
-              || (c->field && h5w_dataset(w, file, &(struct h5w_ds){
-                                  .name = "field", .type = H5T_NATIVE_DOUBLE, .rank = 3,
-                                  .dims = { field_dims[0], field_dims[1], field_dims[2] },
-                                  .data = c->field, .units = "1", .dims_label = "z, y, x",
-                                  .dcpl = field_dcpl }))
-              || put_digest(w, file, "step_times", c->step_times, c->steps_done)
-              || put_digest(w, file, "thread_times", c->thread_times, (int64_t)c->n_threads * c->n_iterations)
-              || (c->field && put_digest(w, file, "field", c->field,
-                                         c->field_dims[0] * c->field_dims[1] * c->field_dims[2]));
+    int failed =
+        h5w_attr_str(w, file, "kernel", c->kernel) || h5w_attr_nums(w, file, nums, H5W_COUNT(nums))
+        || (config = h5w_group(w, file, "config")) < 0 || h5w_attr_list(w, config, c->config, c->n_config)
+        || h5w_dataset(w, config, &(struct h5w_ds){ .name = "text", .type = w->vstr, .data = &text, .units = "" })
+        || h5w_vector(w, file, "step_times", H5T_NATIVE_DOUBLE, c->steps_done, c->step_times, "s")
+        || h5w_dataset(w, file,
+                       &(struct h5w_ds){ .name = "thread_times",
+                                         .type = H5T_NATIVE_DOUBLE,
+                                         .rank = 2,
+                                         .dims = { (hsize_t)c->n_threads, (hsize_t)c->n_iterations },
+                                         .data = c->thread_times,
+                                         .units = "s",
+                                         .dims_label = "thread, iteration" })
+        || (c->field
+            && h5w_dataset(w, file,
+                           &(struct h5w_ds){ .name = "field",
+                                             .type = H5T_NATIVE_DOUBLE,
+                                             .rank = 3,
+                                             .dims = { field_dims[0], field_dims[1], field_dims[2] },
+                                             .data = c->field,
+                                             .units = "1",
+                                             .dims_label = "z, y, x",
+                                             .dcpl = field_dcpl }))
+        || put_digest(w, file, "step_times", c->step_times, c->steps_done)
+        || put_digest(w, file, "thread_times", c->thread_times, (int64_t)c->n_threads * c->n_iterations)
+        || (c->field && put_digest(w, file, "field", c->field, c->field_dims[0] * c->field_dims[1] * c->field_dims[2]));
     if (config >= 0)
         H5Gclose(config);
     if (field_dcpl > 0)
@@ -74,4 +77,3 @@ int ts_checkpoint_write_placed(const struct ts_checkpoint *c, struct ts_place *p
 {
     return h5w_write_atomic(place->path, write_checkpoint, c, place, err);
 }
-

@@ -14,17 +14,17 @@
 
 struct ts_checkpoint {
     const char *kernel;
-    int64_t steps_done;           /* iterations completed, warm-up included */
+    int64_t steps_done; /* iterations completed, warm-up included */
     int64_t n_warmup;
     int64_t n_iterations;
     int32_t n_threads;
     const struct ts_attr *config; /* every resolved key */
     int32_t n_config;
     const char *config_text;
-    const double *step_times;     /* steps_done seconds */
-    const double *thread_times;   /* n_threads x n_iterations (only the completed ones matter) */
-    const double *field;          /* the stencil field after steps_done; NULL for sum and triad */
-    int64_t field_dims[3];        /* nz, ny, nx */
+    const double *step_times;   /* steps_done seconds */
+    const double *thread_times; /* n_threads x n_iterations (only the completed ones matter) */
+    const double *field;        /* the stencil field after steps_done; NULL for sum and triad */
+    int64_t field_dims[3];      /* nz, ny, nx */
 };
 
 /* Written atomically (temporary file, fsync, rename): a checkpoint is complete or absent.
@@ -43,11 +43,11 @@ struct ts_checkpoint_expect {
     int32_t n_threads;
     const struct ts_attr *must_match; /* keys whose values must be equal ("stencil.nx", ...) */
     int32_t n_must_match;
-    double *field[2];                 /* the field after k steps goes to field[k % 2] (Jacobi grids
+    double *field[2]; /* the field after k steps goes to field[k % 2] (Jacobi grids
                                          alternate); NULL when the kernel has none */
     int64_t field_dims[3];
-    double *step_times;               /* capacity n_warmup + n_iterations */
-    double *thread_times;             /* n_threads x n_iterations; filled when n_threads matches (a
+    double *step_times;   /* capacity n_warmup + n_iterations */
+    double *thread_times; /* n_threads x n_iterations; filled when n_threads matches (a
                                          checkpoint of another thread count is checked in scratch) */
 };
 

@@ -25,7 +25,8 @@ static int check_header(struct h5r *r, const struct ts_checkpoint_expect *e, int
     if (h5r_int_attr(r, "/", "touchstone_checkpoint", 1, INT32_MAX, &version))
         return r->err->status;
     if (version < TS_CHECKPOINT_VERSION)
-        return h5r_fail(r, "/@touchstone_checkpoint", "checkpoint format %lld, written by an older touchstone without "
+        return h5r_fail(r, "/@touchstone_checkpoint",
+                        "checkpoint format %lld, written by an older touchstone without "
                         "digests of its data, so it cannot be checked: start the run again without --restart",
                         (long long)version);
     if (version > TS_CHECKPOINT_VERSION)
@@ -44,7 +45,9 @@ static int check_header(struct h5r *r, const struct ts_checkpoint_expect *e, int
                         (long long)iterations, (long long)e->n_warmup, (long long)e->n_iterations);
     /* A checkpoint always holds a run with iterations left: steps_done < warm-up + timed. */
     return h5r_int_attr(r, "/", "steps_done", 0, max_steps - 1, steps)
-        || h5r_int_attr(r, "/", "n_threads", 1, 65536, threads) ? r->err->status : TS_OK;
+                   || h5r_int_attr(r, "/", "n_threads", 1, 65536, threads)
+               ? r->err->status
+               : TS_OK;
 }
 
 /* h5r_read_doubles checks [0, MAX_TIME]; what it cannot say is that a positive time must be a
@@ -63,11 +66,19 @@ static int read_thread_times(struct h5r *r, const struct ts_checkpoint_expect *e
 {
     const size_t n = (size_t)threads * (size_t)e->n_iterations;
     if ((int64_t)n > TS_READ_MAX_VALUES)
-        return h5r_fail(r, "/thread_times", "%lld threads x %lld iterations is more than the %lld values touchstone "
-                        "reads", (long long)threads, (long long)e->n_iterations, (long long)TS_READ_MAX_VALUES);
-    struct h5r_doubles times = {.path = "/thread_times", .rank = 2, .why = "n_threads x n_iterations",
-                                .dims = {(hsize_t)threads, (hsize_t)e->n_iterations},
-                                .min = 0.0, .max = MAX_TIME, .nan_ok = 1, .exact = 1, .digest = "digest"};
+        return h5r_fail(r, "/thread_times",
+                        "%lld threads x %lld iterations is more than the %lld values touchstone "
+                        "reads",
+                        (long long)threads, (long long)e->n_iterations, (long long)TS_READ_MAX_VALUES);
+    struct h5r_doubles times = { .path = "/thread_times",
+                                 .rank = 2,
+                                 .why = "n_threads x n_iterations",
+                                 .dims = { (hsize_t)threads, (hsize_t)e->n_iterations },
+                                 .min = 0.0,
+                                 .max = MAX_TIME,
+                                 .nan_ok = 1,
+                                 .exact = 1,
+                                 .digest = "digest" };
     const int same = threads == e->n_threads;
     double *scratch = NULL;
     int st = same ? h5r_read_doubles(r, &times, e->thread_times) : h5r_read_doubles_alloc(r, &times, &scratch);
@@ -87,7 +98,8 @@ static int check_config(struct h5r *r, const struct ts_checkpoint_expect *e)
         if (h5r_str_attr(r, "/config", e->must_match[i].name, value, sizeof value))
             return r->err->status;
         if (strcmp(value, e->must_match[i].value) != 0)
-            return h5r_fail(r, "/config", "checkpoint was written for %s = %s, this run has %s = %s; refusing to restart",
+            return h5r_fail(r, "/config",
+                            "checkpoint was written for %s = %s, this run has %s = %s; refusing to restart",
                             e->must_match[i].name, value, e->must_match[i].name, e->must_match[i].value);
     }
     return TS_OK;
@@ -104,8 +116,14 @@ static int restore_opened(struct h5r *r, const struct ts_checkpoint_expect *e, i
     if (rc == TS_OK)
         rc = check_config(r, e);
     if (rc == TS_OK) {
-        struct h5r_doubles times = {.path = "/step_times", .rank = 1, .dims = {(hsize_t)steps}, .why = "steps_done",
-                                    .min = 0.0, .max = MAX_TIME, .exact = 1, .digest = "digest"};
+        struct h5r_doubles times = { .path = "/step_times",
+                                     .rank = 1,
+                                     .dims = { (hsize_t)steps },
+                                     .why = "steps_done",
+                                     .min = 0.0,
+                                     .max = MAX_TIME,
+                                     .exact = 1,
+                                     .digest = "digest" };
         rc = h5r_read_doubles(r, &times, e->step_times);
         if (rc == TS_OK)
             rc = check_ticks(r, times.path, e->step_times, (size_t)steps);
@@ -114,10 +132,15 @@ static int restore_opened(struct h5r *r, const struct ts_checkpoint_expect *e, i
         rc = read_thread_times(r, e, threads, thread_times_restored);
     double *field = e->field[steps % 2];
     if (rc == TS_OK && field) {
-        struct h5r_doubles grid = {.path = "/field", .rank = 3, .why = "the run's grid, nz x ny x nx",
-                                   .dims = {(hsize_t)e->field_dims[0], (hsize_t)e->field_dims[1],
-                                            (hsize_t)e->field_dims[2]},
-                                   .min = -DBL_MAX, .max = DBL_MAX, .exact = 1, .digest = "digest"};
+        struct h5r_doubles grid = { .path = "/field",
+                                    .rank = 3,
+                                    .why = "the run's grid, nz x ny x nx",
+                                    .dims = { (hsize_t)e->field_dims[0], (hsize_t)e->field_dims[1],
+                                              (hsize_t)e->field_dims[2] },
+                                    .min = -DBL_MAX,
+                                    .max = DBL_MAX,
+                                    .exact = 1,
+                                    .digest = "digest" };
         hsize_t chunk[3];
         ts_h5_field_chunk(3, grid.dims, chunk);
         grid.chunk = chunk;
@@ -165,7 +188,7 @@ int ts_checkpoint_restore(const char *path, const struct ts_checkpoint_expect *e
 {
     /* A checkpoint is a file like any other: HDF5 may crash or hang on a corrupted one, and
      * that must end in a message, not take the run down with it (io/ts_run_isolate.c). */
-    struct dry_run d = {path, e};
+    struct dry_run d = { path, e };
     char name[4200];
     snprintf(name, sizeof name, "checkpoint %s", path);
     *thread_times_restored = 0;

@@ -47,17 +47,17 @@ int ts_file_id_same_inode(const struct ts_file_id *a, const struct ts_file_id *b
 int ts_file_id_same(const struct ts_file_id *a, const struct ts_file_id *b)
 {
     return ts_file_id_same_inode(a, b) && a->size == b->size && a->mtime_sec == b->mtime_sec
-        && a->mtime_nsec == b->mtime_nsec;
+           && a->mtime_nsec == b->mtime_nsec;
 }
 
 static const char *kind_of(mode_t mode)
 {
-    return S_ISCHR(mode)  ? "a character device"
-         : S_ISBLK(mode)  ? "a block device"
-         : S_ISFIFO(mode) ? "a FIFO"
-         : S_ISSOCK(mode) ? "a socket"
-         : S_ISLNK(mode)  ? "a symbolic link (renaming over it would replace the link, not its target)"
-                          : "not a regular file";
+    return S_ISCHR(mode)    ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISSOCK(mode) ? "a socket"
+           : S_ISLNK(mode)  ? "a symbolic link (renaming over it would replace the link, not its target)"
+                            : "not a regular file";
 }
 
 int ts_file_refuse_special(const char *path, const char *what, struct ts_error *err)
@@ -70,8 +70,8 @@ int ts_file_refuse_special(const char *path, const char *what, struct ts_error *
     if (S_ISDIR(st.st_mode))
         return ts_fail_errno(err, TS_BAD_INPUT, EISDIR, "cannot write %s %s", what, path);
     return ts_fail(err, TS_BAD_INPUT,
-                   "cannot write %s %s: it is %s; touchstone writes a new file or replaces a regular one",
-                   what, path, kind_of(st.st_mode));
+                   "cannot write %s %s: it is %s; touchstone writes a new file or replaces a regular one", what, path,
+                   kind_of(st.st_mode));
 }
 
 void ts_file_host(char *buf, size_t len)

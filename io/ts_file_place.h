@@ -57,7 +57,7 @@ struct ts_place {
      * fail (EEXIST). NULL: fail at once. */
     const char *(*taken)(void *ctx, const char *path);
     void *ctx;
-    struct ts_file_id written;            /* out: the file as placed */
+    struct ts_file_id written; /* out: the file as placed */
 };
 
 /* Gives the temporary file tmp its final name: rename when p->replace; otherwise without

@@ -89,8 +89,8 @@ int ts_output_check(const char *final_path, struct ts_error *err)
         return err->status;
     close(fd);
     if (unlink(probe) != 0)
-        return ts_fail_errno(err, ts_file_status(errno), errno, "cannot write output %s: removing %s",
-                             final_path, probe);
+        return ts_fail_errno(err, ts_file_status(errno), errno, "cannot write output %s: removing %s", final_path,
+                             probe);
     return TS_OK;
 }
 
@@ -102,14 +102,12 @@ static int sync_dir(const char *final_path, struct ts_error *err)
     parent_dir(final_path, dir, sizeof dir);
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
-        return ts_fail_errno(err, ts_file_status(errno), errno, "cannot write output %s: opening %s",
-                             final_path, dir);
+        return ts_fail_errno(err, ts_file_status(errno), errno, "cannot write output %s: opening %s", final_path, dir);
     int rc = fsync(fd);
     int e = errno;
     close(fd);
     if (rc != 0 && e != EINVAL)
-        return ts_fail_errno(err, ts_file_status(e), e, "cannot write output %s: syncing %s",
-                             final_path, dir);
+        return ts_fail_errno(err, ts_file_status(e), e, "cannot write output %s: syncing %s", final_path, dir);
     return TS_OK;
 }
 
@@ -128,8 +126,8 @@ static int write_all(int fd, const unsigned char *buf, size_t n)
 }
 
 /* The image goes out through our own descriptor, so every OS failure has its errno. */
-static int store_image(int fd, const void *image, size_t size, const char *tmp,
-                       const char *final_path, struct ts_error *err)
+static int store_image(int fd, const void *image, size_t size, const char *tmp, const char *final_path,
+                       struct ts_error *err)
 {
     int e = write_all(fd, image, size);
     if (e == 0 && fsync(fd) != 0)
@@ -137,8 +135,7 @@ static int store_image(int fd, const void *image, size_t size, const char *tmp,
     if (close(fd) != 0 && e == 0) /* NFS reports delayed write errors here */
         e = errno;
     if (e != 0)
-        return ts_fail_errno(err, ts_file_status(e), e, "cannot write output %s: writing %s",
-                             final_path, tmp);
+        return ts_fail_errno(err, ts_file_status(e), e, "cannot write output %s: writing %s", final_path, tmp);
     return TS_OK;
 }
 
@@ -179,8 +176,7 @@ static hid_t memory_file(const char *name, struct h5w *w)
 {
     hid_t fapl = -1, file = -1;
     /* STRONG: closing the file after a failed part also closes whatever it left open. */
-    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0
-        || H5Pset_fapl_core(fapl, IMAGE_INCREMENT, 0) < 0
+    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fapl_core(fapl, IMAGE_INCREMENT, 0) < 0
         || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0
         || (file = H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
         h5w_fail(w, -1, "creating in memory", name);
@@ -190,8 +186,8 @@ static hid_t memory_file(const char *name, struct h5w *w)
 }
 
 /* On success *image holds the whole file (caller frees). */
-static int build_image(h5w_build_fn *build, const void *ctx, const char *name, struct h5w *w,
-                       void **image, size_t *size)
+static int build_image(h5w_build_fn *build, const void *ctx, const char *name, struct h5w *w, void **image,
+                       size_t *size)
 {
     /* HDF5 1.10 does not survive every failed allocation (SIGSEGV in H5AC_create when its
      * metadata cache cannot be allocated, under a tight ulimit -v): make sure its working
@@ -199,8 +195,8 @@ static int build_image(h5w_build_fn *build, const void *ctx, const char *name, s
     void *volatile room = malloc(HDF5_WORKING_MEMORY); /* volatile: not optimised away */
     if (!room)
         return ts_fail_errno(w->err, TS_RESOURCE_ERROR, ENOMEM,
-                             "cannot write output %s: no %zu MiB of memory left to assemble the file",
-                             w->final_path, HDF5_WORKING_MEMORY >> 20);
+                             "cannot write output %s: no %zu MiB of memory left to assemble the file", w->final_path,
+                             HDF5_WORKING_MEMORY >> 20);
     free(room);
     hid_t file = memory_file(name, w);
     if (file < 0)
@@ -211,12 +207,10 @@ static int build_image(h5w_build_fn *build, const void *ctx, const char *name, s
         st = h5w_fail(w, -1, "creating", "the string type");
     else
         st = build(w, file, ctx);
-    if (st == TS_OK
-        && (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0 || (n = H5Fget_file_image(file, NULL, 0)) <= 0))
+    if (st == TS_OK && (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0 || (n = H5Fget_file_image(file, NULL, 0)) <= 0))
         st = h5w_fail(w, -1, "assembling", "the file image");
     if (st == TS_OK && !(*image = malloc((size_t)n)))
-        st = ts_fail_errno(w->err, TS_RESOURCE_ERROR, ENOMEM,
-                           "cannot write output %s: %zd bytes for the file image",
+        st = ts_fail_errno(w->err, TS_RESOURCE_ERROR, ENOMEM, "cannot write output %s: %zd bytes for the file image",
                            w->final_path, n);
     if (st == TS_OK && H5Fget_file_image(file, *image, (size_t)n) != n)
         st = h5w_fail(w, -1, "copying", "the file image");
@@ -239,8 +233,7 @@ static void remove_temp(const char *tmp, struct ts_error *err)
     int e = errno;
     size_t used = strlen(err->message);
     /* A long path cuts the tail off, as ts_error_prefix does; a failed format leaves the message. */
-    if (snprintf(err->message + used, sizeof err->message - used, "; removing %s failed too: %s", tmp,
-                 strerror(e)) < 0)
+    if (snprintf(err->message + used, sizeof err->message - used, "; removing %s failed too: %s", tmp, strerror(e)) < 0)
         err->message[used] = '\0';
 }
 

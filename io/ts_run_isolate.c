@@ -117,7 +117,8 @@ static int receive(int fd, struct ts_run_summary *out, struct ts_error *err)
     for (size_t i = 0; st == TS_OK && i < n_arrays; i++) {
         if (counts[i] == 0)
             continue;
-        if (!(*arrays[i] = malloc(counts[i] * sizeof(double))) || read_all(fd, *arrays[i], counts[i] * sizeof(double))) {
+        if (!(*arrays[i] = malloc(counts[i] * sizeof(double)))
+            || read_all(fd, *arrays[i], counts[i] * sizeof(double))) {
             ts_run_summary_free(out);
             return -1;
         }
@@ -182,7 +183,7 @@ static int run_check(const void *ctx, struct ts_run_summary *out, struct ts_erro
 int ts_read_check_isolated(ts_read_check *check, const void *ctx, const char *name, unsigned seconds,
                            struct ts_error *err)
 {
-    struct check_call c = {check, ctx};
+    struct check_call c = { check, ctx };
     struct ts_run_summary empty;
     int st = ts_run_read_isolated(run_check, &c, name, seconds, &empty, err);
     ts_run_summary_free(&empty);

@@ -23,14 +23,10 @@ static const struct str_item {
     size_t offset, size;
     int identifier; /* must be a non-empty [a-z0-9_] word: it names a kernel or a mode */
 } strings[] = {
-    { "/", "program_version", FIELD(program_version), 0 },
-    { "/", "host", FIELD(host), 0 },
-    { "/", "start_time", FIELD(start_time), 0 },
-    { "/config", "file", FIELD(config_path), 0 },
-    { "/config", "init.policy", FIELD(policy), 0 },
-    { "/threads", "OMP_PLACES", FIELD(places), 0 },
-    { "/threads", "OMP_PROC_BIND", FIELD(proc_bind), 0 },
-    { "/results", "kernel", FIELD(kernel), 1 },
+    { "/", "program_version", FIELD(program_version), 0 }, { "/", "host", FIELD(host), 0 },
+    { "/", "start_time", FIELD(start_time), 0 },           { "/config", "file", FIELD(config_path), 0 },
+    { "/config", "init.policy", FIELD(policy), 0 },        { "/threads", "OMP_PLACES", FIELD(places), 0 },
+    { "/threads", "OMP_PROC_BIND", FIELD(proc_bind), 0 },  { "/results", "kernel", FIELD(kernel), 1 },
     { "/results", "init_mode", FIELD(init_mode), 1 },
 };
 
@@ -113,7 +109,8 @@ static int read_ints(struct h5r *r, S *s)
     if (s->n == 0 && s->nx == 0)
         return h5r_fail(r, "/results@n", "the problem has no size (n and nx are both 0)");
     if (s->n_iterations == 0 && s->complete)
-        return h5r_fail(r, "/timings@n_iterations", "0 timed iterations in a complete run (only a run stopped "
+        return h5r_fail(r, "/timings@n_iterations",
+                        "0 timed iterations in a complete run (only a run stopped "
                         "during its warm-up has none)");
     return TS_OK;
 }
@@ -132,19 +129,19 @@ static int read_scalars(struct h5r *r, S *s)
         if (has && h5r_read_doubles(r, &want, v))
             return r->err->status;
         if (none_timed && !isnan(*v))
-            return h5r_fail(r, it->path, "%g, but the run has no timed iteration it could describe (NaN expected)",
-                            *v);
+            return h5r_fail(r, it->path, "%g, but the run has no timed iteration it could describe (NaN expected)", *v);
     }
     return TS_OK;
 }
 
 /* Allocates *out and reads path into it; rows x cols values, already bounded by the caller,
  * allocated only once the file is known to store them. */
-static int read_array(struct h5r *r, const char *path, int64_t rows, int64_t cols, const char *why,
-                      double min, double max, int nan_ok, double **out)
+static int read_array(struct h5r *r, const char *path, int64_t rows, int64_t cols, const char *why, double min,
+                      double max, int nan_ok, double **out)
 {
-    struct h5r_doubles want = { .path = path, .rank = rows ? 2 : 1, .why = why, .min = min, .max = max,
-                                .nan_ok = nan_ok };
+    struct h5r_doubles want = {
+        .path = path, .rank = rows ? 2 : 1, .why = why, .min = min, .max = max, .nan_ok = nan_ok
+    };
     want.dims[0] = (hsize_t)(rows ? rows : cols);
     want.dims[1] = (hsize_t)cols;
     return h5r_read_doubles_alloc(r, &want, out);
@@ -187,8 +184,9 @@ static int read_job(struct h5r *r, S *s)
     if (array[0] && task[0])
         snprintf(s->job_id, sizeof s->job_id, "%s_%s", array, task);
     return optional_str(r, "/results", "variant", s->variant, sizeof s->variant)
-        || optional_str(r, "/config", "init.huge_pages", s->huge_pages, sizeof s->huge_pages)
-        ? r->err->status : TS_OK;
+                   || optional_str(r, "/config", "init.huge_pages", s->huge_pages, sizeof s->huge_pages)
+               ? r->err->status
+               : TS_OK;
 }
 
 /* Switches of all threads over the iterations, from /counters/kernel when the file has it. */
@@ -260,8 +258,9 @@ static int read_texts(struct h5r *r, S *s)
         return r->err->status;
     s->n_warnings = (int64_t)n;
     int has = h5r_has(r, "/summary", H5I_DATASET);
-    if (has < 0 || (has > 0 && h5r_read_lines(r, "/summary", TS_READ_MAX_LINES, TS_READ_MAX_LINE, &s->summary,
-                                              &s->summary_bytes, &n)))
+    if (has < 0
+        || (has > 0
+            && h5r_read_lines(r, "/summary", TS_READ_MAX_LINES, TS_READ_MAX_LINE, &s->summary, &s->summary_bytes, &n)))
         return r->err->status;
     s->n_summary = has > 0 ? (int64_t)n : 0;
     return TS_OK;
@@ -278,11 +277,11 @@ static int check_agreement(struct h5r *r, const S *s)
         hi = fmax(hi, s->iteration[i]);
     }
     if (s->time_min != lo)
-        return h5r_fail(r, "/results/time_min", "%.17g is not the smallest of /timings/iteration (%.17g)",
-                        s->time_min, lo);
+        return h5r_fail(r, "/results/time_min", "%.17g is not the smallest of /timings/iteration (%.17g)", s->time_min,
+                        lo);
     if (s->time_max != hi)
-        return h5r_fail(r, "/results/time_max", "%.17g is not the largest of /timings/iteration (%.17g)",
-                        s->time_max, hi);
+        return h5r_fail(r, "/results/time_max", "%.17g is not the largest of /timings/iteration (%.17g)", s->time_max,
+                        hi);
     if (!(s->time_min <= s->time_median && s->time_median <= s->time_max))
         return h5r_fail(r, "/results/time_median", "%.17g is not between time_min and time_max", s->time_median);
     return TS_OK;
@@ -304,23 +303,27 @@ static int check_unmeasured(struct h5r *r, const S *s)
             continue;
         if (nan != threads || unmeasured != i)
             return h5r_fail(r, "/timings/thread_iteration", "NaN (not measured) in iteration %zu %s", i,
-                            nan != threads ? "for some threads only: a restart leaves every thread's time of an "
-                                             "iteration unmeasured, or none"
-                                           : "after measured ones: only the iterations before a restart are unmeasured");
+                            nan != threads
+                                ? "for some threads only: a restart leaves every thread's time of an "
+                                  "iteration unmeasured, or none"
+                                : "after measured ones: only the iterations before a restart are unmeasured");
         unmeasured++;
     }
     if (unmeasured == 0)
         return TS_OK;
     int64_t restarted = 0, before = 0;
     int has_job = h5r_has(r, "/job", H5I_GROUP);
-    if (has_job < 0 || (has_job && (h5r_int_attr(r, "/job", "restarted", 0, 1, &restarted)
-                                    || h5r_int_attr(r, "/job", "steps_before_restart", 0, INT64_MAX, &before))))
+    if (has_job < 0
+        || (has_job
+            && (h5r_int_attr(r, "/job", "restarted", 0, 1, &restarted)
+                || h5r_int_attr(r, "/job", "steps_before_restart", 0, INT64_MAX, &before))))
         return r->err->status;
     if (!restarted || (int64_t)unmeasured > before - s->n_warmup)
         return h5r_fail(r, "/timings/thread_iteration", "iterations 0 to %zu have no per-thread times (NaN), but %s",
-                        unmeasured - 1, restarted ? "the checkpoint the run continued held fewer (/job@steps_before_restart)"
-                                              : "the run was not restarted (/job@restarted): only a restart leaves "
-                                                "iterations unmeasured");
+                        unmeasured - 1,
+                        restarted ? "the checkpoint the run continued held fewer (/job@steps_before_restart)"
+                                  : "the run was not restarted (/job@restarted): only a restart leaves "
+                                    "iterations unmeasured");
     return TS_OK;
 }
 static int read_run(struct h5r *r, S *s)
@@ -342,12 +345,13 @@ static int read_run(struct h5r *r, S *s)
     if (read_strings(r, s) || read_ints(r, s) || read_scalars(r, s))
         return r->err->status;
     if (s->n_iterations * s->n_threads > TS_READ_MAX_VALUES)
-        return h5r_fail(r, "/timings/thread_iteration", "%d threads x %lld iterations is more than the %lld "
-                        "values touchstone reads", s->n_threads, (long long)s->n_iterations,
-                        (long long)TS_READ_MAX_VALUES);
+        return h5r_fail(r, "/timings/thread_iteration",
+                        "%d threads x %lld iterations is more than the %lld "
+                        "values touchstone reads",
+                        s->n_threads, (long long)s->n_iterations, (long long)TS_READ_MAX_VALUES);
     if (read_array(r, "/timings/iteration", 0, s->n_iterations, "n_iterations", 0, DBL_MAX, 0, &s->iteration)
-        || read_array(r, "/timings/thread_iteration", s->n_threads, s->n_iterations,
-                      "n_threads x n_iterations", 0, DBL_MAX, 1, &s->thread_iteration)
+        || read_array(r, "/timings/thread_iteration", s->n_threads, s->n_iterations, "n_threads x n_iterations", 0,
+                      DBL_MAX, 1, &s->thread_iteration)
         || check_agreement(r, s) || check_unmeasured(r, s))
         return r->err->status;
     if (read_texts(r, s) || read_job(r, s) || read_counters(r, s) || read_machine(r, s))
@@ -366,7 +370,8 @@ static int classify(struct h5r *r, S *s)
         return r->err->status;
     if (checkpoint) {
         s->kind = TS_FILE_CHECKPOINT;
-        return h5r_fail(r, "/@touchstone_checkpoint", "a touchstone checkpoint, not a run file "
+        return h5r_fail(r, "/@touchstone_checkpoint",
+                        "a touchstone checkpoint, not a run file "
                         "(continue it with touchstone run --restart)");
     }
     if (!results) {

@@ -31,51 +31,51 @@ enum ts_file_kind {
 
 struct ts_run_summary {
     enum ts_file_kind kind;
-    char file[1024];            /* as named by the user */
+    char file[1024]; /* as named by the user */
     int32_t schema_version;
-    int32_t complete;           /* root @complete; 1 in files older than checkpoints */
+    int32_t complete; /* root @complete; 1 in files older than checkpoints */
     char program_version[64];
     char host[256];
-    char start_time[64];        /* ISO 8601 UTC */
-    char config_path[1024];     /* /config@file */
+    char start_time[64];    /* ISO 8601 UTC */
+    char config_path[1024]; /* /config@file */
     char kernel[32];
-    char init_mode[32];         /* /results@init_mode: parallel, serial */
-    char policy[64];            /* /config@init.policy */
-    char places[256];           /* /threads@OMP_PLACES, the effective value */
-    char proc_bind[64];         /* /threads@OMP_PROC_BIND */
-    int64_t n, nx, ny, nz;      /* problem size as in /results */
+    char init_mode[32];    /* /results@init_mode: parallel, serial */
+    char policy[64];       /* /config@init.policy */
+    char places[256];      /* /threads@OMP_PLACES, the effective value */
+    char proc_bind[64];    /* /threads@OMP_PROC_BIND */
+    int64_t n, nx, ny, nz; /* problem size as in /results */
     int32_t n_threads;
     int64_t n_iterations;
     int64_t n_warmup;
-    double init_time;           /* s, /timings/init */
-    double *iteration;          /* n_iterations, s */
-    double *thread_iteration;   /* n_threads x n_iterations, s, [thread][iteration] */
+    double init_time;                       /* s, /timings/init */
+    double *iteration;                      /* n_iterations, s */
+    double *thread_iteration;               /* n_threads x n_iterations, s, [thread][iteration] */
     double time_min, time_median, time_max; /* s per iteration, as /results stores them */
     double gbs_best, gbs_median;
-    double glups_best, glups_median;        /* NaN when absent (not a stencil) */
-    double global;              /* /results/global */
+    double glups_best, glups_median; /* NaN when absent (not a stencil) */
+    double global;                   /* /results/global */
     int has_placement;
-    double local_fraction;      /* /placement/local_fraction; NaN without an audit */
+    double local_fraction;         /* /placement/local_fraction; NaN without an audit */
     double *thread_local_fraction; /* n_threads, NULL without an audit; NaN: owns no page */
-    int32_t verified;           /* /verification@passed */
-    int64_t n_warnings;         /* length of /warnings: binding trouble, short iterations, ... */
+    int32_t verified;              /* /verification@passed */
+    int64_t n_warnings;            /* length of /warnings: binding trouble, short iterations, ... */
     /* The warnings as run printed them, joined by '\n' (NULL when none); warning_bytes
      * counts the terminating NUL. */
     char *warning_text;
     size_t warning_bytes;
 
     /* Since schema 2 (absent from older files: NULL, 0, "" or NaN as noted) */
-    char *summary;              /* /summary: the lines run printed at the end, joined by '\n'; NULL before schema 2 */
-    size_t summary_bytes;       /* with the NUL */
-    int64_t n_summary;          /* its lines */
-    int has_machine;            /* /counters/machine was read into machine */
+    char *summary;        /* /summary: the lines run printed at the end, joined by '\n'; NULL before schema 2 */
+    size_t summary_bytes; /* with the NUL */
+    int64_t n_summary;    /* its lines */
+    int has_machine;      /* /counters/machine was read into machine */
     struct ts_machine_rec machine;
 
     /* Read from every schema, "" or NaN when the file has no such item */
-    char job_id[160];           /* /job@job_id; in an array "<array_job_id>_<array_task_id>" */
-    char variant[160];          /* /results@variant: the kernel variant in words */
-    char huge_pages[16];        /* /config@init.huge_pages */
-    double kernel_time;         /* s, /timings/kernel */
+    char job_id[160];              /* /job@job_id; in an array "<array_job_id>_<array_task_id>" */
+    char variant[160];             /* /results@variant: the kernel variant in words */
+    char huge_pages[16];           /* /config@init.huge_pages */
+    double kernel_time;            /* s, /timings/kernel */
     double involuntary, voluntary; /* context switches of all threads over the iterations (/counters/kernel) */
 };
 
@@ -84,8 +84,7 @@ struct ts_run_summary {
 int ts_run_read_file(const char *path, struct ts_run_summary *out, struct ts_error *err);
 
 /* The same for a file image in memory (n bytes, copied); name appears in messages. */
-int ts_run_read_image(const void *bytes, size_t n, const char *name, struct ts_run_summary *out,
-                      struct ts_error *err);
+int ts_run_read_image(const void *bytes, size_t n, const char *name, struct ts_run_summary *out, struct ts_error *err);
 
 /* HDF5 1.10 can crash or loop forever on corrupted files (its global heap), which no check in
  * front of it can prevent. These read in a child process, stopped after `seconds`, and turn a

@@ -49,7 +49,9 @@ static void print_placement(const struct ts_placement_rec *p, const char *init_m
     int64_t pages = 0;
     for (int t = 0; t < p->n_threads; t++)
         pages += p->thread_pages[t];
-    fprintf(out, "  pages      local to their thread after %s: %.1f%% (%s init, %s policy; %lld pages%s, every %lld%s, %.3f s)\n",
+    fprintf(out,
+            "  pages      local to their thread after %s: %.1f%% (%s init, %s policy; %lld pages%s, every %lld%s, %.3f "
+            "s)\n",
             p->measured_after, 100.0 * p->local_fraction, init_mode, p->policy, (long long)pages,
             p->page_size == HUGE_PAGE_BYTES ? " of 2 MiB" : "", (long long)p->sample_stride,
             p->sample_stride == 1 ? "" : " sampled", p->time);
@@ -88,10 +90,17 @@ void ts_summary_disturb_facts(const struct ts_record *rec, struct ts_disturb_fac
             involuntary += (double)c->kernel[t].involuntary_switches;
     }
     *f = (struct ts_disturb_facts){
-        .n_threads = rec->results->n_threads, .kernel_time = rec->timings->kernel, .involuntary = involuntary,
-        .n_cpus = m ? m->n_cpus : NAN, .online_cpus = m ? m->online_cpus : NAN, .elapsed = m ? m->elapsed : NAN,
-        .others_cpu = m ? m->others_cpu : NAN, .steal = m ? m->steal : NAN, .clock_tick = m ? m->clock_tick : NAN,
-        .load_start = m ? m->load_start : NAN, .load_end = m ? m->load_end : NAN,
+        .n_threads = rec->results->n_threads,
+        .kernel_time = rec->timings->kernel,
+        .involuntary = involuntary,
+        .n_cpus = m ? m->n_cpus : NAN,
+        .online_cpus = m ? m->online_cpus : NAN,
+        .elapsed = m ? m->elapsed : NAN,
+        .others_cpu = m ? m->others_cpu : NAN,
+        .steal = m ? m->steal : NAN,
+        .clock_tick = m ? m->clock_tick : NAN,
+        .load_start = m ? m->load_start : NAN,
+        .load_end = m ? m->load_end : NAN,
     };
 }
 
@@ -109,8 +118,7 @@ static void print_machine(const struct ts_record *rec, FILE *out)
     ts_disturb_numbers(&f, &n);
     fprintf(out, "  machine    CPUs %s for %.3g s: ", m->cpus, m->elapsed);
     if (m->elapsed >= MACHINE_MIN_TICKS * m->clock_tick)
-        fprintf(out, "other processes %.1f%%, steal %.1f%% of their time", 100 * n.others_share,
-                100 * n.steal_share);
+        fprintf(out, "other processes %.1f%%, steal %.1f%% of their time", 100 * n.others_share, 100 * n.steal_share);
     else
         fprintf(out, "too short for shares of /proc/stat's %.3g s ticks", m->clock_tick);
     fprintf(out, "; load %.2f -> %.2f\n", m->load_start, m->load_end);
@@ -147,22 +155,28 @@ void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE
         if (r->variant && r->variant[0])
             fprintf(out, "  variant    %s\n", r->variant);
     } else {
-        fprintf(out, "  kernel     %lld iterations (+%lld warm-up), per iteration: min %.4g s, median %.4g s, max %.4g s\n",
+        fprintf(out,
+                "  kernel     %lld iterations (+%lld warm-up), per iteration: min %.4g s, median %.4g s, max %.4g s\n",
                 (long long)t->n_iterations, (long long)t->n_warmup, r->time_min, r->time_median, r->time_max);
         if (r->variant && r->variant[0])
             fprintf(out, "  variant    %s\n", r->variant);
-        fprintf(out, "  bandwidth  %.2f GB/s median, %.2f GB/s best  [%s]%s\n", r->gbs_median, r->gbs_best, r->byte_model,
-                r->llc_bytes > 0 && r->working_set_bytes <= r->llc_bytes ? "  in cache: the arrays fit in the last-level caches" : "");
+        fprintf(out, "  bandwidth  %.2f GB/s median, %.2f GB/s best  [%s]%s\n", r->gbs_median, r->gbs_best,
+                r->byte_model,
+                r->llc_bytes > 0 && r->working_set_bytes <= r->llc_bytes
+                    ? "  in cache: the arrays fit in the last-level caches"
+                    : "");
         if (!isnan(r->glups_median))
             fprintf(out, "  rate       %.3f GLUP/s median (%.3f best), %.2f GFLOP/s median (%.0f flops/update)\n",
                     r->glups_median, r->glups_best, r->gflops_median, r->flops_per_unit);
         else
-            fprintf(out, "  rate       %.2f GFLOP/s median (%.0f flop/%s)\n", r->gflops_median, r->flops_per_unit, r->unit);
+            fprintf(out, "  rate       %.2f GFLOP/s median (%.0f flop/%s)\n", r->gflops_median, r->flops_per_unit,
+                    r->unit);
     }
     fprintf(out, "  result     %s = %.17g  (%d thread partials -> %d node partial%s -> 1)\n", r->result_name, r->global,
             r->n_threads, r->n_nodes, r->n_nodes == 1 ? "" : "s");
     if (!rec->complete)
-        fprintf(out, "  verified   not verified: stopped after %lld of %lld iterations, the checkpoint holds the rest\n",
+        fprintf(out,
+                "  verified   not verified: stopped after %lld of %lld iterations, the checkpoint holds the rest\n",
                 (long long)rec->steps_done, (long long)rec->steps_planned);
     else
         fprintf(out, "  verified   %s: error %.3g, tolerance %.3g (%lld value%s checked)\n",

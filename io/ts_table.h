@@ -20,7 +20,7 @@ struct ts_column {
     const char *key;   /* CSV header and JSON key, units in the name: "time_median_s" */
     const char *title; /* text and markdown header, units in parentheses */
     enum ts_col_type type;
-    const char *fmt;   /* text and markdown format of numbers ("%.4g"); CSV and JSON print
+    const char *fmt; /* text and markdown format of numbers ("%.4g"); CSV and JSON print
                         * every digit (%.17g), so a double reads back exactly */
     enum ts_col_show {
         TS_SHOW_ALL,
@@ -33,18 +33,18 @@ struct ts_column {
 #define TS_TABLE_MAX_COLS 64
 
 struct ts_table {
-    const char *name;              /* JSON: the key holding the array of rows */
-    const char *title;             /* text and markdown: a line above the table, or NULL */
+    const char *name;  /* JSON: the key holding the array of rows */
+    const char *title; /* text and markdown: a line above the table, or NULL */
     const struct ts_column *cols;
     size_t n_cols;
-    int transpose;                 /* text and markdown: one column per row (side by side) */
-    size_t group_col;              /* text and markdown: this column as a heading over each run of
+    int transpose;    /* text and markdown: one column per row (side by side) */
+    size_t group_col; /* text and markdown: this column as a heading over each run of
                                     * rows with the same value; TS_TABLE_NO_GROUP for none */
     size_t n_rows, cap;
     struct ts_cell {
         double num;
         char *text;
-    } *cells;                      /* n_rows x n_cols, row-major */
+    } * cells; /* n_rows x n_cols, row-major */
 };
 
 /* Appends an empty row (text "", numbers NaN); returns its index, or -1 out of memory. */

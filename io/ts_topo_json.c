@@ -70,19 +70,18 @@ static json_t *caches_json(const struct ts_topology_rec *t)
     for (int i = 0; a && i < t->n_caches; i++) {
         const struct ts_cache_rec *c = &t->caches[i];
         a = push(a, json_pack("{s:i, s:s, s:I, s:I, s:i}", "level", c->level, "type", c->type, "size_bytes",
-                              (json_int_t)c->size_bytes, "line_bytes", (json_int_t)c->line_bytes, "count",
-                              c->count));
+                              (json_int_t)c->size_bytes, "line_bytes", (json_int_t)c->line_bytes, "count", c->count));
     }
     return a;
 }
 
 json_t *ts_topology_json(const struct ts_topology_rec *t)
 {
-    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:{s:I, s:s}}", "hwloc_version",
-                     t->hwloc_version, "thp", t->thp_enabled, "packages", t->n_packages, "cores", t->n_cores,
-                     "pus", t->n_pus, "numa_nodes", numa_json(t), "distances", distances_json(t), "core_list",
-                     cores_json(t), "caches", caches_json(t), "cache_line", "bytes",
-                     (json_int_t)t->cache_line_bytes, "source", t->cache_line_source);
+    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:{s:I, s:s}}", "hwloc_version", t->hwloc_version,
+                     "thp", t->thp_enabled, "packages", t->n_packages, "cores", t->n_cores, "pus", t->n_pus,
+                     "numa_nodes", numa_json(t), "distances", distances_json(t), "core_list", cores_json(t), "caches",
+                     caches_json(t), "cache_line", "bytes", (json_int_t)t->cache_line_bytes, "source",
+                     t->cache_line_source);
 }
 
 json_t *ts_threads_json(const struct ts_thread_rec *rows, int n)
@@ -112,19 +111,17 @@ static json_t *openmp_json(const struct ts_openmp_rec *o)
         places = push(places, json_string(o->places[p].cpus));
     return json_pack("{s:{s:o, s:o, s:o}, s:i, s:s, s:s, s:s, s:s, s:o, s:o}", "environment", "OMP_NUM_THREADS",
                      text(o->env_num_threads), "OMP_PLACES", text(o->env_places), "OMP_PROC_BIND",
-                     text(o->env_proc_bind), "num_threads", o->num_threads, "num_threads_source",
-                     o->num_threads_source, "places_source", o->places_source, "proc_bind_source",
-                     o->proc_bind_source, "proc_bind", o->proc_bind, "places", places, "threads",
-                     ts_threads_json(o->threads, o->num_threads));
+                     text(o->env_proc_bind), "num_threads", o->num_threads, "num_threads_source", o->num_threads_source,
+                     "places_source", o->places_source, "proc_bind_source", o->proc_bind_source, "proc_bind",
+                     o->proc_bind, "places", places, "threads", ts_threads_json(o->threads, o->num_threads));
 }
 
 int ts_topo_report_json(const struct ts_topo_report *r, FILE *out)
 {
     json_t *root = json_pack("{s:s, s:s, s:o, s:s, s:i, s:s, s:s, s:i}", "host", r->host, "touchstone_version",
                              r->program_version, "config", text(r->config_path), "process_cpus", r->process_cpus,
-                             "process_cpu_count", r->n_process_cpus, "process_cpus_source",
-                             r->process_cpus_source, "process_mask", r->process_mask, "process_mask_count",
-                             r->n_process_mask);
+                             "process_cpu_count", r->n_process_cpus, "process_cpus_source", r->process_cpus_source,
+                             "process_mask", r->process_mask, "process_mask_count", r->n_process_mask);
     json_t *topology = ts_topology_json(r->topology);
     int ok = root && topology && json_object_update(root, topology) == 0;
     json_decref(topology);

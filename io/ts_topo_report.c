@@ -35,13 +35,14 @@ static void print_machine(const struct ts_topo_report *r, FILE *out)
             plural(t->n_packages), t->n_cores, plural(t->n_cores), t->n_pus, plural(t->n_pus), t->n_numa,
             plural(t->n_numa));
     fprintf(out, "  THP        %s (transparent huge pages)\n", t->thp_enabled);
-    fprintf(out, "  CPUs       %s: %d CPU%s in the %s\n", r->process_cpus, r->n_process_cpus,
-            plural(r->n_process_cpus), r->process_cpus_source);
+    fprintf(out, "  CPUs       %s: %d CPU%s in the %s\n", r->process_cpus, r->n_process_cpus, plural(r->n_process_cpus),
+            r->process_cpus_source);
     if (r->n_process_mask > 0)
         fprintf(out, "  mask       %s: %d CPU%s in the affinity mask the process started with\n", r->process_mask,
                 r->n_process_mask, plural(r->n_process_mask));
     if (r->config_path)
-        fprintf(out, "  config     %s: its openmp.places, openmp.proc_bind and openmp.threads applied as run applies them\n",
+        fprintf(out,
+                "  config     %s: its openmp.places, openmp.proc_bind and openmp.threads applied as run applies them\n",
                 r->config_path);
 }
 
@@ -99,8 +100,7 @@ static void print_caches(const struct ts_topology_rec *t, FILE *out)
         ts_bytes_text(t->caches[i].size_bytes, size, sizeof size);
         w = max_int(w, (int)strlen(size));
     }
-    fprintf(out, "\ncaches (size per instance, line in bytes)\n  level  type         %*s  line  count\n", w,
-            "size");
+    fprintf(out, "\ncaches (size per instance, line in bytes)\n  level  type         %*s  line  count\n", w, "size");
     for (int i = 0; i < t->n_caches; i++) {
         const struct ts_cache_rec *c = &t->caches[i];
         ts_bytes_text(c->size_bytes, size, sizeof size);
@@ -160,9 +160,9 @@ static void print_threads(const struct ts_openmp_rec *o, FILE *out)
     for (int i = 0; i < o->num_threads; i++) {
         const struct ts_thread_rec *r = &o->threads[i];
         fprintf(out, "  %6d  %5s  %-*s  %4s  %4s  %4s  %s\n", r->thread,
-                r->place < 0 ? "-" : number(r->place, place, sizeof place), w,
-                r->place_cpus[0] ? r->place_cpus : "-", number(r->cpu_start, cpu, sizeof cpu),
-                number(r->core, core, sizeof core), number(r->node, node, sizeof node), r->affinity);
+                r->place < 0 ? "-" : number(r->place, place, sizeof place), w, r->place_cpus[0] ? r->place_cpus : "-",
+                number(r->cpu_start, cpu, sizeof cpu), number(r->core, core, sizeof core),
+                number(r->node, node, sizeof node), r->affinity);
     }
 }
 

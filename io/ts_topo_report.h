@@ -20,11 +20,11 @@ struct ts_openmp_rec {
     const char *env_num_threads; /* OMP_NUM_THREADS, OMP_PLACES, OMP_PROC_BIND; NULL when unset */
     const char *env_places;
     const char *env_proc_bind;
-    int32_t num_threads;         /* threads in the team that was sampled */
+    int32_t num_threads;            /* threads in the team that was sampled */
     const char *num_threads_source; /* "--threads", "openmp.threads (config)", "OMP_NUM_THREADS" or "runtime default" */
-    const char *places_source;   /* where OMP_PLACES came from: "config", "environment" or "unset" */
-    const char *proc_bind_source; /* likewise for OMP_PROC_BIND */
-    const char *proc_bind;       /* omp_get_proc_bind(): false, true, primary, close, spread */
+    const char *places_source;      /* where OMP_PLACES came from: "config", "environment" or "unset" */
+    const char *proc_bind_source;   /* likewise for OMP_PROC_BIND */
+    const char *proc_bind;          /* omp_get_proc_bind(): false, true, primary, close, spread */
     int32_t n_places;
     const struct ts_place_rec *places;
     const struct ts_thread_rec *threads; /* num_threads rows; cpu_start is "cpu" */
@@ -33,12 +33,12 @@ struct ts_openmp_rec {
 struct ts_topo_report {
     const char *program_version;
     const char *host;
-    const char *process_cpus;   /* CPUs OpenMP threads may use (ts_affinity_available_cpus) */
-    int32_t n_process_cpus;     /* -1 when unknown */
+    const char *process_cpus;        /* CPUs OpenMP threads may use (ts_affinity_available_cpus) */
+    int32_t n_process_cpus;          /* -1 when unknown */
     const char *process_cpus_source; /* "affinity mask" or "OpenMP places" */
-    const char *process_mask;   /* the affinity mask the process started with (taskset, srun); "" unknown */
-    int32_t n_process_mask;     /* -1 when unknown */
-    const char *config_path;    /* topo CONFIG: whose binding was applied; NULL without one */
+    const char *process_mask;        /* the affinity mask the process started with (taskset, srun); "" unknown */
+    int32_t n_process_mask;          /* -1 when unknown */
+    const char *config_path;         /* topo CONFIG: whose binding was applied; NULL without one */
     const struct ts_topology_rec *topology;
     struct ts_openmp_rec openmp;
     const char *const *warnings;

@@ -12,7 +12,7 @@ static double reduce_lanes(double lane[TS_BLOCK_LANES])
 
 double ts_block_sum(const double *restrict x, int64_t len)
 {
-    double lane[TS_BLOCK_LANES] = {0};
+    double lane[TS_BLOCK_LANES] = { 0 };
     int64_t i = 0;
     for (; i + TS_BLOCK_LANES <= len; i += TS_BLOCK_LANES)
         for (int j = 0; j < TS_BLOCK_LANES; j++)
@@ -24,7 +24,7 @@ double ts_block_sum(const double *restrict x, int64_t len)
 
 double ts_block_sum_squares(const double *restrict x, int64_t len)
 {
-    double lane[TS_BLOCK_LANES] = {0};
+    double lane[TS_BLOCK_LANES] = { 0 };
     int64_t i = 0;
     for (; i + TS_BLOCK_LANES <= len; i += TS_BLOCK_LANES)
         for (int j = 0; j < TS_BLOCK_LANES; j++)
@@ -51,12 +51,12 @@ double ts_block_sum_squares(const double *restrict x, int64_t len)
 
 static void block_sums(const double *restrict x, double sums[BLOCKS_AT_ONCE])
 {
-    double lane[BLOCKS_AT_ONCE][TS_BLOCK_LANES] = {{0}};
+    double lane[BLOCKS_AT_ONCE][TS_BLOCK_LANES] = { { 0 } };
     for (int64_t i = 0; i < TS_SUM_BLOCK; i += TS_BLOCK_LANES)
         UNROLL(BLOCKS_AT_ONCE)
-        for (int b = 0; b < BLOCKS_AT_ONCE; b++)
-            for (int j = 0; j < TS_BLOCK_LANES; j++)
-                lane[b][j] += x[b * TS_SUM_BLOCK + i + j];
+    for (int b = 0; b < BLOCKS_AT_ONCE; b++)
+        for (int j = 0; j < TS_BLOCK_LANES; j++)
+            lane[b][j] += x[b * TS_SUM_BLOCK + i + j];
     for (int b = 0; b < BLOCKS_AT_ONCE; b++)
         sums[b] = reduce_lanes(lane[b]);
 }

@@ -17,8 +17,8 @@ static void neumaier_add(long double *sum, long double *comp, long double x)
     *sum = t;
 }
 
-struct ts_compensated ts_compensated_hash_sum(uint64_t seed, uint64_t stream_a, double scale_b,
-                                              uint64_t stream_b, int64_t n)
+struct ts_compensated ts_compensated_hash_sum(uint64_t seed, uint64_t stream_a, double scale_b, uint64_t stream_b,
+                                              int64_t n)
 {
     int max_threads = omp_get_max_threads();
     long double part_sum[max_threads];
@@ -49,18 +49,18 @@ struct ts_compensated ts_compensated_hash_sum(uint64_t seed, uint64_t stream_a, 
         neumaier_add(&sum, &comp, part_sum[t]);
         abs_sum += part_abs[t];
     }
-    return (struct ts_compensated){sum + comp, abs_sum};
+    return (struct ts_compensated){ sum + comp, abs_sum };
 }
 
-void ts_verify_sum(struct ts_verification *out, long double expected, long double abs_sum,
-                   double observed, int64_t n, int64_t block, double extra_roundings, const char *what)
+void ts_verify_sum(struct ts_verification *out, long double expected, long double abs_sum, double observed, int64_t n,
+                   int64_t block, double extra_roundings, const char *what)
 {
     /* Block sums are exact up to their fixed-order rounding; their exact accumulation
      * rounds once at the end. The long-double reference is good to ~2^-60 relative. */
     double block_factor = ts_block_sum_error_factor(n < block ? n : block);
     double u = TS_UNIT_ROUNDOFF;
     double tolerance = (double)(((long double)(block_factor + extra_roundings) * u + 0x1.0p-60L) * abs_sum)
-                     + u * fabs((double)expected);
+                       + u * fabs((double)expected);
 
     out->expected = (double)expected;
     out->observed = observed;

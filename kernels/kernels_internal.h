@@ -19,14 +19,14 @@ struct ts_compensated {
 
 /* Sum over i < n of hash(stream_a, i) + scale_b * hash(stream_b, i), in long double
  * with compensation, independent of the kernels' own summation. scale_b = 0 skips b. */
-struct ts_compensated ts_compensated_hash_sum(uint64_t seed, uint64_t stream_a, double scale_b,
-                                              uint64_t stream_b, int64_t n);
+struct ts_compensated ts_compensated_hash_sum(uint64_t seed, uint64_t stream_a, double scale_b, uint64_t stream_b,
+                                              int64_t n);
 
 /* Fills out for a 1D reduction: observed against expected, with the tolerance of fixed-order
  * block sums of up to `block` elements deposited exactly, plus extra_roundings per element
  * (the rounding of values that are themselves computed) times abs_sum. */
-void ts_verify_sum(struct ts_verification *out, long double expected, long double abs_sum,
-                   double observed, int64_t n, int64_t block, double extra_roundings, const char *what);
+void ts_verify_sum(struct ts_verification *out, long double expected, long double abs_sum, double observed, int64_t n,
+                   int64_t block, double extra_roundings, const char *what);
 
 /* The plan of a 1D kernel over n_arrays arrays of pb->n elements, partitioned by element in
  * multiples of TS_SUM_BLOCK (the reproducible block sums). */

@@ -15,21 +15,21 @@ static void stencil2d_init(const struct ts_problem *pb, double *const *arrays, s
     ts_stencil_wavefront_reset(rows.part);
 }
 
-static void stencil2d_step(const struct ts_problem *pb, double *const *arrays, struct ts_range rows,
-                           int64_t step, struct ts_xsum *partial)
+static void stencil2d_step(const struct ts_problem *pb, double *const *arrays, struct ts_range rows, int64_t step,
+                           struct ts_xsum *partial)
 {
     (void)partial;
     ts_stencil_step(pb, 2, arrays, rows, ts_time_steps(pb, step));
 }
 
-static void stencil2d_result(const struct ts_problem *pb, double *const *arrays, struct ts_range rows,
-                             int64_t steps, struct ts_xsum *partial)
+static void stencil2d_result(const struct ts_problem *pb, double *const *arrays, struct ts_range rows, int64_t steps,
+                             struct ts_xsum *partial)
 {
     ts_stencil_norm_rows(arrays[ts_time_steps(pb, steps) % 2], pb->nx, rows.begin, rows.end, partial);
 }
 
-static void stencil2d_verify(const struct ts_problem *pb, double *const *arrays, int64_t steps,
-                             double result, struct ts_verification *out)
+static void stencil2d_verify(const struct ts_problem *pb, double *const *arrays, int64_t steps, double result,
+                             struct ts_verification *out)
 {
     (void)result;
     int64_t time = ts_time_steps(pb, steps);

@@ -15,21 +15,22 @@ static void stencil3d_init(const struct ts_problem *pb, double *const *arrays, s
     ts_stencil_wavefront_reset(planes.part);
 }
 
-static void stencil3d_step(const struct ts_problem *pb, double *const *arrays, struct ts_range planes,
-                           int64_t step, struct ts_xsum *partial)
+static void stencil3d_step(const struct ts_problem *pb, double *const *arrays, struct ts_range planes, int64_t step,
+                           struct ts_xsum *partial)
 {
     (void)partial;
     ts_stencil_step(pb, 3, arrays, planes, ts_time_steps(pb, step));
 }
 
-static void stencil3d_result(const struct ts_problem *pb, double *const *arrays, struct ts_range planes,
-                             int64_t steps, struct ts_xsum *partial)
+static void stencil3d_result(const struct ts_problem *pb, double *const *arrays, struct ts_range planes, int64_t steps,
+                             struct ts_xsum *partial)
 {
-    ts_stencil_norm_rows(arrays[ts_time_steps(pb, steps) % 2], pb->nx, planes.begin * pb->ny, planes.end * pb->ny, partial);
+    ts_stencil_norm_rows(arrays[ts_time_steps(pb, steps) % 2], pb->nx, planes.begin * pb->ny, planes.end * pb->ny,
+                         partial);
 }
 
-static void stencil3d_verify(const struct ts_problem *pb, double *const *arrays, int64_t steps,
-                             double result, struct ts_verification *out)
+static void stencil3d_verify(const struct ts_problem *pb, double *const *arrays, int64_t steps, double result,
+                             struct ts_verification *out)
 {
     (void)result;
     int64_t time = ts_time_steps(pb, steps);

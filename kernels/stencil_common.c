@@ -52,8 +52,7 @@ void ts_stencil_init_rows(const struct ts_problem *pb, int dims, double *u0, dou
     free(fx);
 }
 
-void ts_stencil_norm_rows(const double *grid, int64_t nx, int64_t first_row, int64_t end_row,
-                          struct ts_xsum *partial)
+void ts_stencil_norm_rows(const double *grid, int64_t nx, int64_t first_row, int64_t end_row, struct ts_xsum *partial)
 {
     for (int64_t row = first_row; row < end_row; row++)
         ts_xsum_add(partial, ts_block_sum_squares(grid + row * nx, nx));
@@ -127,7 +126,7 @@ void ts_stencil_verify(const struct ts_problem *pb, int dims, const double *grid
 
     int64_t ci = (nx - 1) / 2, cj = (ny - 1) / 2, ck = (nz - 1) / 2;
     long double peak = amplitude * mode_factor_exact(ci, nx) * mode_factor_exact(cj, ny)
-                     * (dims == 3 ? mode_factor_exact(ck, nz) : 1.0L);
+                       * (dims == 3 ? mode_factor_exact(ck, nz) : 1.0L);
     out->expected = (double)peak;
     out->observed = grid[(ck * ny + cj) * nx + ci];
     out->error = max_error;

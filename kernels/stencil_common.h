@@ -31,8 +31,7 @@ void ts_stencil_init_rows(const struct ts_problem *pb, int dims, double *u0, dou
                           int64_t end_row);
 
 /* Sum of squares of the rows of planes/rows in r, each row summed in fixed order. */
-void ts_stencil_norm_rows(const double *grid, int64_t nx, int64_t first_row, int64_t end_row,
-                          struct ts_xsum *partial);
+void ts_stencil_norm_rows(const double *grid, int64_t nx, int64_t first_row, int64_t end_row, struct ts_xsum *partial);
 
 /* One output row segment of a Jacobi step: o[i] for i < len from the input at c[i] and its
  * neighbours c[i +- 1], c[i +- nx] and, in 3D, c[i +- plane]. One function per stencil shape,
@@ -50,10 +49,10 @@ struct ts_stencil_sweep {
     ts_stencil_row_fn *row;
     ts_stencil_stream_fn *run_streamed; /* NULL in builds without vector streaming stores */
     struct ts_stencil_weights w;
-    int64_t nx, plane;       /* neighbour distances along y and z */
-    int64_t item_elems;      /* doubles per item: nx (2D) or nx*ny (3D) */
-    int64_t items;           /* ny (2D) or nz (3D); the first and last are boundary */
-    int64_t row_lo, row_hi;  /* the rows of an item a step updates: [0, 1) in 2D, [1, ny-1) in 3D */
+    int64_t nx, plane;      /* neighbour distances along y and z */
+    int64_t item_elems;     /* doubles per item: nx (2D) or nx*ny (3D) */
+    int64_t items;          /* ny (2D) or nz (3D); the first and last are boundary */
+    int64_t row_lo, row_hi; /* the rows of an item a step updates: [0, 1) in 2D, [1, ny-1) in 3D */
     int nontemporal;
 };
 

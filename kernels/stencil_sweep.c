@@ -17,20 +17,20 @@
 
 /* The arithmetic order of each update is fixed here, once: every variant (blocked, streamed,
  * time-blocked) computes bitwise the same values. */
-static void row2d(double *restrict o, const double *restrict c, int64_t nx, int64_t plane,
-                  struct ts_stencil_weights w, int64_t len)
+static void row2d(double *restrict o, const double *restrict c, int64_t nx, int64_t plane, struct ts_stencil_weights w,
+                  int64_t len)
 {
     (void)plane;
     for (int64_t i = 0; i < len; i++)
         o[i] = w.center * c[i] + w.neighbour * ((c[i - nx] + c[i + nx]) + (c[i - 1] + c[i + 1]));
 }
 
-static void row3d(double *restrict o, const double *restrict c, int64_t nx, int64_t plane,
-                  struct ts_stencil_weights w, int64_t len)
+static void row3d(double *restrict o, const double *restrict c, int64_t nx, int64_t plane, struct ts_stencil_weights w,
+                  int64_t len)
 {
     for (int64_t i = 0; i < len; i++)
         o[i] = w.center * c[i]
-             + w.neighbour * (((c[i - 1] + c[i + 1]) + (c[i - nx] + c[i + nx])) + (c[i - plane] + c[i + plane]));
+               + w.neighbour * (((c[i - 1] + c[i + 1]) + (c[i - nx] + c[i + nx])) + (c[i - plane] + c[i + plane]));
 }
 
 struct ts_stencil_sweep ts_stencil_sweep_of(const struct ts_problem *pb, int dims)
@@ -86,8 +86,8 @@ static void rows_as_one(const struct ts_stencil_sweep *s, const double *in, doub
 }
 
 /* Builds without vector streaming stores: each strip computed into L1, then streamed. */
-static void stream_strips(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t at,
-                          int64_t from, int64_t to)
+static void stream_strips(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t at, int64_t from,
+                          int64_t to)
 {
     _Alignas(64) double strip[TS_STREAM_STRIP];
     for (int64_t i = from; i < to; i += TS_STREAM_STRIP) {
@@ -102,8 +102,7 @@ static void stream_strips(const struct ts_stencil_sweep *s, const double *in, do
  * costs no write-allocate read, and no line is ever part streamed, part cached (a partial
  * streaming store is a read-modify-write in the memory controller). The first and last
  * partial lines, which a neighbouring run may share, go through the cache. */
-static void rows_as_one_streamed(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t at,
-                                 int64_t n)
+static void rows_as_one_streamed(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t at, int64_t n)
 {
     const int64_t nx = s->nx, len = (n - 1) * nx + (nx - 2);
     const int64_t head = to_line(out + at, len);
@@ -128,8 +127,7 @@ static void run_of_rows(const struct ts_stencil_sweep *s, const double *in, doub
         rows_as_one(s, in, out, at, n);
 }
 
-void ts_stencil_item(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q, int64_t j0,
-                     int64_t j1)
+void ts_stencil_item(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q, int64_t j0, int64_t j1)
 {
     run_of_rows(s, in, out, q * s->item_elems + j0 * s->nx + 1, j1 - j0);
 }
@@ -196,7 +194,8 @@ int ts_stencil_plan(const struct ts_problem *pb, int dims, struct ts_plan *plan,
         return 1;
     }
     if (pb->nontemporal && pb->time_block > 1) {
-        snprintf(why, why_len, "%s: stencil.nontemporal = true with stencil.time_block = %lld would stream every "
+        snprintf(why, why_len,
+                 "%s: stencil.nontemporal = true with stencil.time_block = %lld would stream every "
                  "intermediate step to memory, which temporal blocking exists to avoid; use one of them",
                  name, (long long)pb->time_block);
         return 1;

@@ -30,8 +30,8 @@ static void sum_init(const struct ts_problem *pb, double *const *arrays, struct 
         x[i] = ts_hash_unit(pb->seed, SUM_STREAM, (uint64_t)i);
 }
 
-static void sum_step(const struct ts_problem *pb, double *const *arrays, struct ts_range r,
-                     int64_t step, struct ts_xsum *partial)
+static void sum_step(const struct ts_problem *pb, double *const *arrays, struct ts_range r, int64_t step,
+                     struct ts_xsum *partial)
 {
     (void)step;
     if (pb->sum_mode == TS_SUM_FAST)
@@ -40,8 +40,8 @@ static void sum_step(const struct ts_problem *pb, double *const *arrays, struct 
         ts_block_sum_range(arrays[0], r.begin, r.end, partial);
 }
 
-static void sum_verify(const struct ts_problem *pb, double *const *arrays, int64_t steps,
-                       double result, struct ts_verification *out)
+static void sum_verify(const struct ts_problem *pb, double *const *arrays, int64_t steps, double result,
+                       struct ts_verification *out)
 {
     (void)arrays;
     (void)steps;

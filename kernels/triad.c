@@ -29,8 +29,8 @@ static void triad_init(const struct ts_problem *pb, double *const *arrays, struc
     }
 }
 
-static void triad_step(const struct ts_problem *pb, double *const *arrays, struct ts_range r,
-                       int64_t step, struct ts_xsum *partial)
+static void triad_step(const struct ts_problem *pb, double *const *arrays, struct ts_range r, int64_t step,
+                       struct ts_xsum *partial)
 {
     (void)step;
     (void)partial;
@@ -54,16 +54,16 @@ static void triad_step(const struct ts_problem *pb, double *const *arrays, struc
     ts_stream_fence();
 }
 
-static void triad_result(const struct ts_problem *pb, double *const *arrays, struct ts_range r,
-                         int64_t steps, struct ts_xsum *partial)
+static void triad_result(const struct ts_problem *pb, double *const *arrays, struct ts_range r, int64_t steps,
+                         struct ts_xsum *partial)
 {
     (void)pb;
     (void)steps;
     ts_block_sum_range(arrays[0], r.begin, r.end, partial);
 }
 
-static void triad_verify(const struct ts_problem *pb, double *const *arrays, int64_t steps,
-                         double result, struct ts_verification *out)
+static void triad_verify(const struct ts_problem *pb, double *const *arrays, int64_t steps, double result,
+                         struct ts_verification *out)
 {
     const double *a = arrays[0];
     const double *b = arrays[1];
@@ -86,10 +86,10 @@ static void triad_verify(const struct ts_problem *pb, double *const *arrays, int
             max_error = err;
     }
 
-    struct ts_compensated expected = ts_compensated_hash_sum(pb->seed, TRIAD_STREAM_B,
-                                                             steps > 0 ? s : 0.0, TRIAD_STREAM_C, pb->n);
+    struct ts_compensated expected =
+        ts_compensated_hash_sum(pb->seed, TRIAD_STREAM_B, steps > 0 ? s : 0.0, TRIAD_STREAM_C, pb->n);
     if (steps == 0)
-        expected = (struct ts_compensated){0.0, 0.0};
+        expected = (struct ts_compensated){ 0.0, 0.0 };
     ts_verify_sum(out, expected.sum, expected.abs_sum, result, pb->n, TS_SUM_BLOCK, 2.0, "sum of a[i]");
     out->checked += pb->n;
     out->failures += failures;

@@ -11,13 +11,7 @@
 #include "ts_partition.h"
 #include "ts_xsum.h"
 
-enum ts_kernel_id {
-    TS_KERNEL_SUM,
-    TS_KERNEL_TRIAD,
-    TS_KERNEL_STENCIL2D,
-    TS_KERNEL_STENCIL3D,
-    TS_KERNEL_COUNT
-};
+enum ts_kernel_id { TS_KERNEL_SUM, TS_KERNEL_TRIAD, TS_KERNEL_STENCIL2D, TS_KERNEL_STENCIL3D, TS_KERNEL_COUNT };
 
 enum ts_sum_mode {
     TS_SUM_REPRODUCIBLE, /* fixed 512-element blocks deposited exactly: same bits for any thread count */
@@ -40,7 +34,7 @@ struct ts_problem {
 
 /* Sizes derived from a problem, for allocation, partitioning and metrics. */
 struct ts_plan {
-    int n_arrays;             /* arrays of array_elems doubles each */
+    int n_arrays; /* arrays of array_elems doubles each */
     int64_t array_elems;
     int64_t items;            /* partition items: elements (1D) or grid rows (2D) or planes (3D) */
     int64_t elems_per_item;   /* consecutive doubles of each array that one item covers */
@@ -64,11 +58,11 @@ struct ts_verification {
 struct ts_kernel {
     enum ts_kernel_id id;
     const char *name;
-    const char *unit;       /* "element" or "lattice update" */
-    double bytes_per_unit;  /* byte model for GB/s */
+    const char *unit;      /* "element" or "lattice update" */
+    double bytes_per_unit; /* byte model for GB/s */
     double flops_per_unit;
-    const char *byte_model; /* stated next to every bandwidth figure */
-    double nt_bytes_per_unit;  /* the same with streaming stores (problem.nontemporal); 0: no such variant */
+    const char *byte_model;   /* stated next to every bandwidth figure */
+    double nt_bytes_per_unit; /* the same with streaming stores (problem.nontemporal); 0: no such variant */
     const char *nt_byte_model;
     const char *result_name;
 
@@ -81,18 +75,18 @@ struct ts_kernel {
     /* One timed iteration over items (time_block time steps for the stencils). step counts
      * iterations from 0 (the warm-up). Kernels whose
      * iteration is itself a reduction deposit into partial; others ignore it. */
-    void (*step)(const struct ts_problem *pb, double *const *arrays, struct ts_range items,
-                 int64_t step, struct ts_xsum *partial);
+    void (*step)(const struct ts_problem *pb, double *const *arrays, struct ts_range items, int64_t step,
+                 struct ts_xsum *partial);
 
     /* The run's result over items after `steps` iterations, deposited into partial;
      * NULL when the last step's partial is the result. */
-    void (*result)(const struct ts_problem *pb, double *const *arrays, struct ts_range items,
-                   int64_t steps, struct ts_xsum *partial);
+    void (*result)(const struct ts_problem *pb, double *const *arrays, struct ts_range items, int64_t steps,
+                   struct ts_xsum *partial);
 
     /* Compares the arrays and the combined result with the analytic answer.
      * Runs its own OpenMP loops (verification is not timed and not partitioned). */
-    void (*verify)(const struct ts_problem *pb, double *const *arrays, int64_t steps,
-                   double result, struct ts_verification *out);
+    void (*verify)(const struct ts_problem *pb, double *const *arrays, int64_t steps, double result,
+                   struct ts_verification *out);
 };
 
 const struct ts_kernel *ts_kernel_get(enum ts_kernel_id id);
@@ -104,8 +98,7 @@ double ts_kernel_bytes_per_unit(const struct ts_kernel *k, const struct ts_probl
 
 /* The grid holding the field after `steps` iterations of a stencil (NULL for other
  * kernels; an iteration is time_block time steps); dims receives (nz, ny, nx), slowest first. */
-const double *ts_kernel_field(const struct ts_problem *pb, double *const *arrays, int64_t steps,
-                              int64_t dims[3]);
+const double *ts_kernel_field(const struct ts_problem *pb, double *const *arrays, int64_t steps, int64_t dims[3]);
 
 /* Number of elements per exact-sum block of the 1D kernels: partition granules of sum and
  * triad are multiples of it, which keeps their results independent of the thread count. */

@@ -22,8 +22,7 @@ const struct ts_kernel *ts_kernel_find(const char *name)
     return NULL;
 }
 
-const double *ts_kernel_field(const struct ts_problem *pb, double *const *arrays, int64_t steps,
-                              int64_t dims[3])
+const double *ts_kernel_field(const struct ts_problem *pb, double *const *arrays, int64_t steps, int64_t dims[3])
 {
     if (pb->kernel != TS_KERNEL_STENCIL2D && pb->kernel != TS_KERNEL_STENCIL3D)
         return NULL;

@@ -43,7 +43,7 @@ void ts_partition_destroy(ts_partition *part)
 
 struct ts_range ts_partition_range(const ts_partition *part, int index)
 {
-    struct ts_range r = {0, 0, index};
+    struct ts_range r = { 0, 0, index };
     if (index >= 0 && index < part->n_parts) {
         r.begin = part->bounds[index];
         r.end = part->bounds[index + 1];

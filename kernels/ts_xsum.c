@@ -47,7 +47,7 @@ void ts_xsum_add(struct ts_xsum *acc, double x)
     unsigned k = pos / DIGIT_BITS;
     unsigned shift = pos % DIGIT_BITS;
 
-    uint64_t lo = (mant & DIGIT_MASK) << shift; /* < 2^64 */
+    uint64_t lo = (mant & DIGIT_MASK) << shift;  /* < 2^64 */
     uint64_t hi = (mant >> DIGIT_BITS) << shift; /* < 2^53 */
     int64_t d0 = (int64_t)(lo & DIGIT_MASK);
     int64_t d1 = (int64_t)(lo >> DIGIT_BITS) + (int64_t)(hi & DIGIT_MASK);

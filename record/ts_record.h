@@ -30,11 +30,11 @@ struct ts_core_rec {
 };
 
 struct ts_cache_rec {
-    int32_t level;        /* 1, 2, 3 ... */
-    char type[16];        /* "data", "instruction", "unified" */
-    uint64_t size_bytes;  /* per instance */
+    int32_t level;       /* 1, 2, 3 ... */
+    char type[16];       /* "data", "instruction", "unified" */
+    uint64_t size_bytes; /* per instance */
     uint32_t line_bytes;
-    int32_t count;        /* instances in the machine */
+    int32_t count; /* instances in the machine */
 };
 
 struct ts_topology_rec {
@@ -42,75 +42,75 @@ struct ts_topology_rec {
     int32_t n_cores;
     int32_t n_pus;
     int32_t n_numa;
-    struct ts_numa_rec *numa;       /* n_numa */
-    int32_t *distances;             /* n_numa x n_numa, row-major, relative (10 = local) */
+    struct ts_numa_rec *numa; /* n_numa */
+    int32_t *distances;       /* n_numa x n_numa, row-major, relative (10 = local) */
     int32_t n_cores_rec;
-    struct ts_core_rec *cores;      /* n_cores_rec */
+    struct ts_core_rec *cores; /* n_cores_rec */
     int32_t n_caches;
-    struct ts_cache_rec *caches;    /* n_caches, one per (level, type) */
-    uint32_t cache_line_bytes;      /* the padding used for per-thread slots */
-    char cache_line_source[64];     /* "hwloc L1d", "sysconf", ... */
+    struct ts_cache_rec *caches; /* n_caches, one per (level, type) */
+    uint32_t cache_line_bytes;   /* the padding used for per-thread slots */
+    char cache_line_source[64];  /* "hwloc L1d", "sysconf", ... */
     char hwloc_version[32];
-    char thp_enabled[32];           /* /sys/kernel/mm/transparent_hugepage/enabled: always, madvise, never */
+    char thp_enabled[32]; /* /sys/kernel/mm/transparent_hugepage/enabled: always, madvise, never */
 };
 
 /* One OpenMP thread of the run: where it was bound and where it really ran. */
 struct ts_thread_rec {
-    int32_t thread;          /* omp_get_thread_num() */
-    int32_t place;           /* omp_get_place_num(), -1 when unbound */
-    char place_cpus[64];     /* CPUs of that place, "" when unbound */
-    char affinity[64];       /* the thread's affinity mask as a CPU list */
-    int32_t cpu_start;       /* sched_getcpu() before the first timed iteration */
-    int32_t cpu_end;         /* sched_getcpu() after the last one */
-    int32_t core;            /* hwloc logical core of cpu_start */
-    int32_t node;            /* OS index of the NUMA node of cpu_start */
-    int32_t counted_for_node;/* node whose partial this thread's partial went into */
-    int64_t item_begin;      /* partition items owned: [item_begin, item_end) */
+    int32_t thread;           /* omp_get_thread_num() */
+    int32_t place;            /* omp_get_place_num(), -1 when unbound */
+    char place_cpus[64];      /* CPUs of that place, "" when unbound */
+    char affinity[64];        /* the thread's affinity mask as a CPU list */
+    int32_t cpu_start;        /* sched_getcpu() before the first timed iteration */
+    int32_t cpu_end;          /* sched_getcpu() after the last one */
+    int32_t core;             /* hwloc logical core of cpu_start */
+    int32_t node;             /* OS index of the NUMA node of cpu_start */
+    int32_t counted_for_node; /* node whose partial this thread's partial went into */
+    int64_t item_begin;       /* partition items owned: [item_begin, item_end) */
     int64_t item_end;
 };
 
 struct ts_timings_rec {
-    double allocation;      /* seconds, mapping the arrays (untouched) */
-    double init;            /* first-touch initialisation */
-    double kernel;          /* all timed iterations, warm-up excluded */
-    double combine;         /* per-node then global combination of partials */
-    double result;          /* the result pass after the last iteration (sum of u^2); 0 without one */
+    double allocation; /* seconds, mapping the arrays (untouched) */
+    double init;       /* first-touch initialisation */
+    double kernel;     /* all timed iterations, warm-up excluded */
+    double combine;    /* per-node then global combination of partials */
+    double result;     /* the result pass after the last iteration (sum of u^2); 0 without one */
     double verify;
-    double placement;       /* page-placement audits */
-    double write;           /* filled by the writer's caller from a previous estimate; may be 0 */
-    double total;           /* wall time of the whole run up to writing */
-    double timer_resolution;/* seconds, measured */
+    double placement;        /* page-placement audits */
+    double write;            /* filled by the writer's caller from a previous estimate; may be 0 */
+    double total;            /* wall time of the whole run up to writing */
+    double timer_resolution; /* seconds, measured */
     int64_t n_warmup;
     int64_t n_iterations;
-    const double *warmup;            /* n_warmup seconds */
-    const double *iteration;         /* n_iterations seconds, from the barrier before to the barrier after */
-    const double *thread_iteration;  /* n_threads x n_iterations, row-major: [thread][iteration] */
+    const double *warmup;           /* n_warmup seconds */
+    const double *iteration;        /* n_iterations seconds, from the barrier before to the barrier after */
+    const double *thread_iteration; /* n_threads x n_iterations, row-major: [thread][iteration] */
 };
 
 struct ts_results_rec {
-    const char *kernel;        /* "sum", "triad", "stencil2d", "stencil3d" */
-    const char *unit;          /* "element" or "lattice update" */
+    const char *kernel; /* "sum", "triad", "stencil2d", "stencil3d" */
+    const char *unit;   /* "element" or "lattice update" */
     const char *byte_model;
-    const char *variant;       /* the kernel variant the config selected, in words; NULL reads as "" */
-    int64_t block_y;           /* stencil3d: rows per spatial block used, 0 when unblocked */
-    const char *result_name;   /* what `global` is: "sum of x", "sum of u^2", ... */
-    int64_t n, nx, ny, nz;     /* problem size (n for 1D kernels, grid for stencils, 0 otherwise) */
+    const char *variant;     /* the kernel variant the config selected, in words; NULL reads as "" */
+    int64_t block_y;         /* stencil3d: rows per spatial block used, 0 when unblocked */
+    const char *result_name; /* what `global` is: "sum of x", "sum of u^2", ... */
+    int64_t n, nx, ny, nz;   /* problem size (n for 1D kernels, grid for stencils, 0 otherwise) */
     int32_t n_threads;
-    const char *init_mode;     /* "parallel" or "serial" */
-    double global;             /* the combined result */
+    const char *init_mode;         /* "parallel" or "serial" */
+    double global;                 /* the combined result */
     const double *thread_partials; /* n_threads, each thread's partial rounded to double */
     int32_t n_nodes;
-    const int32_t *node_ids;       /* n_nodes, OS index of each node that had threads, ascending */
-    const double *node_partials;   /* n_nodes */
+    const int32_t *node_ids;     /* n_nodes, OS index of each node that had threads, ascending */
+    const double *node_partials; /* n_nodes */
     int64_t units_per_iteration;
     double bytes_per_unit;
     double flops_per_unit;
-    double time_min, time_median, time_max;      /* seconds per iteration */
-    double gbs_best, gbs_median;                 /* GB/s = 1e9 bytes/s, from time_min and time_median */
+    double time_min, time_median, time_max; /* seconds per iteration */
+    double gbs_best, gbs_median;            /* GB/s = 1e9 bytes/s, from time_min and time_median */
     double gflops_best, gflops_median;
-    double glups_best, glups_median;             /* stencils only; NaN otherwise */
-    int64_t working_set_bytes; /* every array's bytes together */
-    int64_t llc_bytes;         /* last-level cache the threads' cores may keep them in (the
+    double glups_best, glups_median; /* stencils only; NaN otherwise */
+    int64_t working_set_bytes;       /* every array's bytes together */
+    int64_t llc_bytes;               /* last-level cache the threads' cores may keep them in (the
                                   in-cache rule, docs/how-it-works.md); 0 when unknown */
 };
 
@@ -127,27 +127,27 @@ struct ts_verification_rec {
 
 /* Where the arrays' pages were, per thread and per array, as the kernel answered (move_pages). */
 struct ts_placement_rec {
-    const char *measured_after;      /* "init" or "kernel" */
-    const char *policy;              /* init.policy: "firsttouch", "interleave", "bind:1", ... */
-    int64_t sample_stride;           /* every k-th page was asked about */
-    int64_t page_size;               /* bytes per audited page: 2 MiB when every block was huge, else the base page */
-    int64_t granule_bytes;           /* partition chunks start on multiples of this (bytes of one array) */
-    int64_t requested_page_size;     /* bytes the arrays asked for: 2 MiB when madvised huge, else the base page */
-    const char *madvise;             /* applied to the arrays: "MADV_HUGEPAGE", "MADV_NOHUGEPAGE", "none", ... */
+    const char *measured_after;  /* "init" or "kernel" */
+    const char *policy;          /* init.policy: "firsttouch", "interleave", "bind:1", ... */
+    int64_t sample_stride;       /* every k-th page was asked about */
+    int64_t page_size;           /* bytes per audited page: 2 MiB when every block was huge, else the base page */
+    int64_t granule_bytes;       /* partition chunks start on multiples of this (bytes of one array) */
+    int64_t requested_page_size; /* bytes the arrays asked for: 2 MiB when madvised huge, else the base page */
+    const char *madvise;         /* applied to the arrays: "MADV_HUGEPAGE", "MADV_NOHUGEPAGE", "none", ... */
     int32_t n_nodes;
-    const int32_t *node_ids;         /* n_nodes: every NUMA node of the machine (the columns) */
+    const int32_t *node_ids; /* n_nodes: every NUMA node of the machine (the columns) */
     int32_t n_threads;
-    const int32_t *thread_node;      /* node each thread ran on (its "own" node) */
-    const int64_t *thread_pages;     /* sampled pages of each thread's own chunk, all arrays */
+    const int32_t *thread_node;  /* node each thread ran on (its "own" node) */
+    const int64_t *thread_pages; /* sampled pages of each thread's own chunk, all arrays */
     const int64_t *thread_local_pages;
     const double *thread_local_fraction; /* NaN when a thread owns no page */
     const int64_t *thread_node_pages;    /* [n_threads][n_nodes] */
     int32_t n_arrays;
-    const int64_t *array_node_pages;     /* [n_arrays][n_nodes] */
-    const int64_t *array_absent_pages;   /* n_arrays: not present (never touched, or swapped out) */
-    const int64_t *array_error_pages;    /* n_arrays: any other error move_pages reported */
-    double local_fraction;           /* all threads: local pages / pages owned by some thread */
-    double time;                     /* seconds the audit took */
+    const int64_t *array_node_pages;   /* [n_arrays][n_nodes] */
+    const int64_t *array_absent_pages; /* n_arrays: not present (never touched, or swapped out) */
+    const int64_t *array_error_pages;  /* n_arrays: any other error move_pages reported */
+    double local_fraction;             /* all threads: local pages / pages owned by some thread */
+    double time;                       /* seconds the audit took */
 };
 
 /* One thread's counters over one phase, from the kernel (getrusage(RUSAGE_THREAD), perf). */
@@ -156,30 +156,30 @@ struct ts_counter_row {
     int64_t major_faults;
     int64_t voluntary_switches;
     int64_t involuntary_switches;
-    int64_t migrations;          /* -1 when perf_event_open is not allowed */
+    int64_t migrations; /* -1 when perf_event_open is not allowed */
 };
 
 /* What the machine did while the iterations ran (warm-up included: the span of the kernel
  * counters), over the CPUs the run's threads may use. Seconds; busy and steal come from
  * /proc/stat, which counts in clock ticks. */
 struct ts_machine_rec {
-    char cpus[256];          /* the CPUs watched, list syntax */
-    int32_t n_cpus;          /* how many */
-    int32_t online_cpus;     /* CPUs the machine has online */
-    double elapsed;          /* wall time of the interval */
-    double own_cpu;          /* this process's user + system time (getrusage(RUSAGE_SELF)) */
-    double busy;             /* non-idle time of those CPUs: user, nice, system, irq, softirq */
-    double others_cpu;       /* busy - own_cpu, at least 0: other processes' time on them */
-    double steal;            /* time a hypervisor gave to other guests while those CPUs wanted to run */
-    double clock_tick;       /* resolution of busy and steal (1 / USER_HZ) */
+    char cpus[256];              /* the CPUs watched, list syntax */
+    int32_t n_cpus;              /* how many */
+    int32_t online_cpus;         /* CPUs the machine has online */
+    double elapsed;              /* wall time of the interval */
+    double own_cpu;              /* this process's user + system time (getrusage(RUSAGE_SELF)) */
+    double busy;                 /* non-idle time of those CPUs: user, nice, system, irq, softirq */
+    double others_cpu;           /* busy - own_cpu, at least 0: other processes' time on them */
+    double steal;                /* time a hypervisor gave to other guests while those CPUs wanted to run */
+    double clock_tick;           /* resolution of busy and steal (1 / USER_HZ) */
     double load_start, load_end; /* 1-minute load average (/proc/loadavg) at both ends */
 };
 
 struct ts_counters_rec {
     int32_t n_threads;
-    const struct ts_counter_row *init;   /* n_threads, over first-touch initialisation */
-    const struct ts_counter_row *kernel; /* n_threads, over all iterations, warm-up included */
-    const char *migrations_source;       /* "perf_event_open (software event)" or why not */
+    const struct ts_counter_row *init;    /* n_threads, over first-touch initialisation */
+    const struct ts_counter_row *kernel;  /* n_threads, over all iterations, warm-up included */
+    const char *migrations_source;        /* "perf_event_open (software event)" or why not */
     const struct ts_machine_rec *machine; /* NULL when /proc/stat or /proc/loadavg could not be read */
 };
 
@@ -205,10 +205,10 @@ struct ts_record {
     const char *program_version;
     const char *command_line;
     const char *host;
-    const char *start_time;    /* ISO 8601, UTC */
-    int32_t complete;          /* 0 when a signal stopped the run early (a checkpoint holds the rest) */
-    int64_t steps_done;        /* iterations done, warm-up included */
-    int64_t steps_planned;     /* warm-up + timed iterations asked for */
+    const char *start_time; /* ISO 8601, UTC */
+    int32_t complete;       /* 0 when a signal stopped the run early (a checkpoint holds the rest) */
+    int64_t steps_done;     /* iterations done, warm-up included */
+    int64_t steps_planned;  /* warm-up + timed iterations asked for */
 
     const struct ts_job_rec *job; /* /job */
 

@@ -9,7 +9,7 @@
  * /sys/fs/cgroup), the v2 memory.max and the v1 memory/.../memory.limit_in_bytes of our
  * cgroup and its ancestors. Appends at most one limit per version: the least room left
  * (limit minus usage where the usage is readable) found on the way up. Returns how many. */
-int ts_memory_cgroup_limits(const char *proc_self_cgroup, const char *cgroup_root,
-                            struct ts_memory_limit *out, int max);
+int ts_memory_cgroup_limits(const char *proc_self_cgroup, const char *cgroup_root, struct ts_memory_limit *out,
+                            int max);
 
 #endif

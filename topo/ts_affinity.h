@@ -41,21 +41,21 @@ int ts_affinity_launch_cpus(char *buf, size_t len);
 int ts_affinity_restore_launch_mask(void);
 
 struct ts_binding_facts {
-    int bound;             /* omp_get_proc_bind() != omp_proc_bind_false */
+    int bound; /* omp_get_proc_bind() != omp_proc_bind_false */
     int n_threads;
-    int available_cpus;    /* CPUs the threads may use: the union of the places when bound, else the mask */
+    int available_cpus; /* CPUs the threads may use: the union of the places when bound, else the mask */
     /* Optional (0 / NULL / "" when unknown): */
-    int available_cores;          /* hwloc cores holding those CPUs */
-    char available_list[256];     /* those CPUs as a list */
-    int mask_cpus, mask_cores;    /* the process's affinity mask at start-up (taskset, srun, cgroup) */
+    int available_cores;       /* hwloc cores holding those CPUs */
+    char available_list[256];  /* those CPUs as a list */
+    int mask_cpus, mask_cores; /* the process's affinity mask at start-up (taskset, srun, cgroup) */
     char mask_list[256];
-    char places[256];             /* OMP_PLACES as the threads got it, for the messages */
-    char proc_bind[32];           /* OMP_PROC_BIND likewise */
-    int under_slurm;              /* SLURM_JOB_ID is set: srun made the mask */
-    int machine_cpus;             /* every CPU of the machine: a mask that holds them all limits nothing */
-    char places_outside[256];     /* CPUs OMP_PLACES names that the process may not use */
-    const int32_t *init_node;     /* per thread: the node it first-touched its pages from */
-    const int64_t *migrations;    /* per thread: CPU migrations during the kernel, -1 unknown */
+    char places[256];          /* OMP_PLACES as the threads got it, for the messages */
+    char proc_bind[32];        /* OMP_PROC_BIND likewise */
+    int under_slurm;           /* SLURM_JOB_ID is set: srun made the mask */
+    int machine_cpus;          /* every CPU of the machine: a mask that holds them all limits nothing */
+    char places_outside[256];  /* CPUs OMP_PLACES names that the process may not use */
+    const int32_t *init_node;  /* per thread: the node it first-touched its pages from */
+    const int64_t *migrations; /* per thread: CPU migrations during the kernel, -1 unknown */
 };
 
 /* Fills the mask, available and machine fields and under_slurm (bound must be set): the mask is
@@ -104,7 +104,7 @@ void ts_affinity_outside(struct ts_binding_facts *facts, const int *named, int n
  * or cores name the cause: OMP_PLACES when the places cover less than the process's mask,
  * OMP_PROC_BIND=primary when it keeps every thread in one place, else the mask itself (srun
  * without -c under Slurm, taskset, numactl or a cgroup elsewhere). */
-int ts_affinity_warnings(const struct ts_binding_facts *facts, const struct ts_thread_rec *rows,
-                         int n_rows, char (*warnings)[512], int max);
+int ts_affinity_warnings(const struct ts_binding_facts *facts, const struct ts_thread_rec *rows, int n_rows,
+                         char (*warnings)[512], int max);
 
 #endif

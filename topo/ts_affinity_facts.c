@@ -55,7 +55,8 @@ static void count_list(const ts_topology *topo, const char *list, int *n_cpus, i
     hwloc_bitmap_t cpus = hwloc_bitmap_alloc(), cores = hwloc_bitmap_alloc();
     if (cpus && cores && list[0] && hwloc_bitmap_list_sscanf(cpus, list) == 0 && hwloc_bitmap_weight(cpus) > 0) {
         unsigned cpu;
-        hwloc_bitmap_foreach_begin(cpu, cpus) {
+        hwloc_bitmap_foreach_begin(cpu, cpus)
+        {
             int core = ts_topology_core_of_cpu(topo, (int)cpu);
             if (core >= 0)
                 hwloc_bitmap_set(cores, (unsigned)core);
@@ -121,8 +122,7 @@ int ts_affinity_widen_to_places(char *cpus, size_t len)
         if (mask) {
             CPU_ZERO_S(bytes, mask);
             unsigned cpu;
-            hwloc_bitmap_foreach_begin(cpu, set)
-                CPU_SET_S(cpu, bytes, mask);
+            hwloc_bitmap_foreach_begin(cpu, set) CPU_SET_S(cpu, bytes, mask);
             hwloc_bitmap_foreach_end();
             rc = sched_setaffinity(0, bytes, mask);
             CPU_FREE(mask);

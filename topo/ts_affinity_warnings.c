@@ -80,8 +80,7 @@ static void shared_cores(struct sink *s, const struct ts_thread_rec *rows, int n
         list_of(cpus, k, clist, sizeof clist);
         int one_cpu = strpbrk(clist, ",-") == NULL;
         warn(s, "threads %s share core %d (CPU%s %s): %s", tlist, core, one_cpu ? "" : "s", clist,
-             one_cpu ? "they time-slice one core"
-                     : "they split one core's execution units (SMT siblings)");
+             one_cpu ? "they time-slice one core" : "they split one core's execution units (SMT siblings)");
     }
     free(threads);
 }
@@ -102,13 +101,15 @@ static void migrations(struct sink *s, const struct ts_binding_facts *f, int n)
     int moved = 0;
     for (int i = 0; i < n && used < sizeof list; i++)
         if (f->migrations[i] > 0) {
-            used += (size_t)snprintf(list + used, sizeof list - used, "%sthread %d %lld time%s", moved ? ", " : "",
-                                     i, (long long)f->migrations[i], f->migrations[i] == 1 ? "" : "s");
+            used += (size_t)snprintf(list + used, sizeof list - used, "%sthread %d %lld time%s", moved ? ", " : "", i,
+                                     (long long)f->migrations[i], f->migrations[i] == 1 ? "" : "s");
             moved++;
         }
     if (moved)
-        warn(s, "threads migrated between CPUs during the kernel (perf counter): %s; bind threads "
-                "(openmp.proc_bind = close or spread) so they stay next to their pages", list);
+        warn(s,
+             "threads migrated between CPUs during the kernel (perf counter): %s; bind threads "
+             "(openmp.proc_bind = close or spread) so they stay next to their pages",
+             list);
 }
 
 /* The places give the threads fewer CPUs or cores than the process may use: OMP_PLACES, not
@@ -116,7 +117,7 @@ static void migrations(struct sink *s, const struct ts_binding_facts *f, int n)
 static int places_narrower(const struct ts_binding_facts *f)
 {
     return f->bound && f->mask_cpus > 0 && f->available_cpus > 0
-        && (f->available_cpus < f->mask_cpus || f->available_cores < f->mask_cores);
+           && (f->available_cpus < f->mask_cpus || f->available_cores < f->mask_cores);
 }
 
 static const char *places_text(const struct ts_binding_facts *f, char *buf, size_t len)
@@ -129,10 +130,10 @@ static const char *places_text(const struct ts_binding_facts *f, char *buf, size
 static const char *mask_advice(const struct ts_binding_facts *f)
 {
     return f->under_slurm
-        ? "srun -c $SLURM_CPUS_PER_TASK, or export SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK before srun "
-          "(srun does not inherit --cpus-per-task)"
-        : "the mask comes from taskset, numactl or a cpuset cgroup (under Slurm: srun -c $SLURM_CPUS_PER_TASK, "
-          "or export SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK)";
+               ? "srun -c $SLURM_CPUS_PER_TASK, or export SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK before srun "
+                 "(srun does not inherit --cpus-per-task)"
+               : "the mask comes from taskset, numactl or a cpuset cgroup (under Slurm: srun -c $SLURM_CPUS_PER_TASK, "
+                 "or export SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK)";
 }
 
 /* The mask holds every CPU of the machine: nothing but the machine limits the threads. */
@@ -154,22 +155,29 @@ static void too_few_cpus(struct sink *s, const struct ts_binding_facts *f)
     if (places_narrower(f) && cpus < f->mask_cpus) {
         char tail[200];
         if (n <= f->mask_cpus)
-            snprintf(tail, sizeof tail, "list more places, or openmp.places = cores (a place per core the process may use)");
+            snprintf(tail, sizeof tail,
+                     "list more places, or openmp.places = cores (a place per core the process may use)");
         else
-            snprintf(tail, sizeof tail, "the mask itself has fewer CPUs than threads too: use at most %d thread%s, or widen both",
+            snprintf(tail, sizeof tail,
+                     "the mask itself has fewer CPUs than threads too: use at most %d thread%s, or widen both",
                      f->mask_cpus, plural(f->mask_cpus));
-        warn(s, "%d threads but %s gives them only %d CPU%s (%s) of the %d this process may use (%s): threads "
-                "time-slice and every timing stretches; %s", n, places_text(f, places, sizeof places), cpus,
-             plural(cpus), f->available_list, f->mask_cpus, f->mask_list, tail);
+        warn(s,
+             "%d threads but %s gives them only %d CPU%s (%s) of the %d this process may use (%s): threads "
+             "time-slice and every timing stretches; %s",
+             n, places_text(f, places, sizeof places), cpus, plural(cpus), f->available_list, f->mask_cpus,
+             f->mask_list, tail);
         return;
     }
     if (whole_machine(f))
-        warn(s, "%d threads but only %d CPU%s available (the whole machine: %s): threads time-slice and every timing "
-                "stretches; use at most %d thread%s", n, cpus, plural(cpus), mask_list(f), cpus, plural(cpus));
+        warn(s,
+             "%d threads but only %d CPU%s available (the whole machine: %s): threads time-slice and every timing "
+             "stretches; use at most %d thread%s",
+             n, cpus, plural(cpus), mask_list(f), cpus, plural(cpus));
     else
-        warn(s, "%d threads but only %d CPU%s available (the process's affinity mask: %s): threads time-slice and "
-                "every timing stretches; use at most %d thread%s or give the process more CPUs: %s", n, cpus,
-             plural(cpus), mask_list(f), cpus, plural(cpus), mask_advice(f));
+        warn(s,
+             "%d threads but only %d CPU%s available (the process's affinity mask: %s): threads time-slice and "
+             "every timing stretches; use at most %d thread%s or give the process more CPUs: %s",
+             n, cpus, plural(cpus), mask_list(f), cpus, plural(cpus), mask_advice(f));
 }
 
 static void too_few_cores(struct sink *s, const struct ts_binding_facts *f)
@@ -177,12 +185,16 @@ static void too_few_cores(struct sink *s, const struct ts_binding_facts *f)
     const int n = f->n_threads, cores = f->available_cores;
     char places[300];
     if (places_narrower(f) && cores < f->mask_cores)
-        warn(s, "%d threads but %s covers only %d core%s (CPUs %s) of the %d this process may use (CPUs %s): threads "
-                "share cores; use openmp.places = cores (a place per core)", n, places_text(f, places, sizeof places),
-             cores, plural(cores), f->available_list, f->mask_cores, f->mask_list);
+        warn(s,
+             "%d threads but %s covers only %d core%s (CPUs %s) of the %d this process may use (CPUs %s): threads "
+             "share cores; use openmp.places = cores (a place per core)",
+             n, places_text(f, places, sizeof places), cores, plural(cores), f->available_list, f->mask_cores,
+             f->mask_list);
     else if (whole_machine(f))
-        warn(s, "%d threads but the machine has only %d core%s (CPUs %s): threads share cores; use at most %d "
-                "thread%s for one per core", n, cores, plural(cores), mask_list(f), cores, plural(cores));
+        warn(s,
+             "%d threads but the machine has only %d core%s (CPUs %s): threads share cores; use at most %d "
+             "thread%s for one per core",
+             n, cores, plural(cores), mask_list(f), cores, plural(cores));
     else
         warn(s, "%d threads but the process may use only %d core%s (CPUs %s): threads share cores; %s", n, cores,
              plural(cores), mask_list(f), mask_advice(f));
@@ -201,13 +213,16 @@ static void one_core(struct sink *s, const struct ts_binding_facts *f, const str
                  places_text(f, places, sizeof places), strpbrk(f->available_list, ",-") ? "s" : "", f->available_list,
                  f->mask_list);
     else if (primary_binding(f) && f->available_cores > 1)
-        snprintf(cause, sizeof cause, "OMP_PROC_BIND=%s keeps every thread in the primary thread's place; use close "
-                 "or spread", f->proc_bind);
+        snprintf(cause, sizeof cause,
+                 "OMP_PROC_BIND=%s keeps every thread in the primary thread's place; use close "
+                 "or spread",
+                 f->proc_bind);
     else if (f->mask_cores == 1)
         snprintf(cause, sizeof cause, "the process may use only CPU%s %s (its affinity mask): %s",
                  strpbrk(f->mask_list, ",-") ? "s" : "", f->mask_list, mask_advice(f));
     else if (!f->bound)
-        snprintf(cause, sizeof cause, "binding is off and the scheduler put them there: bind them "
+        snprintf(cause, sizeof cause,
+                 "binding is off and the scheduler put them there: bind them "
                  "(openmp.proc_bind = close)");
     else
         snprintf(cause, sizeof cause, "check OMP_PLACES, taskset, or srun -c / --cpus-per-task");
@@ -215,10 +230,10 @@ static void one_core(struct sink *s, const struct ts_binding_facts *f, const str
          rows[0].core, n, n, cause);
 }
 
-int ts_affinity_warnings(const struct ts_binding_facts *facts, const struct ts_thread_rec *rows,
-                         int n_rows, char (*warnings)[512], int max)
+int ts_affinity_warnings(const struct ts_binding_facts *facts, const struct ts_thread_rec *rows, int n_rows,
+                         char (*warnings)[512], int max)
 {
-    struct sink s = {warnings, max, 0};
+    struct sink s = { warnings, max, 0 };
     if (!facts->bound)
         warn(&s, "binding is off (OMP_PROC_BIND=false or unset): threads may migrate between "
                  "CPUs and away from their first-touched pages");
@@ -228,8 +243,9 @@ int ts_affinity_warnings(const struct ts_binding_facts *facts, const struct ts_t
         && facts->n_threads <= facts->available_cpus)
         too_few_cores(&s, facts);
     if (facts->places_outside[0])
-        warn(&s, "OMP_PLACES names CPU%s %s that this process may not use (it may use %s): the runtime "
-                 "drops those places; list only allowed CPUs, or use an abstract name such as cores",
+        warn(&s,
+             "OMP_PLACES names CPU%s %s that this process may not use (it may use %s): the runtime "
+             "drops those places; list only allowed CPUs, or use an abstract name such as cores",
              strpbrk(facts->places_outside, ",-") ? "s" : "", facts->places_outside, mask_list(facts));
     if (all_on_one_core(rows, n_rows))
         one_core(&s, facts, rows, n_rows);
@@ -238,10 +254,10 @@ int ts_affinity_warnings(const struct ts_binding_facts *facts, const struct ts_t
     for (int i = 0; i < n_rows; i++) {
         const struct ts_thread_rec *r = &rows[i];
         if (r->cpu_start >= 0 && r->cpu_end >= 0 && r->cpu_end != r->cpu_start && may_move(facts, r))
-            warn(&s, "thread %d moved from CPU %d to CPU %d during the run", r->thread,
-                 r->cpu_start, r->cpu_end);
+            warn(&s, "thread %d moved from CPU %d to CPU %d during the run", r->thread, r->cpu_start, r->cpu_end);
         if (facts->init_node && facts->init_node[i] >= 0 && r->node >= 0 && facts->init_node[i] != r->node)
-            warn(&s, "thread %d first-touched its pages on node %d but computed on node %d: its pages are "
+            warn(&s,
+                 "thread %d first-touched its pages on node %d but computed on node %d: its pages are "
                  "remote; bind threads (openmp.proc_bind = close or spread) so they stay put",
                  r->thread, facts->init_node[i], r->node);
     }

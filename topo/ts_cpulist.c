@@ -7,7 +7,7 @@
 
 void ts_list_init(struct ts_list *l, char *buf, size_t len)
 {
-    *l = (struct ts_list){.buf = buf, .len = len, .full = len == 0};
+    *l = (struct ts_list){ .buf = buf, .len = len, .full = len == 0 };
     if (len)
         buf[0] = '\0';
 }
@@ -69,8 +69,7 @@ void ts_bitmap_format(hwloc_const_bitmap_t set, char *buf, size_t len)
     struct ts_list l;
     ts_list_init(&l, buf, len);
     unsigned id;
-    hwloc_bitmap_foreach_begin(id, set)
-        ts_list_add(&l, (int)id);
+    hwloc_bitmap_foreach_begin(id, set) ts_list_add(&l, (int)id);
     hwloc_bitmap_foreach_end();
     ts_list_end(&l);
 }

@@ -78,9 +78,10 @@ int ts_machine_read_ticks(const char *stat_path, const int *cpus, int n, uint64_
         /* user nice system idle iowait irq softirq steal (guest time is inside user). */
         uint64_t v[8] = { 0 };
         if (at < 0
-            || sscanf(end, " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-                           " %" SCNu64,
-                      &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 7)
+            || sscanf(end,
+                      " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64,
+                      &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])
+                   < 7)
             continue;
         busy[at] = v[0] + v[1] + v[2] + v[5] + v[6];
         steal[at] = v[7];
@@ -106,7 +107,7 @@ static double own_cpu_seconds(void)
     if (getrusage(RUSAGE_SELF, &ru) != 0)
         return 0;
     return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec
-         + 1e-6 * (double)ru.ru_stime.tv_usec;
+           + 1e-6 * (double)ru.ru_stime.tv_usec;
 }
 
 static double now(void)
@@ -154,7 +155,7 @@ int ts_machine_watch_stop(const struct ts_machine_watch *w, struct ts_machine_re
         return -1;
     uint64_t *busy = calloc((size_t)w->n_cpus, sizeof *busy), *steal = calloc((size_t)w->n_cpus, sizeof *steal);
     int st = busy && steal && ts_machine_read_ticks(TS_MACHINE_STAT, w->cpus, w->n_cpus, busy, steal) == 0
-                  && ts_machine_read_load(TS_MACHINE_LOADAVG, &load) == 0
+                     && ts_machine_read_load(TS_MACHINE_LOADAVG, &load) == 0
                  ? 0
                  : -1;
     if (st == 0) {

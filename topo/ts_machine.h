@@ -14,12 +14,12 @@
 /* The state at the start of an interval. */
 struct ts_machine_watch {
     int n_cpus;
-    int *cpus;          /* the CPUs watched, ascending OS numbers */
-    uint64_t *busy;     /* per watched CPU, clock ticks: user + nice + system + irq + softirq */
-    uint64_t *steal;    /* per watched CPU, clock ticks */
-    double wall;        /* CLOCK_MONOTONIC, s */
-    double own_cpu;     /* getrusage(RUSAGE_SELF) user + system, s */
-    double load;        /* 1-minute load average */
+    int *cpus;       /* the CPUs watched, ascending OS numbers */
+    uint64_t *busy;  /* per watched CPU, clock ticks: user + nice + system + irq + softirq */
+    uint64_t *steal; /* per watched CPU, clock ticks */
+    double wall;     /* CLOCK_MONOTONIC, s */
+    double own_cpu;  /* getrusage(RUSAGE_SELF) user + system, s */
+    double load;     /* 1-minute load average */
 };
 
 /* Call outside parallel regions, just before the interval: watches the CPUs the OpenMP

@@ -33,14 +33,15 @@ int ts_memory_map(void **out, size_t bytes, size_t alignment, struct ts_error *e
     if (alignment < page)
         alignment = page;
     if (bytes == 0 || (alignment & (alignment - 1)) != 0)
-        return ts_fail(err, TS_INTERNAL_ERROR, "cannot map %s aligned to %zu bytes: the size must be "
-                       "positive and the alignment a power of two", size, alignment);
+        return ts_fail(err, TS_INTERNAL_ERROR,
+                       "cannot map %s aligned to %zu bytes: the size must be "
+                       "positive and the alignment a power of two",
+                       size, alignment);
     if (alignment > SIZE_MAX / 4 || bytes > SIZE_MAX / 2 - alignment)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot map %s", size);
     size_t length = round_up(bytes, page);
     size_t span = length + alignment - page;
-    char *base = mmap(NULL, span, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    char *base = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "cannot map %s", size);
     char *aligned = (char *)round_up((uintptr_t)base, alignment);
@@ -91,8 +92,9 @@ void *ts_memory_alloc_on_node(size_t bytes, int node_os_index)
         return NULL;
     if (!numa)
         return p;
-    struct node_mask mask = {{0}};
-    if (node_mask_add(&mask, node_os_index) != 0 || mbind(p, length, MPOL_PREFERRED, mask.bits, NODE_MASK_BITS, 0) != 0) {
+    struct node_mask mask = { { 0 } };
+    if (node_mask_add(&mask, node_os_index) != 0
+        || mbind(p, length, MPOL_PREFERRED, mask.bits, NODE_MASK_BITS, 0) != 0) {
         int e = errno ? errno : EINVAL;
         munmap(p, length);
         errno = e;
@@ -116,9 +118,10 @@ int ts_memory_set_policy(void *ptr, size_t bytes, enum ts_mem_policy policy, int
     if (policy == TS_POLICY_FIRSTTOUCH)
         return TS_OK;
     if (numa_available() < 0)
-        return ts_fail(err, TS_BAD_INPUT, "init.policy: this kernel has no NUMA support (libnuma: numa_available() < 0)");
+        return ts_fail(err, TS_BAD_INPUT,
+                       "init.policy: this kernel has no NUMA support (libnuma: numa_available() < 0)");
     struct bitmask *nodes = numa_get_mems_allowed();
-    struct node_mask mask = {{0}};
+    struct node_mask mask = { { 0 } };
     int mode = policy == TS_POLICY_INTERLEAVE ? MPOL_INTERLEAVE : policy == TS_POLICY_BIND ? MPOL_BIND : MPOL_PREFERRED;
     int status = TS_OK;
     if (policy == TS_POLICY_INTERLEAVE) {
@@ -129,8 +132,10 @@ int ts_memory_set_policy(void *ptr, size_t bytes, enum ts_mem_policy policy, int
                || node_mask_add(&mask, node) != 0) {
         char list[256];
         allowed_nodes(nodes, list, sizeof list);
-        status = ts_fail(err, TS_BAD_INPUT, "init.policy: NUMA node %d does not exist or is not allowed "
-                         "(this process may use nodes %s)", node, list);
+        status = ts_fail(err, TS_BAD_INPUT,
+                         "init.policy: NUMA node %d does not exist or is not allowed "
+                         "(this process may use nodes %s)",
+                         node, list);
     }
     numa_bitmask_free(nodes);
     if (status != TS_OK)

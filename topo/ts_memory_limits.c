@@ -16,8 +16,7 @@ struct sink {
     int max, n;
 };
 
-static void __attribute__((format(printf, 3, 4)))
-add(struct sink *s, uint64_t bytes, const char *fmt, ...)
+static void __attribute__((format(printf, 3, 4))) add(struct sink *s, uint64_t bytes, const char *fmt, ...)
 {
     if (s->n >= s->max)
         return;
@@ -114,10 +113,9 @@ static int has_memory_controller(const char *controllers)
     return 0;
 }
 
-int ts_memory_cgroup_limits(const char *proc_self_cgroup, const char *cgroup_root,
-                            struct ts_memory_limit *out, int max)
+int ts_memory_cgroup_limits(const char *proc_self_cgroup, const char *cgroup_root, struct ts_memory_limit *out, int max)
 {
-    struct sink s = {out, max, 0};
+    struct sink s = { out, max, 0 };
     FILE *f = fopen(proc_self_cgroup, "r");
     if (!f)
         return 0;
@@ -160,15 +158,15 @@ static void slurm(struct sink *s)
     uint64_t mb, cpus;
     if (env_u64("SLURM_MEM_PER_NODE", &mb) == 0 && mb > 0 && mb <= UINT64_MAX / MIB)
         add(s, mb * MIB, "SLURM_MEM_PER_NODE=%llu MB", (unsigned long long)mb);
-    if (env_u64("SLURM_MEM_PER_CPU", &mb) == 0 && env_u64("SLURM_CPUS_ON_NODE", &cpus) == 0
-        && mb > 0 && cpus > 0 && mb <= UINT64_MAX / MIB / cpus)
-        add(s, mb * MIB * cpus, "SLURM_MEM_PER_CPU=%llu MB x SLURM_CPUS_ON_NODE=%llu",
-            (unsigned long long)mb, (unsigned long long)cpus);
+    if (env_u64("SLURM_MEM_PER_CPU", &mb) == 0 && env_u64("SLURM_CPUS_ON_NODE", &cpus) == 0 && mb > 0 && cpus > 0
+        && mb <= UINT64_MAX / MIB / cpus)
+        add(s, mb * MIB * cpus, "SLURM_MEM_PER_CPU=%llu MB x SLURM_CPUS_ON_NODE=%llu", (unsigned long long)mb,
+            (unsigned long long)cpus);
 }
 
 int ts_memory_limits(struct ts_memory_limit *out, int max)
 {
-    struct sink s = {out, max, 0};
+    struct sink s = { out, max, 0 };
     meminfo(&s);
     if (s.n < max)
         s.n += ts_memory_cgroup_limits("/proc/self/cgroup", "/sys/fs/cgroup", out + s.n, max - s.n);

@@ -53,7 +53,7 @@ struct tally {
     struct ts_placement *out;
     int *column_of_node; /* OS node -> column, -1 for none */
     int max_node;
-    int owner;           /* thread whose chunk holds the current page */
+    int owner; /* thread whose chunk holds the current page */
 };
 
 static void count_page(struct tally *t, int array, int64_t offset, int status)
@@ -104,8 +104,8 @@ static int64_t audit_page_size(const struct ts_placement_input *in)
         ranges[a].end = ranges[a].begin + in->mapped_bytes[a];
         uintptr_t start = (uintptr_t)in->arrays[a];
         aligned = ranges[a].begin % TS_THP_HUGE_PAGE == 0 && in->mapped_bytes[a] % TS_THP_HUGE_PAGE == 0
-               && start >= ranges[a].begin && start - ranges[a].begin < TS_THP_HUGE_PAGE
-               && start + in->array_bytes <= ranges[a].end;
+                  && start >= ranges[a].begin && start - ranges[a].begin < TS_THP_HUGE_PAGE
+                  && start + in->array_bytes <= ranges[a].end;
     }
     int huge = aligned && ts_thp_all_huge(in->smaps, ranges, in->n_arrays);
     free(ranges);
@@ -150,9 +150,8 @@ int ts_placement_audit(const struct ts_placement_input *in, struct ts_placement 
     out->array_node_pages = calloc(arrays * (size_t)(n_nodes > 0 ? n_nodes : 1), sizeof *out->array_node_pages);
     out->array_absent_pages = calloc(arrays, sizeof *out->array_absent_pages);
     out->array_error_pages = calloc(arrays, sizeof *out->array_error_pages);
-    if (n_nodes <= 0 || !column_of_node || !out->thread_pages || !out->thread_local_pages
-        || !out->thread_local_fraction || !out->thread_node_pages || !out->array_node_pages
-        || !out->array_absent_pages || !out->array_error_pages) {
+    if (n_nodes <= 0 || !column_of_node || !out->thread_pages || !out->thread_local_pages || !out->thread_local_fraction
+        || !out->thread_node_pages || !out->array_node_pages || !out->array_absent_pages || !out->array_error_pages) {
         free(column_of_node);
         ts_placement_free(out);
         return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "placement audit: cannot allocate its tables");
@@ -171,7 +170,7 @@ int ts_placement_audit(const struct ts_placement_input *in, struct ts_placement 
     if (stride < 1)
         stride = 1;
 
-    struct tally t = {.in = in, .out = out, .column_of_node = column_of_node, .max_node = max_node};
+    struct tally t = { .in = in, .out = out, .column_of_node = column_of_node, .max_node = max_node };
     int status = TS_OK;
     for (int a = 0; a < in->n_arrays && status == TS_OK; a++)
         status = audit_array(&t, a, page, stride, err);

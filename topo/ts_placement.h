@@ -11,18 +11,18 @@
 
 struct ts_placement_input {
     int n_arrays;
-    void *const *arrays;            /* each array_bytes long, page aligned */
+    void *const *arrays; /* each array_bytes long, page aligned */
     size_t array_bytes;
-    void *const *mappings;          /* the mapping holding each array; the array starts less than a
+    void *const *mappings;      /* the mapping holding each array; the array starts less than a
                                        huge page into it */
-    const size_t *mapped_bytes;     /* their lengths */
-    const char *smaps;              /* where to learn which pages are huge (TS_THP_SMAPS); NULL when
+    const size_t *mapped_bytes; /* their lengths */
+    const char *smaps;          /* where to learn which pages are huge (TS_THP_SMAPS); NULL when
                                        transparent huge pages are off: base pages, no need to look */
     int n_threads;
-    const int64_t *chunk_begin;     /* n_threads: byte offset of each thread's chunk in every array */
+    const int64_t *chunk_begin; /* n_threads: byte offset of each thread's chunk in every array */
     const int64_t *chunk_end;
-    const int32_t *thread_node;     /* OS index of the node each thread ran on */
-    int64_t sample_stride;          /* pages of the audited size; 0 chooses one (at most
+    const int32_t *thread_node; /* OS index of the node each thread ran on */
+    int64_t sample_stride;      /* pages of the audited size; 0 chooses one (at most
                                        TS_PLACEMENT_MAX_SAMPLES per array) */
 };
 

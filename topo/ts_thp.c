@@ -51,10 +51,10 @@ static int vma_header(const char *line, uintptr_t *begin, uintptr_t *end)
 }
 
 struct vma {
-    int open;            /* a header was read and not judged yet */
+    int open; /* a header was read and not judged yet */
     uintptr_t begin, end;
     int has_huge_line;
-    uint64_t huge_kib;   /* AnonHugePages */
+    uint64_t huge_kib; /* AnonHugePages */
 };
 
 /* Judges one VMA against the ranges: 0 when it intersects one and is not wholly huge;
@@ -87,7 +87,7 @@ int ts_thp_all_huge(const char *smaps_path, const struct ts_thp_range *ranges, i
     }
     char *line = NULL;
     size_t cap = 0;
-    struct vma v = {0};
+    struct vma v = { 0 };
     int all = 1;
     while (all && getline(&line, &cap, f) >= 0) {
         uintptr_t begin, end;
@@ -95,7 +95,7 @@ int ts_thp_all_huge(const char *smaps_path, const struct ts_thp_range *ranges, i
         if (vma_header(line, &begin, &end)) {
             if (v.open)
                 all = judge(&v, ranges, n_ranges, covered);
-            v = (struct vma){.open = 1, .begin = begin, .end = end};
+            v = (struct vma){ .open = 1, .begin = begin, .end = end };
         } else if (v.open && sscanf(line, "AnonHugePages: %llu kB", &kib) == 1) {
             v.has_huge_line = 1;
             v.huge_kib = kib;

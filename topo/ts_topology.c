@@ -33,8 +33,8 @@ int ts_topology_create(ts_topology **out, struct ts_error *err)
     }
     /* Inside a Slurm allocation or a taskset the restricted view would hide the rest of the
      * machine, and the report must say what the job got compared with what exists. */
-    if (hwloc_topology_set_flags(topo->hw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) != 0
-        || skip_cpuid(topo->hw) != 0 || hwloc_topology_load(topo->hw) != 0) {
+    if (hwloc_topology_set_flags(topo->hw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) != 0 || skip_cpuid(topo->hw) != 0
+        || hwloc_topology_load(topo->hw) != 0) {
         int e = errno;
         hwloc_topology_destroy(topo->hw);
         free(topo);
@@ -75,8 +75,7 @@ hwloc_obj_t ts_topology_node_of_cpuset(const ts_topology *topo, hwloc_const_cpus
      * subtype (or, in newer versions, marks "DRAM"). */
     hwloc_obj_t first = NULL;
     hwloc_obj_t node = NULL;
-    while ((node = hwloc_get_next_obj_covering_cpuset_by_type(topo->hw, set, HWLOC_OBJ_NUMANODE,
-                                                               node))) {
+    while ((node = hwloc_get_next_obj_covering_cpuset_by_type(topo->hw, set, HWLOC_OBJ_NUMANODE, node))) {
         if (!node->subtype || strcmp(node->subtype, "DRAM") == 0)
             return node;
         if (!first)

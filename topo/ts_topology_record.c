@@ -36,8 +36,8 @@ static void fill_distances(const ts_topology *topo, struct ts_topology_rec *rec)
 
     struct hwloc_distances_s *d = NULL;
     unsigned nr = 1;
-    if (hwloc_distances_get_by_type(topo->hw, HWLOC_OBJ_NUMANODE, &nr, &d,
-                                    HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0 && nr >= 1) {
+    if (hwloc_distances_get_by_type(topo->hw, HWLOC_OBJ_NUMANODE, &nr, &d, HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0
+        && nr >= 1) {
         for (unsigned i = 0; i < d->nbobjs; i++)
             for (unsigned j = 0; j < d->nbobjs; j++) {
                 unsigned li = d->objs[i]->logical_index, lj = d->objs[j]->logical_index;
@@ -78,8 +78,7 @@ static void fill_cores(const ts_topology *topo, struct ts_topology_rec *rec)
 
 static const char *cache_type_name(hwloc_obj_cache_type_t t)
 {
-    return t == HWLOC_OBJ_CACHE_DATA ? "data"
-         : t == HWLOC_OBJ_CACHE_INSTRUCTION ? "instruction" : "unified";
+    return t == HWLOC_OBJ_CACHE_DATA ? "data" : t == HWLOC_OBJ_CACHE_INSTRUCTION ? "instruction" : "unified";
 }
 
 static int cache_order(const void *a, const void *b)
@@ -109,13 +108,13 @@ static int fill_caches(const ts_topology *topo, struct ts_topology_rec *rec)
             continue;
         hwloc_obj_t c = NULL;
         while ((c = hwloc_get_next_obj_by_type(topo->hw, (hwloc_obj_type_t)t, c))) {
-            struct ts_cache_rec key = {.level = (int32_t)c->attr->cache.depth,
-                                       .size_bytes = c->attr->cache.size,
-                                       .line_bytes = c->attr->cache.linesize};
+            struct ts_cache_rec key = { .level = (int32_t)c->attr->cache.depth,
+                                        .size_bytes = c->attr->cache.size,
+                                        .line_bytes = c->attr->cache.linesize };
             snprintf(key.type, sizeof key.type, "%s", cache_type_name(c->attr->cache.type));
             int k = 0;
-            while (k < rec->n_caches && (cache_order(&key, &rec->caches[k]) != 0
-                                         || key.line_bytes != rec->caches[k].line_bytes))
+            while (k < rec->n_caches
+                   && (cache_order(&key, &rec->caches[k]) != 0 || key.line_bytes != rec->caches[k].line_bytes))
                 k++;
             if (k == rec->n_caches)
                 rec->caches[rec->n_caches++] = key;

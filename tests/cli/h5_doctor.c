@@ -76,7 +76,7 @@ static int set_value(const char *path, hsize_t index, double v)
     for (int i = rank - 1; !bad && i >= 0; index /= dims[i--])
         at[i] = index % dims[i];
     bad = bad || (rank > 0 && H5Sselect_elements(space, H5S_SELECT_SET, 1, at) < 0)
-       || H5Dwrite(set, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, &v) < 0;
+          || H5Dwrite(set, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, &v) < 0;
     H5Sclose(mem);
     H5Sclose(space);
     H5Dclose(set);
@@ -89,9 +89,10 @@ static int int_kernel(void)
     int zero = 0;
     hid_t space = H5Screate(H5S_SCALAR), a = -1;
     int bad = H5Adelete_by_name(file, "/results", "kernel", H5P_DEFAULT) < 0
-           || (a = H5Acreate_by_name(file, "/results", "kernel", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT,
-                                     H5P_DEFAULT)) < 0
-           || H5Awrite(a, H5T_NATIVE_INT, &zero) < 0;
+              || (a = H5Acreate_by_name(file, "/results", "kernel", H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT,
+                                        H5P_DEFAULT))
+                     < 0
+              || H5Awrite(a, H5T_NATIVE_INT, &zero) < 0;
     H5Aclose(a);
     H5Sclose(space);
     return bad ? fail("retyping /results@kernel") : 0;
@@ -108,13 +109,13 @@ static int swap_chunks(void)
         last[d] = (dims[d] - 1) / chunk[d] * chunk[d];
     hsize_t size_a = 0, size_b = 0;
     bad = bad || H5Dget_chunk_storage_size(set, first, &size_a) < 0 || H5Dget_chunk_storage_size(set, last, &size_b) < 0
-       || size_a != size_b || memcmp(first, last, sizeof first) == 0;
+          || size_a != size_b || memcmp(first, last, sizeof first) == 0;
     unsigned char *a = bad ? NULL : malloc(size_a), *b = bad ? NULL : malloc(size_b);
     uint32_t fa = 0, fb = 0;
     bad = bad || !a || !b || H5Dread_chunk(set, H5P_DEFAULT, first, &fa, a) < 0
-       || H5Dread_chunk(set, H5P_DEFAULT, last, &fb, b) < 0 || memcmp(a, b, size_a) == 0
-       || H5Dwrite_chunk(set, H5P_DEFAULT, fb, first, size_b, b) < 0
-       || H5Dwrite_chunk(set, H5P_DEFAULT, fa, last, size_a, a) < 0;
+          || H5Dread_chunk(set, H5P_DEFAULT, last, &fb, b) < 0 || memcmp(a, b, size_a) == 0
+          || H5Dwrite_chunk(set, H5P_DEFAULT, fb, first, size_b, b) < 0
+          || H5Dwrite_chunk(set, H5P_DEFAULT, fa, last, size_a, a) < 0;
     free(a);
     free(b);
     H5Pclose(dcpl);
@@ -132,7 +133,7 @@ static int copy_attr(hid_t from, hid_t to, const char *name)
     unsigned char value[64];
     hid_t b = -1;
     int bad = a < 0 || H5Tget_size(type) > sizeof value || H5Aread(a, type, value) < 0
-           || (b = H5Acreate2(to, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0 || H5Awrite(b, type, value) < 0;
+              || (b = H5Acreate2(to, name, type, space, H5P_DEFAULT, H5P_DEFAULT)) < 0 || H5Awrite(b, type, value) < 0;
     if (!bad && H5Tis_variable_str(type) > 0) { /* HDF5 allocated the string read */
         char *text;
         memcpy(&text, value, sizeof text);
@@ -153,10 +154,10 @@ static int rewrite(const char *path, hid_t type, int (*edit)(hid_t dcpl, hid_t s
     hssize_t n = H5Sget_simple_extent_npoints(space);
     double *v = n > 0 ? malloc((size_t)n * sizeof *v) : NULL;
     int bad = !v || H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0 || edit(dcpl, space)
-           || H5Lmove(file, path, file, "/rewritten_old", H5P_DEFAULT, H5P_DEFAULT) < 0;
+              || H5Lmove(file, path, file, "/rewritten_old", H5P_DEFAULT, H5P_DEFAULT) < 0;
     hid_t copy = bad ? -1 : H5Dcreate2(file, path, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     bad = bad || copy < 0 || H5Dwrite(copy, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0
-       || copy_attr(set, copy, "digest") || copy_attr(set, copy, "units");
+          || copy_attr(set, copy, "digest") || copy_attr(set, copy, "units");
     H5Dclose(copy);
     free(v);
     H5Pclose(dcpl);
@@ -243,10 +244,10 @@ static int double_value(const char *path, hsize_t index)
 static int set_i64_attr(const char *obj, const char *name, int64_t value)
 {
     hid_t space = H5Screate(H5S_SCALAR), a = -1;
-    int bad = H5Adelete_by_name(file, obj, name, H5P_DEFAULT) < 0
-           || (a = H5Acreate_by_name(file, obj, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT,
-                                     H5P_DEFAULT)) < 0
-           || H5Awrite(a, H5T_NATIVE_INT64, &value) < 0;
+    int bad =
+        H5Adelete_by_name(file, obj, name, H5P_DEFAULT) < 0
+        || (a = H5Acreate_by_name(file, obj, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0
+        || H5Awrite(a, H5T_NATIVE_INT64, &value) < 0;
     H5Aclose(a);
     H5Sclose(space);
     return bad ? fail("rewriting the attribute") : 0;
@@ -282,8 +283,8 @@ static int crafted_huge(void)
 {
     const hsize_t n = (hsize_t)1 << 28;
     return set_i64_attr("/timings", "n_iterations", (int64_t)n) || set_int_attr("/results", "n_threads", 1)
-        || replace_unwritten("/timings/iteration", 1, &n)
-        || replace_unwritten("/timings/thread_iteration", 2, (hsize_t[]){ 1, n });
+           || replace_unwritten("/timings/iteration", 1, &n)
+           || replace_unwritten("/timings/thread_iteration", 2, (hsize_t[]){ 1, n });
 }
 
 /* Every thread's time of iteration i is NaN, or only the first thread's. */
@@ -322,9 +323,9 @@ static int writer_extremes(void)
         fastest = v[i] < v[fastest] ? i : fastest;
     free(v);
     bad = bad || set_value("/timings/iteration", fastest, 0.0) || set_value("/results/time_min", 0, 0.0)
-       || set_value("/results/gbs_best", 0, INFINITY) || set_value("/timings/thread_iteration", fastest, 0.0)
-       || (H5Lexists(file, "/results/glups_best", H5P_DEFAULT) > 0 && set_value("/results/glups_best", 0, INFINITY))
-       || set_value("/placement/local_fraction", 0, NAN) || set_value("/placement/thread_local_fraction", 0, NAN);
+          || set_value("/results/gbs_best", 0, INFINITY) || set_value("/timings/thread_iteration", fastest, 0.0)
+          || (H5Lexists(file, "/results/glups_best", H5P_DEFAULT) > 0 && set_value("/results/glups_best", 0, INFINITY))
+          || set_value("/placement/local_fraction", 0, NAN) || set_value("/placement/thread_local_fraction", 0, NAN);
     return bad ? fail("writing the extremes") : 0;
 }
 
@@ -407,8 +408,9 @@ static int doctor(const char *c)
         return int_kernel();
     if (strcmp(c, "soft_link") == 0)
         return H5Lmove(file, "/results", file, "/results_moved", H5P_DEFAULT, H5P_DEFAULT) < 0
-            || H5Lcreate_soft("/results_moved", file, "/results", H5P_DEFAULT, H5P_DEFAULT) < 0
-            ? fail("linking /results") : 0;
+                       || H5Lcreate_soft("/results_moved", file, "/results", H5P_DEFAULT, H5P_DEFAULT) < 0
+                   ? fail("linking /results")
+                   : 0;
     fprintf(stderr, "h5_doctor: unknown case '%s'\n", c);
     return 2;
 }
@@ -435,7 +437,7 @@ static int zero_field(const char *path, const char *field)
     int64_t *zeros = calloc(n ? n : 1, sizeof *zeros);
     hid_t set = H5Dopen2(file, path, H5P_DEFAULT), mem = H5Tcreate(H5T_COMPOUND, sizeof(int64_t));
     int bad = !zeros || set < 0 || mem < 0 || H5Tinsert(mem, field, 0, H5T_NATIVE_INT64) < 0
-           || H5Dwrite(set, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, zeros) < 0;
+              || H5Dwrite(set, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, zeros) < 0;
     H5Tclose(mem);
     H5Dclose(set);
     free(zeros);
@@ -452,7 +454,8 @@ static int doctor_schema(const char *c)
 {
     if (strcmp(c, "schema1") == 0)
         return H5Ldelete(file, "/summary", H5P_DEFAULT) < 0 || H5Ldelete(file, "/counters/machine", H5P_DEFAULT) < 0
-            ? fail("deleting what schema 2 added") : set_int_attr("/", "schema_version", 1);
+                   ? fail("deleting what schema 2 added")
+                   : set_int_attr("/", "schema_version", 1);
     if (strcmp(c, "calm") == 0) {
         static const char *const zero[] = { "/counters/machine/others_cpu", "/counters/machine/steal",
                                             "/counters/machine/load_start", "/counters/machine/load_end" };
@@ -463,7 +466,7 @@ static int doctor_schema(const char *c)
     }
     if (strncmp(c, "scale:", 6) == 0) {
         static const char *const times[] = { "/timings/iteration", "/timings/thread_iteration", "/timings/kernel",
-                                             "/results/time_min", "/results/time_median", "/results/time_max" };
+                                             "/results/time_min",  "/results/time_median",      "/results/time_max" };
         double f = strtod(c + 6, NULL);
         for (size_t i = 0; i < sizeof times / sizeof times[0]; i++)
             if (scale_dataset(times[i], f))
@@ -492,7 +495,7 @@ static int damage_heap(const char *path, const char *c)
     while (at + 32 <= n && memcmp(buf + at, "GCOL", 4) != 0)
         at++;
     int bad = !f || at + 32 > n || fseek(f, (long)at + 16, SEEK_SET) != 0
-           || fwrite(strcmp(c, "heap_loop") == 0 ? loop : crash, 16, 1, f) != 1;
+              || fwrite(strcmp(c, "heap_loop") == 0 ? loop : crash, 16, 1, f) != 1;
     if (f && fclose(f) != 0)
         bad = 1;
     return bad ? fail("damaging the global heap") : 0;
@@ -517,8 +520,8 @@ int main(int argc, char **argv)
     if (file < 0)
         return fail("opening the file");
     int st = strcmp(argv[2], "schema1") == 0 || strcmp(argv[2], "calm") == 0 || strncmp(argv[2], "set:", 4) == 0
-                  || strncmp(argv[2], "scale:", 6) == 0
-               ? doctor_schema(argv[2])
-               : doctor(argv[2]);
+                     || strncmp(argv[2], "scale:", 6) == 0
+                 ? doctor_schema(argv[2])
+                 : doctor(argv[2]);
     return H5Fclose(file) < 0 ? fail("closing the file") : st;
 }

@@ -22,7 +22,10 @@
 
 static int signal_named(const char *name)
 {
-    return strcmp(name, "USR1") == 0 ? SIGUSR1 : strcmp(name, "TERM") == 0 ? SIGTERM : strcmp(name, "INT") == 0 ? SIGINT : 0;
+    return strcmp(name, "USR1") == 0   ? SIGUSR1
+           : strcmp(name, "TERM") == 0 ? SIGTERM
+           : strcmp(name, "INT") == 0  ? SIGINT
+                                       : 0;
 }
 
 static void exec_with_pending(int sig, char **argv)
@@ -101,8 +104,10 @@ static int again(int sig, char **argv)
         if (blocked_writing_stderr(pid)) {
             unsigned long long caught = status_mask(pid, "SigCgt"), blocked = status_mask(pid, "SigBlk");
             if ((caught & bit) || (blocked & bit) || !(caught & term)) {
-                fprintf(stderr, "sig_pending: the child blocked writing to stderr before it took the first signal "
-                                "(SigCgt %llx, SigBlk %llx)\n", caught, blocked);
+                fprintf(stderr,
+                        "sig_pending: the child blocked writing to stderr before it took the first signal "
+                        "(SigCgt %llx, SigBlk %llx)\n",
+                        caught, blocked);
                 kill(pid, SIGKILL);
                 waitpid(pid, &status, 0);
                 return 125;
@@ -111,7 +116,7 @@ static int again(int sig, char **argv)
             waitpid(pid, &status, 0);
             break;
         }
-        nanosleep(&(struct timespec){0, 1000000}, NULL);
+        nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
     }
     close(fds[0]);
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);

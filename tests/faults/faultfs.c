@@ -59,7 +59,7 @@
 
 #define MAX_FD 4096
 
-static unsigned char tracked[MAX_FD]; /* 1: temporary output file, 2: its directory */
+static unsigned char tracked[MAX_FD];  /* 1: temporary output file, 2: its directory */
 static unsigned char fillable[MAX_FD]; /* a temporary file FAULTFS_FULL_AFTER applies to */
 static const char *full_only;
 static long long written, full_after = -1, kill_count, slow_us, slow_chunk = 32768;
@@ -83,8 +83,11 @@ static double now(void)
 
 static int errno_named(const char *name)
 {
-    static const struct { const char *name; int value; } known[] = {
-        { "ENOSPC", ENOSPC }, { "EDQUOT", EDQUOT }, { "EIO", EIO }, { "EROFS", EROFS }, { "EACCES", EACCES },
+    static const struct {
+        const char *name;
+        int value;
+    } known[] = {
+        { "ENOSPC", ENOSPC }, { "EDQUOT", EDQUOT }, { "EIO", EIO },       { "EROFS", EROFS }, { "EACCES", EACCES },
         { "ENOLCK", ENOLCK }, { "ENOSYS", ENOSYS }, { "EINVAL", EINVAL }, { "EPERM", EPERM },
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)

@@ -25,8 +25,12 @@ static void restore(const uint8_t *data, size_t size, const struct ckpt_case *c)
     size_t steps_max = (size_t)(c->n_warmup + c->n_iterations);
     size_t thread_values = (size_t)c->n_threads * (size_t)c->n_iterations;
     struct ts_checkpoint_expect e = {
-        .kernel = c->kernel, .n_warmup = c->n_warmup, .n_iterations = c->n_iterations, .n_threads = c->n_threads,
-        .must_match = must, .n_must_match = 4,
+        .kernel = c->kernel,
+        .n_warmup = c->n_warmup,
+        .n_iterations = c->n_iterations,
+        .n_threads = c->n_threads,
+        .must_match = must,
+        .n_must_match = 4,
         .field = { cells ? malloc(cells * sizeof(double)) : NULL, cells ? malloc(cells * sizeof(double)) : NULL },
         .field_dims = { c->field_dims[0], c->field_dims[1], c->field_dims[2] },
         .step_times = malloc(steps_max * sizeof(double)),

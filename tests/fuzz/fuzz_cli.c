@@ -38,7 +38,8 @@ static void free_argv(int argc, char **argv)
 /* The parse as plain values: pointers into argv become the strings they point to. */
 static void describe(const struct ts_cli *cli, int status, const struct ts_error *err, char *buf, size_t size)
 {
-    int used = snprintf(buf, size, "status %d cmd %d quiet %d format %d threads %d config %s restart %s files %d "
+    int used = snprintf(buf, size,
+                        "status %d cmd %d quiet %d format %d threads %d config %s restart %s files %d "
                         "rformat %d force %d out %s kind %s size %s help %d err %s |",
                         status, (int)cli->command, cli->quiet, (int)cli->format, cli->threads,
                         cli->config_path ? cli->config_path : "-", cli->restart_path ? cli->restart_path : "-",

@@ -85,8 +85,7 @@ static void check_summary(const struct ts_run_summary *s)
     for (size_t i = 0, measured = 0; i < iters; i++)
         for (size_t t = 0; t < threads; t++) {
             int nan = isnan(s->thread_iteration[t * iters + i]);
-            FUZZ_CHECK(!nan || (!measured && isnan(s->thread_iteration[i])), "thread_iteration[%zu][%zu] is NaN", t,
-                       i);
+            FUZZ_CHECK(!nan || (!measured && isnan(s->thread_iteration[i])), "thread_iteration[%zu][%zu] is NaN", t, i);
             measured |= !nan;
         }
     if (iters > 0)

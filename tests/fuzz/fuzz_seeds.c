@@ -104,9 +104,17 @@ static int write_case(const char *dir, const struct ckpt_case *c, int64_t steps_
     char text[256];
     snprintf(text, sizeof text, "[run]\nkernel = %s\n", c->kernel);
     struct ts_checkpoint ck = {
-        .kernel = c->kernel, .steps_done = steps_done, .n_warmup = c->n_warmup, .n_iterations = c->n_iterations,
-        .n_threads = c->n_threads, .config = config, .n_config = n, .config_text = text, .step_times = steps,
-        .thread_times = threads, .field = field,
+        .kernel = c->kernel,
+        .steps_done = steps_done,
+        .n_warmup = c->n_warmup,
+        .n_iterations = c->n_iterations,
+        .n_threads = c->n_threads,
+        .config = config,
+        .n_config = n,
+        .config_text = text,
+        .step_times = steps,
+        .thread_times = threads,
+        .field = field,
         .field_dims = { c->field_dims[0], c->field_dims[1], c->field_dims[2] },
     };
     char path[4096], again[4100];
@@ -152,32 +160,54 @@ static void fill_audit(struct audit *a, const char *after, int32_t n_arrays, int
         a->absent[k] = k;
         a->errors[k] = 0;
     }
-    a->rec = (struct ts_placement_rec){
-        .measured_after = after, .policy = "firsttouch", .sample_stride = 1, .page_size = 4096,
-        .granule_bytes = 4096, .requested_page_size = 4096, .madvise = "none", .n_nodes = FX_NUMA,
-        .node_ids = a->node_ids, .n_threads = FX_THREADS, .thread_node = a->thread_node,
-        .thread_pages = a->pages, .thread_local_pages = a->local, .thread_local_fraction = a->fraction,
-        .thread_node_pages = a->thread_node_pages, .n_arrays = n_arrays, .array_node_pages = a->array_node_pages,
-        .array_absent_pages = a->absent, .array_error_pages = a->errors,
-        .local_fraction = (48.0 - 3.0 * (double)shift) / 48.0, .time = 0.001 };
+    a->rec = (struct ts_placement_rec){ .measured_after = after,
+                                        .policy = "firsttouch",
+                                        .sample_stride = 1,
+                                        .page_size = 4096,
+                                        .granule_bytes = 4096,
+                                        .requested_page_size = 4096,
+                                        .madvise = "none",
+                                        .n_nodes = FX_NUMA,
+                                        .node_ids = a->node_ids,
+                                        .n_threads = FX_THREADS,
+                                        .thread_node = a->thread_node,
+                                        .thread_pages = a->pages,
+                                        .thread_local_pages = a->local,
+                                        .thread_local_fraction = a->fraction,
+                                        .thread_node_pages = a->thread_node_pages,
+                                        .n_arrays = n_arrays,
+                                        .array_node_pages = a->array_node_pages,
+                                        .array_absent_pages = a->absent,
+                                        .array_error_pages = a->errors,
+                                        .local_fraction = (48.0 - 3.0 * (double)shift) / 48.0,
+                                        .time = 0.001 };
 }
 
 static struct ts_job_rec slurm_job(int32_t restarted, int64_t steps_before)
 {
-    return (struct ts_job_rec){
-        .under_slurm = 1, .job_id = "4242", .array_job_id = "4240", .array_task_id = "2", .node_list = "node-[7-8]",
-        .cpus_on_node = "4", .cpus_per_task = "4", .partition = "batch", .restart_count = restarted ? "1" : "0",
-        .cpu_mask = "0-3", .restarted = restarted, .restarted_from = restarted ? "run.ckpt.h5" : "",
-        .steps_before_restart = steps_before };
+    return (struct ts_job_rec){ .under_slurm = 1,
+                                .job_id = "4242",
+                                .array_job_id = "4240",
+                                .array_task_id = "2",
+                                .node_list = "node-[7-8]",
+                                .cpus_on_node = "4",
+                                .cpus_per_task = "4",
+                                .partition = "batch",
+                                .restart_count = restarted ? "1" : "0",
+                                .cpu_mask = "0-3",
+                                .restarted = restarted,
+                                .restarted_from = restarted ? "run.ckpt.h5" : "",
+                                .steps_before_restart = steps_before };
 }
 
 /* The config keys a reader of run files needs, for kernel. */
 static void configure(struct io_fixture *f, const char *kernel)
 {
     static struct ts_attr config[4];
-    const char *pairs[4][2] = {
-        { "run.kernel", kernel }, { "init.policy", "firsttouch" }, { "init.huge_pages", "never" },
-        { "openmp.threads", "3" } };
+    const char *pairs[4][2] = { { "run.kernel", kernel },
+                                { "init.policy", "firsttouch" },
+                                { "init.huge_pages", "never" },
+                                { "openmp.threads", "3" } };
     for (int i = 0; i < 4; i++) {
         snprintf(config[i].name, sizeof config[i].name, "%s", pairs[i][0]);
         snprintf(config[i].value, sizeof config[i].value, "%s", pairs[i][1]);

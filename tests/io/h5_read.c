@@ -93,8 +93,8 @@ int rd_all(hid_t loc, const char *path, hid_t mem_type, void *out, hsize_t n)
     hssize_t points = H5Sget_simple_extent_npoints(space);
     int ok = points >= 0 && (hsize_t)points <= n
              && (points == 0 || H5Dread(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0);
-    CHECK(ok, "dataset %s (%lld points) cannot be read into %llu elements", path,
-          (long long)points, (unsigned long long)n);
+    CHECK(ok, "dataset %s (%lld points) cannot be read into %llu elements", path, (long long)points,
+          (unsigned long long)n);
     H5Sclose(space);
     H5Dclose(d);
     return ok ? 0 : -1;
@@ -121,8 +121,7 @@ static void expect_columns(hid_t loc, const char *path, const struct rd_col *col
         if (idx < 0 || !cols[i].str_size)
             continue;
         hid_t m = H5Tget_member_type(t, (unsigned)idx);
-        CHECK(H5Tget_class(m) == H5T_STRING && H5Tis_variable_str(m) == 0
-                  && H5Tget_strpad(m) == H5T_STR_NULLTERM,
+        CHECK(H5Tget_class(m) == H5T_STRING && H5Tis_variable_str(m) == 0 && H5Tget_strpad(m) == H5T_STR_NULLTERM,
               "%s.%s is not a fixed null-terminated string", path, cols[i].name);
         H5Tclose(m);
     }
@@ -132,8 +131,8 @@ static void expect_columns(hid_t loc, const char *path, const struct rd_col *col
         H5Dclose(d);
 }
 
-int rd_table(hid_t loc, const char *path, size_t row_size, const struct rd_col *cols,
-             size_t n_cols, void *rows, hsize_t n_rows)
+int rd_table(hid_t loc, const char *path, size_t row_size, const struct rd_col *cols, size_t n_cols, void *rows,
+             hsize_t n_rows)
 {
     expect_columns(loc, path, cols, n_cols);
     hid_t mem = H5Tcreate(H5T_COMPOUND, row_size);
@@ -155,8 +154,8 @@ int rd_table(hid_t loc, const char *path, size_t row_size, const struct rd_col *
 void expect_str_attr(hid_t loc, const char *obj, const char *name, const char *value)
 {
     char *got = rd_str_attr(loc, obj, name);
-    CHECK(got && strcmp(got, value) == 0, "attribute %s of %s is \"%s\", expected \"%s\"", name,
-          obj, got ? got : "(none)", value);
+    CHECK(got && strcmp(got, value) == 0, "attribute %s of %s is \"%s\", expected \"%s\"", name, obj,
+          got ? got : "(none)", value);
     free(got);
 }
 

@@ -27,13 +27,16 @@ struct rd_col {
     hid_t type;
     size_t str_size;
 };
+/* One line each: clang-format 14 spreads a braced initialiser in a macro over four. */
+/* clang-format off */
 #define RD_NUM(s, f, t) { #f, offsetof(s, f), (t), 0 }
 #define RD_STR(s, f) { #f, offsetof(s, f), 0, sizeof(((s *)0)->f) }
+/* clang-format on */
 
 /* Checks that the file's compound has exactly these columns (strings fixed-length and
  * null-terminated), then reads up to n_rows rows of row_size bytes; 0 on success. */
-int rd_table(hid_t loc, const char *path, size_t row_size, const struct rd_col *cols,
-             size_t n_cols, void *rows, hsize_t n_rows);
+int rd_table(hid_t loc, const char *path, size_t row_size, const struct rd_col *cols, size_t n_cols, void *rows,
+             hsize_t n_rows);
 
 /* Checks that `path` has units attribute `units`. */
 void expect_units(hid_t loc, const char *path, const char *units);

@@ -41,9 +41,18 @@ static int write_and_restore(const struct ckpt *c, const char *dir, double *fiel
     char path[4200];
     snprintf(path, sizeof path, "%s/c.ckpt.h5", dir);
     struct ts_checkpoint w = {
-        .kernel = "stencil2d", .steps_done = c->steps_done, .n_warmup = WARMUP, .n_iterations = ITERS,
-        .n_threads = c->threads, .config = must_match, .n_config = 2, .config_text = "[run]\n",
-        .step_times = c->steps, .thread_times = c->thread_times, .field = c->field, .field_dims = { NZ, NY, NX },
+        .kernel = "stencil2d",
+        .steps_done = c->steps_done,
+        .n_warmup = WARMUP,
+        .n_iterations = ITERS,
+        .n_threads = c->threads,
+        .config = must_match,
+        .n_config = 2,
+        .config_text = "[run]\n",
+        .step_times = c->steps,
+        .thread_times = c->thread_times,
+        .field = c->field,
+        .field_dims = { NZ, NY, NX },
     };
     struct ts_error werr = { 0 };
     if (ts_checkpoint_write(&w, path, &werr) != TS_OK) {
@@ -52,10 +61,16 @@ static int write_and_restore(const struct ckpt *c, const char *dir, double *fiel
     }
     static double other[CELLS], step_times[WARMUP + ITERS], thread_times[THREADS * ITERS];
     struct ts_checkpoint_expect e = {
-        .kernel = "stencil2d", .n_warmup = WARMUP, .n_iterations = ITERS, .n_threads = THREADS,
-        .must_match = must_match, .n_must_match = 2,
+        .kernel = "stencil2d",
+        .n_warmup = WARMUP,
+        .n_iterations = ITERS,
+        .n_threads = THREADS,
+        .must_match = must_match,
+        .n_must_match = 2,
         .field = { c->steps_done % 2 ? other : field, c->steps_done % 2 ? field : other },
-        .field_dims = { NZ, NY, NX }, .step_times = step_times, .thread_times = thread_times,
+        .field_dims = { NZ, NY, NX },
+        .step_times = step_times,
+        .thread_times = thread_times,
     };
     memset(err, 0, sizeof *err);
     return ts_checkpoint_restore(path, &e, steps, threads_restored, err);
@@ -72,19 +87,43 @@ static void refused(const char *what, void (*edit)(struct ckpt *), const char *r
     int restored = -1;
     struct ts_error err;
     int st = write_and_restore(&c, dir, field, &steps, &restored, &err);
-    CHECK(st == TS_BAD_INPUT && strstr(err.message, reason), "%s: restore gave %d \"%s\", expected \"%s\"", what,
-          st, err.message, reason);
+    CHECK(st == TS_BAD_INPUT && strstr(err.message, reason), "%s: restore gave %d \"%s\", expected \"%s\"", what, st,
+          err.message, reason);
     CHECK(restored == 0, "%s: refused, yet thread times were restored", what);
 }
 
-static void steps_all(struct ckpt *c) { c->steps_done = WARMUP + ITERS; }
-static void tiny_step(struct ckpt *c) { c->steps[1] = 1.9e-159; }
-static void huge_step(struct ckpt *c) { c->steps[0] = 1e300; }
-static void negative_thread(struct ckpt *c) { c->thread_times[1] = -1e-3; }
-static void tiny_thread(struct ckpt *c) { c->thread_times[0] = 1e-200; }
-static void infinite_field(struct ckpt *c) { c->field[5] = INFINITY; }
-static void nan_field(struct ckpt *c) { c->field[0] = NAN; }
-static void nan_step(struct ckpt *c) { c->steps[2] = NAN; }
+static void steps_all(struct ckpt *c)
+{
+    c->steps_done = WARMUP + ITERS;
+}
+static void tiny_step(struct ckpt *c)
+{
+    c->steps[1] = 1.9e-159;
+}
+static void huge_step(struct ckpt *c)
+{
+    c->steps[0] = 1e300;
+}
+static void negative_thread(struct ckpt *c)
+{
+    c->thread_times[1] = -1e-3;
+}
+static void tiny_thread(struct ckpt *c)
+{
+    c->thread_times[0] = 1e-200;
+}
+static void infinite_field(struct ckpt *c)
+{
+    c->field[5] = INFINITY;
+}
+static void nan_field(struct ckpt *c)
+{
+    c->field[0] = NAN;
+}
+static void nan_step(struct ckpt *c)
+{
+    c->steps[2] = NAN;
+}
 
 int main(void)
 {

@@ -54,8 +54,7 @@ static void write_sample(void (*fill)(struct io_fixture *), const char *path)
 }
 
 /* Fails unless h5dump exits 0 and its output shows every mark. */
-static void expect_dump(const char *flag, const char *path, const char *out,
-                        const char *const *marks, size_t n)
+static void expect_dump(const char *flag, const char *path, const char *out, const char *const *marks, size_t n)
 {
     int status = run_h5dump(flag, path, out);
     CHECK(status == 0, "h5dump %s exited with %d on %s", flag ? flag : "", status, path);
@@ -63,8 +62,7 @@ static void expect_dump(const char *flag, const char *path, const char *out,
         return;
     char *text = slurp(out);
     for (size_t i = 0; i < n; i++)
-        CHECK(strstr(text, marks[i]), "h5dump %s of %s shows no %s", flag ? flag : "", path,
-              marks[i]);
+        CHECK(strstr(text, marks[i]), "h5dump %s of %s shows no %s", flag ? flag : "", path, marks[i]);
     free(text);
 }
 
@@ -78,9 +76,9 @@ int main(void)
     write_sample(io_fixture_full, full);
     write_sample(io_fixture_minimal, minimal);
 
-    const char *headers[] = { "GROUP \"topology\"", "DATASET \"thread_iteration\"",
-                              "DATASET \"table\"", "H5T_STR_NULLTERM", "\"schema_version\"",
-                              "DATASET \"u\"", "DATASET \"warnings\"" };
+    const char *headers[] = { "GROUP \"topology\"",  "DATASET \"thread_iteration\"", "DATASET \"table\"",
+                              "H5T_STR_NULLTERM",    "\"schema_version\"",           "DATASET \"u\"",
+                              "DATASET \"warnings\"" };
     expect_dump("-H", full, out, headers, sizeof headers / sizeof headers[0]);
     const char *data[] = { "node 1 has 2 threads, node 0 has 1", "\"{3}\"" };
     expect_dump(NULL, full, out, data, sizeof data / sizeof data[0]);

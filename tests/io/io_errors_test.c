@@ -43,13 +43,10 @@ static void expect_refused(const char *path, const char *reason)
     struct ts_error err = { 0 };
     int st = ts_output_check(path, &err);
     CHECK(st == TS_BAD_INPUT && strstr(err.message, path) && strstr(err.message, reason),
-          "ts_output_check(%s) gave %d \"%s\", expected the path and \"%s\"", path, st,
-          err.message, reason);
+          "ts_output_check(%s) gave %d \"%s\", expected the path and \"%s\"", path, st, err.message, reason);
     struct write_call c = write_quietly(path);
-    CHECK(c.status == TS_BAD_INPUT && strstr(c.err.message, path)
-              && strstr(c.err.message, reason),
-          "ts_record_write(%s) gave %d \"%s\", expected the path and \"%s\"", path, c.status,
-          c.err.message, reason);
+    CHECK(c.status == TS_BAD_INPUT && strstr(c.err.message, path) && strstr(c.err.message, reason),
+          "ts_record_write(%s) gave %d \"%s\", expected the path and \"%s\"", path, c.status, c.err.message, reason);
 }
 
 static void missing_dir(const char *dir)
@@ -93,8 +90,8 @@ static void is_dir(const char *dir)
     mkdir(sub, 0755);
     expect_refused(sub, "Is a directory");
     struct stat st;
-    CHECK(stat(sub, &st) == 0 && S_ISDIR(st.st_mode) && io_dir_entries(sub) == 0
-              && io_dir_entries(dir) == 1, "the directory %s was changed", sub);
+    CHECK(stat(sub, &st) == 0 && S_ISDIR(st.st_mode) && io_dir_entries(sub) == 0 && io_dir_entries(dir) == 1,
+          "the directory %s was changed", sub);
 }
 
 /* A real mid-write failure: a file size limit below the file's size makes write() fail with
@@ -126,8 +123,7 @@ static void atomic_fsize(const char *dir)
     struct write_call c = write_quietly(path);
     setrlimit(RLIMIT_FSIZE, &old);
 
-    CHECK(c.status == TS_IO_ERROR && strstr(c.err.message, path)
-              && strstr(c.err.message, "File too large"),
+    CHECK(c.status == TS_IO_ERROR && strstr(c.err.message, path) && strstr(c.err.message, "File too large"),
           "a write over the size limit gave %d \"%s\"", c.status, c.err.message);
     char got[sizeof before + 8] = "";
     f = fopen(path, "rb");
@@ -149,8 +145,7 @@ static void bad_record(const char *dir)
     snprintf(path, sizeof path, "%s/run.h5", dir);
     fx.rec.threads = NULL;
     struct write_call c = write_quietly(path);
-    CHECK(c.status == TS_INTERNAL_ERROR && strstr(c.err.message, path)
-              && strstr(c.err.message, "thread rows"),
+    CHECK(c.status == TS_INTERNAL_ERROR && strstr(c.err.message, path) && strstr(c.err.message, "thread rows"),
           "3 thread rows without an array gave %d \"%s\"", c.status, c.err.message);
     fx.rec.threads = fx.threads;
 
@@ -174,9 +169,8 @@ int main(int argc, char **argv)
         const char *name;
         void (*run)(const char *dir);
     } cases[] = {
-        { "unwritable.missing_dir", missing_dir }, { "unwritable.readonly", readonly },
-        { "unwritable.is_dir", is_dir }, { "atomic.fsize", atomic_fsize },
-        { "record.invalid", bad_record },
+        { "unwritable.missing_dir", missing_dir }, { "unwritable.readonly", readonly }, { "unwritable.is_dir", is_dir },
+        { "atomic.fsize", atomic_fsize },          { "record.invalid", bad_record },
     };
     for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) != 0)

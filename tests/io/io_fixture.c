@@ -26,27 +26,39 @@ static void fill_topology(struct io_fixture *f)
             f->distances[i * FX_NUMA + j] = i == j ? 10 : 21;
     }
     for (int c = 0; c < 4; c++) {
-        f->cores[c] = (struct ts_core_rec){ .index = c, .os_index = 100 + c, .package = c / 2,
-                                            .numa = c / 2 };
+        f->cores[c] = (struct ts_core_rec){ .index = c, .os_index = 100 + c, .package = c / 2, .numa = c / 2 };
         snprintf(f->cores[c].cpus, sizeof f->cores[c].cpus, "%d", c);
     }
     f->caches[0] = (struct ts_cache_rec){ 1, "data", 32768, 64, 4 };
     f->caches[1] = (struct ts_cache_rec){ 2, "unified", 1048576, 64, 4 };
     f->caches[2] = (struct ts_cache_rec){ 3, "unified", 33554432, 64, 2 };
-    f->topo = (struct ts_topology_rec){
-        .n_packages = 2, .n_cores = 4, .n_pus = 4, .n_numa = FX_NUMA, .numa = f->numa,
-        .distances = f->distances, .n_cores_rec = 4, .cores = f->cores, .n_caches = 3,
-        .caches = f->caches, .cache_line_bytes = 64, .cache_line_source = "hwloc L1d",
-        .hwloc_version = "2.9.0" };
+    f->topo = (struct ts_topology_rec){ .n_packages = 2,
+                                        .n_cores = 4,
+                                        .n_pus = 4,
+                                        .n_numa = FX_NUMA,
+                                        .numa = f->numa,
+                                        .distances = f->distances,
+                                        .n_cores_rec = 4,
+                                        .cores = f->cores,
+                                        .n_caches = 3,
+                                        .caches = f->caches,
+                                        .cache_line_bytes = 64,
+                                        .cache_line_source = "hwloc L1d",
+                                        .hwloc_version = "2.9.0" };
 }
 
 static void fill_threads(struct io_fixture *f)
 {
     for (int t = 0; t < FX_THREADS; t++) {
-        f->threads[t] = (struct ts_thread_rec){
-            .thread = t, .place = t, .cpu_start = t + 1, .cpu_end = t + 1, .core = t + 1,
-            .node = t == 0 ? 0 : 1, .counted_for_node = t == 0 ? 0 : 1,
-            .item_begin = 7 * t, .item_end = 7 * (t + 1) };
+        f->threads[t] = (struct ts_thread_rec){ .thread = t,
+                                                .place = t,
+                                                .cpu_start = t + 1,
+                                                .cpu_end = t + 1,
+                                                .core = t + 1,
+                                                .node = t == 0 ? 0 : 1,
+                                                .counted_for_node = t == 0 ? 0 : 1,
+                                                .item_begin = 7 * t,
+                                                .item_end = 7 * (t + 1) };
         snprintf(f->threads[t].place_cpus, sizeof f->threads[t].place_cpus, "{%d}", t + 1);
         snprintf(f->threads[t].affinity, sizeof f->threads[t].affinity, "%d", t + 1);
     }
@@ -63,11 +75,19 @@ static void fill_timings(struct io_fixture *f)
     for (int t = 0; t < FX_THREADS; t++)
         for (int i = 0; i < FX_ITER; i++)
             f->thread_iteration[t * FX_ITER + i] = 0.001 * (t + 1) + 0.0001 * i;
-    f->timings = (struct ts_timings_rec){
-        .allocation = 0.5, .init = 0.25, .kernel = 0.125, .combine = 1e-6, .verify = 0.0625,
-        .write = 0.03125, .total = 1.5, .timer_resolution = 1e-9, .n_warmup = FX_WARMUP,
-        .n_iterations = FX_ITER, .warmup = f->warmup, .iteration = f->iteration,
-        .thread_iteration = f->thread_iteration };
+    f->timings = (struct ts_timings_rec){ .allocation = 0.5,
+                                          .init = 0.25,
+                                          .kernel = 0.125,
+                                          .combine = 1e-6,
+                                          .verify = 0.0625,
+                                          .write = 0.03125,
+                                          .total = 1.5,
+                                          .timer_resolution = 1e-9,
+                                          .n_warmup = FX_WARMUP,
+                                          .n_iterations = FX_ITER,
+                                          .warmup = f->warmup,
+                                          .iteration = f->iteration,
+                                          .thread_iteration = f->thread_iteration };
 }
 
 static void fill_results(struct io_fixture *f)
@@ -78,18 +98,41 @@ static void fill_results(struct io_fixture *f)
     f->node_ids[1] = 1;
     f->node_partials[0] = 1.5;
     f->node_partials[1] = 7.5;
-    f->results = (struct ts_results_rec){
-        .kernel = "stencil2d", .unit = "lattice update", .byte_model = "2 loads + 1 store",
-        .result_name = "sum of u^2", .n = 0, .nx = FX_NX, .ny = FX_NY, .nz = 1,
-        .n_threads = FX_THREADS, .init_mode = "parallel", .global = 9.0,
-        .thread_partials = f->thread_partials, .n_nodes = FX_NUMA, .node_ids = f->node_ids,
-        .node_partials = f->node_partials, .units_per_iteration = FX_NX * FX_NY,
-        .bytes_per_unit = 24.0, .flops_per_unit = 6.0, .time_min = 0.002,
-        .time_median = 0.0022, .time_max = 0.0024, .gbs_best = 0.24, .gbs_median = 0.2,
-        .gflops_best = 0.06, .gflops_median = 0.05, .glups_best = 0.01, .glups_median = 0.009 };
-    f->verification = (struct ts_verification_rec){
-        .expected = 9.0, .observed = 9.0, .error = 0.0, .tolerance = 1e-12, .passed = 1,
-        .checked = 20, .failures = 0, .method = "closed form" };
+    f->results = (struct ts_results_rec){ .kernel = "stencil2d",
+                                          .unit = "lattice update",
+                                          .byte_model = "2 loads + 1 store",
+                                          .result_name = "sum of u^2",
+                                          .n = 0,
+                                          .nx = FX_NX,
+                                          .ny = FX_NY,
+                                          .nz = 1,
+                                          .n_threads = FX_THREADS,
+                                          .init_mode = "parallel",
+                                          .global = 9.0,
+                                          .thread_partials = f->thread_partials,
+                                          .n_nodes = FX_NUMA,
+                                          .node_ids = f->node_ids,
+                                          .node_partials = f->node_partials,
+                                          .units_per_iteration = FX_NX * FX_NY,
+                                          .bytes_per_unit = 24.0,
+                                          .flops_per_unit = 6.0,
+                                          .time_min = 0.002,
+                                          .time_median = 0.0022,
+                                          .time_max = 0.0024,
+                                          .gbs_best = 0.24,
+                                          .gbs_median = 0.2,
+                                          .gflops_best = 0.06,
+                                          .gflops_median = 0.05,
+                                          .glups_best = 0.01,
+                                          .glups_median = 0.009 };
+    f->verification = (struct ts_verification_rec){ .expected = 9.0,
+                                                    .observed = 9.0,
+                                                    .error = 0.0,
+                                                    .tolerance = 1e-12,
+                                                    .passed = 1,
+                                                    .checked = 20,
+                                                    .failures = 0,
+                                                    .method = "closed form" };
 }
 
 void io_fixture_full(struct io_fixture *f)
@@ -112,22 +155,48 @@ void io_fixture_full(struct io_fixture *f)
     f->summary[1] = "  output     run.h5";
     for (int t = 0; t < FX_THREADS; t++)
         f->counter_rows[t] = (struct ts_counter_row){ 10 + t, t, 2 * t, 3 * t, -1 };
-    f->machine = (struct ts_machine_rec){ .cpus = "1-3", .n_cpus = 3, .online_cpus = 4, .elapsed = 0.5,
-                                          .own_cpu = 1.25, .busy = 1.375, .others_cpu = 0.125, .steal = 0.0625,
-                                          .clock_tick = 0.01, .load_start = 0.5, .load_end = 3.25 };
-    f->counters = (struct ts_counters_rec){ .n_threads = FX_THREADS, .init = f->counter_rows,
-                                            .kernel = f->counter_rows, .migrations_source = "unavailable",
+    f->machine = (struct ts_machine_rec){ .cpus = "1-3",
+                                          .n_cpus = 3,
+                                          .online_cpus = 4,
+                                          .elapsed = 0.5,
+                                          .own_cpu = 1.25,
+                                          .busy = 1.375,
+                                          .others_cpu = 0.125,
+                                          .steal = 0.0625,
+                                          .clock_tick = 0.01,
+                                          .load_start = 0.5,
+                                          .load_end = 3.25 };
+    f->counters = (struct ts_counters_rec){ .n_threads = FX_THREADS,
+                                            .init = f->counter_rows,
+                                            .kernel = f->counter_rows,
+                                            .migrations_source = "unavailable",
                                             .machine = &f->machine };
-    f->rec = (struct ts_record){
-        .program_version = "0.1.0", .command_line = "touchstone run configs/x.ini --set a=b",
-        .host = "node-7", .start_time = "2024-05-01T12:00:00Z", .config = f->config,
-        .n_config = 3, .config_path = "configs/x.ini", .config_text = io_config_text,
-        .config_overrides = "a=b\n", .environment = f->environment, .n_environment = 2,
-        .binding = f->binding, .n_binding = 2, .topology = &f->topo, .threads = f->threads,
-        .n_threads = FX_THREADS, .timings = &f->timings, .results = &f->results,
-        .verification = &f->verification, .field = f->field, .field_dims = { 1, FX_NY, FX_NX },
-        .warnings = f->warnings, .n_warnings = 2, .counters = &f->counters, .summary = f->summary,
-        .n_summary = 2 };
+    f->rec = (struct ts_record){ .program_version = "0.1.0",
+                                 .command_line = "touchstone run configs/x.ini --set a=b",
+                                 .host = "node-7",
+                                 .start_time = "2024-05-01T12:00:00Z",
+                                 .config = f->config,
+                                 .n_config = 3,
+                                 .config_path = "configs/x.ini",
+                                 .config_text = io_config_text,
+                                 .config_overrides = "a=b\n",
+                                 .environment = f->environment,
+                                 .n_environment = 2,
+                                 .binding = f->binding,
+                                 .n_binding = 2,
+                                 .topology = &f->topo,
+                                 .threads = f->threads,
+                                 .n_threads = FX_THREADS,
+                                 .timings = &f->timings,
+                                 .results = &f->results,
+                                 .verification = &f->verification,
+                                 .field = f->field,
+                                 .field_dims = { 1, FX_NY, FX_NX },
+                                 .warnings = f->warnings,
+                                 .n_warnings = 2,
+                                 .counters = &f->counters,
+                                 .summary = f->summary,
+                                 .n_summary = 2 };
 }
 
 void io_fixture_minimal(struct io_fixture *f)

@@ -9,8 +9,8 @@
 #include "io_fixture.h"
 #include "ts_h5_write.h"
 
-static void expect_scalars(hid_t f, const char *group, const char *const *names,
-                           const double *values, size_t n, const char *units)
+static void expect_scalars(hid_t f, const char *group, const char *const *names, const double *values, size_t n,
+                           const char *units)
 {
     for (size_t i = 0; i < n; i++) {
         char path[128];
@@ -30,8 +30,7 @@ static void expect_attr_list(hid_t f, const char *obj, const struct ts_attr *a, 
 static int attr_count(hid_t f, const char *obj)
 {
     H5O_info_t info;
-    return H5Oget_info_by_name2(f, obj, &info, H5O_INFO_NUM_ATTRS, H5P_DEFAULT) < 0
-        ? -1 : (int)info.num_attrs;
+    return H5Oget_info_by_name2(f, obj, &info, H5O_INFO_NUM_ATTRS, H5P_DEFAULT) < 0 ? -1 : (int)info.num_attrs;
 }
 
 /* A scalar or 1D dataset of variable-length strings, element i. */
@@ -97,8 +96,8 @@ static void check_topology(hid_t f, const struct io_fixture *fx)
     };
     struct ts_numa_rec numa[FX_NUMA] = { 0 };
     rd_table(f, "topology/numa_nodes", sizeof numa[0], numa_cols, 3, numa, FX_NUMA);
-    CHECK(numa[1].os_index == 1 && numa[1].memory_bytes == (uint64_t)2 << 33
-              && strcmp(numa[1].cpus, "2-3") == 0, "/topology/numa_nodes row 1 wrong");
+    CHECK(numa[1].os_index == 1 && numa[1].memory_bytes == (uint64_t)2 << 33 && strcmp(numa[1].cpus, "2-3") == 0,
+          "/topology/numa_nodes row 1 wrong");
     expect_units(f, "topology/numa_nodes", "memory_bytes: bytes");
 
     hsize_t dims[3];
@@ -118,8 +117,8 @@ static void check_topology(hid_t f, const struct io_fixture *fx)
     };
     struct ts_core_rec cores[4] = { 0 };
     rd_table(f, "topology/cores", sizeof cores[0], core_cols, 5, cores, 4);
-    CHECK(cores[3].index == 3 && cores[3].os_index == 103 && cores[3].package == 1
-              && cores[3].numa == 1 && strcmp(cores[3].cpus, "3") == 0,
+    CHECK(cores[3].index == 3 && cores[3].os_index == 103 && cores[3].package == 1 && cores[3].numa == 1
+              && strcmp(cores[3].cpus, "3") == 0,
           "/topology/cores row 3 wrong");
     expect_units(f, "topology/cores", "1");
 
@@ -132,9 +131,9 @@ static void check_topology(hid_t f, const struct io_fixture *fx)
     };
     struct ts_cache_rec caches[3] = { 0 };
     rd_table(f, "topology/caches", sizeof caches[0], cache_cols, 5, caches, 3);
-    CHECK(caches[2].level == 3 && strcmp(caches[2].type, "unified") == 0
-              && caches[2].size_bytes == 33554432 && caches[2].line_bytes == 64
-              && caches[2].count == 2, "/topology/caches row 2 wrong");
+    CHECK(caches[2].level == 3 && strcmp(caches[2].type, "unified") == 0 && caches[2].size_bytes == 33554432
+              && caches[2].line_bytes == 64 && caches[2].count == 2,
+          "/topology/caches row 2 wrong");
     expect_units(f, "topology/caches", "size_bytes: bytes, line_bytes: bytes");
 }
 
@@ -144,12 +143,17 @@ static void check_threads(hid_t f, const struct io_fixture *fx)
     CHECK(attr_count(f, "threads") == 2, "/threads attribute count");
     typedef struct ts_thread_rec T;
     const struct rd_col cols[] = {
-        RD_NUM(T, thread, H5T_NATIVE_INT32), RD_NUM(T, place, H5T_NATIVE_INT32),
-        RD_STR(T, place_cpus), RD_STR(T, affinity),
-        RD_NUM(T, cpu_start, H5T_NATIVE_INT32), RD_NUM(T, cpu_end, H5T_NATIVE_INT32),
-        RD_NUM(T, core, H5T_NATIVE_INT32), RD_NUM(T, node, H5T_NATIVE_INT32),
+        RD_NUM(T, thread, H5T_NATIVE_INT32),
+        RD_NUM(T, place, H5T_NATIVE_INT32),
+        RD_STR(T, place_cpus),
+        RD_STR(T, affinity),
+        RD_NUM(T, cpu_start, H5T_NATIVE_INT32),
+        RD_NUM(T, cpu_end, H5T_NATIVE_INT32),
+        RD_NUM(T, core, H5T_NATIVE_INT32),
+        RD_NUM(T, node, H5T_NATIVE_INT32),
         RD_NUM(T, counted_for_node, H5T_NATIVE_INT32),
-        RD_NUM(T, item_begin, H5T_NATIVE_INT64), RD_NUM(T, item_end, H5T_NATIVE_INT64),
+        RD_NUM(T, item_begin, H5T_NATIVE_INT64),
+        RD_NUM(T, item_end, H5T_NATIVE_INT64),
     };
     hsize_t dims[3];
     CHECK(rd_dims(f, "threads/table", dims) == 1 && dims[0] == FX_THREADS, "table rows");
@@ -157,9 +161,8 @@ static void check_threads(hid_t f, const struct io_fixture *fx)
     memset(rows, 0, sizeof rows);
     rd_table(f, "threads/table", sizeof(T), cols, sizeof cols / sizeof cols[0], rows, FX_THREADS);
     const T *r = &rows[2];
-    CHECK(r->thread == 2 && r->place == 2 && strcmp(r->place_cpus, "{3}") == 0
-              && strcmp(r->affinity, "3") == 0 && r->cpu_start == 3 && r->cpu_end == 3
-              && r->core == 3 && r->node == 1 && r->counted_for_node == 1
+    CHECK(r->thread == 2 && r->place == 2 && strcmp(r->place_cpus, "{3}") == 0 && strcmp(r->affinity, "3") == 0
+              && r->cpu_start == 3 && r->cpu_end == 3 && r->core == 3 && r->node == 1 && r->counted_for_node == 1
               && r->item_begin == 14 && r->item_end == 21,
           "/threads/table row 2 wrong (place_cpus \"%s\")", r->place_cpus);
     expect_units(f, "threads/table", "1");
@@ -168,10 +171,9 @@ static void check_threads(hid_t f, const struct io_fixture *fx)
 static void check_timings(hid_t f, const struct io_fixture *fx)
 {
     const struct ts_timings_rec *t = &fx->timings;
-    const char *names[] = { "allocation", "init", "kernel", "combine", "verify", "write",
-                            "total", "timer_resolution" };
-    const double values[] = { t->allocation, t->init, t->kernel, t->combine,
-                              t->verify, t->write, t->total, t->timer_resolution };
+    const char *names[] = { "allocation", "init", "kernel", "combine", "verify", "write", "total", "timer_resolution" };
+    const double values[] = { t->allocation, t->init,  t->kernel, t->combine,
+                              t->verify,     t->write, t->total,  t->timer_resolution };
     expect_scalars(f, "timings", names, values, 8, "s");
     CHECK(rd_int_attr(f, "timings", "n_iterations") == FX_ITER, "n_iterations");
     CHECK(rd_int_attr(f, "timings", "n_warmup") == FX_WARMUP, "n_warmup");
@@ -183,8 +185,8 @@ static void check_timings(hid_t f, const struct io_fixture *fx)
     CHECK(memcmp(it, fx->iteration, sizeof it) == 0, "/timings/iteration values");
     rd_all(f, "timings/warmup", H5T_NATIVE_DOUBLE, warm, FX_WARMUP);
     CHECK(memcmp(warm, fx->warmup, sizeof warm) == 0, "/timings/warmup values");
-    CHECK(rd_dims(f, "timings/thread_iteration", dims) == 2 && dims[0] == FX_THREADS
-              && dims[1] == FX_ITER, "thread_iteration is not threads x iterations");
+    CHECK(rd_dims(f, "timings/thread_iteration", dims) == 2 && dims[0] == FX_THREADS && dims[1] == FX_ITER,
+          "thread_iteration is not threads x iterations");
     rd_all(f, "timings/thread_iteration", H5T_NATIVE_DOUBLE, ti, FX_THREADS * FX_ITER);
     CHECK(fabs(ti[2][4] - 0.0034) < 1e-15 && memcmp(ti, fx->thread_iteration, sizeof ti) == 0,
           "thread_iteration[2][4] is %g, expected 0.0034", ti[2][4]);
@@ -197,9 +199,11 @@ static void check_timings(hid_t f, const struct io_fixture *fx)
 static void check_results(hid_t f, const struct io_fixture *fx)
 {
     const struct ts_results_rec *r = &fx->results;
-    const char *strs[][2] = { { "kernel", r->kernel }, { "unit", r->unit },
+    const char *strs[][2] = { { "kernel", r->kernel },
+                              { "unit", r->unit },
                               { "byte_model", r->byte_model },
-                              { "result_name", r->result_name }, { "init_mode", r->init_mode } };
+                              { "result_name", r->result_name },
+                              { "init_mode", r->init_mode } };
     for (int i = 0; i < 5; i++)
         expect_str_attr(f, "results", strs[i][0], strs[i][1]);
     const char *ints[] = { "n", "nx", "ny", "nz", "n_threads", "units_per_iteration" };
@@ -217,16 +221,14 @@ static void check_results(hid_t f, const struct io_fixture *fx)
     const char *gbs[] = { "gbs_best", "gbs_median" };
     expect_scalars(f, "results", gbs, (double[]){ r->gbs_best, r->gbs_median }, 2, "GB/s");
     const char *gf[] = { "gflops_best", "gflops_median" };
-    expect_scalars(f, "results", gf, (double[]){ r->gflops_best, r->gflops_median }, 2,
-                   "GFLOP/s");
+    expect_scalars(f, "results", gf, (double[]){ r->gflops_best, r->gflops_median }, 2, "GFLOP/s");
     const char *gl[] = { "glups_best", "glups_median" };
     if (isnan(r->glups_best))
         CHECK(H5Lexists(f, "results/glups_best", H5P_DEFAULT) == 0
                   && H5Lexists(f, "results/glups_median", H5P_DEFAULT) == 0,
               "NaN GLUP/s must be left out");
     else
-        expect_scalars(f, "results", gl, (double[]){ r->glups_best, r->glups_median }, 2,
-                       "GLUP/s");
+        expect_scalars(f, "results", gl, (double[]){ r->glups_best, r->glups_median }, 2, "GLUP/s");
 
     double tp[FX_THREADS] = { 0 }, np[FX_NUMA] = { 0 };
     int32_t ids[FX_NUMA] = { -1, -1 };
@@ -234,15 +236,13 @@ static void check_results(hid_t f, const struct io_fixture *fx)
     rd_all(f, "results/node_partials", H5T_NATIVE_DOUBLE, np, FX_NUMA);
     rd_all(f, "results/node_ids", H5T_NATIVE_INT32, ids, FX_NUMA);
     CHECK(tp[2] == 4.5 && np[1] == 7.5 && ids[0] == 0 && ids[1] == 1, "partials or node_ids");
-    const char *vectors[] = { "results/thread_partials", "results/node_partials",
-                              "results/node_ids" };
+    const char *vectors[] = { "results/thread_partials", "results/node_partials", "results/node_ids" };
     for (int i = 0; i < 3; i++)
         expect_units(f, vectors[i], "1");
 
     const char *ver[] = { "expected", "observed", "error", "tolerance" };
     const struct ts_verification_rec *v = &fx->verification;
-    expect_scalars(f, "verification", ver,
-                   (double[]){ v->expected, v->observed, v->error, v->tolerance }, 4, "1");
+    expect_scalars(f, "verification", ver, (double[]){ v->expected, v->observed, v->error, v->tolerance }, 4, "1");
     CHECK(rd_int_attr(f, "verification", "passed") == 1, "verification passed");
     CHECK(rd_int_attr(f, "verification", "checked") == 20, "verification checked");
     CHECK(rd_int_attr(f, "verification", "failures") == 0, "verification failures");
@@ -261,8 +261,7 @@ static void check_field(hid_t f, const struct ts_record *rec, const hsize_t *chu
     hsize_t dims[3] = { 0 }, n = 1;
     CHECK(rd_dims(f, "field/u", dims) == rank, "/field/u is not of rank %d", rank);
     for (int i = 0; i < rank; i++) {
-        CHECK(dims[i] == (hsize_t)fd[3 - rank + i], "/field/u dim %d is %llu", i,
-              (unsigned long long)dims[i]);
+        CHECK(dims[i] == (hsize_t)fd[3 - rank + i], "/field/u dim %d is %llu", i, (unsigned long long)dims[i]);
         n *= dims[i];
     }
     double *u = calloc(n, sizeof *u);
@@ -277,12 +276,12 @@ static void check_field(hid_t f, const struct ts_record *rec, const hsize_t *chu
     hsize_t chunk[3] = { 0 };
     CHECK(H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 3, chunk) == rank
               && memcmp(chunk, chunk_want, (size_t)rank * sizeof *chunk) == 0,
-          "/field/u chunks are %llu x %llu x %llu", (unsigned long long)chunk[0],
-          (unsigned long long)chunk[1], (unsigned long long)chunk[2]);
+          "/field/u chunks are %llu x %llu x %llu", (unsigned long long)chunk[0], (unsigned long long)chunk[1],
+          (unsigned long long)chunk[2]);
     unsigned flags, level = 0;
     size_t n_cd = 1;
-    H5Z_filter_t filter = H5Pget_nfilters(dcpl) < 1 ? -1
-        : H5Pget_filter2(dcpl, 0, &flags, &n_cd, &level, 0, NULL, NULL);
+    H5Z_filter_t filter =
+        H5Pget_nfilters(dcpl) < 1 ? -1 : H5Pget_filter2(dcpl, 0, &flags, &n_cd, &level, 0, NULL, NULL);
     CHECK(filter == H5Z_FILTER_DEFLATE && level == 4, "/field/u is not deflated at level 4");
     H5Pclose(dcpl);
     H5Dclose(d);
@@ -291,8 +290,7 @@ static void check_field(hid_t f, const struct ts_record *rec, const hsize_t *chu
 static void check_warnings(hid_t f, const struct ts_record *rec)
 {
     hsize_t dims[3] = { 99 };
-    CHECK(rd_dims(f, "warnings", dims) == 1 && dims[0] == (hsize_t)rec->n_warnings,
-          "/warnings shape");
+    CHECK(rd_dims(f, "warnings", dims) == 1 && dims[0] == (hsize_t)rec->n_warnings, "/warnings shape");
     CHECK(rd_int_attr(f, "warnings", "count") == rec->n_warnings, "/warnings count");
     expect_units(f, "warnings", "");
     for (int i = 0; i < rec->n_warnings; i++) {
@@ -332,8 +330,7 @@ static herr_t units_everywhere(hid_t obj, const char *name, const H5O_info_t *in
 {
     (void)op;
     if (info->type == H5O_TYPE_DATASET)
-        CHECK(H5Aexists_by_name(obj, name, "units", H5P_DEFAULT) > 0,
-              "dataset %s has no units attribute", name);
+        CHECK(H5Aexists_by_name(obj, name, "units", H5P_DEFAULT) > 0, "dataset %s has no units attribute", name);
     return 0;
 }
 

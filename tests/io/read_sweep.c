@@ -38,11 +38,10 @@ static unsigned char *slurp(const char *path, size_t *n)
 static int same(const struct ts_run_summary *a, const struct ts_run_summary *b)
 {
     size_t iters = (size_t)a->n_iterations, values = iters * (size_t)a->n_threads;
-    return a->n_iterations == b->n_iterations && a->n_threads == b->n_threads
-        && strcmp(a->kernel, b->kernel) == 0 && strcmp(a->host, b->host) == 0 && a->time_median == b->time_median
-        && a->gbs_median == b->gbs_median && a->global == b->global
-        && memcmp(a->iteration, b->iteration, iters * sizeof(double)) == 0
-        && memcmp(a->thread_iteration, b->thread_iteration, values * sizeof(double)) == 0;
+    return a->n_iterations == b->n_iterations && a->n_threads == b->n_threads && strcmp(a->kernel, b->kernel) == 0
+           && strcmp(a->host, b->host) == 0 && a->time_median == b->time_median && a->gbs_median == b->gbs_median
+           && a->global == b->global && memcmp(a->iteration, b->iteration, iters * sizeof(double)) == 0
+           && memcmp(a->thread_iteration, b->thread_iteration, values * sizeof(double)) == 0;
 }
 
 /* What a read that succeeded hands out must still be within the schema. */
@@ -122,7 +121,8 @@ int main(int argc, char **argv)
             refused++;
     }
     printf("%zu-byte file: %d corrupted copies refused (HDF5 crashed on %d and looped on %d of them, in the child), "
-           "%d still read (bytes the summary does not use)\n", n, refused, crashes, hangs, read);
+           "%d still read (bytes the summary does not use)\n",
+           n, refused, crashes, hangs, read);
     free(copy);
     free(bytes);
     ts_run_summary_free(&disk);

@@ -120,8 +120,8 @@ static void check_problem(const struct ts_problem *pb, int64_t steps)
                 CHECK(0, "%s: could not run", describe(pb));
                 continue;
             }
-            CHECK(o.ver.passed, "%s, %d threads, %s init: verification failed: error %g > tolerance %g",
-                  describe(pb), threads, serial ? "serial" : "parallel", o.ver.error, o.ver.tolerance);
+            CHECK(o.ver.passed, "%s, %d threads, %s init: verification failed: error %g > tolerance %g", describe(pb),
+                  threads, serial ? "serial" : "parallel", o.ver.error, o.ver.tolerance);
             /* A fast sum is allowed to depend on the thread count: only its tolerance binds it. */
             CHECK(pb->sum_mode == TS_SUM_FAST || memcmp(&o.result, &first.result, sizeof o.result) == 0,
                   "%s, %d threads, %s init: result %a differs from 1 thread's %a", describe(pb), threads,
@@ -136,8 +136,8 @@ static void check_problem(const struct ts_problem *pb, int64_t steps)
 
 /* A variant (streaming stores, blocking, time_block) must verify like any problem and give
  * bitwise the arrays and result of the plain problem, for 1 to 4 threads. */
-static void check_same_as_plain(const struct ts_problem *variant, int64_t variant_steps,
-                                const struct ts_problem *plain, int64_t plain_steps)
+static void check_same_as_plain(const struct ts_problem *variant, int64_t variant_steps, const struct ts_problem *plain,
+                                int64_t plain_steps)
 {
     check_problem(variant, variant_steps);
     for (int threads = 1; threads <= 4; threads++) {
@@ -166,59 +166,64 @@ static void check_detects(const struct ts_problem *pb, int64_t steps, int array,
     const struct ts_kernel *k = ts_kernel_get(pb->kernel);
     struct ts_verification ver;
     k->verify(pb, o.arrays, steps, o.result, &ver);
-    CHECK(!ver.passed, "%s: verification passed although array %d element %lld was scaled by %.15g and the result by %.15g",
+    CHECK(!ver.passed,
+          "%s: verification passed although array %d element %lld was scaled by %.15g and the result by %.15g",
           describe(pb), array, (long long)index, factor, result_factor);
     release(&o);
 }
 
 static void sum_and_triad(void)
 {
-    const int64_t sizes[] = {1, 2, 3, 17, 1000003};
+    const int64_t sizes[] = { 1, 2, 3, 17, 1000003 };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        struct ts_problem sum = {.kernel = TS_KERNEL_SUM, .n = sizes[i], .seed = 7};
-        struct ts_problem triad = {.kernel = TS_KERNEL_TRIAD, .n = sizes[i], .scalar = 3.0, .seed = 7};
+        struct ts_problem sum = { .kernel = TS_KERNEL_SUM, .n = sizes[i], .seed = 7 };
+        struct ts_problem triad = { .kernel = TS_KERNEL_TRIAD, .n = sizes[i], .scalar = 3.0, .seed = 7 };
         check_problem(&sum, 2);
         check_problem(&triad, 2);
     }
-    const int64_t odd_sizes[] = {1, 3, 511, 513, 100003};
+    const int64_t odd_sizes[] = { 1, 3, 511, 513, 100003 };
     for (size_t i = 0; i < sizeof odd_sizes / sizeof odd_sizes[0]; i++) {
-        struct ts_problem fast = {.kernel = TS_KERNEL_SUM, .n = odd_sizes[i], .seed = 5, .sum_mode = TS_SUM_FAST};
+        struct ts_problem fast = { .kernel = TS_KERNEL_SUM, .n = odd_sizes[i], .seed = 5, .sum_mode = TS_SUM_FAST };
         check_problem(&fast, 2);
-        struct ts_problem triad = {.kernel = TS_KERNEL_TRIAD, .n = odd_sizes[i], .scalar = -0.5, .seed = 5};
+        struct ts_problem triad = { .kernel = TS_KERNEL_TRIAD, .n = odd_sizes[i], .scalar = -0.5, .seed = 5 };
         struct ts_problem streamed = triad;
         streamed.nontemporal = 1;
         check_same_as_plain(&streamed, 2, &triad, 2);
     }
-    struct ts_problem sum = {.kernel = TS_KERNEL_SUM, .n = 1000, .seed = 3};
+    struct ts_problem sum = { .kernel = TS_KERNEL_SUM, .n = 1000, .seed = 3 };
     check_detects(&sum, 1, 0, 0, 1.0, 1.0 + 1e-12);
-    struct ts_problem fast = {.kernel = TS_KERNEL_SUM, .n = 1000, .seed = 3, .sum_mode = TS_SUM_FAST};
+    struct ts_problem fast = { .kernel = TS_KERNEL_SUM, .n = 1000, .seed = 3, .sum_mode = TS_SUM_FAST };
     check_detects(&fast, 1, 0, 0, 1.0, 1.0 + 1e-12);
-    struct ts_problem triad = {.kernel = TS_KERNEL_TRIAD, .n = 1000, .scalar = 3.0, .seed = 3};
+    struct ts_problem triad = { .kernel = TS_KERNEL_TRIAD, .n = 1000, .scalar = 3.0, .seed = 3 };
     check_detects(&triad, 1, 0, 999, 1.0 + 1e-12, 1.0);
     check_detects(&triad, 1, 1, 5, 2.0, 1.0); /* b changed behind the kernel's back */
 }
 
 static void stencils(void)
 {
-    const int64_t grids2d[][2] = {{3, 3}, {5, 7}, {129, 65}};
+    const int64_t grids2d[][2] = { { 3, 3 }, { 5, 7 }, { 129, 65 } };
     for (size_t i = 0; i < 3; i++) {
-        struct ts_problem pb = {.kernel = TS_KERNEL_STENCIL2D, .nx = grids2d[i][0], .ny = grids2d[i][1], .nz = 1,
-                                .alpha = 0.2};
+        struct ts_problem pb = {
+            .kernel = TS_KERNEL_STENCIL2D, .nx = grids2d[i][0], .ny = grids2d[i][1], .nz = 1, .alpha = 0.2
+        };
         check_problem(&pb, 7);
     }
-    const int64_t grids3d[][3] = {{3, 3, 3}, {9, 9, 9}, {17, 5, 11}};
+    const int64_t grids3d[][3] = { { 3, 3, 3 }, { 9, 9, 9 }, { 17, 5, 11 } };
     for (size_t i = 0; i < 3; i++) {
-        struct ts_problem pb = {.kernel = TS_KERNEL_STENCIL3D, .nx = grids3d[i][0], .ny = grids3d[i][1],
-                                .nz = grids3d[i][2], .alpha = 1.0 / 6.0};
+        struct ts_problem pb = { .kernel = TS_KERNEL_STENCIL3D,
+                                 .nx = grids3d[i][0],
+                                 .ny = grids3d[i][1],
+                                 .nz = grids3d[i][2],
+                                 .alpha = 1.0 / 6.0 };
         check_problem(&pb, 7);
     }
     /* Many steps at the stability limit: the eigenmode decays and the tolerance still holds. */
-    struct ts_problem long_run = {.kernel = TS_KERNEL_STENCIL2D, .nx = 33, .ny = 17, .nz = 1, .alpha = 0.25};
+    struct ts_problem long_run = { .kernel = TS_KERNEL_STENCIL2D, .nx = 33, .ny = 17, .nz = 1, .alpha = 0.25 };
     check_problem(&long_run, 500);
 
-    struct ts_problem grid = {.kernel = TS_KERNEL_STENCIL2D, .nx = 17, .ny = 9, .nz = 1, .alpha = 0.2};
+    struct ts_problem grid = { .kernel = TS_KERNEL_STENCIL2D, .nx = 17, .ny = 9, .nz = 1, .alpha = 0.2 };
     check_detects(&grid, 4, 0, 4 * 17 + 8, 1.0 + 1e-9, 1.0);
-    struct ts_problem cube = {.kernel = TS_KERNEL_STENCIL3D, .nx = 9, .ny = 9, .nz = 9, .alpha = 0.1};
+    struct ts_problem cube = { .kernel = TS_KERNEL_STENCIL3D, .nx = 9, .ny = 9, .nz = 9, .alpha = 0.1 };
     check_detects(&cube, 3, 1, (4 * 9 + 4) * 9 + 4, 1.0 + 1e-9, 1.0);
 
     /* Blocking, streaming stores and temporal blocking change the order of the work, never a bit
@@ -226,10 +231,11 @@ static void stencils(void)
      * streamed runs of rows longer than one strip (TS_STREAM_STRIP), whose x-boundary points are
      * zeroed in the vector registers (or, without vector streaming stores, in the strip), and
      * runs starting anywhere in a cache line. */
-    const int64_t odd3d[][3] = {{9, 9, 9}, {17, 5, 11}, {5, 7, 21}, {67, 23, 7}};
+    const int64_t odd3d[][3] = { { 9, 9, 9 }, { 17, 5, 11 }, { 5, 7, 21 }, { 67, 23, 7 } };
     for (size_t i = 0; i < sizeof odd3d / sizeof odd3d[0]; i++) {
-        struct ts_problem plain = {.kernel = TS_KERNEL_STENCIL3D, .nx = odd3d[i][0], .ny = odd3d[i][1],
-                                   .nz = odd3d[i][2], .alpha = 0.15};
+        struct ts_problem plain = {
+            .kernel = TS_KERNEL_STENCIL3D, .nx = odd3d[i][0], .ny = odd3d[i][1], .nz = odd3d[i][2], .alpha = 0.15
+        };
         for (int64_t rows = 1; rows <= 4; rows++) {
             struct ts_problem blocked = plain;
             blocked.block_y = rows;
@@ -242,10 +248,11 @@ static void stencils(void)
             check_same_as_plain(&waved, 3, &plain, 3 * k);
         }
     }
-    const int64_t odd2d[][2] = {{129, 65}, {7, 33}, {1031, 9}, {520, 12}};
+    const int64_t odd2d[][2] = { { 129, 65 }, { 7, 33 }, { 1031, 9 }, { 520, 12 } };
     for (size_t i = 0; i < sizeof odd2d / sizeof odd2d[0]; i++) {
-        struct ts_problem plain = {.kernel = TS_KERNEL_STENCIL2D, .nx = odd2d[i][0], .ny = odd2d[i][1], .nz = 1,
-                                   .alpha = 0.2};
+        struct ts_problem plain = {
+            .kernel = TS_KERNEL_STENCIL2D, .nx = odd2d[i][0], .ny = odd2d[i][1], .nz = 1, .alpha = 0.2
+        };
         struct ts_problem streamed = plain;
         streamed.nontemporal = 1;
         check_same_as_plain(&streamed, 5, &plain, 5);
@@ -255,16 +262,19 @@ static void stencils(void)
             check_same_as_plain(&waved, 4, &plain, 4 * k);
         }
     }
-    struct ts_problem waved = {.kernel = TS_KERNEL_STENCIL3D, .nx = 9, .ny = 9, .nz = 9, .alpha = 0.1, .time_block = 3};
+    struct ts_problem waved = {
+        .kernel = TS_KERNEL_STENCIL3D, .nx = 9, .ny = 9, .nz = 9, .alpha = 0.1, .time_block = 3
+    };
     check_detects(&waved, 2, 0, (4 * 9 + 4) * 9 + 4, 1.0 + 1e-9, 1.0);
 
     /* Plans refuse grids without an interior point. */
     struct ts_plan plan;
     char why[256];
-    struct ts_problem tiny = {.kernel = TS_KERNEL_STENCIL2D, .nx = 2, .ny = 5, .nz = 1, .alpha = 0.1};
+    struct ts_problem tiny = { .kernel = TS_KERNEL_STENCIL2D, .nx = 2, .ny = 5, .nz = 1, .alpha = 0.1 };
     CHECK(ts_kernel_get(TS_KERNEL_STENCIL2D)->plan(&tiny, &plan, why, sizeof why) != 0, "2x5 grid accepted");
-    struct ts_problem both = {.kernel = TS_KERNEL_STENCIL3D, .nx = 9, .ny = 9, .nz = 9, .alpha = 0.1,
-                              .nontemporal = 1, .time_block = 2};
+    struct ts_problem both = {
+        .kernel = TS_KERNEL_STENCIL3D, .nx = 9, .ny = 9, .nz = 9, .alpha = 0.1, .nontemporal = 1, .time_block = 2
+    };
     CHECK(ts_kernel_get(TS_KERNEL_STENCIL3D)->plan(&both, &plan, why, sizeof why) != 0,
           "streaming stores with temporal blocking accepted");
     CHECK(ts_kernel_find("stencil3d") == ts_kernel_get(TS_KERNEL_STENCIL3D), "lookup by name");

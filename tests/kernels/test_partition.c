@@ -16,8 +16,8 @@ static void check_partition(int64_t n, int parts, int64_t granule)
     int64_t expect_begin = 0, min_granules = INT64_MAX, max_granules = 0;
     for (int i = 0; i < parts; i++) {
         struct ts_range r = ts_partition_range(p, i);
-        CHECK(r.begin == expect_begin, "n=%lld parts=%d: part %d starts at %lld, previous ended at %lld",
-              (long long)n, parts, i, (long long)r.begin, (long long)expect_begin);
+        CHECK(r.begin == expect_begin, "n=%lld parts=%d: part %d starts at %lld, previous ended at %lld", (long long)n,
+              parts, i, (long long)r.begin, (long long)expect_begin);
         CHECK(r.end >= r.begin, "part %d is reversed", i);
         CHECK(r.begin % granule == 0 || r.begin == n, "part %d starts at %lld, not a multiple of granule %lld", i,
               (long long)r.begin, (long long)granule);
@@ -41,8 +41,8 @@ static void check_partition(int64_t n, int parts, int64_t granule)
 
 int main(void)
 {
-    const int64_t sizes[] = {0, 1, 2, 3, 17, 511, 512, 513, 1000003, (int64_t)1 << 40};
-    const int64_t granules[] = {1, 3, 512, 262144};
+    const int64_t sizes[] = { 0, 1, 2, 3, 17, 511, 512, 513, 1000003, (int64_t)1 << 40 };
+    const int64_t granules[] = { 1, 3, 512, 262144 };
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (size_t g = 0; g < sizeof granules / sizeof granules[0]; g++)
             for (int parts = 1; parts <= 9; parts++)

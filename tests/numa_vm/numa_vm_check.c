@@ -116,7 +116,7 @@ static int cmp_int(const void *a, const void *b)
 static void check_topology(hid_t f)
 {
     hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct node_row)), s = H5Tcopy(H5T_C_S1);
-    H5Tset_size(s, sizeof ((struct node_row *)0)->cpus);
+    H5Tset_size(s, sizeof((struct node_row *)0)->cpus);
     H5Tinsert(t, "os_index", HOFFSET(struct node_row, os_index), H5T_NATIVE_INT);
     H5Tinsert(t, "cpus", HOFFSET(struct node_row, cpus), s);
     struct node_row rows[MAX_NODES];
@@ -179,8 +179,8 @@ int main(int argc, char **argv)
     }
     char where[512] = "";
     for (long t = 0; t < nt; t++)
-        snprintf(where + strlen(where), sizeof where - strlen(where), "%st%d cpu%d/node%d", t ? ", " : "",
-                 th[t].thread, th[t].cpu_start, th[t].node);
+        snprintf(where + strlen(where), sizeof where - strlen(where), "%st%d cpu%d/node%d", t ? ", " : "", th[t].thread,
+                 th[t].cpu_start, th[t].node);
     if (nt != want_threads)
         FAIL("%s: /threads/table has %ld threads, %d were asked for (%s)", run, nt, want_threads, where);
     int on0 = 0, on1 = 0;
@@ -230,7 +230,9 @@ int main(int argc, char **argv)
         return 1;
     }
     char policy[64], after[64];
-    const char *want_policy = !strcmp(mode, "interleave") ? "interleave" : !strcmp(mode, "bind1") ? "bind:1" : "firsttouch";
+    const char *want_policy = !strcmp(mode, "interleave") ? "interleave"
+                              : !strcmp(mode, "bind1")    ? "bind:1"
+                                                          : "firsttouch";
     if (read_str_attr(f, "/placement", "policy", policy, sizeof policy) == 0 && strcmp(policy, want_policy) != 0)
         FAIL("%s: /placement policy = \"%s\", expected \"%s\"", run, policy, want_policy);
     if (read_str_attr(f, "/placement", "measured_after", after, sizeof after) == 0 && strcmp(after, "init") != 0)
@@ -264,8 +266,8 @@ int main(int argc, char **argv)
         || nab != (long)adims[0] || ner != (long)adims[0]) {
         FAIL("%s: /placement shapes disagree: %ld threads in /threads/table; thread_node %ld, thread_pages %ld, "
              "thread_local_pages %ld, thread_local_fraction %ld, thread_node_pages [%llu][%llu], array_node_pages "
-             "[%llu][%llu], array_absent_pages %ld, array_error_pages %ld", run,
-             nt, ntn, ntp, ntl, ntf, (unsigned long long)tnd[0], (unsigned long long)tnd[1],
+             "[%llu][%llu], array_absent_pages %ld, array_error_pages %ld",
+             run, nt, ntn, ntp, ntl, ntf, (unsigned long long)tnd[0], (unsigned long long)tnd[1],
              (unsigned long long)adims[0], (unsigned long long)adims[1], nab, ner);
         H5Fclose(f);
         return 1;
@@ -327,8 +329,8 @@ int main(int argc, char **argv)
         char local[256] = "";
         for (long t = 0; t < nt; t++)
             snprintf(local + strlen(local), sizeof local - strlen(local), "%s%.3f", t ? " " : "", tfrac[t]);
-        printf("ok %s: %s; local fraction per thread %s; pages on node 0/1: %.1f%%/%.1f%% of %lld\n", run, where,
-               local, 100 * frac0, 100 * frac1, (long long)total);
+        printf("ok %s: %s; local fraction per thread %s; pages on node 0/1: %.1f%%/%.1f%% of %lld\n", run, where, local,
+               100 * frac0, 100 * frac1, (long long)total);
     }
     H5Fclose(f);
     return ts_test_finish();

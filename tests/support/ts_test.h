@@ -17,19 +17,19 @@ void ts_test_fail(const char *file, int line, const char *cond, const char *fmt,
 int ts_test_finish(void);
 
 /* A failed CHECK is counted and the test goes on, to report every broken behaviour. */
-#define CHECK(cond, ...)                                             \
-    do {                                                             \
-        if (!(cond))                                                 \
-            ts_test_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);    \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond))                                                                                                   \
+            ts_test_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                                                      \
     } while (0)
 
 /* A failed REQUIRE ends the test (exit status 1): what follows it depends on it. */
-#define REQUIRE(cond, ...)                                           \
-    do {                                                             \
-        if (!(cond)) {                                               \
-            ts_test_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);    \
-            exit(ts_test_finish());                                  \
-        }                                                            \
+#define REQUIRE(cond, ...)                                                                                             \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            ts_test_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                                                      \
+            exit(ts_test_finish());                                                                                    \
+        }                                                                                                              \
     } while (0)
 
 /* A failure found by the test's own logic (no single condition to print). */

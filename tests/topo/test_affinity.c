@@ -11,7 +11,7 @@ static struct ts_thread_rec rows[2];
 /* Samples two threads the way the solver does: start, (work), end. */
 static int sample_two(void)
 {
-    struct ts_error err = {0};
+    struct ts_error err = { 0 };
     REQUIRE(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
     memset(rows, 0, sizeof rows);
     int team = 0;
@@ -35,17 +35,16 @@ static void two_threads(void)
     sample_two();
     for (int t = 0; t < 2; t++) {
         struct ts_thread_rec *r = &rows[t];
-        printf("thread %d: place %d {%s} mask %s cpu %d->%d core %d node %d\n", r->thread, r->place,
-               r->place_cpus, r->affinity, r->cpu_start, r->cpu_end, r->core, r->node);
+        printf("thread %d: place %d {%s} mask %s cpu %d->%d core %d node %d\n", r->thread, r->place, r->place_cpus,
+               r->affinity, r->cpu_start, r->cpu_end, r->core, r->node);
         REQUIRE(r->thread == t, "row %d says thread %d", t, r->thread);
         REQUIRE(r->affinity[0] && ts_list_has(r->affinity, r->cpu_start),
-                "thread %d ran on CPU %d, outside its affinity mask \"%s\"", t, r->cpu_start,
-                r->affinity);
-        REQUIRE(r->core >= 0 && r->node >= 0, "thread %d on CPU %d: core %d, node %d", t,
-                r->cpu_start, r->core, r->node);
+                "thread %d ran on CPU %d, outside its affinity mask \"%s\"", t, r->cpu_start, r->affinity);
+        REQUIRE(r->core >= 0 && r->node >= 0, "thread %d on CPU %d: core %d, node %d", t, r->cpu_start, r->core,
+                r->node);
         REQUIRE(r->cpu_end >= 0, "thread %d: no cpu_end", t);
-        REQUIRE((r->place < 0) == (r->place_cpus[0] == '\0'),
-                "thread %d: place %d but place CPUs \"%s\"", t, r->place, r->place_cpus);
+        REQUIRE((r->place < 0) == (r->place_cpus[0] == '\0'), "thread %d: place %d but place CPUs \"%s\"", t, r->place,
+                r->place_cpus);
     }
     REQUIRE(ts_affinity_mask_cpus() >= 1, "the main thread's mask has no CPU");
     char cpus[256];
@@ -54,8 +53,8 @@ static void two_threads(void)
     printf("available: %s (%d CPUs, %s)\n", cpus, n, source);
     REQUIRE(n >= 1 && source, "no CPU available to OpenMP (%d, \"%s\")", n, cpus);
     for (int t = 0; t < 2; t++)
-        REQUIRE(ts_list_has(cpus, rows[t].cpu_start), "thread %d ran on CPU %d, outside the available CPUs \"%s\"",
-                t, rows[t].cpu_start, cpus);
+        REQUIRE(ts_list_has(cpus, rows[t].cpu_start), "thread %d ran on CPU %d, outside the available CPUs \"%s\"", t,
+                rows[t].cpu_start, cpus);
     ts_topology_destroy(topo);
 }
 
@@ -64,16 +63,15 @@ static void one_place(void)
 {
     sample_two();
     for (int t = 0; t < 2; t++) {
-        REQUIRE(rows[t].place == 0, "thread %d: place %d, want 0 (is OMP_PLACES={0} set?)", t,
-                rows[t].place);
+        REQUIRE(rows[t].place == 0, "thread %d: place %d, want 0 (is OMP_PLACES={0} set?)", t, rows[t].place);
         REQUIRE(strcmp(rows[t].place_cpus, "0") == 0, "thread %d: place CPUs \"%s\", want \"0\"", t,
                 rows[t].place_cpus);
         REQUIRE(rows[t].cpu_start == 0, "thread %d bound to {0} ran on CPU %d", t, rows[t].cpu_start);
     }
-    REQUIRE(rows[0].core == rows[1].core, "both threads on CPU 0 but cores %d and %d", rows[0].core,
-            rows[1].core);
-    struct ts_binding_facts facts = {.bound = omp_get_proc_bind() != omp_proc_bind_false, .n_threads = 2,
-                                     .available_cpus = ts_affinity_mask_cpus()};
+    REQUIRE(rows[0].core == rows[1].core, "both threads on CPU 0 but cores %d and %d", rows[0].core, rows[1].core);
+    struct ts_binding_facts facts = { .bound = omp_get_proc_bind() != omp_proc_bind_false,
+                                      .n_threads = 2,
+                                      .available_cpus = ts_affinity_mask_cpus() };
     char lines[8][512];
     int n = ts_affinity_warnings(&facts, rows, 2, lines, 8);
     int loud = 0;
@@ -114,9 +112,9 @@ static void launch_mask(void)
     printf("launch mask %s (%d CPUs), parent's %s, main thread's now %d CPUs\n", launch, n, parent,
            ts_affinity_mask_cpus());
     REQUIRE(parent[0] && strcmp(launch, parent) == 0, "the launch mask is \"%s\", the parent's \"%s\"", launch, parent);
-    struct ts_error err = {0};
+    struct ts_error err = { 0 };
     REQUIRE(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
-    struct ts_binding_facts facts = {.bound = 1, .n_threads = 2};
+    struct ts_binding_facts facts = { .bound = 1, .n_threads = 2 };
     ts_affinity_available(topo, NULL, &facts);
     REQUIRE(strcmp(facts.mask_list, launch) == 0 && facts.mask_cpus == n,
             "facts say the mask is \"%s\" (%d CPUs), want the launch mask \"%s\" (%d)", facts.mask_list,
@@ -130,9 +128,9 @@ static void launch_mask(void)
 /* The last-level caches above this process's CPUs, as the in-cache rule counts them. */
 static void llc(void)
 {
-    struct ts_error err = {0};
+    struct ts_error err = { 0 };
     REQUIRE(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
-    int cpus[2] = {-1, -1}, n = 0;
+    int cpus[2] = { -1, -1 }, n = 0;
     cpu_set_t set;
     REQUIRE(sched_getaffinity(0, sizeof set, &set) == 0, "cannot read the mask");
     for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
@@ -140,8 +138,8 @@ static void llc(void)
             cpus[n++] = c;
     struct ts_llc l;
     ts_affinity_llc(topo, cpus, n, &l);
-    printf("CPUs %d,%d: L%d, %d cache(s) over %d core(s), %lld B counted of %lld reported\n", cpus[0], cpus[1],
-           l.level, l.instances, l.cores, (long long)l.bytes, (long long)l.reported_bytes);
+    printf("CPUs %d,%d: L%d, %d cache(s) over %d core(s), %lld B counted of %lld reported\n", cpus[0], cpus[1], l.level,
+           l.instances, l.cores, (long long)l.bytes, (long long)l.reported_bytes);
     REQUIRE(l.level >= 1 && l.instances >= 1 && l.instances <= n && l.cores >= 1,
             "no last-level cache above CPUs %d,%d (level %d, %d caches)", cpus[0], cpus[1], l.level, l.instances);
     REQUIRE(l.bytes > 0 && l.bytes <= l.reported_bytes && l.bytes <= (int64_t)l.cores * TS_LLC_MAX_BYTES_PER_CORE,
@@ -149,7 +147,7 @@ static void llc(void)
             (long long)l.reported_bytes);
     /* The same CPU twice is one cache; unknown CPUs count nothing. */
     struct ts_llc twice, none;
-    const int same[2] = {cpus[0], cpus[0]}, unknown[2] = {-1, 1 << 20};
+    const int same[2] = { cpus[0], cpus[0] }, unknown[2] = { -1, 1 << 20 };
     ts_affinity_llc(topo, same, 2, &twice);
     REQUIRE(twice.instances == 1, "one CPU twice: %d caches", twice.instances);
     ts_affinity_llc(topo, unknown, 2, &none);
@@ -161,10 +159,10 @@ static void llc(void)
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
-        {"two_threads", two_threads},
-        {"one_place", one_place},
-        {"launch_mask", launch_mask},
-        {"llc", llc},
+        { "two_threads", two_threads },
+        { "one_place", one_place },
+        { "launch_mask", launch_mask },
+        { "llc", llc },
     };
     return TS_RUN_CASES(cases);
 }

@@ -21,7 +21,7 @@ static void *sleeper(void *arg)
     ts_counters_open(&c);
     ts_counters_read(&c, &before);
     for (int i = 0; i < SLEEPS; i++) {
-        const struct timespec ms = {0, 1000000};
+        const struct timespec ms = { 0, 1000000 };
         nanosleep(&ms, NULL); /* blocks: the thread gives up its CPU itself */
     }
     ts_counters_read(&c, &after);
@@ -118,8 +118,8 @@ static void involuntary(void)
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
-        {"voluntary", voluntary},
-        {"involuntary", involuntary},
+        { "voluntary", voluntary },
+        { "involuntary", involuntary },
     };
     return TS_RUN_CASES(cases);
 }

@@ -10,13 +10,13 @@ static void format_table(void)
         int n;
         const char *want;
     } table[] = {
-        {{0}, 0, ""},
-        {{0}, 1, "0"},
-        {{0, 1}, 2, "0-1"},
-        {{0, 1, 2, 3}, 4, "0-3"},
-        {{0, 2, 4}, 3, "0,2,4"},
-        {{0, 1, 2, 5, 7, 8, 9}, 7, "0-2,5,7-9"},
-        {{3, 1500}, 2, "3,1500"}, /* beyond a fixed cpu_set_t's 1024 CPUs */
+        { { 0 }, 0, "" },
+        { { 0 }, 1, "0" },
+        { { 0, 1 }, 2, "0-1" },
+        { { 0, 1, 2, 3 }, 4, "0-3" },
+        { { 0, 2, 4 }, 3, "0,2,4" },
+        { { 0, 1, 2, 5, 7, 8, 9 }, 7, "0-2,5,7-9" },
+        { { 3, 1500 }, 2, "3,1500" }, /* beyond a fixed cpu_set_t's 1024 CPUs */
     };
     for (size_t t = 0; t < sizeof table / sizeof table[0]; t++) {
         cpu_set_t *set = CPU_ALLOC(2048);
@@ -27,8 +27,7 @@ static void format_table(void)
         char buf[64];
         memset(buf, 'x', sizeof buf);
         ts_cpulist_format(set, size, buf, sizeof buf);
-        REQUIRE(strcmp(buf, table[t].want) == 0, "case %zu: got \"%s\", want \"%s\"", t, buf,
-                table[t].want);
+        REQUIRE(strcmp(buf, table[t].want) == 0, "case %zu: got \"%s\", want \"%s\"", t, buf, table[t].want);
         CPU_FREE(set);
     }
 }
@@ -43,7 +42,7 @@ static void truncation_is_marked(void)
     char buf[16];
     ts_cpulist_format(&set, sizeof set, buf, sizeof buf);
     REQUIRE(strcmp(buf, "0,2,4,6,8,...") == 0, "got \"%s\", want \"0,2,4,6,8,...\"", buf);
-    char tiny[1] = {'x'};
+    char tiny[1] = { 'x' };
     ts_cpulist_format(&set, sizeof set, tiny, sizeof tiny);
     REQUIRE(tiny[0] == '\0', "a 1-byte buffer did not get an empty string");
 }
@@ -51,8 +50,8 @@ static void truncation_is_marked(void)
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
-        {"table", format_table},
-        {"truncation", truncation_is_marked},
+        { "table", format_table },
+        { "truncation", truncation_is_marked },
     };
     return TS_RUN_CASES(cases);
 }

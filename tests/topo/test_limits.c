@@ -145,11 +145,8 @@ static void cgroup_v2_max(void)
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
-        {"meminfo", limits_have_memavailable},
-        {"rlimit_as", limits_have_rlimit_as},
-        {"slurm", limits_have_slurm},
-        {"cgroup_v1", cgroup_v1_parent_limit},
-        {"cgroup_v2", cgroup_v2_max},
+        { "meminfo", limits_have_memavailable }, { "rlimit_as", limits_have_rlimit_as }, { "slurm", limits_have_slurm },
+        { "cgroup_v1", cgroup_v1_parent_limit }, { "cgroup_v2", cgroup_v2_max },
     };
     return TS_RUN_CASES(cases);
 }

@@ -44,8 +44,8 @@ static void ticks(void)
     uint64_t busy[2], steal[2];
     int rc = ts_machine_read_ticks(path, cpus, 2, busy, steal);
     /* busy = user + nice + system + irq + softirq; idle, iowait and steal are not busy. */
-    REQUIRE(rc == 0 && busy[0] == 1 + 2 + 3 + 6 + 7 && busy[1] == 100 + 200 + 300 + 600 + 700,
-            "busy ticks %llu %llu", (unsigned long long)busy[0], (unsigned long long)busy[1]);
+    REQUIRE(rc == 0 && busy[0] == 1 + 2 + 3 + 6 + 7 && busy[1] == 100 + 200 + 300 + 600 + 700, "busy ticks %llu %llu",
+            (unsigned long long)busy[0], (unsigned long long)busy[1]);
     REQUIRE(steal[0] == 8 && steal[1] == 800, "steal ticks %llu %llu", (unsigned long long)steal[0],
             (unsigned long long)steal[1]);
     int missing[] = { 1, 7 };
@@ -87,7 +87,10 @@ static void this_machine(void)
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
-        { "cpulist", cpulist }, { "ticks", ticks }, { "load", load }, { "this_machine", this_machine },
+        { "cpulist", cpulist },
+        { "ticks", ticks },
+        { "load", load },
+        { "this_machine", this_machine },
     };
     return TS_RUN_CASES(cases);
 }

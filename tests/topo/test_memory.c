@@ -24,7 +24,7 @@ static void map_is_aligned_and_untouched(void)
 {
     size_t bytes = 64u << 20, align = 2u << 20;
     void *p;
-    struct ts_error err = {0};
+    struct ts_error err = { 0 };
     REQUIRE(ts_memory_map(&p, bytes, align, &err) == TS_OK, "mapping 64 MiB failed: %s", err.message);
     REQUIRE((uintptr_t)p % align == 0, "%p is not aligned to 2 MiB", p);
     size_t before = resident_pages(p, bytes);
@@ -41,7 +41,7 @@ static void map_is_aligned_and_untouched(void)
 static void map_absurd_size_fails(void)
 {
     void *p = (void *)1;
-    struct ts_error err = {0};
+    struct ts_error err = { 0 };
     int rc = ts_memory_map(&p, (size_t)1 << 62, 2u << 20, &err);
     printf("error: %s\n", err.message);
     REQUIRE(rc == TS_RESOURCE_ERROR && err.status == TS_RESOURCE_ERROR, "mapping 4 EiB returned %d", rc);
@@ -55,7 +55,7 @@ static void map_absurd_size_fails(void)
 static void map_bad_alignment_fails(void)
 {
     void *p;
-    struct ts_error err = {0};
+    struct ts_error err = { 0 };
     REQUIRE(ts_memory_map(&p, 4096, 3 * ts_memory_page_size(), &err) == TS_INTERNAL_ERROR,
             "an alignment of 3 pages was accepted");
     REQUIRE(strstr(err.message, "power of two"), "message \"%s\" does not say why", err.message);
@@ -64,7 +64,7 @@ static void map_bad_alignment_fails(void)
 static void alloc_on_node_of_cpu0(void)
 {
     ts_topology *topo;
-    struct ts_error err = {0};
+    struct ts_error err = { 0 };
     REQUIRE(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
     int node = ts_topology_node_of_cpu(topo, 0);
     char *p = ts_memory_alloc_on_node(4096, node);
@@ -72,8 +72,8 @@ static void alloc_on_node_of_cpu0(void)
     p[0] = 1;
     if (numa_available() >= 0) {
         int where = -1;
-        REQUIRE(get_mempolicy(&where, NULL, 0, p, MPOL_F_NODE | MPOL_F_ADDR) == 0,
-                "get_mempolicy: %s", strerror(errno));
+        REQUIRE(get_mempolicy(&where, NULL, 0, p, MPOL_F_NODE | MPOL_F_ADDR) == 0, "get_mempolicy: %s",
+                strerror(errno));
         REQUIRE(where == node, "page asked on node %d landed on node %d", node, where);
     }
     ts_memory_free_on_node(p, 4096);
@@ -105,10 +105,10 @@ static void advise_pages(void)
 {
     size_t bytes = 8u << 20;
     void *p;
-    struct ts_error err = {0};
+    struct ts_error err = { 0 };
     REQUIRE(ts_memory_map(&p, bytes, 2u << 20, &err) == TS_OK, "mapping 8 MiB failed: %s", err.message);
     int thp_built_in = access("/sys/kernel/mm/transparent_hugepage", F_OK) == 0;
-    static const enum ts_mem_pages kinds[] = {TS_PAGES_HUGE, TS_PAGES_BASE, TS_PAGES_KERNEL_DEFAULT};
+    static const enum ts_mem_pages kinds[] = { TS_PAGES_HUGE, TS_PAGES_BASE, TS_PAGES_KERNEL_DEFAULT };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         int applied = -1;
         REQUIRE(ts_memory_advise_pages(p, bytes, kinds[i], &applied, &err) == TS_OK, "advice %zu failed: %s", i,
@@ -126,7 +126,7 @@ static void advise_unmapped_fails(void)
 {
     size_t bytes = 2u << 20;
     void *p;
-    struct ts_error err = {0};
+    struct ts_error err = { 0 };
     REQUIRE(ts_memory_map(&p, bytes, 2u << 20, &err) == TS_OK, "mapping 2 MiB failed: %s", err.message);
     ts_memory_unmap(p, bytes);
     int applied = -1;
@@ -142,13 +142,10 @@ static void advise_unmapped_fails(void)
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
-        {"map_untouched", map_is_aligned_and_untouched},
-        {"map_absurd", map_absurd_size_fails},
-        {"map_bad_alignment", map_bad_alignment_fails},
-        {"alloc_on_node", alloc_on_node_of_cpu0},
-        {"alloc_bad_node", alloc_on_bad_node_fails_quietly},
-        {"advise_pages", advise_pages},
-        {"advise_unmapped", advise_unmapped_fails},
+        { "map_untouched", map_is_aligned_and_untouched },     { "map_absurd", map_absurd_size_fails },
+        { "map_bad_alignment", map_bad_alignment_fails },      { "alloc_on_node", alloc_on_node_of_cpu0 },
+        { "alloc_bad_node", alloc_on_bad_node_fails_quietly }, { "advise_pages", advise_pages },
+        { "advise_unmapped", advise_unmapped_fails },
     };
     return TS_RUN_CASES(cases);
 }

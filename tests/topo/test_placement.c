@@ -19,7 +19,7 @@ static int pages_node; /* where the kernel put the pages (asked independently of
 /* A page-aligned array of PAGES base pages, every page written, and the node they are on. */
 static void make_array(void)
 {
-    struct ts_error err = {0};
+    struct ts_error err = { 0 };
     bytes = PAGES * ts_memory_page_size();
     REQUIRE(ts_memory_map(&array, bytes, ts_memory_page_size(), &err) == TS_OK, "cannot map: %s", err.message);
     /* Base pages: one node answer per 4 KiB, whatever the THP mode. */
@@ -51,9 +51,9 @@ static int column(const struct ts_placement *pl, int node)
 static void audit(const int32_t thread_node[2], struct ts_placement *out)
 {
     const int64_t half = (int64_t)bytes / 2;
-    const int64_t begin[2] = {0, half}, end[2] = {half, (int64_t)bytes};
-    void *const arrays[1] = {array};
-    const size_t mapped[1] = {bytes};
+    const int64_t begin[2] = { 0, half }, end[2] = { half, (int64_t)bytes };
+    void *const arrays[1] = { array };
+    const size_t mapped[1] = { bytes };
     struct ts_placement_input in = {
         .n_arrays = 1,
         .arrays = arrays,
@@ -67,7 +67,7 @@ static void audit(const int32_t thread_node[2], struct ts_placement *out)
         .thread_node = thread_node,
         .sample_stride = 1,
     };
-    struct ts_error err = {0};
+    struct ts_error err = { 0 };
     REQUIRE(ts_placement_audit(&in, out, &err) == TS_OK, "the audit failed: %s", err.message);
     REQUIRE(out->rec.page_size == (int64_t)ts_memory_page_size() && out->rec.sample_stride == 1,
             "audited %lld-byte pages every %lld, want every base page", (long long)out->rec.page_size,
@@ -80,7 +80,7 @@ static void remote_thread(void)
 {
     make_array();
     const int remote = pages_node + 1; /* a node the pages are not on (need not exist) */
-    const int32_t thread_node[2] = {remote, pages_node};
+    const int32_t thread_node[2] = { remote, pages_node };
     struct ts_placement pl;
     audit(thread_node, &pl);
     const int n = pl.rec.n_nodes, col = column(&pl, pages_node);
@@ -94,8 +94,7 @@ static void remote_thread(void)
     REQUIRE(pl.thread_local_pages[0] == 0,
             "thread 0 ran on node %d but %lld of its pages on node %d were counted local", remote,
             (long long)pl.thread_local_pages[0], pages_node);
-    REQUIRE(pl.thread_local_fraction[0] == 0.0, "thread 0's local fraction is %g, want 0",
-            pl.thread_local_fraction[0]);
+    REQUIRE(pl.thread_local_fraction[0] == 0.0, "thread 0's local fraction is %g, want 0", pl.thread_local_fraction[0]);
     REQUIRE(pl.thread_local_pages[1] == each,
             "thread 1 ran on node %d, where its %lld pages are, but %lld counted local", pages_node, (long long)each,
             (long long)pl.thread_local_pages[1]);
@@ -118,7 +117,7 @@ static void remote_thread(void)
 static void local_threads(void)
 {
     make_array();
-    const int32_t thread_node[2] = {pages_node, pages_node};
+    const int32_t thread_node[2] = { pages_node, pages_node };
     struct ts_placement pl;
     audit(thread_node, &pl);
     REQUIRE(pl.thread_local_pages[0] == PAGES / 2 && pl.thread_local_pages[1] == PAGES / 2,
@@ -132,8 +131,8 @@ static void local_threads(void)
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
-        {"remote_thread", remote_thread},
-        {"local_threads", local_threads},
+        { "remote_thread", remote_thread },
+        { "local_threads", local_threads },
     };
     return TS_RUN_CASES(cases);
 }

@@ -92,14 +92,14 @@ static int judged(FILE *f, char *path, const struct ts_thp_range *r, int n)
 static void smaps_all_huge(void)
 {
     char path[64];
-    const struct ts_thp_range r[] = {{A0, A0 + 8 * MIB}, {A0 + 64 * MIB, A0 + 72 * MIB}};
+    const struct ts_thp_range r[] = { { A0, A0 + 8 * MIB }, { A0 + 64 * MIB, A0 + 72 * MIB } };
     FILE *f = fake_smaps(path);
     library(f);
     vma(f, A0, A0 + 8 * MIB, 8192);
     vma(f, A0 + 64 * MIB, A0 + 72 * MIB, 8192);
     REQUIRE(judged(f, path, r, 2) == 1, "two arrays, each VMA 4 of 4 huge pages: not judged all huge");
     /* A VMA wider than the array, at a 4 KiB offset: 3 whole blocks in it, all huge. */
-    const struct ts_thp_range six = {A0, A0 + 6 * MIB};
+    const struct ts_thp_range six = { A0, A0 + 6 * MIB };
     f = fake_smaps(path);
     vma(f, A0 - 4096, A0 + 6 * MIB + 4096, 3 * 2048);
     REQUIRE(judged(f, path, &six, 1) == 1,
@@ -109,7 +109,7 @@ static void smaps_all_huge(void)
 static void smaps_partly_huge(void)
 {
     char path[64];
-    const struct ts_thp_range r[] = {{A0, A0 + 8 * MIB}, {A0 + 64 * MIB, A0 + 72 * MIB}};
+    const struct ts_thp_range r[] = { { A0, A0 + 8 * MIB }, { A0 + 64 * MIB, A0 + 72 * MIB } };
     FILE *f = fake_smaps(path);
     vma(f, A0, A0 + 8 * MIB, 8192);
     vma(f, A0 + 64 * MIB, A0 + 72 * MIB, 6144); /* one huge allocation fell back to 4 KiB pages */
@@ -128,7 +128,7 @@ static void smaps_partly_huge(void)
     vma(f, A0, A0 + 4 * MIB, 4096);
     REQUIRE(judged(f, path, r, 1) == 0, "half the array unmapped: judged all huge");
     /* An array smaller than one huge page has none. */
-    const struct ts_thp_range small = {A0, A0 + MIB};
+    const struct ts_thp_range small = { A0, A0 + MIB };
     f = fake_smaps(path);
     vma(f, A0, A0 + 2 * MIB, 2048);
     REQUIRE(judged(f, path, &small, 1) == 0, "a 1 MiB array: judged all huge");
@@ -139,7 +139,7 @@ static void smaps_partly_huge(void)
 static void smaps_merged(void)
 {
     char path[64];
-    const struct ts_thp_range r[] = {{A0, A0 + 8 * MIB}, {A0 + 8 * MIB, A0 + 16 * MIB}};
+    const struct ts_thp_range r[] = { { A0, A0 + 8 * MIB }, { A0 + 8 * MIB, A0 + 16 * MIB } };
     FILE *f = fake_smaps(path);
     vma(f, A0, A0 + 16 * MIB, 16384);
     REQUIRE(judged(f, path, r, 2) == 1, "two arrays in one merged VMA, all 8 blocks huge: not judged all huge");
@@ -155,7 +155,7 @@ static void smaps_merged(void)
 static void smaps_no_anon_huge_line(void)
 {
     char path[64];
-    const struct ts_thp_range r[] = {{A0, A0 + 8 * MIB}};
+    const struct ts_thp_range r[] = { { A0, A0 + 8 * MIB } };
     FILE *f = fake_smaps(path);
     library(f);
     vma(f, A0, A0 + 8 * MIB, -1);
@@ -170,7 +170,7 @@ static void smaps_no_anon_huge_line(void)
 static void smaps_unreadable(void)
 {
     char path[64];
-    const struct ts_thp_range r[] = {{A0, A0 + 8 * MIB}};
+    const struct ts_thp_range r[] = { { A0, A0 + 8 * MIB } };
     FILE *f = fake_smaps(path);
     fclose(f);
     unlink(path);
@@ -189,7 +189,7 @@ static void smaps_this_process(void)
     char *span = mmap(NULL, bytes + 2 * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     REQUIRE(span != MAP_FAILED, "cannot map %zu bytes", bytes);
     char *p = (char *)(((uintptr_t)span + 2 * MIB - 1) / (2 * MIB) * (2 * MIB));
-    const struct ts_thp_range r = {(uintptr_t)p, (uintptr_t)p + bytes};
+    const struct ts_thp_range r = { (uintptr_t)p, (uintptr_t)p + bytes };
     REQUIRE(ts_thp_all_huge(TS_THP_SMAPS, &r, 1) == 0, "an untouched mapping: judged all huge");
     if (madvise(p, bytes, MADV_NOHUGEPAGE) == 0) {
         memset(p, 1, bytes);
@@ -210,16 +210,16 @@ static void this_machine(void)
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
-        {"bracketed", bracketed},
-        {"unreadable", unreadable},
-        {"unbracketed", unbracketed},
-        {"this_machine", this_machine},
-        {"smaps_all_huge", smaps_all_huge},
-        {"smaps_partly_huge", smaps_partly_huge},
-        {"smaps_merged", smaps_merged},
-        {"smaps_no_anon_huge_line", smaps_no_anon_huge_line},
-        {"smaps_unreadable", smaps_unreadable},
-        {"smaps_this_process", smaps_this_process},
+        { "bracketed", bracketed },
+        { "unreadable", unreadable },
+        { "unbracketed", unbracketed },
+        { "this_machine", this_machine },
+        { "smaps_all_huge", smaps_all_huge },
+        { "smaps_partly_huge", smaps_partly_huge },
+        { "smaps_merged", smaps_merged },
+        { "smaps_no_anon_huge_line", smaps_no_anon_huge_line },
+        { "smaps_unreadable", smaps_unreadable },
+        { "smaps_this_process", smaps_this_process },
     };
     return TS_RUN_CASES(cases);
 }

@@ -8,7 +8,7 @@
 static ts_topology *load(void)
 {
     ts_topology *topo;
-    struct ts_error err = {0};
+    struct ts_error err = { 0 };
     REQUIRE(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
     return topo;
 }
@@ -68,12 +68,11 @@ static void record_matches_the_kernel(void)
 {
     ts_topology *topo = load();
     struct ts_topology_rec rec;
-    struct ts_error err = {0};
+    struct ts_error err = { 0 };
     REQUIRE(ts_topology_record(topo, &rec, &err) == TS_OK, "record failed: %s", err.message);
-    REQUIRE(rec.n_pus == sysconf(_SC_NPROCESSORS_ONLN), "record has %d PUs, sysconf says %ld",
-            rec.n_pus, sysconf(_SC_NPROCESSORS_ONLN));
-    REQUIRE(rec.n_numa == sysfs_node_count(), "record has %d NUMA nodes, sysfs has %d", rec.n_numa,
-            sysfs_node_count());
+    REQUIRE(rec.n_pus == sysconf(_SC_NPROCESSORS_ONLN), "record has %d PUs, sysconf says %ld", rec.n_pus,
+            sysconf(_SC_NPROCESSORS_ONLN));
+    REQUIRE(rec.n_numa == sysfs_node_count(), "record has %d NUMA nodes, sysfs has %d", rec.n_numa, sysfs_node_count());
     REQUIRE(rec.n_packages >= 1 && rec.n_cores >= rec.n_packages && rec.n_pus >= rec.n_cores,
             "packages %d, cores %d, PUs %d do not nest", rec.n_packages, rec.n_cores, rec.n_pus);
     for (int i = 0; i < rec.n_numa; i++) {
@@ -81,25 +80,23 @@ static void record_matches_the_kernel(void)
         REQUIRE(diag > 0, "distance of node %d to itself is %d", rec.numa[i].os_index, diag);
         for (int j = 0; j < rec.n_numa; j++) {
             int32_t d = rec.distances[i * rec.n_numa + j];
-            REQUIRE(d == -1 || d >= diag, "distance row %d: entry %d (%d) is below the diagonal (%d)",
-                    i, j, d, diag);
+            REQUIRE(d == -1 || d >= diag, "distance row %d: entry %d (%d) is below the diagonal (%d)", i, j, d, diag);
         }
         REQUIRE(rec.numa[i].memory_bytes > 0, "node %d has no local memory", rec.numa[i].os_index);
     }
     REQUIRE(rec.n_cores_rec == rec.n_cores, "%d core rows for %d cores", rec.n_cores_rec, rec.n_cores);
     for (int i = 0; i < rec.n_cores_rec; i++)
-        REQUIRE(rec.cores[i].index == i && rec.cores[i].cpus[0] != '\0',
-                "core row %d: index %d, cpus \"%s\"", i, rec.cores[i].index, rec.cores[i].cpus);
+        REQUIRE(rec.cores[i].index == i && rec.cores[i].cpus[0] != '\0', "core row %d: index %d, cpus \"%s\"", i,
+                rec.cores[i].index, rec.cores[i].cpus);
     for (int i = 0; i < rec.n_caches; i++)
         REQUIRE(rec.caches[i].level >= 1 && rec.caches[i].count >= 1 && rec.caches[i].size_bytes > 0,
                 "cache row %d: L%d %s, %llu bytes x %d", i, rec.caches[i].level, rec.caches[i].type,
                 (unsigned long long)rec.caches[i].size_bytes, rec.caches[i].count);
-    REQUIRE(rec.cache_line_bytes >= 16 && rec.cache_line_source[0], "cache line %u from \"%s\"",
-            rec.cache_line_bytes, rec.cache_line_source);
+    REQUIRE(rec.cache_line_bytes >= 16 && rec.cache_line_source[0], "cache line %u from \"%s\"", rec.cache_line_bytes,
+            rec.cache_line_source);
     REQUIRE(strncmp(rec.hwloc_version, "2.", 2) == 0, "hwloc version \"%s\"", rec.hwloc_version);
     ts_topology_record_free(&rec);
-    REQUIRE(!rec.numa && !rec.distances && !rec.cores && !rec.caches,
-            "record_free left pointers behind");
+    REQUIRE(!rec.numa && !rec.distances && !rec.cores && !rec.caches, "record_free left pointers behind");
     ts_topology_record_free(&rec); /* a second free must be harmless */
     ts_topology_destroy(topo);
 }
@@ -113,7 +110,7 @@ static void record_free_releases_everything(void)
             "as in use");
     ts_topology *topo = load();
     struct ts_topology_rec rec;
-    struct ts_error err = {0};
+    struct ts_error err = { 0 };
     REQUIRE(ts_topology_record(topo, &rec, &err) == TS_OK, "record failed: %s", err.message);
     ts_topology_record_free(&rec);
     size_t before = mallinfo2().uordblks;
@@ -129,10 +126,10 @@ static void record_free_releases_everything(void)
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
-        {"cpus", every_cpu_has_core_and_node},
-        {"cache_line", cache_line_is_sane},
-        {"record", record_matches_the_kernel},
-        {"record_free", record_free_releases_everything},
+        { "cpus", every_cpu_has_core_and_node },
+        { "cache_line", cache_line_is_sane },
+        { "record", record_matches_the_kernel },
+        { "record_free", record_free_releases_everything },
     };
     return TS_RUN_CASES(cases);
 }

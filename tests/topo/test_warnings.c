@@ -3,8 +3,9 @@
 
 static struct ts_thread_rec row(int thread, int core, int cpu, int place, const char *place_cpus)
 {
-    struct ts_thread_rec r = {.thread = thread, .place = place, .cpu_start = cpu, .cpu_end = cpu,
-                              .core = core, .node = 0};
+    struct ts_thread_rec r = {
+        .thread = thread, .place = place, .cpu_start = cpu, .cpu_end = cpu, .core = core, .node = 0
+    };
     snprintf(r.place_cpus, sizeof r.place_cpus, "%s", place_cpus);
     return r;
 }
@@ -34,28 +35,29 @@ static void show(int n)
 
 static void none_when_bound_apart(void)
 {
-    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1")};
-    int n = run((struct ts_binding_facts){.bound = 1, .n_threads = 2, .available_cpus = 2}, rows, 2);
+    struct ts_thread_rec rows[] = { row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1") };
+    int n = run((struct ts_binding_facts){ .bound = 1, .n_threads = 2, .available_cpus = 2 }, rows, 2);
     show(n);
     REQUIRE(n == 0, "2 bound threads on 2 cores gave %d warnings", n);
 }
 
 static void binding_off(void)
 {
-    struct ts_thread_rec rows[] = {row(0, 0, 0, -1, ""), row(1, 1, 1, -1, "")};
-    int n = run((struct ts_binding_facts){.bound = 0, .n_threads = 2, .available_cpus = 2}, rows, 2);
+    struct ts_thread_rec rows[] = { row(0, 0, 0, -1, ""), row(1, 1, 1, -1, "") };
+    int n = run((struct ts_binding_facts){ .bound = 0, .n_threads = 2, .available_cpus = 2 }, rows, 2);
     show(n);
-    REQUIRE(n == 1 && find(n, "binding is off") == 0, "unbound threads: want only the binding-off "
-            "warning, got %d lines", n);
+    REQUIRE(n == 1 && find(n, "binding is off") == 0,
+            "unbound threads: want only the binding-off "
+            "warning, got %d lines",
+            n);
 }
 
 static void oversubscribed(void)
 {
-    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1"), row(2, 0, 0, 0, "0")};
-    int n = run((struct ts_binding_facts){.bound = 1, .n_threads = 3, .available_cpus = 2}, rows, 3);
+    struct ts_thread_rec rows[] = { row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1"), row(2, 0, 0, 0, "0") };
+    int n = run((struct ts_binding_facts){ .bound = 1, .n_threads = 3, .available_cpus = 2 }, rows, 3);
     show(n);
-    REQUIRE(find(n, "3 threads but only 2 CPUs available") >= 0,
-            "3 threads on 2 CPUs: no oversubscription warning");
+    REQUIRE(find(n, "3 threads but only 2 CPUs available") >= 0, "3 threads on 2 CPUs: no oversubscription warning");
 }
 
 static void all_on_one_core(void)
@@ -63,7 +65,7 @@ static void all_on_one_core(void)
     struct ts_thread_rec rows[4];
     for (int i = 0; i < 4; i++)
         rows[i] = row(i, 0, 0, 0, "0");
-    int n = run((struct ts_binding_facts){.bound = 1, .n_threads = 4, .available_cpus = 4}, rows, 4);
+    int n = run((struct ts_binding_facts){ .bound = 1, .n_threads = 4, .available_cpus = 4 }, rows, 4);
     show(n);
     REQUIRE(find(n, "ALL 4 THREADS ARE ON ONE CORE (core 0)") >= 0,
             "4 threads on core 0: no ALL-THREADS warning naming the count and the core");
@@ -73,13 +75,13 @@ static void all_on_one_core(void)
 static void some_share_a_core(void)
 {
     /* hwloc core 5 holds CPUs 0 and 9: the warning must name the core, not guess it. */
-    struct ts_thread_rec rows[] = {row(0, 5, 0, 0, "0"), row(1, 1, 1, 1, "1"), row(2, 5, 0, 0, "0")};
-    int n = run((struct ts_binding_facts){.bound = 1, .n_threads = 3, .available_cpus = 3}, rows, 3);
+    struct ts_thread_rec rows[] = { row(0, 5, 0, 0, "0"), row(1, 1, 1, 1, "1"), row(2, 5, 0, 0, "0") };
+    int n = run((struct ts_binding_facts){ .bound = 1, .n_threads = 3, .available_cpus = 3 }, rows, 3);
     show(n);
     REQUIRE(n == 1 && find(n, "threads 0,2 share core 5 (CPU 0): they time-slice one core") == 0,
             "threads 0 and 2 on CPU 0: want one share warning naming them and core 5");
     rows[2].cpu_start = rows[2].cpu_end = 9;
-    n = run((struct ts_binding_facts){.bound = 1, .n_threads = 3, .available_cpus = 3}, rows, 3);
+    n = run((struct ts_binding_facts){ .bound = 1, .n_threads = 3, .available_cpus = 3 }, rows, 3);
     show(n);
     REQUIRE(n == 1 && find(n, "threads 0,2 share core 5 (CPUs 0,9)") == 0 && find(n, "SMT") == 0,
             "threads 0 and 2 on SMT siblings 0 and 9: want one share warning saying SMT");
@@ -87,21 +89,21 @@ static void some_share_a_core(void)
 
 static void migration_only_when_possible(void)
 {
-    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1")};
+    struct ts_thread_rec rows[] = { row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1") };
     rows[1].cpu_end = 0;
-    int n = run((struct ts_binding_facts){.bound = 1, .n_threads = 2, .available_cpus = 2}, rows, 2);
+    int n = run((struct ts_binding_facts){ .bound = 1, .n_threads = 2, .available_cpus = 2 }, rows, 2);
     REQUIRE(n == 0, "a thread bound to a one-CPU place was reported as moving");
     snprintf(rows[1].place_cpus, sizeof rows[1].place_cpus, "0-1");
-    n = run((struct ts_binding_facts){.bound = 1, .n_threads = 2, .available_cpus = 2}, rows, 2);
+    n = run((struct ts_binding_facts){ .bound = 1, .n_threads = 2, .available_cpus = 2 }, rows, 2);
     show(n);
     REQUIRE(n == 1 && find(n, "thread 1 moved from CPU 1 to CPU 0 during the run") == 0,
             "a thread in a 2-CPU place that moved: want one migration warning");
     rows[1].place = -1;
     rows[1].place_cpus[0] = '\0';
-    n = run((struct ts_binding_facts){.bound = 0, .n_threads = 2, .available_cpus = 2}, rows, 2);
+    n = run((struct ts_binding_facts){ .bound = 0, .n_threads = 2, .available_cpus = 2 }, rows, 2);
     show(n);
     REQUIRE(find(n, "thread 1 moved from CPU 1 to CPU 0") >= 0, "an unbound thread that moved: "
-            "no migration warning");
+                                                                "no migration warning");
 }
 
 static void max_is_respected(void)
@@ -111,7 +113,7 @@ static void max_is_respected(void)
         rows[i] = row(i, 0, 0, -1, "");
         rows[i].cpu_end = 1;
     }
-    struct ts_binding_facts f = {.bound = 0, .n_threads = 4, .available_cpus = 1};
+    struct ts_binding_facts f = { .bound = 0, .n_threads = 4, .available_cpus = 1 };
     char few[3][512];
     memset(few, 'x', sizeof few);
     int n = ts_affinity_warnings(&f, rows, 4, few, 2);
@@ -125,8 +127,8 @@ static void max_is_respected(void)
 /* The srun-without--c case: fewer cores than threads, though enough CPUs (SMT siblings). */
 static void fewer_cores_than_threads(void)
 {
-    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 0, 1, 1, "1")};
-    struct ts_binding_facts f = {.bound = 1, .n_threads = 2, .available_cpus = 2, .available_cores = 1};
+    struct ts_thread_rec rows[] = { row(0, 0, 0, 0, "0"), row(1, 0, 1, 1, "1") };
+    struct ts_binding_facts f = { .bound = 1, .n_threads = 2, .available_cpus = 2, .available_cores = 1 };
     snprintf(f.available_list, sizeof f.available_list, "0-1");
     int n = run(f, rows, 2);
     show(n);
@@ -139,17 +141,17 @@ static void fewer_cores_than_threads(void)
 
 static void places_outside_the_mask(void)
 {
-    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1")};
-    struct ts_binding_facts f = {.bound = 1, .n_threads = 2, .available_cpus = 2, .available_cores = 2};
+    struct ts_thread_rec rows[] = { row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1") };
+    struct ts_binding_facts f = { .bound = 1, .n_threads = 2, .available_cpus = 2, .available_cores = 2 };
     snprintf(f.available_list, sizeof f.available_list, "0-1");
-    const int named[] = {0, 1, 5, 6, 7, 1};
+    const int named[] = { 0, 1, 5, 6, 7, 1 };
     ts_affinity_outside(&f, named, 6);
     REQUIRE(strcmp(f.places_outside, "5-7") == 0, "CPUs outside 0-1 of {0,1,5,6,7}: got '%s'", f.places_outside);
     int n = run(f, rows, 2);
     show(n);
     REQUIRE(find(n, "OMP_PLACES names CPUs 5-7 that this process may not use (it may use 0-1)") >= 0,
             "no warning for places outside the mask");
-    const int inside[] = {1, 0};
+    const int inside[] = { 1, 0 };
     ts_affinity_outside(&f, inside, 2);
     REQUIRE(f.places_outside[0] == '\0', "CPUs inside the mask reported outside: '%s'", f.places_outside);
 }
@@ -157,12 +159,13 @@ static void places_outside_the_mask(void)
 /* A thread that computed on another node than it first-touched from, and migrations counted by perf. */
 static void moved_away_from_its_pages(void)
 {
-    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 1, 2, 1, "2")};
+    struct ts_thread_rec rows[] = { row(0, 0, 0, 0, "0"), row(1, 1, 2, 1, "2") };
     rows[1].node = 1;
-    const int32_t init_node[] = {0, 0};
-    const int64_t migrations[] = {0, 3};
-    struct ts_binding_facts f = {.bound = 1, .n_threads = 2, .available_cpus = 4,
-                                 .init_node = init_node, .migrations = migrations};
+    const int32_t init_node[] = { 0, 0 };
+    const int64_t migrations[] = { 0, 3 };
+    struct ts_binding_facts f = {
+        .bound = 1, .n_threads = 2, .available_cpus = 4, .init_node = init_node, .migrations = migrations
+    };
     int n = run(f, rows, 2);
     show(n);
     REQUIRE(find(n, "thread 1 first-touched its pages on node 0 but computed on node 1") >= 0,
@@ -170,7 +173,7 @@ static void moved_away_from_its_pages(void)
     REQUIRE(find(n, "thread 0 first-touched") < 0, "thread 0 stayed on node 0 but was warned about");
     REQUIRE(find(n, "migrated between CPUs during the kernel (perf counter): thread 1 3 times") >= 0,
             "no warning for counted migrations");
-    const int64_t none[] = {0, -1};
+    const int64_t none[] = { 0, -1 };
     f.migrations = none;
     n = run(f, rows, 2);
     REQUIRE(find(n, "migrated") < 0, "no migrations (or unknown) but a migration warning");
@@ -181,8 +184,12 @@ static void moved_away_from_its_pages(void)
 static struct ts_binding_facts facts_of(int bound, int n_threads, const char *mask, int mask_cpus, int mask_cores,
                                         const char *available, int cpus, int cores)
 {
-    struct ts_binding_facts f = {.bound = bound, .n_threads = n_threads, .available_cpus = cpus,
-                                 .available_cores = cores, .mask_cpus = mask_cpus, .mask_cores = mask_cores};
+    struct ts_binding_facts f = { .bound = bound,
+                                  .n_threads = n_threads,
+                                  .available_cpus = cpus,
+                                  .available_cores = cores,
+                                  .mask_cpus = mask_cpus,
+                                  .mask_cores = mask_cores };
     snprintf(f.mask_list, sizeof f.mask_list, "%s", mask);
     snprintf(f.available_list, sizeof f.available_list, "%s", available);
     return f;
@@ -198,7 +205,7 @@ static void only_in(int n, int line, const char *text, const char *what)
 /* OMP_PLACES='{0}', 2 threads, a 2-CPU mask: the places are the cause, not srun or the mask. */
 static void cause_places(void)
 {
-    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 0, 0, 0, "0")};
+    struct ts_thread_rec rows[] = { row(0, 0, 0, 0, "0"), row(1, 0, 0, 0, "0") };
     struct ts_binding_facts f = facts_of(1, 2, "0-1", 2, 2, "0", 1, 1);
     snprintf(f.places, sizeof f.places, "{0}");
     f.under_slurm = 1;
@@ -214,7 +221,7 @@ static void cause_places(void)
             "the stacked-threads line does not name OMP_PLACES as the cause");
     /* More threads than even the mask has: both said, the places first. */
     f.n_threads = 4;
-    struct ts_thread_rec four[] = {rows[0], rows[1], row(2, 0, 0, 0, "0"), row(3, 0, 0, 0, "0")};
+    struct ts_thread_rec four[] = { rows[0], rows[1], row(2, 0, 0, 0, "0"), row(3, 0, 0, 0, "0") };
     n = run(f, four, 4);
     show(n);
     line = find(n, "4 threads but OMP_PLACES={0} gives them only 1 CPU");
@@ -225,7 +232,7 @@ static void cause_places(void)
 /* Places on fewer cores than the mask (SMT siblings {0,4}), enough CPUs. */
 static void cause_places_cores(void)
 {
-    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0,4"), row(1, 0, 4, 0, "0,4")};
+    struct ts_thread_rec rows[] = { row(0, 0, 0, 0, "0,4"), row(1, 0, 4, 0, "0,4") };
     struct ts_binding_facts f = facts_of(1, 2, "0-7", 8, 4, "0,4", 2, 1);
     snprintf(f.places, sizeof f.places, "{0,4}");
     int n = run(f, rows, 2);
@@ -238,7 +245,7 @@ static void cause_places_cores(void)
 /* A one-CPU mask under Slurm: srun without -c, and both ways to fix it. */
 static void cause_srun(void)
 {
-    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 0, 0, 0, "0")};
+    struct ts_thread_rec rows[] = { row(0, 0, 0, 0, "0"), row(1, 0, 0, 0, "0") };
     struct ts_binding_facts f = facts_of(1, 2, "0", 1, 1, "0", 1, 1);
     snprintf(f.places, sizeof f.places, "cores");
     f.under_slurm = 1;
@@ -259,7 +266,7 @@ static void cause_srun(void)
     struct ts_binding_facts smt = facts_of(1, 2, "0,4", 2, 1, "0,4", 2, 1);
     smt.under_slurm = 1;
     smt.machine_cpus = 8;
-    struct ts_thread_rec apart[] = {row(0, 0, 0, 0, "0"), row(1, 0, 4, 1, "4")};
+    struct ts_thread_rec apart[] = { row(0, 0, 0, 0, "0"), row(1, 0, 4, 1, "4") };
     n = run(smt, apart, 2);
     show(n);
     line = find(n, "2 threads but the process may use only 1 core (CPUs 0,4)");
@@ -270,7 +277,7 @@ static void cause_srun(void)
 /* The same one-CPU mask outside Slurm: taskset, numactl or a cgroup made it. */
 static void cause_taskset(void)
 {
-    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 0, 0, 0, "0")};
+    struct ts_thread_rec rows[] = { row(0, 0, 0, 0, "0"), row(1, 0, 0, 0, "0") };
     struct ts_binding_facts f = facts_of(1, 2, "0", 1, 1, "0", 1, 1);
     f.machine_cpus = 2;
     int n = run(f, rows, 2);
@@ -283,7 +290,7 @@ static void cause_taskset(void)
 /* Every CPU of the machine and still more threads: nothing to widen. */
 static void cause_machine(void)
 {
-    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1"), row(2, 0, 0, 0, "0")};
+    struct ts_thread_rec rows[] = { row(0, 0, 0, 0, "0"), row(1, 1, 1, 1, "1"), row(2, 0, 0, 0, "0") };
     struct ts_binding_facts f = facts_of(1, 3, "0-1", 2, 2, "0-1", 2, 2);
     f.machine_cpus = 2;
     f.under_slurm = 1;
@@ -298,7 +305,7 @@ static void cause_machine(void)
 /* proc_bind primary keeps every thread in the primary thread's place. */
 static void cause_primary(void)
 {
-    struct ts_thread_rec rows[] = {row(0, 0, 0, 0, "0"), row(1, 0, 0, 0, "0")};
+    struct ts_thread_rec rows[] = { row(0, 0, 0, 0, "0"), row(1, 0, 0, 0, "0") };
     struct ts_binding_facts f = facts_of(1, 2, "0-1", 2, 2, "0-1", 2, 2);
     snprintf(f.proc_bind, sizeof f.proc_bind, "primary");
     int n = run(f, rows, 2);
@@ -312,22 +319,22 @@ static void cause_primary(void)
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
-        {"none", none_when_bound_apart},
-        {"binding_off", binding_off},
-        {"oversubscribed", oversubscribed},
-        {"all_on_one_core", all_on_one_core},
-        {"shared_core", some_share_a_core},
-        {"migration", migration_only_when_possible},
-        {"max", max_is_respected},
-        {"fewer_cores", fewer_cores_than_threads},
-        {"places_outside", places_outside_the_mask},
-        {"moved_away", moved_away_from_its_pages},
-        {"cause_places", cause_places},
-        {"cause_places_cores", cause_places_cores},
-        {"cause_srun", cause_srun},
-        {"cause_taskset", cause_taskset},
-        {"cause_machine", cause_machine},
-        {"cause_primary", cause_primary},
+        { "none", none_when_bound_apart },
+        { "binding_off", binding_off },
+        { "oversubscribed", oversubscribed },
+        { "all_on_one_core", all_on_one_core },
+        { "shared_core", some_share_a_core },
+        { "migration", migration_only_when_possible },
+        { "max", max_is_respected },
+        { "fewer_cores", fewer_cores_than_threads },
+        { "places_outside", places_outside_the_mask },
+        { "moved_away", moved_away_from_its_pages },
+        { "cause_places", cause_places },
+        { "cause_places_cores", cause_places_cores },
+        { "cause_srun", cause_srun },
+        { "cause_taskset", cause_taskset },
+        { "cause_machine", cause_machine },
+        { "cause_primary", cause_primary },
     };
     return TS_RUN_CASES(cases);
 }
