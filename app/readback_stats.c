@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ts_summary.h"
+
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -42,20 +44,8 @@ static double imbalance(const struct ts_run_summary *s, double *column, double *
 
 static void disturbance(const struct ts_run_summary *s, struct ts_run_stats *out)
 {
-    const struct ts_machine_rec *m = s->has_machine ? &s->machine : NULL;
-    const struct ts_disturb_facts f = {
-        .n_threads = s->n_threads,
-        .kernel_time = s->kernel_time,
-        .involuntary = s->involuntary,
-        .n_cpus = m ? m->n_cpus : NAN,
-        .online_cpus = m ? m->online_cpus : NAN,
-        .elapsed = m ? m->elapsed : NAN,
-        .others_cpu = m ? m->others_cpu : NAN,
-        .steal = m ? m->steal : NAN,
-        .clock_tick = m ? m->clock_tick : NAN,
-        .load_start = m ? m->load_start : NAN,
-        .load_end = m ? m->load_end : NAN,
-    };
+    struct ts_disturb_facts f;
+    ts_disturb_facts_of(s->n_threads, s->kernel_time, s->involuntary, s->has_machine ? &s->machine : NULL, &f);
     out->disturbed = ts_disturbed(&f, out->disturbed_why, sizeof out->disturbed_why);
     ts_disturb_numbers(&f, &out->numbers);
 }

@@ -89,9 +89,15 @@ void ts_summary_disturb_facts(const struct ts_record *rec, struct ts_disturb_fac
         for (int t = 0; t < c->n_threads; t++)
             involuntary += (double)c->kernel[t].involuntary_switches;
     }
+    ts_disturb_facts_of(rec->results->n_threads, rec->timings->kernel, involuntary, m, f);
+}
+
+void ts_disturb_facts_of(double n_threads, double kernel_time, double involuntary, const struct ts_machine_rec *m,
+                         struct ts_disturb_facts *f)
+{
     *f = (struct ts_disturb_facts){
-        .n_threads = rec->results->n_threads,
-        .kernel_time = rec->timings->kernel,
+        .n_threads = n_threads,
+        .kernel_time = kernel_time,
         .involuntary = involuntary,
         .n_cpus = m ? m->n_cpus : NAN,
         .online_cpus = m ? m->online_cpus : NAN,

@@ -16,4 +16,9 @@ char *ts_summary_text(const struct ts_record *rec, const char *output_path);
 struct ts_disturb_facts;
 void ts_summary_disturb_facts(const struct ts_record *rec, struct ts_disturb_facts *f);
 
+/* The same facts from their parts, as a record or a file read back holds them; m NULL (no
+ * /counters/machine) leaves the machine's facts NaN. */
+void ts_disturb_facts_of(double n_threads, double kernel_time, double involuntary, const struct ts_machine_rec *m,
+                         struct ts_disturb_facts *f);
+
 #endif
