@@ -43,7 +43,9 @@ enum ts_decomp_dir { TS_DIR_X_LO, TS_DIR_X_HI, TS_DIR_Y_LO, TS_DIR_Y_HI, TS_DIR_
  * block plus one layer on each side (2D: none along z). A layer is a halo where a neighbour
  * is, and the physical boundary (fixed points, never updated) where none is. So the local
  * array is a grid of its own whose interior is exactly the owned block: a stencil step over
- * it, with the local sizes as nx, ny, nz, updates the owned points and nothing else. */
+ * it, with the local sizes as nx, ny, nz, updates the owned points. (ts_stencil_step also
+ * stores +0.0 in the x layers of the rows it updates, its fixed boundary: harmless, since the
+ * halos are received again before every step.) */
 struct ts_decomp_block {
     int rank;
     int coords[3];     /* position in the rank grid along x, y, z */
@@ -74,7 +76,7 @@ struct ts_decomp_face {
 int ts_decomp_auto_dims(int ranks, int ndims, int dims[]);
 
 /* Fills d for a grid of points[0..ndims) (x, y, z; boundary included) over `ranks` ranks, the
- * dims given in x, y, z order (dims[2] = 1 in 2D) or, when dims is NULL or all zero, chosen by
+ * dims given in x, y, z order (dims[2] 0 or 1 in 2D) or, when dims is NULL or all zero, chosen by
  * ts_decomp_auto_dims with its largest count on the slowest axis (z in 3D, y in 2D: the faces
  * across it are contiguous, and one rank per plane or row range is how threads split it too).
  * Every split of a grid that leaves each rank at least one interior point along every axis is
