@@ -1,0 +1,308 @@
+#include "ts_decomp.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int ts_decomp_auto_dims(int ranks, int ndims, int dims[])
+{
+    if (ranks < 1 || ndims < 1 || ndims > 3)
+        return EINVAL;
+    int factors[32], n_factors = 0; /* a prime factor is at least 2: at most 31 of an int */
+    int rest = ranks;
+    for (int p = 2; (int64_t)p * p <= rest; p += p == 2 ? 1 : 2)
+        while (rest % p == 0) {
+            factors[n_factors++] = p;
+            rest /= p;
+        }
+    if (rest > 1)
+        factors[n_factors++] = rest;
+    for (int i = 0; i < ndims; i++)
+        dims[i] = 1;
+    /* Open MPI's greedy choice, so that both give the same rank grid: the largest factor first,
+     * each into the smallest entry (the first of equal ones). */
+    for (int f = n_factors - 1; f >= 0; f--) {
+        int smallest = 0;
+        for (int i = 1; i < ndims; i++)
+            if (dims[i] < dims[smallest])
+                smallest = i;
+        dims[smallest] *= factors[f];
+    }
+    for (int i = 0; i < ndims; i++)
+        for (int j = i + 1; j < ndims; j++)
+            if (dims[j] > dims[i]) {
+                int t = dims[i];
+                dims[i] = dims[j];
+                dims[j] = t;
+            }
+    return 0;
+}
+
+static const char axis_name[3] = { 'x', 'y', 'z' };
+
+/* What one interior layer across an axis is called: a column of points for x, a row for y, a
+ * plane for z. */
+static const char *layer_name(int axis, int64_t count)
+{
+    static const char *const one[3] = { "column", "row", "plane" };
+    static const char *const many[3] = { "columns", "rows", "planes" };
+    return count == 1 ? one[axis] : many[axis];
+}
+
+static void grid_text(const int64_t points[3], int ndims, char *buf, size_t len)
+{
+    if (ndims == 3)
+        snprintf(buf, len, "%lldx%lldx%lld", (long long)points[0], (long long)points[1], (long long)points[2]);
+    else
+        snprintf(buf, len, "%lldx%lld", (long long)points[0], (long long)points[1]);
+}
+
+static void say(char *why, size_t why_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void say(char *why, size_t why_len, const char *fmt, ...)
+{
+    if (!why || why_len == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, why_len, fmt, ap);
+    va_end(ap);
+}
+
+enum ts_decomp_status ts_decomp_create(struct ts_decomp *d, int ndims, const int64_t points[3], int ranks,
+                                       const int dims[3], char *why, size_t why_len)
+{
+    memset(d, 0, sizeof *d);
+    say(why, why_len, "%s", "");
+    if (ndims != 2 && ndims != 3) {
+        say(why, why_len, "a stencil grid has 2 or 3 dimensions, not %d", ndims);
+        return TS_DECOMP_BAD_ARGUMENT;
+    }
+    if (ranks < 1) {
+        say(why, why_len, "a run has at least 1 rank, not %d", ranks);
+        return TS_DECOMP_BAD_ARGUMENT;
+    }
+    d->ndims = ndims;
+    d->ranks = ranks;
+    for (int a = 0; a < 3; a++)
+        d->points[a] = a < ndims ? points[a] : 1;
+    char grid[80];
+    grid_text(d->points, ndims, grid, sizeof grid);
+    for (int a = 0; a < ndims; a++)
+        if (d->points[a] < 3) {
+            say(why, why_len, "the grid %s has no interior point along %c: n%c must be at least 3", grid, axis_name[a],
+                axis_name[a]);
+            return TS_DECOMP_BAD_ARGUMENT;
+        }
+
+    int given = dims && (dims[0] || dims[1] || dims[2]);
+    if (given) {
+        int64_t product = 1;
+        for (int a = 0; a < ndims; a++) {
+            d->dims[a] = dims[a];
+            if (dims[a] < 1)
+                product = -1;
+            else if (product > 0) /* stops above INT_MAX: no int64 overflow */
+                product = product * dims[a] > INT_MAX ? (int64_t)INT_MAX + 1 : product * dims[a];
+        }
+        d->dims[2] = ndims == 3 ? dims[2] : 1;
+        char text[48];
+        ts_decomp_dims_text(d, text, sizeof text);
+        if (ndims == 2 && dims[2] != 1 && dims[2] != 0) {
+            snprintf(text, sizeof text, "%dx%dx%d", dims[0], dims[1], dims[2]);
+            say(why, why_len, "dims %s split z, which the 2D grid %s does not have: give 2 counts, x and y", text,
+                grid);
+            return TS_DECOMP_BAD_DIMS;
+        }
+        if (product < 1) {
+            say(why, why_len, "dims %s: every count must be at least 1", text);
+            return TS_DECOMP_BAD_DIMS;
+        }
+        if (product > INT_MAX) {
+            say(why, why_len, "dims %s make more than %d ranks, but the run has %d", text, INT_MAX, ranks);
+            return TS_DECOMP_BAD_DIMS;
+        }
+        if (product != ranks) {
+            say(why, why_len, "dims %s make %lld ranks, but the run has %d", text, (long long)product, ranks);
+            return TS_DECOMP_BAD_DIMS;
+        }
+    } else {
+        int cart[3];
+        ts_decomp_auto_dims(ranks, ndims, cart);
+        for (int a = 0; a < ndims; a++) /* the most ranks along the slowest axis */
+            d->dims[a] = cart[ndims - 1 - a];
+        d->dims[2] = ndims == 3 ? d->dims[2] : 1;
+        d->automatic = 1;
+    }
+
+    for (int a = 0; a < ndims; a++) {
+        int64_t interior = d->points[a] - 2;
+        if (d->dims[a] <= interior)
+            continue;
+        /* The first ranks along the axis take one layer each: the first without one is at
+         * coordinate `interior`, the others' coordinates 0. */
+        int coords[3] = { 0, 0, 0 };
+        coords[a] = (int)interior;
+        char text[48];
+        ts_decomp_dims_text(d, text, sizeof text);
+        say(why, why_len,
+            "%d ranks as %s%s leave 0 interior %s to rank %d (%c coordinate %d): the grid %s has %lld interior "
+            "%s in %c; use at most %lld rank%s along %c or n%c >= %lld",
+            ranks, text, d->automatic ? " (chosen automatically)" : "", layer_name(a, 2), ts_decomp_rank(d, coords),
+            axis_name[a], coords[a], grid, (long long)interior, layer_name(a, interior), axis_name[a],
+            (long long)interior, interior == 1 ? "" : "s", axis_name[a], axis_name[a], (long long)d->dims[a] + 2);
+        return TS_DECOMP_TOO_SMALL;
+    }
+    return TS_DECOMP_OK;
+}
+
+int ts_decomp_rank(const struct ts_decomp *d, const int coords[3])
+{
+    for (int a = 0; a < 3; a++)
+        if (coords[a] < 0 || coords[a] >= d->dims[a])
+            return -1;
+    return (coords[2] * d->dims[1] + coords[1]) * d->dims[0] + coords[0];
+}
+
+void ts_decomp_coords(const struct ts_decomp *d, int rank, int coords[3])
+{
+    if (rank < 0 || rank >= d->ranks) {
+        coords[0] = coords[1] = coords[2] = -1;
+        return;
+    }
+    coords[0] = rank % d->dims[0];
+    coords[1] = rank / d->dims[0] % d->dims[1];
+    coords[2] = rank / d->dims[0] / d->dims[1];
+}
+
+int ts_decomp_cart_dims(const struct ts_decomp *d, int cart[3])
+{
+    for (int i = 0; i < d->ndims; i++)
+        cart[i] = d->dims[d->ndims - 1 - i];
+    return d->ndims;
+}
+
+int ts_decomp_block(const struct ts_decomp *d, int rank, struct ts_decomp_block *b)
+{
+    memset(b, 0, sizeof *b);
+    if (rank < 0 || rank >= d->ranks)
+        return EINVAL;
+    b->rank = rank;
+    ts_decomp_coords(d, rank, b->coords);
+    for (int a = 0; a < 3; a++) {
+        if (a >= d->ndims) { /* 2D: one plane, no layer around it */
+            b->begin[a] = 0;
+            b->end[a] = 1;
+            b->origin[a] = 0;
+            b->local[a] = 1;
+            b->neighbour[2 * a] = b->neighbour[2 * a + 1] = -1;
+            continue;
+        }
+        const int64_t interior = d->points[a] - 2, parts = d->dims[a], c = b->coords[a];
+        const int64_t base = interior / parts, extra = interior % parts;
+        b->begin[a] = 1 + c * base + (c < extra ? c : extra);
+        b->end[a] = b->begin[a] + base + (c < extra);
+        b->origin[a] = b->begin[a] - TS_DECOMP_HALO;
+        b->local[a] = b->end[a] - b->begin[a] + 2 * TS_DECOMP_HALO;
+        int lo[3] = { b->coords[0], b->coords[1], b->coords[2] }, hi[3] = { lo[0], lo[1], lo[2] };
+        lo[a]--;
+        hi[a]++;
+        b->neighbour[2 * a] = ts_decomp_rank(d, lo);
+        b->neighbour[2 * a + 1] = ts_decomp_rank(d, hi);
+    }
+    return 0;
+}
+
+/* The layer at local index `at` across the axis of dir, over the owned range of the others. */
+static struct ts_decomp_face layer(const struct ts_decomp_block *b, enum ts_decomp_dir dir, int64_t at)
+{
+    struct ts_decomp_face f;
+    memset(&f, 0, sizeof f);
+    const int axis = (int)dir / 2;
+    if (b->local[axis] == 1) /* no such face (z in 2D) */
+        return f;
+    f.stride[0] = 1;
+    f.stride[1] = b->local[0];
+    f.stride[2] = b->local[0] * b->local[1];
+    f.elems = 1;
+    for (int a = 0; a < 3; a++) {
+        const int64_t halo = b->begin[a] - b->origin[a];
+        f.start[a] = a == axis ? at : halo;
+        f.count[a] = a == axis ? 1 : b->end[a] - b->begin[a];
+        f.offset += f.start[a] * f.stride[a];
+        f.elems *= f.count[a];
+    }
+    return f;
+}
+
+/* The empty face: what an unknown dir gives. */
+static struct ts_decomp_face no_face(void)
+{
+    struct ts_decomp_face f;
+    memset(&f, 0, sizeof f);
+    return f;
+}
+
+struct ts_decomp_face ts_decomp_send_face(const struct ts_decomp_block *b, enum ts_decomp_dir dir)
+{
+    if ((int)dir < 0 || dir >= TS_DIR_COUNT)
+        return no_face();
+    const int axis = (int)dir / 2;
+    return layer(b, dir, (dir & 1) ? b->local[axis] - 1 - TS_DECOMP_HALO : TS_DECOMP_HALO);
+}
+
+struct ts_decomp_face ts_decomp_recv_face(const struct ts_decomp_block *b, enum ts_decomp_dir dir)
+{
+    if ((int)dir < 0 || dir >= TS_DIR_COUNT)
+        return no_face();
+    const int axis = (int)dir / 2;
+    return layer(b, dir, (dir & 1) ? b->local[axis] - 1 : 0);
+}
+
+/* A face's x extent is contiguous in the local array (stride[0] = 1): one memcpy per row. */
+int64_t ts_decomp_pack(const double *local, const struct ts_decomp_face *f, double *buf)
+{
+    const size_t row = (size_t)f->count[0] * sizeof *buf;
+    int64_t n = 0;
+    for (int64_t k = 0; k < f->count[2]; k++)
+        for (int64_t j = 0; j < f->count[1]; j++) {
+            memcpy(buf + n, local + f->offset + j * f->stride[1] + k * f->stride[2], row);
+            n += f->count[0];
+        }
+    return n;
+}
+
+int64_t ts_decomp_unpack(double *local, const struct ts_decomp_face *f, const double *buf)
+{
+    const size_t row = (size_t)f->count[0] * sizeof *buf;
+    int64_t n = 0;
+    for (int64_t k = 0; k < f->count[2]; k++)
+        for (int64_t j = 0; j < f->count[1]; j++) {
+            memcpy(local + f->offset + j * f->stride[1] + k * f->stride[2], buf + n, row);
+            n += f->count[0];
+        }
+    return n;
+}
+
+int ts_decomp_slice(int64_t n, int ranks, int rank, int64_t granule, struct ts_range *out)
+{
+    *out = (struct ts_range){ 0, 0, rank };
+    if (rank < 0 || rank >= ranks)
+        return EINVAL;
+    ts_partition *part;
+    int rc = ts_partition_create(&part, n, ranks, granule);
+    if (rc)
+        return rc;
+    *out = ts_partition_range(part, rank);
+    ts_partition_destroy(part);
+    return 0;
+}
+
+int ts_decomp_dims_text(const struct ts_decomp *d, char *buf, size_t len)
+{
+    if (d->ndims == 3)
+        return snprintf(buf, len, "%dx%dx%d", d->dims[0], d->dims[1], d->dims[2]);
+    return snprintf(buf, len, "%dx%d", d->dims[0], d->dims[1]);
+}

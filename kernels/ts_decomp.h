@@ -1,0 +1,137 @@
+/* The decomposition of a run over ranks as plain arithmetic: how many ranks along each axis of
+ * a stencil grid, which interior points each rank owns, who its neighbours are, where its faces
+ * and halos lie in its local array, and which slice of a 1D array each rank owns. No MPI here:
+ * the MPI layer builds its Cartesian communicator, datatypes and messages from these numbers,
+ * and a test can check every one of them in one process.
+ *
+ * Axes are numbered as the grids are stored: x = 0 (fastest, rows of nx), y = 1, z = 2
+ * (nz = 1 in 2D). Every per-axis array below is in that order, as are dims written "2x1x3"
+ * (2 ranks along x, 1 along y, 3 along z), like the grid "17x9x31" (nx x ny x nz). */
+#ifndef TOUCHSTONE_KERNELS_TS_DECOMP_H
+#define TOUCHSTONE_KERNELS_TS_DECOMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ts_partition.h"
+
+/* Layers of halo on each side of a rank's block: the 5-point and 7-point stencils read one
+ * neighbour along each axis, and never a diagonal one (so no edge or corner is exchanged). */
+#define TS_DECOMP_HALO 1
+
+enum ts_decomp_status {
+    TS_DECOMP_OK = 0,
+    TS_DECOMP_BAD_ARGUMENT, /* not 2 or 3 dims, fewer than 1 rank, a grid below 3 points per axis */
+    TS_DECOMP_BAD_DIMS,     /* explicit dims that are not positive, or whose product is not the rank count */
+    TS_DECOMP_TOO_SMALL     /* some rank would own no interior point */
+};
+
+/* The rank grid of a stencil run. */
+struct ts_decomp {
+    int ndims;         /* 2 or 3 */
+    int ranks;         /* dims[0] * dims[1] * dims[2] */
+    int dims[3];       /* ranks along x, y, z; dims[2] = 1 in 2D */
+    int64_t points[3]; /* global grid points along x, y, z, boundary included; points[2] = 1 in 2D */
+    int automatic;     /* the dims were chosen by ts_decomp_auto_dims */
+};
+
+/* The faces of a block, in the order of the axes, low side first. In 2D only the first four. */
+enum ts_decomp_dir { TS_DIR_X_LO, TS_DIR_X_HI, TS_DIR_Y_LO, TS_DIR_Y_HI, TS_DIR_Z_LO, TS_DIR_Z_HI, TS_DIR_COUNT };
+
+/* What one rank owns and holds. Its local array is the global grid's points
+ * [origin, origin + local) on every axis, stored like the global grid (x fastest): the owned
+ * block plus one layer on each side (2D: none along z). A layer is a halo where a neighbour
+ * is, and the physical boundary (fixed points, never updated) where none is. So the local
+ * array is a grid of its own whose interior is exactly the owned block: a stencil step over
+ * it, with the local sizes as nx, ny, nz, updates the owned points. (ts_stencil_step also
+ * stores +0.0 in the x layers of the rows it updates, its fixed boundary: harmless, since the
+ * halos are received again before every step.) */
+struct ts_decomp_block {
+    int rank;
+    int coords[3];     /* position in the rank grid along x, y, z */
+    int64_t begin[3];  /* owned interior points, global indices, half-open [begin, end) per axis */
+    int64_t end[3];    /*   (z in 2D: [0, 1)) */
+    int64_t origin[3]; /* global index of the local array's first point: begin - 1 (z in 2D: 0) */
+    int64_t local[3];  /* points of the local array per axis: end - begin + 2 (z in 2D: 1) */
+    int neighbour[6];  /* rank across each face (enum ts_decomp_dir), -1 at the physical boundary */
+};
+
+/* A layer of a local array: the points start + (i, j, k) for i < count[0], j < count[1],
+ * k < count[2], i.e. the elements offset + i * stride[0] + j * stride[1] + k * stride[2]. */
+struct ts_decomp_face {
+    int64_t start[3];  /* local coordinates of its first point, x, y, z */
+    int64_t count[3];  /* points along x, y, z */
+    int64_t stride[3]; /* elements between neighbouring points along x, y, z: 1, local x, local x * y */
+    int64_t offset;    /* element index of its first point in the local array */
+    int64_t elems;     /* count[0] * count[1] * count[2] */
+};
+
+/* The rank grid MPI_Dims_create(ranks, ndims, dims) gives with every dims[i] = 0 on entry:
+ * factors as close to each other as possible, in non-increasing order, found the way Open MPI
+ * finds them (prime factors, largest first, each multiplied into the smallest entry so far,
+ * then sorted). MPI order: dims[0] is the slowest axis (z in 3D, y in 2D). The MPI layer may
+ * call MPI_Dims_create instead and must get the same answer (tests/kernels/test_decomp.c holds
+ * the values for 1 to 64 ranks); passing these dims to MPI_Cart_create gives one answer for
+ * every MPI library. Returns 0, or EINVAL when ranks < 1 or ndims is not 1, 2 or 3. */
+int ts_decomp_auto_dims(int ranks, int ndims, int dims[]);
+
+/* Fills d for a grid of points[0..ndims) (x, y, z; boundary included) over `ranks` ranks, the
+ * dims given in x, y, z order (dims[2] 0 or 1 in 2D) or, when dims is NULL or all zero, chosen by
+ * ts_decomp_auto_dims with its largest count on the slowest axis (z in 3D, y in 2D: the faces
+ * across it are contiguous, and one rank per plane or row range is how threads split it too).
+ * Every split of a grid that leaves each rank at least one interior point along every axis is
+ * accepted. Returns TS_DECOMP_OK, or another status with the reason and the numbers in why
+ * (when why_len > 0), e.g. "5 ranks as 1x1x5 leave 0 interior planes to rank 3 (z coordinate
+ * 3): the grid 5x5x5 has 3 interior planes in z; use at most 3 ranks along z or nz >= 7". */
+enum ts_decomp_status ts_decomp_create(struct ts_decomp *d, int ndims, const int64_t points[3], int ranks,
+                                       const int dims[3], char *why, size_t why_len);
+
+/* The rank at coords (x, y, z), numbered as MPI_Cart_create numbers them without reordering
+ * over the dims ts_decomp_cart_dims gives: x fastest, (cz * dims_y + cy) * dims_x + cx.
+ * Returns -1 when coords lie outside the rank grid. */
+int ts_decomp_rank(const struct ts_decomp *d, const int coords[3]);
+
+/* The coordinates (x, y, z) of rank (0 <= rank < d->ranks); all -1 for another rank. */
+void ts_decomp_coords(const struct ts_decomp *d, int rank, int coords[3]);
+
+/* The dims in MPI order, slowest axis first ({dz, dy, dx} in 3D, {dy, dx} in 2D): what
+ * MPI_Cart_create takes so that its rank numbering and MPI_Cart_coords agree with ts_decomp_rank
+ * and ts_decomp_coords read backwards. Returns d->ndims, the entries filled. */
+int ts_decomp_cart_dims(const struct ts_decomp *d, int cart[3]);
+
+/* The block of rank: its owned points, local array and neighbours. Interior points are spread
+ * as evenly as possible along each axis: sizes differ by at most one point, the first ranks
+ * along an axis taking the extra ones (ts_partition's rule with a granule of one point: each
+ * rank's local array is its own allocation, so no page is shared between ranks whatever the
+ * split). Returns 0, or EINVAL when rank is not one of d's. */
+int ts_decomp_block(const struct ts_decomp *d, int rank, struct ts_decomp_block *b);
+
+/* The owned layer b sends across face dir: its points next to that face, over the owned range
+ * of the other axes. The neighbour receives it into its halo of the opposite face (dir ^ 1),
+ * which has the same counts. Valid for every face, a physical boundary included. */
+struct ts_decomp_face ts_decomp_send_face(const struct ts_decomp_block *b, enum ts_decomp_dir dir);
+
+/* The halo layer b receives across face dir (at the physical boundary: the fixed boundary
+ * points there, over the owned range of the other axes). */
+struct ts_decomp_face ts_decomp_recv_face(const struct ts_decomp_block *b, enum ts_decomp_dir dir);
+
+/* Copies the points of face f of the local array into buf, x fastest; returns f->elems. */
+int64_t ts_decomp_pack(const double *local, const struct ts_decomp_face *f, double *buf);
+
+/* Copies buf (x fastest, as ts_decomp_pack writes it) into face f of the local array; returns
+ * f->elems. */
+int64_t ts_decomp_unpack(double *local, const struct ts_decomp_face *f, const double *buf);
+
+/* The slice [begin, end) of n elements rank owns of `ranks` (sum, triad): contiguous, in rank
+ * order, boundaries on multiples of granule elements spread as evenly as possible
+ * (ts_partition's rule, so trailing ranks own nothing when there are fewer granules than
+ * ranks). Pass the granule of the thread partition (a multiple of TS_SUM_BLOCK, rounded up to
+ * whole pages): every block of the reproducible sum is then summed whole by one rank, so the
+ * result does not depend on the rank count, and a rank's slice is whole pages of the global
+ * array, as a thread's chunk is. Returns 0, EINVAL for bad arguments, or ENOMEM. */
+int ts_decomp_slice(int64_t n, int ranks, int rank, int64_t granule, struct ts_range *out);
+
+/* Writes d's dims as "2x1x3" (x first; "2x2" in 2D) into buf; returns what snprintf returns. */
+int ts_decomp_dims_text(const struct ts_decomp *d, char *buf, size_t len);
+
+#endif
