@@ -3,6 +3,7 @@
 # Usage: . "$(dirname "$0")/lib.sh" "$@"   (arguments: TOUCHSTONE SOURCE_DIR MPIRUN ...)
 . "$(dirname "$0")/../cli/lib.sh"
 MPIRUN=${3:?path to mpirun}
+case $TS in /*) ;; *) TS=$(pwd)/$TS ;; esac # the tests change directory
 
 # The suite runs as root in CI; one host: shared memory and self, no network probed.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

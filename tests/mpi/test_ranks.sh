@@ -49,6 +49,6 @@ status=$?
 [ "$status" = 2 ] || fail "a rank failing alone: mpirun exit status $status, expected 2"
 expect_in "$ERR" "^touchstone: error: rank 1 of 2 \(.*\): 4000 OpenMP threads need .* of stack" \
     "a rank failing alone: its message, named by rank"
-expect_in "$ERR" "MPI_ABORT was invoked on rank 1" "a rank failing alone: the job aborted by it"
+# (mpirun's own "MPI_ABORT was invoked" banner is not checked: Open MPI 4.1 loses it at times.)
 [ "$(grep -c '^touchstone: error:' "$ERR")" = 1 ] || fail "a rank failing alone: not one error message"
 finish
