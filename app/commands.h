@@ -7,6 +7,7 @@
 #include "binding.h"
 #include "ts_cli.h"
 #include "ts_config.h"
+#include "ts_dist.h"
 #include "ts_error.h"
 
 /* `touchstone run`: runs the configured kernel and writes its file. Returns TS_OK for a
@@ -29,10 +30,12 @@ int ts_check_cmd(const struct ts_config *cfg, const struct ts_cli *cli, struct t
  * CONFIG` binds its threads (main applies the config's binding with the same re-execution),
  * with the same binding warnings. Prints the report to stdout. cfg and binding are NULL
  * without a CONFIG; with one, the config's openmp.threads and the binding ts_binding_apply
- * chose count as in run. threads > 0 replaces openmp.threads and OMP_NUM_THREADS. Fails
+ * chose count as in run. threads > 0 replaces openmp.threads and OMP_NUM_THREADS. Under a
+ * launcher (dist->started), rank 0 prints its report and then every rank's threads and
+ * warnings in rank order (app/topo_ranks.h); the other ranks print nothing. Fails
  * with TS_RESOURCE_ERROR when memory runs out, TS_IO_ERROR when stdout cannot be written. */
 int ts_topo_cmd(enum ts_format format, int threads, const struct ts_config *cfg,
-                const struct ts_binding_choice *binding, struct ts_error *err);
+                const struct ts_binding_choice *binding, const struct ts_dist *dist, struct ts_error *err);
 
 /* `touchstone compare`: the runs side by side, grouped into sides (app/compare_sides.h)
  * judged against the first side with the spread between runs; disturbed runs flagged. Runs

@@ -4,6 +4,7 @@
 
 #include "binding.h"
 #include "commands.h"
+#include "launch.h"
 #include "startup.h"
 #include "ts_cli.h"
 #include "ts_config.h"
@@ -34,6 +35,7 @@ int main(int argc, char **argv)
     int status = ts_startup(&err);
     static struct ts_cli cli; /* static: ~150 KB that a small ulimit -s cannot hold */
     static struct ts_config cfg;
+    static struct ts_launch launch; /* MPI, started only under a launcher and only once bound */
     ts_config_defaults(&cfg);
 
     if (status == TS_OK)
@@ -47,6 +49,10 @@ int main(int argc, char **argv)
         case TS_CMD_CHECK:
             status = load_config(&cfg, &cli, &err);
             if (status == TS_OK)
+                status = ts_launch_start(&launch, &err);
+            if (status == TS_OK)
+                status = ts_launch_one_rank(&launch, "touchstone check", "runs across ranks are", &err);
+            if (status == TS_OK)
                 status = ts_check_cmd(&cfg, &cli, &err);
             break;
         case TS_CMD_TOPO: {
@@ -58,8 +64,13 @@ int main(int argc, char **argv)
                     status = ts_binding_apply(&cfg, argv, &binding, &err);
             }
             if (status == TS_OK)
+                status = ts_launch_start(&launch, &err);
+            if (status == TS_OK && cli.format == TS_FORMAT_JSON)
+                status = ts_launch_one_rank(&launch, "touchstone topo --format json",
+                                            "a JSON report of several ranks is", &err);
+            if (status == TS_OK)
                 status = ts_topo_cmd(cli.format, cli.threads, cli.config_path ? &cfg : NULL,
-                                     cli.config_path ? &binding : NULL, &err);
+                                     cli.config_path ? &binding : NULL, &launch.dist, &err);
             break;
         }
         case TS_CMD_COMPARE: status = ts_compare_cmd(&cli.runs, &err); break;
@@ -72,6 +83,10 @@ int main(int argc, char **argv)
             if (status == TS_OK)
                 status = ts_binding_apply(&cfg, argv, &binding, &err);
             if (status == TS_OK)
+                status = ts_launch_start(&launch, &err);
+            if (status == TS_OK)
+                status = ts_launch_one_rank(&launch, "touchstone run", "runs across ranks are", &err);
+            if (status == TS_OK)
                 status = ts_run_cmd(&cfg, &binding, &cli, argc, argv, &err);
             break;
         }
@@ -79,8 +94,14 @@ int main(int argc, char **argv)
     }
 
     status = ts_startup_finish(status, &err);
-    if (ts_status_is_error(status) || err.status != TS_OK)
-        fprintf(stderr, "touchstone: error: %s\n", err.message);
+    /* Under a launcher (app/launch.h): MPI finalised, unless this rank failed alone; then the
+     * message comes first, and MPI_Abort ends the job rather than leave the others waiting. */
+    status = ts_launch_finish(&launch, status, &err);
+    char rank[320];
+    const char *who = ts_launch_who(&launch, rank, sizeof rank);
+    if ((ts_status_is_error(status) || err.status != TS_OK) && who)
+        fprintf(stderr, "touchstone: error: %s%s\n", who, err.message);
     ts_config_free(&cfg);
+    ts_launch_abort(&launch, ts_exit_status(status));
     return ts_exit_status(status);
 }

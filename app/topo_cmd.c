@@ -10,6 +10,7 @@
 
 #include "binding_warnings.h"
 #include "startup.h"
+#include "topo_ranks.h"
 #include "ts_affinity.h"
 #include "ts_topo_report.h"
 #include "ts_topology.h"
@@ -160,7 +161,7 @@ static int print(enum ts_format format, const struct ts_topo_report *rep, struct
 }
 
 int ts_topo_cmd(enum ts_format format, int threads, const struct ts_config *cfg,
-                const struct ts_binding_choice *binding, struct ts_error *err)
+                const struct ts_binding_choice *binding, const struct ts_dist *dist, struct ts_error *err)
 {
     struct topo_state *st = calloc(1, sizeof *st);
     if (!st)
@@ -175,8 +176,12 @@ int ts_topo_cmd(enum ts_format format, int threads, const struct ts_config *cfg,
         status = ts_topology_record(st->topo, &st->machine, err);
     if (status == TS_OK)
         status = gather(st, threads, cfg, &rep, err);
-    if (status == TS_OK)
+    if (status == TS_OK && dist->rank == 0)
         status = print(format, &rep, err);
+    /* Under a launcher, then every rank's threads, printed by rank 0 (main refuses JSON on
+     * several ranks; one rank's JSON report is the one of a process alone). */
+    if (status == TS_OK && dist->started && format != TS_FORMAT_JSON)
+        status = ts_topo_ranks_print(dist, &rep, stdout, err);
 
     ts_topology_record_free(&st->machine);
     ts_topology_destroy(st->topo);

@@ -6,9 +6,18 @@
 # LDAP, Kerberos, SSH and ~25 more libraries, whose loading and relocation every start of
 # touchstone pays (bench/README.md, "Notes behind the code"), and a run starts touchstone twice
 # (the binding re-exec). The archive brings only the objects we call: no S3 driver, no curl.
+#
+# The parallel HDF5 (built over Open MPI: libhdf5-openmpi-dev), so that ranks can write one file
+# together; it serves the single-process program as well. FindHDF5 picks the serial one unless
+# told (no hdf5-config.cmake is shipped, and hdf5.pc names whichever was installed last).
 option(TOUCHSTONE_STATIC_HDF5 "Link HDF5's static archive when it is installed (fewer libraries to load at start)" ON)
 
+set(HDF5_PREFER_PARALLEL ON)
 find_package(HDF5 REQUIRED COMPONENTS C)
+if(NOT HDF5_IS_PARALLEL)
+  message(FATAL_ERROR "HDF5: found ${HDF5_C_LIBRARIES}, a serial HDF5; touchstone needs the parallel one "
+                      "(Debian: libhdf5-openmpi-dev, scripts/setup-deps.sh)")
+endif()
 add_library(ts_hdf5 INTERFACE)
 target_include_directories(ts_hdf5 SYSTEM INTERFACE ${HDF5_C_INCLUDE_DIRS} ${HDF5_INCLUDE_DIRS})
 target_compile_definitions(ts_hdf5 INTERFACE ${HDF5_C_DEFINITIONS} ${HDF5_DEFINITIONS})
@@ -30,12 +39,12 @@ if(TS_HDF5_ARCHIVE)
   # curl and crypto, which only the S3 driver uses.
   find_library(TS_SZ_LIBRARY sz)
   find_package(ZLIB REQUIRED)
-  target_link_libraries(ts_hdf5 INTERFACE "${TS_HDF5_ARCHIVE}" ZLIB::ZLIB ${CMAKE_DL_LIBS} m)
+  target_link_libraries(ts_hdf5 INTERFACE "${TS_HDF5_ARCHIVE}" MPI::MPI_C ZLIB::ZLIB ${CMAKE_DL_LIBS} m)
   if(TS_SZ_LIBRARY)
     target_link_libraries(ts_hdf5 INTERFACE "${TS_SZ_LIBRARY}")
   endif()
   message(STATUS "HDF5: static archive ${TS_HDF5_ARCHIVE}")
 else()
-  target_link_libraries(ts_hdf5 INTERFACE HDF5::HDF5)
+  target_link_libraries(ts_hdf5 INTERFACE HDF5::HDF5 MPI::MPI_C)
   message(STATUS "HDF5: shared library (${HDF5_C_LIBRARIES})")
 endif()

@@ -2,7 +2,7 @@
 # file is made in the test by the real touchstone. The reader on damaged files is tests/io's
 # io.read.*, which uses h5_doctor too.
 add_executable(h5_doctor h5_doctor.c)
-target_link_libraries(h5_doctor PRIVATE HDF5::HDF5)
+target_link_libraries(h5_doctor PRIVATE ts_hdf5)
 
 foreach(name compare report show)
   add_test(NAME cli.${name}

@@ -1,0 +1,54 @@
+#include "launch.h"
+
+#include <stdio.h>
+
+int ts_launch_start(struct ts_launch *l, struct ts_error *err)
+{
+    l->agreed = 0;
+    return ts_dist_start(&l->dist, err);
+}
+
+int ts_launch_one_rank(struct ts_launch *l, const char *what, const char *missing, struct ts_error *err)
+{
+    if (l->dist.size <= 1)
+        return TS_OK;
+    /* Every rank knows the size, so every rank refuses alike; rank 0 alone says it. */
+    l->agreed = 1;
+    return ts_fail(err, TS_BAD_INPUT,
+                   "%s on %d ranks: %s not built yet (issue 14); one rank works (mpirun -np 1, srun -n 1, or "
+                   "touchstone without a launcher)",
+                   what, l->dist.size, missing);
+}
+
+/* This rank failed and the others may not know: they could wait for it in a collective. */
+static int failed_alone(const struct ts_launch *l, int status)
+{
+    return l->dist.started && l->dist.size > 1 && ts_status_is_error(status) && !l->agreed;
+}
+
+int ts_launch_finish(struct ts_launch *l, int status, struct ts_error *err)
+{
+    if (!l->dist.started || failed_alone(l, status))
+        return status;
+    struct ts_error fin;
+    ts_error_clear(&fin);
+    if (ts_dist_finish(&l->dist, &fin) == TS_OK || ts_status_is_error(status))
+        return status;
+    *err = fin;
+    return fin.status;
+}
+
+const char *ts_launch_who(const struct ts_launch *l, char *buf, size_t len)
+{
+    if (l->dist.size <= 1)
+        return "";
+    if (l->agreed)
+        return l->dist.rank == 0 ? "" : NULL;
+    snprintf(buf, len, "rank %d of %d (%s): ", l->dist.rank, l->dist.size, l->dist.host);
+    return buf;
+}
+
+void ts_launch_abort(struct ts_launch *l, int exit_status)
+{
+    ts_dist_abort(&l->dist, exit_status);
+}

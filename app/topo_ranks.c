@@ -1,0 +1,129 @@
+#include "topo_ranks.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Each rank's part as text, so that one gather of variable-length text carries it. */
+struct rank_texts {
+    char *facts;    /* "host boot_id\n": one line, this rank's */
+    char *rows;     /* one line a thread: "rank|the columns after host" */
+    char *warnings; /* one line a warning, ready to print */
+};
+
+static const char *number(int value, char *buf, size_t len)
+{
+    if (value < 0)
+        return "-";
+    snprintf(buf, len, "%d", value);
+    return buf;
+}
+
+static int make_texts(const struct ts_dist *d, const struct ts_topo_report *rep, struct rank_texts *t)
+{
+    size_t len;
+    FILE *f = open_memstream(&t->facts, &len);
+    if (!f)
+        return -1;
+    fprintf(f, "%s %s\n", d->host, d->boot_id[0] ? d->boot_id : "-");
+    if (fclose(f) != 0)
+        return -1;
+    if (!(f = open_memstream(&t->rows, &len)))
+        return -1;
+    char cpu[16], core[16], node[16];
+    for (int i = 0; i < rep->openmp.num_threads; i++) {
+        const struct ts_thread_rec *r = &rep->openmp.threads[i];
+        fprintf(f, "%d|%4d  %5d  %6d  %4s  %4s  %4s  %s\n", d->rank, d->rank, d->local_rank, r->thread,
+                number(r->cpu_start, cpu, sizeof cpu), number(r->core, core, sizeof core),
+                number(r->node, node, sizeof node), r->affinity);
+    }
+    if (fclose(f) != 0)
+        return -1;
+    if (!(f = open_memstream(&t->warnings, &len)))
+        return -1;
+    for (int i = 0; i < rep->n_warnings; i++)
+        fprintf(f, "  rank %d (%s): warning: %s\n", d->rank, d->host, rep->warnings[i]);
+    return fclose(f);
+}
+
+/* Line `index` of text (lines end with '\n'), copied into buf without its end. */
+static void line_of(const char *text, int index, char *buf, size_t len)
+{
+    for (int i = 0; i < index && text; i++)
+        if ((text = strchr(text, '\n')))
+            text++;
+    size_t n = text ? strcspn(text, "\n") : 0;
+    snprintf(buf, len, "%.*s", (int)n, text ? text : "");
+}
+
+/* How many distinct first (field 0) or second (field 1) words the fact lines hold. */
+static int distinct(const char *facts, int n, int field)
+{
+    int count = 0;
+    char a[320], b[320];
+    for (int i = 0; i < n; i++) {
+        line_of(facts, i, a, sizeof a);
+        char *word = field == 0 ? strtok(a, " ") : (strtok(a, " "), strtok(NULL, " "));
+        int seen = 0;
+        for (int j = 0; j < i && !seen && word; j++) {
+            line_of(facts, j, b, sizeof b);
+            char *other = field == 0 ? strtok(b, " ") : (strtok(b, " "), strtok(NULL, " "));
+            seen = other && strcmp(word, other) == 0;
+        }
+        count += !seen;
+    }
+    return count;
+}
+
+static void print_section(const struct ts_dist *d, const char *facts, const char *rows, const char *warnings, FILE *out)
+{
+    int hosts = distinct(facts, d->size, 0), kernels = distinct(facts, d->size, 1);
+    int w = (int)strlen("host");
+    char line[1024];
+    for (int r = 0; r < d->size; r++) {
+        line_of(facts, r, line, sizeof line);
+        int n = (int)strcspn(line, " ");
+        w = n > w ? n : w;
+    }
+    fprintf(out, "\nranks (every thread of every rank, in rank order; core: hwloc logical, node: OS number)\n");
+    fprintf(out, "  world     %d rank%s on %d host%s", d->size, d->size == 1 ? "" : "s", hosts, hosts == 1 ? "" : "s");
+    if (kernels < hosts)
+        fprintf(out, " sharing %d kernel%s (one machine under several names: their cores are the same)", kernels,
+                kernels == 1 ? "" : "s");
+    fprintf(out, "\n  MPI       %s (%s)\n  launcher  %s\n", d->library, d->thread_level_name, d->launcher);
+    fprintf(out, "  %-*s  rank  local  thread   CPU  core  node  affinity\n", w, "host");
+    for (const char *p = rows; p && *p;) {
+        size_t n = strcspn(p, "\n");
+        int rank = atoi(p);
+        const char *bar = memchr(p, '|', n);
+        line_of(facts, rank >= 0 && rank < d->size ? rank : 0, line, sizeof line);
+        line[strcspn(line, " ")] = '\0';
+        if (bar)
+            fprintf(out, "  %-*s  %.*s\n", w, line, (int)(n - (size_t)(bar + 1 - p)), bar + 1);
+        p += n + (p[n] == '\n');
+    }
+    fprintf(out, "\nrank warnings%s\n%s", warnings[0] ? "" : ": none", warnings);
+}
+
+int ts_topo_ranks_print(const struct ts_dist *dist, const struct ts_topo_report *rep, FILE *out, struct ts_error *err)
+{
+    struct rank_texts mine = { 0 }, all = { 0 };
+    /* Every rank gathers even when its own text failed (an empty part), so that none waits. */
+    int made = make_texts(dist, rep, &mine) == 0;
+    int status = ts_dist_gather_text(dist, made && mine.facts ? mine.facts : "", &all.facts, err);
+    if (status == TS_OK)
+        status = ts_dist_gather_text(dist, made && mine.rows ? mine.rows : "", &all.rows, err);
+    if (status == TS_OK)
+        status = ts_dist_gather_text(dist, made && mine.warnings ? mine.warnings : "", &all.warnings, err);
+    if (status == TS_OK && !made)
+        status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot format the threads of rank %d", dist->rank);
+    if (status == TS_OK && dist->rank == 0)
+        print_section(dist, all.facts, all.rows, all.warnings, out);
+    free(mine.facts);
+    free(mine.rows);
+    free(mine.warnings);
+    free(all.facts);
+    free(all.rows);
+    free(all.warnings);
+    return status;
+}

@@ -1,0 +1,185 @@
+#include "ts_dist.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The variables a launcher sets in each process it starts, in the order they are looked for:
+ * Open MPI's mpirun sets the first (and PMIX_RANK too), srun --mpi=pmix the second, MPICH's
+ * Hydra and srun --mpi=pmi2 the PMI ones. */
+static const char *const launcher_variables[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE" };
+
+int ts_dist_launched(char *buf, size_t len)
+{
+    for (size_t i = 0; i < sizeof launcher_variables / sizeof launcher_variables[0]; i++) {
+        const char *value = getenv(launcher_variables[i]);
+        if (value && *value) {
+            snprintf(buf, len, "%s=%.32s", launcher_variables[i], value);
+            return 1;
+        }
+    }
+    if (len)
+        buf[0] = '\0';
+    return 0;
+}
+
+/* The ranks the launcher announced, when it says (0 when it does not). */
+static long announced_size(void)
+{
+    const char *names[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *value = getenv(names[i]);
+        char *end;
+        long n = value ? strtol(value, &end, 10) : 0;
+        if (value && end != value && *end == '\0' && n > 0)
+            return n;
+    }
+    return 0;
+}
+
+static int mpi_failed(struct ts_error *err, int code, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(code, text, &len);
+    return ts_fail(err, TS_INTERNAL_ERROR, "%s failed: %s", what, text);
+}
+
+static void read_boot_id(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+    if (!f)
+        return;
+    if (fgets(buf, (int)len, f))
+        buf[strcspn(buf, "\n")] = '\0';
+    fclose(f);
+}
+
+static const char *level_name(int level)
+{
+    return level == MPI_THREAD_SINGLE       ? "MPI_THREAD_SINGLE"
+           : level == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
+           : level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+           : level == MPI_THREAD_MULTIPLE   ? "MPI_THREAD_MULTIPLE"
+                                            : "unknown";
+}
+
+static void one_process(struct ts_dist *d)
+{
+    memset(d, 0, sizeof *d);
+    d->thread_level_name = "";
+    d->size = 1;
+    d->local_size = 1;
+    if (gethostname(d->host, sizeof d->host - 1) != 0)
+        snprintf(d->host, sizeof d->host, "unknown");
+    read_boot_id(d->boot_id, sizeof d->boot_id);
+}
+
+int ts_dist_start(struct ts_dist *d, struct ts_error *err)
+{
+    one_process(d);
+    if (!ts_dist_launched(d->launcher, sizeof d->launcher))
+        return TS_OK;
+
+    int provided = MPI_THREAD_SINGLE;
+    int code = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    if (code != MPI_SUCCESS)
+        return ts_fail(err, TS_RESOURCE_ERROR, "launched by an MPI launcher (%s), but MPI_Init_thread failed (%d)",
+                       d->launcher, code);
+    d->started = 1;
+    d->thread_level = provided;
+    d->thread_level_name = level_name(provided);
+    /* Errors come back as codes from here on, to travel back to main like any other. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if ((code = MPI_Comm_rank(MPI_COMM_WORLD, &d->rank)) != MPI_SUCCESS
+        || (code = MPI_Comm_size(MPI_COMM_WORLD, &d->size)) != MPI_SUCCESS)
+        return mpi_failed(err, code, "MPI_Comm_rank/MPI_Comm_size");
+
+    MPI_Comm node;
+    code = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (code != MPI_SUCCESS)
+        return mpi_failed(err, code, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
+    MPI_Comm_rank(node, &d->local_rank);
+    MPI_Comm_size(node, &d->local_size);
+    MPI_Comm_free(&node);
+
+    char library[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    MPI_Get_library_version(library, &len);
+    library[strcspn(library, "\n")] = '\0';
+    snprintf(d->library, sizeof d->library, "%s", library);
+
+    if (provided < MPI_THREAD_FUNNELED)
+        return ts_fail(err, TS_RESOURCE_ERROR,
+                       "%s provides %s, less than the MPI_THREAD_FUNNELED an OpenMP program needs", d->library,
+                       d->thread_level_name);
+    long announced = announced_size();
+    if (announced > 0 && announced != d->size)
+        return ts_fail(err, TS_BAD_INPUT,
+                       "the launcher announced %ld ranks, but MPI started a world of %d (%s): the launcher does not "
+                       "belong to this MPI library; use its mpirun, or srun --mpi=pmix",
+                       announced, d->size, d->library);
+    return TS_OK;
+}
+
+int ts_dist_gather_text(const struct ts_dist *d, const char *text, char **all, struct ts_error *err)
+{
+    *all = NULL;
+    size_t n = strlen(text);
+    if (!d->started) {
+        *all = strdup(text);
+        return *all ? TS_OK : ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot copy %zu bytes of text", n);
+    }
+    if (n > (size_t)1 << 30)
+        return ts_fail(err, TS_INTERNAL_ERROR, "rank %d: %zu bytes of text to gather, more than 1 GiB", d->rank, n);
+    int mine = (int)n, *lengths = NULL, *offsets = NULL;
+    if (d->rank == 0) {
+        lengths = calloc((size_t)d->size, sizeof *lengths);
+        offsets = calloc((size_t)d->size, sizeof *offsets);
+    }
+    /* Every rank takes part even when rank 0 is out of memory, so that none waits forever. */
+    int code = MPI_Gather(&mine, 1, MPI_INT, lengths ? lengths : &mine, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    long long total = 0;
+    if (code == MPI_SUCCESS && lengths && offsets) {
+        for (int r = 0; r < d->size; r++) {
+            offsets[r] = (int)total;
+            total += lengths[r];
+        }
+        *all = total < INT_MAX ? malloc((size_t)total + 1) : NULL;
+    }
+    if (code == MPI_SUCCESS)
+        code = MPI_Gatherv(text, mine, MPI_CHAR, *all, lengths, offsets, MPI_CHAR, 0, MPI_COMM_WORLD);
+    free(lengths);
+    free(offsets);
+    if (code != MPI_SUCCESS) {
+        free(*all);
+        *all = NULL;
+        return mpi_failed(err, code, "gathering the ranks' text (MPI_Gatherv)");
+    }
+    if (d->rank == 0 && !*all)
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot gather %lld bytes of text from %d ranks", total,
+                             d->size);
+    if (*all)
+        (*all)[total] = '\0';
+    return TS_OK;
+}
+
+int ts_dist_finish(struct ts_dist *d, struct ts_error *err)
+{
+    if (!d->started)
+        return TS_OK;
+    d->started = 0;
+    int code = MPI_Finalize();
+    return code == MPI_SUCCESS ? TS_OK : mpi_failed(err, code, "MPI_Finalize");
+}
+
+void ts_dist_abort(const struct ts_dist *d, int exit_status)
+{
+    if (d->started)
+        MPI_Abort(MPI_COMM_WORLD, exit_status);
+}

@@ -1,0 +1,52 @@
+/* The ranks: whether an MPI launcher (mpirun, srun --mpi=pmix) started this process, MPI
+ * started only then, and the facts of the world each rank knows. Without a launcher MPI is
+ * never initialised and touchstone is the single-node program it always was. */
+#ifndef TOUCHSTONE_DIST_TS_DIST_H
+#define TOUCHSTONE_DIST_TS_DIST_H
+
+#include <stddef.h>
+
+#include "ts_error.h"
+
+struct ts_dist {
+    int started;         /* MPI_Init_thread ran: ts_dist_finish or ts_dist_abort must end it */
+    char launcher[64];   /* how the launcher was recognised ("OMPI_COMM_WORLD_SIZE=4"); "" when not launched */
+    int rank, size;      /* in MPI_COMM_WORLD; 0 and 1 when not launched */
+    int local_rank;      /* among the ranks that share this node's memory (MPI_COMM_TYPE_SHARED) */
+    int local_size;
+    int thread_level;    /* what MPI_Init_thread provided (MPI_THREAD_FUNNELED or more) */
+    const char *thread_level_name; /* its name, "MPI_THREAD_MULTIPLE"; "" when not started */
+    char host[256];      /* gethostname */
+    char boot_id[40];    /* /proc/sys/kernel/random/boot_id: two "hosts" with one kernel share it; "" if unknown */
+    char library[256];   /* MPI_Get_library_version, its first line */
+};
+
+/* The environment variable that shows a launcher started this process (OMPI_COMM_WORLD_SIZE of
+ * Open MPI's mpirun, PMIX_RANK of PMIx and srun --mpi=pmix, PMI_RANK or PMI_SIZE of PMI), as
+ * "NAME=value" in buf; returns 1 when there is one, 0 when touchstone runs on its own. */
+int ts_dist_launched(char *buf, size_t len);
+
+/* Starts MPI when a launcher started this process (MPI_Init_thread, MPI_THREAD_FUNNELED: only
+ * the master thread calls MPI) and fills d: rank, size, local rank, host, boot id, library.
+ * Not launched: fills d for one rank and touches no MPI. Call after the binding re-execution
+ * (app/binding.c), never before. TS_RESOURCE_ERROR when MPI cannot start or provides less than
+ * MPI_THREAD_FUNNELED; TS_BAD_INPUT when the launcher announced more ranks than MPI started
+ * (a launcher of another MPI library starts only singletons). d->started says whether MPI must
+ * be ended, whatever the status. */
+int ts_dist_start(struct ts_dist *d, struct ts_error *err);
+
+/* Collective: rank 0 gets in *all the text of every rank, in rank order (malloc'd, the caller
+ * frees it); the other ranks get NULL. Not started: a copy of text. TS_RESOURCE_ERROR when
+ * memory runs out, TS_INTERNAL_ERROR when MPI fails. */
+int ts_dist_gather_text(const struct ts_dist *d, const char *text, char **all, struct ts_error *err);
+
+/* The end of a normal path: MPI_Finalize when MPI was started. Returns TS_OK, or
+ * TS_INTERNAL_ERROR with the reason in err when MPI_Finalize fails. */
+int ts_dist_finish(struct ts_dist *d, struct ts_error *err);
+
+/* The end after an error on this rank alone while others may wait for it in a collective:
+ * MPI_Abort with this exit status, which ends every rank of the job. Does not return when MPI
+ * was started; returns at once when it was not. */
+void ts_dist_abort(const struct ts_dist *d, int exit_status);
+
+#endif

@@ -1,0 +1,78 @@
+/* dist/ without a launcher: which variables make a launched process, in which order, and
+ * that a process no launcher started is one rank with its host and boot id, never touching
+ * MPI (gathering text is a copy). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_dist.h"
+#include "ts_test.h"
+
+static const char *const variables[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE" };
+
+static void clear_launcher(void)
+{
+    for (size_t i = 0; i < sizeof variables / sizeof variables[0]; i++)
+        unsetenv(variables[i]);
+}
+
+static void detection(void)
+{
+    char buf[64];
+    clear_launcher();
+    CHECK(ts_dist_launched(buf, sizeof buf) == 0, "launched without a launcher variable");
+    CHECK(buf[0] == '\0', "launcher named without one: %s", buf);
+
+    /* Each variable alone makes a launched process, and is named with its value. */
+    for (size_t i = 0; i < sizeof variables / sizeof variables[0]; i++) {
+        clear_launcher();
+        setenv(variables[i], "3", 1);
+        char want[64];
+        snprintf(want, sizeof want, "%s=3", variables[i]);
+        CHECK(ts_dist_launched(buf, sizeof buf) == 1, "%s set: not taken for a launcher", variables[i]);
+        CHECK(strcmp(buf, want) == 0, "%s set: launcher named '%s', expected '%s'", variables[i], buf, want);
+    }
+
+    /* An empty variable is not a launcher. */
+    clear_launcher();
+    setenv("PMIX_RANK", "", 1);
+    CHECK(ts_dist_launched(buf, sizeof buf) == 0, "an empty PMIX_RANK taken for a launcher");
+
+    /* mpirun sets both OMPI_COMM_WORLD_SIZE and PMIX_RANK: Open MPI's is named. */
+    setenv("PMIX_RANK", "1", 1);
+    setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+    CHECK(ts_dist_launched(buf, sizeof buf) == 1 && strcmp(buf, "OMPI_COMM_WORLD_SIZE=4") == 0,
+          "mpirun's variables: launcher named '%s'", buf);
+    clear_launcher();
+}
+
+static void alone(void)
+{
+    clear_launcher();
+    struct ts_dist d;
+    struct ts_error err;
+    ts_error_clear(&err);
+    REQUIRE(ts_dist_start(&d, &err) == TS_OK, "not launched, ts_dist_start failed: %s", err.message);
+    CHECK(!d.started, "not launched, but MPI was started");
+    CHECK(d.rank == 0 && d.size == 1 && d.local_rank == 0 && d.local_size == 1,
+          "not launched: rank %d of %d, local %d of %d; expected 0 of 1", d.rank, d.size, d.local_rank, d.local_size);
+    CHECK(d.launcher[0] == '\0' && d.library[0] == '\0', "not launched: launcher '%s', library '%s'", d.launcher,
+          d.library);
+    CHECK(d.host[0] != '\0', "no host name");
+    /* The kernel's boot id is a UUID: 36 characters. */
+    CHECK(strlen(d.boot_id) == 36, "boot id '%s' is not a UUID", d.boot_id);
+
+    char *all = NULL;
+    CHECK(ts_dist_gather_text(&d, "rank 0\n", &all, &err) == TS_OK && all && strcmp(all, "rank 0\n") == 0,
+          "gathering alone: '%s'", all ? all : "(null)");
+    free(all);
+    CHECK(ts_dist_finish(&d, &err) == TS_OK, "finishing alone: %s", err.message);
+    ts_dist_abort(&d, 2); /* returns: nothing was started */
+}
+
+int main(void)
+{
+    detection();
+    alone();
+    return ts_test_finish();
+}

@@ -1,0 +1,41 @@
+# Shared by the MPI tests: tests/cli/lib.sh (run_ts, expect_in, fail, finish), mpirun as the
+# tests start it, and the environment of a process no launcher started.
+# Usage: . "$(dirname "$0")/lib.sh" "$@"   (arguments: TOUCHSTONE SOURCE_DIR MPIRUN ...)
+. "$(dirname "$0")/../cli/lib.sh"
+MPIRUN=${3:?path to mpirun}
+case $TS in /*) ;; *) TS=$(pwd)/$TS ;; esac # the tests change directory
+
+# The suite runs as root in CI; one host: shared memory and self, no network probed.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader
+# Under AddressSanitizer (build-asan): Open MPI's own leaks suppressed (lsan.supp says why),
+# and full stacks (the fast unwinder stops in Open MPI's code, before the frame that names it).
+# Ignored by the other builds.
+LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$SRC/tests/mpi/lsan.supp:fast_unwind_on_malloc=0"
+export LSAN_OPTIONS
+# What touchstone takes for a launcher (dist/ts_dist.c): unset, so that the suite may itself
+# run under one (a Slurm job step) and the unlaunched runs stay unlaunched.
+unset OMPI_COMM_WORLD_SIZE PMIX_RANK PMI_RANK PMI_SIZE
+
+# Extra mpirun options for the next mpi_ts (-x VAR=value), word-split.
+MPI_ARGS=""
+
+# mpi_ts EXPECTED_STATUS DESCRIPTION RANKS TOUCHSTONE_ARGS...: touchstone on RANKS ranks
+# through mpirun (more ranks than cores allowed, no binding of mpirun's own: the OpenMP binding
+# is touchstone's), stdout to $OUT, stderr (the ranks' and mpirun's) to $ERR; checks mpirun's
+# exit status.
+mpi_ts() {
+    expected=$1
+    what=$2
+    ranks=$3
+    shift 3
+    # shellcheck disable=SC2086
+    "$MPIRUN" --oversubscribe --bind-to none -np "$ranks" $MPI_ARGS "$TS" "$@" >"$OUT" 2>"$ERR"
+    status=$?
+    if [ "$status" -ne "$expected" ]; then
+        fail "$what: mpirun -np $ranks exit status $status, expected $expected (touchstone $*)"
+        sed 's/^/    stderr: /' "$ERR" | head -20 >&2
+        return 1
+    fi
+    return 0
+}
