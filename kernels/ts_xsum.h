@@ -25,8 +25,8 @@ void ts_xsum_add(struct ts_xsum *acc, double x);
 /* acc += other, exactly. other is normalised in place. */
 void ts_xsum_merge(struct ts_xsum *acc, struct ts_xsum *other);
 
-/* Adds x[0..len) exactly: the same accumulator state, hence the same rounded sum, as
- * ts_xsum_add for each x[i] in any order, but several times faster on long runs (error-free
+/* Adds x[0..len) exactly: the same sum (the same digits once normalised, the same rounding) as
+ * ts_xsum_add for each x[i] in any order, several times faster on long runs (error-free
  * extraction, ts_xsum_run.c). NaN and infinities as ts_xsum_add. */
 void ts_xsum_add_array(struct ts_xsum *acc, const double *x, int64_t len);
 

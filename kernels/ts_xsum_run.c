@@ -41,25 +41,10 @@ typedef int64_t vint __attribute__((vector_size(32)));
 #define VECTORS 4
 #define STEP (WIDTH * VECTORS)
 
-static vdouble load(const double *p)
-{
-    vdouble v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static vint bits_of(vdouble v)
-{
-    vint b;
-    memcpy(&b, &v, sizeof b);
-    return b;
-}
-
-static vint maximum(vint a, vint b)
-{
-    vint a_larger = a > b;
-    return (a & a_larger) | (b & ~a_larger);
-}
+/* The larger of two vectors of bit patterns, lane by lane. A macro, like every operation on the
+ * vectors here: a function taking or returning one would change the ABI between builds with and
+ * without AVX (GCC and clang warn, -Wpsabi). */
+#define MAXIMUM(a, b) (((a) & ((a) > (b))) | ((b) & ~((a) > (b))))
 
 /* 2^e for a normal exponent e. */
 static double power_of_two(int e)
@@ -101,11 +86,16 @@ static inline void extract(const double *src, double *dst, int n, int exponent, 
     vint any = { 0 };
     for (int i = 0; i < n; i += STEP)
         for (int k = 0; k < VECTORS; k++) {
-            vdouble x = load(src + i + k * WIDTH);
+            vdouble x;
+            memcpy(&x, src + i + k * WIDTH, sizeof x);
             if (square)
                 x = x * x;
-            if (top)
-                high[k] = maximum(high[k], bits_of(x) & mask);
+            if (top) {
+                vint bits;
+                memcpy(&bits, &x, sizeof bits);
+                bits &= mask;
+                high[k] = MAXIMUM(high[k], bits);
+            }
             vdouble q = (sigma + x) - sigma;
             vdouble r = x - q;
             lane[k] += q;
@@ -115,12 +105,15 @@ static inline void extract(const double *src, double *dst, int n, int exponent, 
                 lane1[k] += q1;
             }
             memcpy(dst + i + k * WIDTH, &r, sizeof r);
-            any |= bits_of(r);
+            vint bits;
+            memcpy(&bits, &r, sizeof bits);
+            any |= bits;
         }
     any &= mask;
     *left = (any[0] | any[1] | any[2] | any[3]) != 0;
     if (top) {
-        vint h = maximum(maximum(high[0], high[1]), maximum(high[2], high[3]));
+        vint h01 = MAXIMUM(high[0], high[1]), h23 = MAXIMUM(high[2], high[3]);
+        vint h = MAXIMUM(h01, h23);
         *top = 0;
         for (int j = 0; j < WIDTH; j++)
             *top = (uint64_t)h[j] > *top ? (uint64_t)h[j] : *top;
