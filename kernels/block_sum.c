@@ -22,18 +22,6 @@ double ts_block_sum(const double *restrict x, int64_t len)
     return reduce_lanes(lane);
 }
 
-double ts_block_sum_squares(const double *restrict x, int64_t len)
-{
-    double lane[TS_BLOCK_LANES] = { 0 };
-    int64_t i = 0;
-    for (; i + TS_BLOCK_LANES <= len; i += TS_BLOCK_LANES)
-        for (int j = 0; j < TS_BLOCK_LANES; j++)
-            lane[j] += x[i + j] * x[i + j];
-    for (int j = 0; i + j < len; j++)
-        lane[j] += x[i + j] * x[i + j];
-    return reduce_lanes(lane);
-}
-
 /* BLOCKS_AT_ONCE whole blocks, each in its own lanes and in exactly ts_block_sum's order: one
  * block's lanes are each a chain of TS_SUM_BLOCK / TS_BLOCK_LANES dependent adds, and several
  * blocks side by side keep the adders and the loads busy while one chain waits, as long as

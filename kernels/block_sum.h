@@ -1,5 +1,5 @@
-/* Fixed-order block sums deposited exactly: the shared reduction of the 1D kernels
- * and of the stencils' field norm. Internal to kernels/. */
+/* Fixed-order block sums deposited exactly: the reduction of the 1D kernels. Internal to
+ * kernels/. */
 #ifndef TOUCHSTONE_KERNELS_BLOCK_SUM_H
 #define TOUCHSTONE_KERNELS_BLOCK_SUM_H
 
@@ -12,9 +12,6 @@
 
 /* Sums x[0..len) in one fixed order (TS_BLOCK_LANES strided lanes, then a pairwise tree). */
 double ts_block_sum(const double *restrict x, int64_t len);
-
-/* Same order, summing squares. */
-double ts_block_sum_squares(const double *restrict x, int64_t len);
 
 /* Deposits the block sums of x[begin..end) into acc; blocks are the TS_SUM_BLOCK-element
  * blocks counted from index 0, so a range that starts on a block boundary contributes

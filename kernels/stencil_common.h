@@ -30,7 +30,7 @@ double *ts_stencil_axis_table(int64_t points);
 void ts_stencil_init_rows(const struct ts_problem *pb, int dims, double *u0, double *u1, int64_t first_row,
                           int64_t end_row);
 
-/* Sum of squares of the rows of planes/rows in r, each row summed in fixed order. */
+/* Deposits the square of every point of rows [first_row, end_row) exactly (ts_xsum_add_squares). */
 void ts_stencil_norm_rows(const double *grid, int64_t nx, int64_t first_row, int64_t end_row, struct ts_xsum *partial);
 
 /* One output row segment of a Jacobi step: o[i] for i < len from the input at c[i] and its

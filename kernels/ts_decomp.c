@@ -300,6 +300,18 @@ int ts_decomp_slice(int64_t n, int ranks, int rank, int64_t granule, struct ts_r
     return 0;
 }
 
+void ts_decomp_sum_squares(const double *local, const struct ts_decomp_block *b, int64_t first_row, int64_t end_row,
+                           struct ts_xsum *acc)
+{
+    const int64_t nx = b->local[0], ny = b->local[1];
+    const int64_t x0 = b->begin[0] - b->origin[0], owned_x = b->end[0] - b->begin[0];
+    for (int64_t row = first_row; row < end_row; row++) {
+        int64_t y = b->origin[1] + row % ny, z = b->origin[2] + row / ny;
+        if (y >= b->begin[1] && y < b->end[1] && z >= b->begin[2] && z < b->end[2])
+            ts_xsum_add_squares(acc, local + row * nx + x0, owned_x);
+    }
+}
+
 int ts_decomp_dims_text(const struct ts_decomp *d, char *buf, size_t len)
 {
     if (d->ndims == 3)

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ts_partition.h"
+#include "ts_xsum.h"
 
 /* Layers of halo on each side of a rank's block: the 5-point and 7-point stencils read one
  * neighbour along each axis, and never a diagonal one (so no edge or corner is exchanged). */
@@ -130,6 +131,14 @@ int64_t ts_decomp_unpack(double *local, const struct ts_decomp_face *f, const do
  * result does not depend on the rank count, and a rank's slice is whole pages of the global
  * array, as a thread's chunk is. Returns 0, EINVAL for bad arguments, or ENOMEM. */
 int ts_decomp_slice(int64_t n, int ranks, int rank, int64_t granule, struct ts_range *out);
+
+/* Deposits into acc, exactly, the square of every point b owns in rows [first_row, end_row) of
+ * its local array (row r lies at y = r % local y, z = r / local y, as the stencils number rows;
+ * halo and boundary points are skipped): the stencils' result, sum of u^2, over a rank's block or
+ * a thread's share of it. Each square is deposited on its own (ts_xsum_add_squares), so the
+ * merged sums of all ranks and threads equal the whole grid's bitwise, whatever the split. */
+void ts_decomp_sum_squares(const double *local, const struct ts_decomp_block *b, int64_t first_row, int64_t end_row,
+                           struct ts_xsum *acc);
 
 /* Writes d's dims as "2x1x3" (x first; "2x2" in 2D) into buf; returns what snprintf returns. */
 int ts_decomp_dims_text(const struct ts_decomp *d, char *buf, size_t len);

@@ -25,6 +25,16 @@ void ts_xsum_add(struct ts_xsum *acc, double x);
 /* acc += other, exactly. other is normalised in place. */
 void ts_xsum_merge(struct ts_xsum *acc, struct ts_xsum *other);
 
+/* Adds x[0..len) exactly: the same sum (the same digits once normalised, the same rounding) as
+ * ts_xsum_add for each x[i] in any order, several times faster on long runs (error-free
+ * extraction, ts_xsum_run.c). NaN and infinities as ts_xsum_add. */
+void ts_xsum_add_array(struct ts_xsum *acc, const double *x, int64_t len);
+
+/* Adds every x[i] * x[i], each rounded to a double as written, exactly: the same sum as
+ * ts_xsum_add(acc, x[i] * x[i]) for each i, so sums of squares do not depend on how the
+ * values were split into runs. */
+void ts_xsum_add_squares(struct ts_xsum *acc, const double *x, int64_t len);
+
 /* The exact sum rounded to nearest (ties to even). Normalises acc. */
 double ts_xsum_round(struct ts_xsum *acc);
 
