@@ -13,6 +13,16 @@
 option(TOUCHSTONE_STATIC_HDF5 "Link HDF5's static archive when it is installed (fewer libraries to load at start)" ON)
 
 set(HDF5_PREFER_PARALLEL ON)
+# A build directory configured before touchstone needed the parallel HDF5 caches the serial
+# wrapper (h5cc) and its libraries: forget them, so that it finds the parallel one too.
+if(HDF5_C_COMPILER_EXECUTABLE AND NOT HDF5_C_COMPILER_EXECUTABLE MATCHES "h5pcc")
+  get_cmake_property(ts_cache_vars CACHE_VARIABLES)
+  foreach(var IN LISTS ts_cache_vars)
+    if(var MATCHES "^HDF5_")
+      unset(${var} CACHE)
+    endif()
+  endforeach()
+endif()
 find_package(HDF5 REQUIRED COMPONENTS C)
 if(NOT HDF5_IS_PARALLEL)
   message(FATAL_ERROR "HDF5: found ${HDF5_C_LIBRARIES}, a serial HDF5; touchstone needs the parallel one "
