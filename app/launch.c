@@ -48,6 +48,13 @@ const char *ts_launch_who(const struct ts_launch *l, char *buf, size_t len)
     return buf;
 }
 
+int ts_launch_exit_status(const struct ts_launch *l, int status)
+{
+    if (l->agreed && l->dist.size > 1 && l->dist.rank != 0)
+        return 0;
+    return ts_exit_status(status);
+}
+
 void ts_launch_abort(struct ts_launch *l, int exit_status)
 {
     ts_dist_abort(&l->dist, exit_status);

@@ -32,6 +32,11 @@ int ts_launch_finish(struct ts_launch *l, int status, struct ts_error *err);
  * another rank prints it (an agreed error, rank > 0). */
 const char *ts_launch_who(const struct ts_launch *l, char *buf, size_t len);
 
+/* The process's exit status for status: ts_exit_status, but 0 on the ranks other than 0 for an
+ * agreed error. Rank 0 carries the job's status and its message: a rank that exits non-zero
+ * first makes mpirun end the others, and could end rank 0 before its message is out. */
+int ts_launch_exit_status(const struct ts_launch *l, int status);
+
 /* After the message: when ts_launch_finish kept MPI up (this rank failed alone), MPI_Abort
  * with the exit status, so that the other ranks do not wait for this one forever; returns
  * at once otherwise. */

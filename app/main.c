@@ -103,5 +103,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "touchstone: error: %s%s\n", who, err.message);
     ts_config_free(&cfg);
     ts_launch_abort(&launch, ts_exit_status(status));
-    return ts_exit_status(status);
+    return ts_launch_exit_status(&launch, status);
 }

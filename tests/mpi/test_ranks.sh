@@ -1,7 +1,7 @@
 #!/bin/sh
 # Several ranks (issue 14, before the decomposition): topo lists every thread of every rank in
-# rank order; run and check refuse, exit 2 on every rank, one message, no file; a rank that
-# fails alone ends the whole job.
+# rank order; run and check refuse with one message and exit 2 from rank 0 (the others exit 0),
+# no file; a rank that fails alone ends the whole job.
 # Usage: test_ranks.sh TOUCHSTONE SOURCE_DIR MPIRUN
 . "$(dirname "$0")/lib.sh"
 
