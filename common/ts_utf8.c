@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s (at most left bytes), or 0. */
-static size_t sequence_length(const unsigned char *s, size_t left)
+size_t ts_utf8_sequence_length(const char *text, size_t left)
 {
+    const unsigned char *s = (const unsigned char *)text;
     size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
     if (n > left)
         return 0;
@@ -23,10 +23,9 @@ static size_t sequence_length(const unsigned char *s, size_t left)
 
 size_t ts_utf8_valid_prefix(const char *s, size_t len)
 {
-    const unsigned char *p = (const unsigned char *)s;
     size_t at = 0;
     while (at < len) {
-        size_t n = sequence_length(p + at, len - at);
+        size_t n = ts_utf8_sequence_length(s + at, len - at);
         if (n == 0)
             return at;
         at += n;
@@ -43,7 +42,7 @@ char *ts_utf8_escape(const char *s)
     const unsigned char *p = (const unsigned char *)s;
     size_t used = 0;
     for (size_t at = 0; at < len;) {
-        size_t n = sequence_length(p + at, len - at);
+        size_t n = ts_utf8_sequence_length(s + at, len - at);
         if (n == 0) {
             used += (size_t)snprintf(out + used, 5, "\\x%02x", p[at]);
             at++;

@@ -5,6 +5,10 @@
 
 #include <stddef.h>
 
+/* The length of the valid UTF-8 sequence that starts at s, reading at most left bytes; 0 when
+ * none starts there (a stray byte, a truncated or invalid sequence as below). */
+size_t ts_utf8_sequence_length(const char *s, size_t left);
+
 /* The length of the valid UTF-8 prefix of the len bytes at s: len when all of it is valid.
  * Valid means RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF. */
 size_t ts_utf8_valid_prefix(const char *s, size_t len);

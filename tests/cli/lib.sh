@@ -18,19 +18,29 @@ fail() {
     FAILURES=$((FAILURES + 1))
 }
 
-# run_ts EXPECTED_STATUS DESCRIPTION ARGS...: runs touchstone, checks the exit status.
-run_ts() {
+# expect_run EXPECTED_STATUS DESCRIPTION CMD...: runs CMD (touchstone, or touchstone behind env,
+# a ulimit, a launcher), output in $OUT/$ERR, status in $status; fails the check unless it
+# exits with EXPECTED_STATUS.
+expect_run() {
     expected=$1
     what=$2
     shift 2
-    "$TS" "$@" >"$OUT" 2>"$ERR"
+    "$@" >"$OUT" 2>"$ERR"
     status=$?
     if [ "$status" -ne "$expected" ]; then
-        fail "$what: exit status $status, expected $expected (touchstone $*)"
+        fail "$what: exit status $status, expected $expected ($*)"
         sed 's/^/    stderr: /' "$ERR" | head -20 >&2
         return 1
     fi
     return 0
+}
+
+# run_ts EXPECTED_STATUS DESCRIPTION ARGS...: touchstone ARGS, through expect_run.
+run_ts() {
+    expected=$1
+    what=$2
+    shift 2
+    expect_run "$expected" "$what" "$TS" "$@"
 }
 
 # expect_in FILE PATTERN DESCRIPTION: grep -E PATTERN must match in FILE.

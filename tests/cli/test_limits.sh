@@ -13,21 +13,6 @@ CFG=$SRC/configs/default.ini
 S2D=$SRC/configs/stencil2d.ini
 cd "$WORK" || exit 1
 
-# expect_run EXPECTED WHAT CMD...: runs CMD (touchstone behind env, a ulimit or sig_pending),
-# output in $OUT/$ERR; fails the check unless it exits with EXPECTED.
-expect_run() {
-    expected=$1 what=$2
-    shift 2
-    "$@" >"$OUT" 2>"$ERR"
-    status=$?
-    if [ "$status" -ne "$expected" ]; then
-        fail "$what: exit status $status, expected $expected"
-        sed 's/^/    stderr: /' "$ERR" | head -5 >&2
-        return 1
-    fi
-    return 0
-}
-
 # with_ulimit "OPTIONS" CMD...: CMD under `ulimit OPTIONS` in a shell of its own.
 with_ulimit() {
     opts=$1

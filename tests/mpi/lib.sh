@@ -30,12 +30,5 @@ mpi_ts() {
     ranks=$3
     shift 3
     # shellcheck disable=SC2086
-    "$MPIRUN" --oversubscribe --bind-to none -np "$ranks" $MPI_ARGS "$TS" "$@" >"$OUT" 2>"$ERR"
-    status=$?
-    if [ "$status" -ne "$expected" ]; then
-        fail "$what: mpirun -np $ranks exit status $status, expected $expected (touchstone $*)"
-        sed 's/^/    stderr: /' "$ERR" | head -20 >&2
-        return 1
-    fi
-    return 0
+    expect_run "$expected" "$what" "$MPIRUN" --oversubscribe --bind-to none -np "$ranks" $MPI_ARGS "$TS" "$@"
 }
