@@ -18,6 +18,25 @@ enum ts_sum_mode {
     TS_SUM_FAST          /* one fixed-order lane sum per thread chunk: depends on the thread count */
 };
 
+/* One rank's part of a problem spread over ranks. All zero (whole[0] == 0) for the whole
+ * problem in one process. With a part, the sizes of ts_problem (n; nx, ny, nz) are the rank's
+ * local arrays: for sum and triad its slice, for the stencils its block with one halo or
+ * boundary layer on each side (kernels/ts_decomp.h), and:
+ * - init writes the global problem's values at the local points (global index = origin + local
+ *   index along each axis), so a halo starts as the neighbour's points;
+ * - result deposits only the points in [own_begin, own_end);
+ * - verify checks the local points in [own_begin, own_end) against the global problem's answer
+ *   (checked counts them), and the combined result only when checks_result is set: one part of
+ *   all checks it. A stencil part that does not hold the global centre point reports
+ *   observed = NaN (expected is the centre's value whatever the part). */
+struct ts_problem_part {
+    int64_t whole[3];     /* the global problem: n in [0] (sum, triad); nx, ny, nz (stencils); 0: no part */
+    int64_t origin[3];    /* global index of local point 0 along x, y, z ([0] alone for sum, triad) */
+    int64_t own_begin[3]; /* local points this part answers for, [own_begin, own_end) per axis */
+    int64_t own_end[3];   /*   ([1] and [2] are [0, 1) for sum and triad, [2] for stencil2d) */
+    int checks_result;    /* verify checks the combined result too */
+};
+
 /* What to compute; filled by the driver from the resolved config. */
 struct ts_problem {
     enum ts_kernel_id kernel;
@@ -27,9 +46,10 @@ struct ts_problem {
     double scalar;      /* triad: a = b + scalar * c */
     uint64_t seed;      /* sum, triad: seed of the counter-based values */
     enum ts_sum_mode sum_mode;
-    int nontemporal;    /* triad, stencils: streaming stores (no write-allocate, no cache pollution) */
-    int64_t time_block; /* stencils: time steps per iteration, one sweep (0 or 1: plain steps) */
-    int64_t block_y;    /* stencil3d: rows per spatial block, 0 picks them (ts_plan.block_y) */
+    int nontemporal;             /* triad, stencils: streaming stores (no write-allocate, no cache pollution) */
+    int64_t time_block;          /* stencils: time steps per iteration, one sweep (0 or 1: plain steps) */
+    int64_t block_y;             /* stencil3d: rows per spatial block, 0 picks them (ts_plan.block_y) */
+    struct ts_problem_part part; /* this rank's part under MPI; zero for the whole problem */
 };
 
 /* Sizes derived from a problem, for allocation, partitioning and metrics. */

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 /* Bump when a group, dataset or attribute changes meaning or disappears. */
-#define TS_SCHEMA_VERSION 2
+#define TS_SCHEMA_VERSION 2 /* becomes 3 with /mpi and the rank columns */
 
 /* A named string value: config keys, environment variables, binding facts. */
 struct ts_attr {
@@ -67,6 +67,41 @@ struct ts_thread_rec {
     int32_t counted_for_node; /* node whose partial this thread's partial went into */
     int64_t item_begin;       /* partition items owned: [item_begin, item_end) */
     int64_t item_end;
+    int32_t rank;       /* MPI rank of the thread's process, 0 when not launched */
+    int32_t local_rank; /* that rank among the ranks of its host, 0 when not launched */
+    char host[64];      /* host name of the rank, "" when not launched (the root's host) */
+};
+
+/* One MPI rank of a run under a launcher (/mpi/ranks, one row per rank). */
+struct ts_rank_rec {
+    int32_t rank;
+    int32_t local_rank; /* among the ranks of its host (MPI_COMM_TYPE_SHARED) */
+    char host[64];
+    char boot_id[40];                       /* its kernel's boot id: two host names on one kernel share it */
+    int32_t n_threads;                      /* its threads */
+    int32_t first_thread;                   /* its first row in /threads (rows are in rank order) */
+    int32_t coords[3];                      /* stencils: its position in the rank grid along x, y, z; 0 otherwise */
+    int64_t own_begin[3];                   /* what it owns of the global problem, [own_begin, own_end): sum and */
+    int64_t own_end[3];                     /*   triad elements in [0]; stencils interior points along x, y, z */
+    double partial;                         /* its partial result, rounded (its threads -> its nodes -> it) */
+    double time_min, time_median, time_max; /* its seconds per timed iteration */
+    double halo;                            /* seconds in the halo exchange over the timed iterations (0: sum, triad) */
+    double reduction;                       /* seconds combining the partials across ranks */
+};
+
+/* The ranks of a run under an MPI launcher (/mpi). */
+struct ts_mpi_rec {
+    int32_t size;                      /* ranks */
+    int32_t n_hosts;                   /* distinct host names */
+    int32_t shared_kernel;             /* some distinct host names share a kernel boot id: an emulated cluster */
+    const char *launcher;              /* the variable that showed the launcher, "OMPI_COMM_WORLD_SIZE=4" */
+    const char *library;               /* MPI_Get_library_version, its first line */
+    const char *thread_level;          /* what MPI_Init_thread provided, "MPI_THREAD_FUNNELED" */
+    const char *decomposition;         /* stencils: the rank grid "2x2" (x first); sum, triad: "slices" */
+    const struct ts_rank_rec *ranks;   /* size rows, in rank order */
+    int64_t n_iterations;              /* timed iterations (as /timings) */
+    const double *rank_iteration;      /* [rank][iteration]: seconds per timed iteration on each rank */
+    const double *rank_halo_iteration; /* [rank][iteration]: of which in the halo exchange */
 };
 
 struct ts_timings_rec {
@@ -137,6 +172,7 @@ struct ts_placement_rec {
     int32_t n_nodes;
     const int32_t *node_ids; /* n_nodes: every NUMA node of the machine (the columns) */
     int32_t n_threads;
+    const int32_t *thread_rank;  /* rank of each thread; NULL: all rank 0 (not launched) */
     const int32_t *thread_node;  /* node each thread ran on (its "own" node) */
     const int64_t *thread_pages; /* sampled pages of each thread's own chunk, all arrays */
     const int64_t *thread_local_pages;
@@ -229,8 +265,11 @@ struct ts_record {
 
     const struct ts_topology_rec *topology;
 
-    const struct ts_thread_rec *threads;
+    const struct ts_thread_rec *threads; /* every thread of every rank, in rank order */
     int32_t n_threads;
+
+    /* /mpi: NULL when no MPI launcher started the run */
+    const struct ts_mpi_rec *mpi;
 
     const struct ts_timings_rec *timings;
     const struct ts_results_rec *results;
