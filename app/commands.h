@@ -5,6 +5,7 @@
 #define TOUCHSTONE_APP_COMMANDS_H
 
 #include "binding.h"
+#include "launch.h"
 #include "ts_cli.h"
 #include "ts_config.h"
 #include "ts_dist.h"
@@ -15,9 +16,12 @@
  * still written), TS_INTERRUPTED when a signal stopped it (its checkpoint written), and with
  * err filled an error status when it could not start or could not write: TS_BAD_INPUT for
  * the config, the environment or the output path, TS_RESOURCE_ERROR for memory, threads and
- * limits, TS_IO_ERROR for writing its files, TS_INTERNAL_ERROR for a bug. */
-int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli, int argc,
-               char **argv, struct ts_error *err);
+ * limits, TS_IO_ERROR for writing its files, TS_INTERNAL_ERROR for a bug. Under a launcher
+ * with more than one rank, each rank computes its part (app/run_ranks.h) and rank 0 alone
+ * prints the summary and writes the file; launch->agreed is set for an error every rank
+ * reached alike. */
+int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli,
+               struct ts_launch *launch, int argc, char **argv, struct ts_error *err);
 
 /* `touchstone check`: prints the resolved config and the memory it needs (nothing with
  * --quiet), warns on stderr of keys that have no effect, and with --restart checks that the

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
             if (status == TS_OK)
                 status = ts_launch_start(&launch, &err);
             if (status == TS_OK)
-                status = ts_launch_one_rank(&launch, "touchstone check", "runs across ranks are", &err);
+                status = ts_launch_one_rank(&launch, "touchstone check", "checking a run across ranks is", &err);
             if (status == TS_OK)
                 status = ts_check_cmd(&cfg, &cli, &err);
             break;
@@ -85,9 +85,7 @@ int main(int argc, char **argv)
             if (status == TS_OK)
                 status = ts_launch_start(&launch, &err);
             if (status == TS_OK)
-                status = ts_launch_one_rank(&launch, "touchstone run", "runs across ranks are", &err);
-            if (status == TS_OK)
-                status = ts_run_cmd(&cfg, &binding, &cli, argc, argv, &err);
+                status = ts_run_cmd(&cfg, &binding, &cli, &launch, argc, argv, &err);
             break;
         }
         }

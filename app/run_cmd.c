@@ -11,6 +11,7 @@
 #include "run_checkpoint.h"
 #include "run_exec.h"
 #include "run_plan.h"
+#include "run_ranks.h"
 #include "run_record.h"
 #include "startup.h"
 #include "ts_affinity.h"
@@ -51,9 +52,15 @@ static void warn(struct ts_run_record *rr, const char *text)
     ts_run_record_warn(rr, text);
 }
 
+/* The in-cache rule's numbers, kept for /results. */
+struct cache_fit {
+    int64_t working_set_bytes, llc_bytes;
+};
+
 /* A working set that fits in the last-level caches the threads' cores use measures those
- * caches, not memory: said in the summary's bandwidth line and warned about. */
-static void cache_warning(struct ts_run_record *rr, const struct ts_run_exec *ex)
+ * caches, not memory: said in the summary's bandwidth line and warned about. Returns 1 with
+ * the warning in text when it fits. */
+static int cache_warning(const struct ts_run_exec *ex, struct cache_fit *fit, char *text, size_t len)
 {
     int *cpus = malloc((size_t)ex->in.n_threads * sizeof *cpus);
     struct ts_llc llc = { 0 };
@@ -63,32 +70,33 @@ static void cache_warning(struct ts_run_record *rr, const struct ts_run_exec *ex
         ts_affinity_llc(ex->in.topo, cpus, ex->in.n_threads, &llc);
     }
     free(cpus);
-    rr->results.working_set_bytes = (int64_t)ex->in.rp->array_bytes * ex->in.rp->plan.n_arrays;
-    rr->results.llc_bytes = llc.bytes;
-    if (llc.bytes <= 0 || rr->results.working_set_bytes > llc.bytes)
-        return;
-    char arrays[32], cache[32], reported[32], per_core[32], note[128] = "", text[512];
-    ts_bytes_text((uint64_t)rr->results.working_set_bytes, arrays, sizeof arrays);
+    fit->working_set_bytes = (int64_t)ex->in.rp->array_bytes * ex->in.rp->plan.n_arrays;
+    fit->llc_bytes = llc.bytes;
+    if (llc.bytes <= 0 || fit->working_set_bytes > llc.bytes)
+        return 0;
+    char arrays[32], cache[32], reported[32], per_core[32], note[128] = "";
+    ts_bytes_text((uint64_t)fit->working_set_bytes, arrays, sizeof arrays);
     ts_bytes_text((uint64_t)llc.bytes, cache, sizeof cache);
     if (llc.reported_bytes > llc.bytes) {
         ts_bytes_text((uint64_t)llc.reported_bytes, reported, sizeof reported);
         ts_bytes_text((uint64_t)TS_LLC_MAX_BYTES_PER_CORE, per_core, sizeof per_core);
         snprintf(note, sizeof note, "; hwloc reports %s, at most %s a core is counted", reported, per_core);
     }
-    snprintf(text, sizeof text,
+    snprintf(text, len,
              "the arrays (%s) fit in the %s of L%d cache above the threads' CPUs (%d cache%s over %d core%s%s): the "
              "bandwidth is the caches', not memory's; for memory bandwidth make the problem several times larger",
              arrays, cache, llc.level, llc.instances, llc.instances == 1 ? "" : "s", llc.cores,
              llc.cores == 1 ? "" : "s", note);
-    warn(rr, text);
+    return 1;
 }
 
-/* Binding and timing problems a user must not miss: printed, and kept in the file. */
-static void collect_warnings(struct ts_run_record *rr, const struct ts_run_exec *ex,
-                             const struct ts_binding_choice *binding, double tick)
+#define MAX_PROCESS_WARNINGS 18
+
+/* What this process warns about its own threads and arrays: the binding warnings (the same as
+ * topo's, binding_warnings.c), the in-cache rule, huge pages refused. Returns the lines. */
+static int process_warnings(const struct ts_run_exec *ex, const struct ts_binding_choice *binding,
+                            struct cache_fit *fit, char lines[][512])
 {
-    char text[1024];
-    /* The same binding warnings as topo's (binding_warnings.c). */
     struct ts_binding_observed seen = { .threads = ex->out.threads,
                                         .n_threads = ex->in.n_threads,
                                         .init_node = ex->out.init_node };
@@ -98,17 +106,20 @@ static void collect_warnings(struct ts_run_record *rr, const struct ts_run_exec 
             migrations[t] = ex->out.kernel_counters[t].migrations;
         seen.migrations = migrations;
     }
-    char lines[16][512];
-    int n = ts_binding_warnings(binding, ex->in.topo, &seen, lines, 16);
-    for (int i = 0; i < n; i++)
-        warn(rr, lines[i]);
+    int n = ts_binding_warnings(binding, ex->in.topo, &seen, lines, MAX_PROCESS_WARNINGS - 2);
     free(migrations);
-    cache_warning(rr, ex);
-
+    n += cache_warning(ex, fit, lines[n], sizeof lines[n]);
     if (ex->own.huge_refused)
-        warn(rr, "init.huge_pages = true, but the kernel refused MADV_HUGEPAGE (EINVAL: no transparent huge pages): "
+        snprintf(lines[n++], sizeof lines[0], "%s",
+                 "init.huge_pages = true, but the kernel refused MADV_HUGEPAGE (EINVAL: no transparent huge pages): "
                  "the arrays have base pages");
+    return n;
+}
 
+/* Problems of the whole run a user must not miss: printed, and kept in the file. */
+static void run_warnings(struct ts_run_record *rr, double tick)
+{
+    char text[1024];
     double fastest = rr->results.time_min;
     if (fastest < 20.0 * tick) {
         snprintf(text, sizeof text,
@@ -199,25 +210,103 @@ static void not_verified(struct ts_verification *ver, const struct ts_run_exec *
              checkpoint);
 }
 
-int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli, int argc,
-               char **argv, struct ts_error *err)
+/* Rank 0 alone: the record, the summary, the file. */
+static int write_results(struct ts_run_record *rr, const struct ts_config *cfg, const struct ts_run_exec *ex,
+                         struct ts_run_checkpoint *checkpoint, struct ts_run_output *out, double started,
+                         struct ts_error *err)
+{
+    double tick = measured_timer_resolution();
+    rr->timings.timer_resolution = tick;
+    run_warnings(rr, tick);
+    warn_unused_keys(rr, cfg);
+    if (ex->out.checkpoint_failures) {
+        char text[4800];
+        snprintf(text, sizeof text, "%d periodic checkpoint%s could not be written (last: %s)",
+                 ex->out.checkpoint_failures, ex->out.checkpoint_failures == 1 ? "" : "s", checkpoint->err.message);
+        warn(rr, text);
+    }
+    char moved[8500] = "", late[8500];
+    ts_output_recheck(out);
+    if (ts_output_moved(out, moved, sizeof moved))
+        warn(rr, moved);
+    rr->timings.total = omp_get_wtime() - started;
+    /* The summary is rendered before the write: the file keeps what the screen shows. */
+    char shown[8500];
+    ts_output_shown(out, shown, sizeof shown);
+    int status = ts_run_record_summary(rr, shown, err);
+    if (status == TS_OK) {
+        struct ts_place place = ts_output_results_place(out);
+        status = ts_record_write_placed(&rr->rec, &place, err);
+    }
+    /* Taken between the look and the write: too late for the file's /warnings and summary;
+     * the screen shows the name the file got. */
+    if (status == TS_OK && ts_output_moved(out, late, sizeof late) && strcmp(late, moved) != 0) {
+        fprintf(stderr, "touchstone: warning: %s\n", late);
+        ts_output_shown(out, shown, sizeof shown);
+        status = ts_run_record_summary(rr, shown, err);
+    }
+    if (status != TS_OK && ex->out.stopped) /* the checkpoint is what counts: say that it is there */
+        ts_error_prefix(err, "%s: checkpoint %s written (continue with touchstone run %s --restart %s), but ",
+                        strsignal(stop_signal), checkpoint->path, cfg->path, checkpoint->path);
+    return status;
+}
+
+/* Every rank's own warnings, printed and kept by rank 0 in rank order ("rank 1 (host): ..."
+ * when the run is spread over ranks). */
+static int gather_warnings(struct ts_run_record *rr, struct ts_run_ranks *rk, char lines[][512], int n,
+                           struct ts_error *err)
+{
+    char **all = NULL;
+    int status = ts_run_ranks_gather_lines(rk, lines, n, &all, err);
+    for (char **line = all; status == TS_OK && line && *line; line++)
+        warn(rr, *line);
+    free(all);
+    return status;
+}
+
+/* Before the topology and the arrays: the plan, this rank's part, the memory check and the
+ * output names (rank 0's). Errors every rank reaches alike are marked agreed. */
+static int start_run(const struct ts_config *cfg, const struct ts_cli *cli, struct ts_launch *launch,
+                     struct ts_run_plan *rp, struct ts_run_ranks *ranks, struct ts_run_output *out,
+                     struct ts_error *err)
+{
+    const struct ts_dist *dist = &launch->dist;
+    int status = ts_run_plan_make(cfg, rp, err);
+    if (status != TS_OK) {
+        launch->agreed = 1; /* the config is every rank's */
+        return status;
+    }
+    status = ts_run_ranks_split(ranks, dist, cfg, cli->restart_path, rp, err);
+    if (status == TS_OK)
+        status = ts_run_plan_check_memory(rp, err);
+    if (status != TS_OK) {
+        launch->agreed = ranks->agreed;
+        return status;
+    }
+    if (dist->rank == 0)
+        status = ts_output_prepare(cfg, cli->restart_path, out, err);
+    status = ts_run_ranks_follow_root(ranks, status, err);
+    launch->agreed = ranks->agreed;
+    if (status == TS_OK && !cli->quiet && dist->rank == 0)
+        ts_output_note(out, stderr);
+    return status;
+}
+
+int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli,
+               struct ts_launch *launch, int argc, char **argv, struct ts_error *err)
 {
     install_stop_handlers();
     double started = omp_get_wtime();
     struct ts_run_record rr;
     ts_run_record_start(&rr);
+    const int root = launch->dist.rank == 0;
 
     struct ts_run_plan rp;
+    static struct ts_run_ranks ranks;
     static struct ts_run_output out; /* 20 KiB of names: off the stack */
-    int status = ts_run_plan_make(cfg, &rp, err);
-    if (status == TS_OK)
-        status = ts_run_plan_check_memory(&rp, err);
-    if (status == TS_OK)
-        status = ts_output_prepare(cfg, cli->restart_path, &out, err);
+    int status = start_run(cfg, cli, launch, &rp, &ranks, &out, err);
     if (status != TS_OK)
         return status;
-    if (!cli->quiet)
-        ts_output_note(&out, stderr);
 
     ts_topology *topo = NULL;
     status = ts_topology_create(&topo, err);
@@ -230,11 +319,15 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         .in = { .rp = &rp, .topo = topo, .checkpoint = ts_run_checkpoint_save, .checkpoint_ctx = &checkpoint }
     };
     exec_from_config(&ex, cfg, cli);
+    ex.in.show_progress = ex.in.show_progress && root;
 
+    /* This rank's part: an error here is this rank's alone (the job aborts), but for a stop. */
     struct ts_verification ver = { 0 };
     status = ts_startup_stack_for_threads(ex.in.n_threads, err);
     if (status == TS_OK)
         status = ts_run_exec_prepare(&ex, err);
+    if (status == TS_OK)
+        status = ts_run_ranks_hook(&ranks, &ex, err);
     if (status == TS_OK)
         status = ts_run_exec_init(&ex, err);
     if (status == TS_OK && cli->restart_path)
@@ -242,7 +335,17 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
     int64_t restored_steps = ex.in.first_step;
     if (status == TS_OK)
         status = ts_run_exec_compute(&ex, err);
-    if (status == TS_OK && ex.out.stopped) {
+    if (status == TS_OK)
+        status = ts_run_ranks_combine(&ranks, &ex, err);
+    if (status == TS_OK && ex.out.stopped && ranks.spread) {
+        /* Every rank stopped after the same iteration (the stop is agreed). */
+        status =
+            ts_fail(err, TS_INTERRUPTED,
+                    "%s stopped the run after %lld of %lld iterations; checkpoints across ranks are not built "
+                    "yet (issue 14): nothing was written",
+                    strsignal(stop_signal), (long long)ex.out.steps_done, (long long)(ex.in.warmup + ex.in.iterations));
+        launch->agreed = 1;
+    } else if (status == TS_OK && ex.out.stopped) {
         int saved = ts_run_checkpoint_save(&ex, &checkpoint);
         if (saved != TS_OK)
             status = ts_fail(err, saved, "%s stopped the run, but its checkpoint could not be written: %s",
@@ -253,50 +356,50 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         double t0 = omp_get_wtime();
         rp.kernel->verify(&rp.problem, ex.own.arrays, ex.out.steps_done, ex.out.global, &ver);
         rr.timings.verify = omp_get_wtime() - t0;
+        status = ts_run_ranks_verify(&ranks, &ver, err);
     }
+
+    /* Every rank's threads and warnings to rank 0 (collective). */
+    char lines[MAX_PROCESS_WARNINGS][512];
+    struct cache_fit fit = { 0 };
+    int n_lines = status == TS_OK ? process_warnings(&ex, binding, &fit, lines) : 0;
+    double *field = NULL;
+    int64_t field_dims[3];
+    if (status == TS_OK && cfg->write_field)
+        status = ts_run_ranks_field(&ranks, &ex, &field, field_dims, err);
     if (status == TS_OK)
+        status = ts_run_ranks_world(&ranks, &ex, &rp, err);
+    if (status == TS_OK && root)
         status = ts_run_record_fill(&rr, cfg, binding, &ex, &ver, cfg->write_field, argc, argv, err);
-    if (status == TS_OK) {
+    if (status == TS_OK && root) {
         ts_run_record_job(&rr, binding, cli->restart_path, restored_steps);
         status = ts_topology_record(topo, &rr.topology, err);
+        rr.results.working_set_bytes = ranks.spread ? (int64_t)rp.arrays_bytes : fit.working_set_bytes;
+        rr.results.llc_bytes = fit.llc_bytes;
+        if (ranks.spread) { /* rank 0's arrays are its part: the field is the assembled one */
+            rr.rec.mpi = &ranks.mpi;
+            rr.rec.field = field;
+            if (field)
+                memcpy(rr.rec.field_dims, field_dims, sizeof field_dims);
+        }
+    }
+    if (status == TS_OK || (root && !launch->agreed && ranks.spread)) {
+        /* Rank 0 takes part even after its own error: the others are in the gather. */
+        int gathered = gather_warnings(&rr, &ranks, lines, n_lines, err);
+        status = status == TS_OK ? gathered : status;
+    }
+    if (status == TS_OK && root) {
+        if (ranks.placement_mixed)
+            warn(&rr, "the ranks' hosts have different NUMA nodes: /placement holds the threads of rank 0 alone");
+        status = write_results(&rr, cfg, &ex, &checkpoint, &out, started, err);
+    }
+    if (ranks.spread && !launch->agreed && (status == TS_OK || root)) {
+        /* Rank 0 wrote the file or failed to: the others learn which and end with it. */
+        status = ts_run_ranks_follow_root(&ranks, status, err);
+        launch->agreed = ranks.agreed;
     }
     if (status == TS_OK) {
-        double tick = measured_timer_resolution();
-        rr.timings.timer_resolution = tick;
-        collect_warnings(&rr, &ex, binding, tick);
-        warn_unused_keys(&rr, cfg);
-        if (ex.out.checkpoint_failures) {
-            char text[4800];
-            snprintf(text, sizeof text, "%d periodic checkpoint%s could not be written (last: %s)",
-                     ex.out.checkpoint_failures, ex.out.checkpoint_failures == 1 ? "" : "s", checkpoint.err.message);
-            warn(&rr, text);
-        }
-        char moved[8500] = "", late[8500];
-        ts_output_recheck(&out);
-        if (ts_output_moved(&out, moved, sizeof moved))
-            warn(&rr, moved);
-        rr.timings.total = omp_get_wtime() - started;
-        /* The summary is rendered before the write: the file keeps what the screen shows. */
-        char shown[8500];
-        ts_output_shown(&out, shown, sizeof shown);
-        status = ts_run_record_summary(&rr, shown, err);
-        if (status == TS_OK) {
-            struct ts_place place = ts_output_results_place(&out);
-            status = ts_record_write_placed(&rr.rec, &place, err);
-        }
-        /* Taken between the look and the write: too late for the file's /warnings and summary;
-         * the screen shows the name the file got. */
-        if (status == TS_OK && ts_output_moved(&out, late, sizeof late) && strcmp(late, moved) != 0) {
-            fprintf(stderr, "touchstone: warning: %s\n", late);
-            ts_output_shown(&out, shown, sizeof shown);
-            status = ts_run_record_summary(&rr, shown, err);
-        }
-        if (status != TS_OK && ex.out.stopped) /* the checkpoint is what counts: say that it is there */
-            ts_error_prefix(err, "%s: checkpoint %s written (continue with touchstone run %s --restart %s), but ",
-                            strsignal(stop_signal), checkpoint.path, cfg->path, checkpoint.path);
-    }
-    if (status == TS_OK) {
-        if (!cli->quiet)
+        if (!cli->quiet && root)
             ts_run_record_print_summary(&rr, stdout);
         if (ex.out.stopped) {
             fprintf(stderr,
@@ -305,19 +408,22 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
                     strsignal(stop_signal), (long long)ex.out.steps_done, (long long)(ex.in.warmup + ex.in.iterations),
                     checkpoint.path, cfg->path, checkpoint.path);
             status = TS_INTERRUPTED;
-        } else if (!ver.passed) {
+        } else if (!ver.passed && root) {
             fprintf(stderr, "touchstone: error: verification failed: %s\n", ver.method);
             fprintf(stderr, "touchstone: error: error %.6g > tolerance %.6g (%lld of %lld values outside)\n", ver.error,
                     ver.tolerance, (long long)ver.failures, (long long)ver.checked);
             status = TS_VERIFY_FAILED;
+            launch->agreed = 1; /* the file is written: the other ranks end normally */
         }
         /* A finished run's checkpoint is stale: a requeued job must not continue it. */
-        if (!ex.out.stopped)
+        if (!ex.out.stopped && root)
             ts_run_checkpoint_discard(&checkpoint);
     }
 
     ts_topology_record_free(&rr.topology);
     ts_run_record_release(&rr);
+    free(field);
+    ts_run_ranks_release(&ranks);
     ts_run_exec_release(&ex);
     ts_topology_destroy(topo);
     return status;

@@ -185,12 +185,14 @@ int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
     out->init_counters = calloc((size_t)n, sizeof *out->init_counters);
     out->kernel_counters = calloc((size_t)n, sizeof *out->kernel_counters);
     out->step_times = calloc((size_t)(ex->in.warmup + ex->in.iterations), sizeof *out->step_times);
+    out->halo_times = calloc((size_t)(ex->in.warmup + ex->in.iterations), sizeof *out->halo_times);
     out->thread_times = calloc((size_t)n * (size_t)ex->in.iterations, sizeof *out->thread_times);
     out->thread_partials = calloc((size_t)n, sizeof *out->thread_partials);
     out->node_ids = calloc((size_t)n, sizeof *out->node_ids);
     out->node_partials = calloc((size_t)n, sizeof *out->node_partials);
     if (!ex->own.slots || !out->threads || !out->init_node || !out->init_counters || !out->kernel_counters
-        || !out->step_times || !out->thread_times || !out->thread_partials || !out->node_ids || !out->node_partials)
+        || !out->step_times || !out->halo_times || !out->thread_times || !out->thread_partials || !out->node_ids
+        || !out->node_partials)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate per-thread bookkeeping for %d threads",
                              n);
     return TS_OK;
@@ -302,7 +304,10 @@ static void between_steps(struct ts_run_exec *ex, int64_t done)
     const int64_t total = ex->in.warmup + ex->in.iterations;
     if (done >= total)
         return;
-    if (ex->in.stop_signal && *ex->in.stop_signal) {
+    int stop = ex->in.stop_signal && *ex->in.stop_signal;
+    if (ex->in.agree_stop) /* every rank stops after the same iteration, or halos would wait forever */
+        stop = ex->in.agree_stop(ex, stop, ex->in.ranks_ctx);
+    if (stop) {
         ex->out.stopped = 1;
         return;
     }
@@ -340,6 +345,17 @@ static void timed_steps(struct ts_run_exec *ex)
             if (ex->out.stopped) /* written by the master before the barrier: every thread agrees */
                 break;
             const double t0 = omp_get_wtime();
+            if (ex->in.before_step) {
+#pragma omp master
+                {
+                    if (ex->in.before_step(ex, step, ex->in.ranks_ctx, &ex->out.hook_err) != TS_OK)
+                        ex->out.hook_failed = 1;
+                    ex->out.halo_times[step] = omp_get_wtime() - t0;
+                }
+#pragma omp barrier
+                if (ex->out.hook_failed)
+                    break;
+            }
             ts_xsum_init(&partial);
 #pragma omp for schedule(static) nowait
             for (int c = 0; c < n; c++)
@@ -456,6 +472,7 @@ static int combine(struct ts_run_exec *ex, struct ts_error *err)
         ts_xsum_init(&global);
         for (int g = 0; g < ex->out.n_nodes; g++)
             ts_xsum_merge(&global, node_acc[g]);
+        ex->out.process_sum = global;
         ex->out.global = ts_xsum_round(&global);
         ex->out.t_combine = omp_get_wtime() - t0;
         for (int g = 0; g < ex->out.n_nodes; g++)
@@ -533,6 +550,10 @@ int ts_run_exec_compute(struct ts_run_exec *ex, struct ts_error *err)
 {
     ex->out.steps_done = ex->in.first_step;
     timed_steps(ex);
+    if (ex->out.hook_failed) {
+        *err = ex->out.hook_err;
+        return err->status;
+    }
     if (ex->in.audit && ex->in.audit_at_end) {
         if (audit_placement(ex, &ex->out.placement_end, err) != TS_OK)
             return err->status;
@@ -563,6 +584,7 @@ void ts_run_exec_release(struct ts_run_exec *ex)
         ts_placement_free(&ex->out.placement_end);
     ex->out.have_placement = ex->out.have_placement_end = 0;
     free(ex->out.step_times);
+    free(ex->out.halo_times);
     free(ex->out.thread_times);
     free(ex->out.thread_partials);
     free(ex->out.node_ids);

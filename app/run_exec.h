@@ -42,6 +42,13 @@ struct ts_run_inputs {
     int64_t checkpoint_every;           /* iterations between periodic checkpoints, 0: none */
     int (*checkpoint)(struct ts_run_exec *ex, void *ctx); /* writes a checkpoint of the current state */
     void *checkpoint_ctx;
+
+    /* ranks (app/run_ranks.c), NULL without: called by the master thread, before the sweep of
+     * every step (the halo exchange of the grid it reads; timed apart in halo_times) and
+     * between steps with this rank's stop flag (returns the flag every rank agrees on). */
+    int (*before_step)(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err);
+    int (*agree_stop)(struct ts_run_exec *ex, int stop, void *ctx);
+    void *ranks_ctx;
 };
 
 /* What the run owns to compute with: the arrays, their mappings and how they were mapped, the
@@ -78,8 +85,11 @@ struct ts_run_outputs {
     struct ts_machine_rec machine; /* what else the machine did over the same span */
     int have_machine;              /* /proc could be read */
     double *step_times;            /* [step], warm-up first */
-    double *thread_times;          /* [thread][timed iteration], warm-up excluded */
-    double *thread_partials;       /* n_threads */
+    double *halo_times;            /* [step]: of which before_step (the halo exchange); 0 without */
+    int hook_failed;               /* before_step failed: the loop stopped, hook_err says why */
+    struct ts_error hook_err;
+    double *thread_times;    /* [thread][timed iteration], warm-up excluded */
+    double *thread_partials; /* n_threads */
 
     /* per node */
     int n_nodes;
@@ -90,6 +100,7 @@ struct ts_run_outputs {
     int stopped;             /* a signal stopped the loop before the last iteration */
     int checkpoint_failures; /* periodic checkpoints that could not be written */
 
+    struct ts_xsum process_sum; /* this process's exact sum: its nodes' partials merged */
     double global;
     double t_allocation, t_init, t_kernel, t_combine, t_placement;
     double t_result; /* the kernel's result pass after the last iteration, 0 without one */

@@ -92,6 +92,27 @@ int ts_run_plan_make(const struct ts_config *cfg, struct ts_run_plan *rp, struct
     return TS_OK;
 }
 
+int ts_run_plan_part(struct ts_run_plan *rp, const struct ts_config *cfg, const int64_t local[3],
+                     const struct ts_problem_part *part, struct ts_error *err)
+{
+    struct ts_problem *pb = &rp->problem;
+    if (pb->kernel == TS_KERNEL_SUM || pb->kernel == TS_KERNEL_TRIAD) {
+        pb->n = local[0];
+    } else {
+        pb->nx = local[0];
+        pb->ny = local[1];
+        pb->nz = local[2];
+    }
+    pb->part = *part;
+    char why[256];
+    if (rp->kernel->plan(pb, &rp->plan, why, sizeof why) != 0)
+        return ts_fail(err, TS_BAD_INPUT, "this rank's part: %s", why);
+    rp->array_bytes = (size_t)rp->plan.array_elems * sizeof(double);
+    rp->arrays_bytes = rp->array_bytes * (size_t)rp->plan.n_arrays;
+    count_the_rest(rp, cfg);
+    return TS_OK;
+}
+
 /* "2 arrays of 128 MiB" */
 static void arrays_text(const struct ts_run_plan *rp, char *buf, size_t len)
 {

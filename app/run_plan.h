@@ -34,6 +34,13 @@ struct ts_run_plan {
  * runtime's default thread count when openmp.threads is 0. */
 int ts_run_plan_make(const struct ts_config *cfg, struct ts_run_plan *rp, struct ts_error *err);
 
+/* Narrows rp (made by ts_run_plan_make) to one rank's part of its problem: the local sizes
+ * (n, or nx, ny, nz) and the part (kernels/ts_kernel.h), then plans again, so that the arrays,
+ * the partition and the memory check are the rank's. TS_BAD_INPUT when the kernel cannot plan
+ * the part. */
+int ts_run_plan_part(struct ts_run_plan *rp, const struct ts_config *cfg, const int64_t local[3],
+                     const struct ts_problem_part *part, struct ts_error *err);
+
 /* Refuses (TS_RESOURCE_ERROR, with the numbers) a plan that needs more memory than any limit
  * that applies to this process: free memory, cgroup, rlimits, the Slurm allocation. run and
  * check call it on the same plan, so they agree. */

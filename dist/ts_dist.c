@@ -1,5 +1,7 @@
 #include "ts_dist.h"
 
+#include "dist_internal.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <mpi.h>
@@ -41,7 +43,7 @@ static long announced_size(void)
     return 0;
 }
 
-static int mpi_failed(struct ts_error *err, int code, const char *what)
+int ts_dist_mpi_failed(struct ts_error *err, int code, const char *what)
 {
     char text[MPI_MAX_ERROR_STRING] = "";
     int len = 0;
@@ -98,12 +100,12 @@ int ts_dist_start(struct ts_dist *d, struct ts_error *err)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if ((code = MPI_Comm_rank(MPI_COMM_WORLD, &d->rank)) != MPI_SUCCESS
         || (code = MPI_Comm_size(MPI_COMM_WORLD, &d->size)) != MPI_SUCCESS)
-        return mpi_failed(err, code, "MPI_Comm_rank/MPI_Comm_size");
+        return ts_dist_mpi_failed(err, code, "MPI_Comm_rank/MPI_Comm_size");
 
     MPI_Comm node;
     code = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     if (code != MPI_SUCCESS)
-        return mpi_failed(err, code, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
+        return ts_dist_mpi_failed(err, code, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
     MPI_Comm_rank(node, &d->local_rank);
     MPI_Comm_size(node, &d->local_size);
     MPI_Comm_free(&node);
@@ -159,7 +161,7 @@ int ts_dist_gather_text(const struct ts_dist *d, const char *text, char **all, s
     if (code != MPI_SUCCESS) {
         free(*all);
         *all = NULL;
-        return mpi_failed(err, code, "gathering the ranks' text (MPI_Gatherv)");
+        return ts_dist_mpi_failed(err, code, "gathering the ranks' text (MPI_Gatherv)");
     }
     if (d->rank == 0 && !*all)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot gather %lld bytes of text from %d ranks", total,
@@ -169,13 +171,124 @@ int ts_dist_gather_text(const struct ts_dist *d, const char *text, char **all, s
     return TS_OK;
 }
 
+int ts_dist_gather(const struct ts_dist *d, const void *mine, size_t bytes, void *all, struct ts_error *err)
+{
+    if (!d->started) {
+        memcpy(all, mine, bytes);
+        return TS_OK;
+    }
+    if (bytes > INT_MAX)
+        return ts_fail(err, TS_INTERNAL_ERROR, "rank %d: %zu bytes to gather, more than MPI_Gather takes", d->rank,
+                       bytes);
+    int code = MPI_Gather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+    return code == MPI_SUCCESS ? TS_OK : ts_dist_mpi_failed(err, code, "gathering the ranks' partials (MPI_Gather)");
+}
+
+int ts_dist_gatherv(const struct ts_dist *d, const void *mine, size_t bytes, void **all, size_t **counts,
+                    struct ts_error *err)
+{
+    *all = NULL;
+    if (counts)
+        *counts = NULL;
+    if (!d->started) {
+        *all = malloc(bytes ? bytes : 1);
+        size_t *c = counts ? malloc(sizeof *c) : NULL;
+        if (!*all || (counts && !c)) {
+            free(*all);
+            free(c);
+            *all = NULL;
+            return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot copy %zu bytes", bytes);
+        }
+        memcpy(*all, mine, bytes);
+        if (counts) {
+            c[0] = bytes;
+            *counts = c;
+        }
+        return TS_OK;
+    }
+    if (bytes > INT_MAX)
+        return ts_fail(err, TS_INTERNAL_ERROR, "rank %d: %zu bytes to gather, more than MPI_Gatherv takes", d->rank,
+                       bytes);
+    int n = (int)bytes, *lengths = NULL, *offsets = NULL;
+    if (d->rank == 0) {
+        lengths = calloc((size_t)d->size, sizeof *lengths);
+        offsets = calloc((size_t)d->size, sizeof *offsets);
+    }
+    /* Every rank takes part even when rank 0 is out of memory, so that none waits forever. */
+    int code = MPI_Gather(&n, 1, MPI_INT, lengths ? lengths : &n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    long long total = 0;
+    if (code == MPI_SUCCESS && lengths && offsets) {
+        for (int r = 0; r < d->size; r++) {
+            offsets[r] = (int)total;
+            total += lengths[r];
+        }
+        *all = total < INT_MAX ? malloc((size_t)total + 1) : NULL;
+        if (counts && *all) {
+            *counts = malloc((size_t)d->size * sizeof **counts);
+            for (int r = 0; *counts && r < d->size; r++)
+                (*counts)[r] = (size_t)lengths[r];
+        }
+    }
+    if (code == MPI_SUCCESS)
+        code = MPI_Gatherv(mine, n, MPI_BYTE, *all, lengths, offsets, MPI_BYTE, 0, MPI_COMM_WORLD);
+    free(lengths);
+    free(offsets);
+    int no_memory = d->rank == 0 && (!*all || (counts && !*counts));
+    if (code != MPI_SUCCESS || no_memory) {
+        free(*all);
+        *all = NULL;
+        if (counts) {
+            free(*counts);
+            *counts = NULL;
+        }
+        if (code != MPI_SUCCESS)
+            return ts_dist_mpi_failed(err, code, "gathering the ranks' records (MPI_Gatherv)");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot gather %lld bytes from %d ranks", total,
+                             d->size);
+    }
+    return TS_OK;
+}
+
+int ts_dist_bcast(const struct ts_dist *d, void *buf, size_t bytes, struct ts_error *err)
+{
+    if (!d->started)
+        return TS_OK;
+    if (bytes > INT_MAX)
+        return ts_fail(err, TS_INTERNAL_ERROR, "%zu bytes to broadcast, more than MPI_Bcast takes", bytes);
+    int code = MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+    return code == MPI_SUCCESS ? TS_OK : ts_dist_mpi_failed(err, code, "broadcasting from rank 0 (MPI_Bcast)");
+}
+
+int ts_dist_max(const struct ts_dist *d, int value, int *largest, struct ts_error *err)
+{
+    *largest = value;
+    if (!d->started)
+        return TS_OK;
+    int code = MPI_Allreduce(&value, largest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return code == MPI_SUCCESS ? TS_OK : ts_dist_mpi_failed(err, code, "agreeing across ranks (MPI_Allreduce)");
+}
+
+int ts_dist_min_max(const struct ts_dist *d, double value, double *smallest, double *largest, struct ts_error *err)
+{
+    *smallest = *largest = value;
+    if (!d->started)
+        return TS_OK;
+    double in[2] = { -value, value }, out[2];
+    int code = MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (code != MPI_SUCCESS)
+        return ts_dist_mpi_failed(err, code, "timing across ranks (MPI_Allreduce)");
+    *smallest = -out[0];
+    *largest = out[1];
+    return TS_OK;
+}
+
 int ts_dist_finish(struct ts_dist *d, struct ts_error *err)
 {
     if (!d->started)
         return TS_OK;
     d->started = 0;
     int code = MPI_Finalize();
-    return code == MPI_SUCCESS ? TS_OK : mpi_failed(err, code, "MPI_Finalize");
+    return code == MPI_SUCCESS ? TS_OK : ts_dist_mpi_failed(err, code, "MPI_Finalize");
 }
 
 void ts_dist_abort(const struct ts_dist *d, int exit_status)

@@ -40,6 +40,27 @@ int ts_dist_start(struct ts_dist *d, struct ts_error *err);
  * memory runs out, TS_INTERNAL_ERROR when MPI fails. */
 int ts_dist_gather_text(const struct ts_dist *d, const char *text, char **all, struct ts_error *err);
 
+/* Collective: rank 0 gets in all (size * bytes, in rank order) every rank's `bytes` bytes at
+ * mine; all is ignored on the other ranks. Not started: a copy of mine. TS_INTERNAL_ERROR when
+ * MPI fails. */
+int ts_dist_gather(const struct ts_dist *d, const void *mine, size_t bytes, void *all, struct ts_error *err);
+
+/* Collective: rank 0 gets in *all (malloc'd, the caller frees it) every rank's bytes, which may
+ * differ between ranks, in rank order, and in counts (size entries, malloc'd, may be NULL) how
+ * many bytes each sent; the other ranks get NULL. TS_RESOURCE_ERROR, TS_INTERNAL_ERROR. */
+int ts_dist_gatherv(const struct ts_dist *d, const void *mine, size_t bytes, void **all, size_t **counts,
+                    struct ts_error *err);
+
+/* Collective: rank 0's `bytes` bytes at buf copied to buf on every rank. */
+int ts_dist_bcast(const struct ts_dist *d, void *buf, size_t bytes, struct ts_error *err);
+
+/* Collective: the largest of every rank's value in *largest (a flag some rank raised, the
+ * worst status). Not started: value. */
+int ts_dist_max(const struct ts_dist *d, int value, int *largest, struct ts_error *err);
+
+/* Collective: the smallest and largest of every rank's seconds (a time span across ranks). */
+int ts_dist_min_max(const struct ts_dist *d, double value, double *smallest, double *largest, struct ts_error *err);
+
 /* The end of a normal path: MPI_Finalize when MPI was started. Returns TS_OK, or
  * TS_INTERNAL_ERROR with the reason in err when MPI_Finalize fails. */
 int ts_dist_finish(struct ts_dist *d, struct ts_error *err);

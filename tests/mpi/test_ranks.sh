@@ -1,6 +1,6 @@
 #!/bin/sh
-# Several ranks (issue 14, before the decomposition): topo lists every thread of every rank in
-# rank order; run and check refuse with one message and exit 2 from rank 0 (the others exit 0),
+# Several ranks: topo lists every thread of every rank in rank order; a problem too small for
+# the ranks, and check, refused with one message and exit 2 from rank 0 (the others exit 0),
 # no file; a rank that fails alone ends the whole job.
 # Usage: test_ranks.sh TOUCHSTONE SOURCE_DIR MPIRUN
 . "$(dirname "$0")/lib.sh"
@@ -25,16 +25,21 @@ done
 mpi_ts 2 "topo --format json on 2 ranks" 2 topo --format json
 [ "$(grep -c 'not built yet (issue 14)' "$ERR")" = 1 ] || fail "topo --format json on 2 ranks: not one refusal"
 
-# run and check on 2 ranks: exit 2, one message (rank 0's), nothing written.
+# A size too small for the ranks: refused before any allocation, exit 2, one message (rank
+# 0's) with the numbers, nothing written. 600 elements are 2 blocks of 512: not 3 ranks' worth.
 cd "$WORK" || exit 1
-mpi_ts 2 "run on 2 ranks" 2 run "$SRC/configs/sum.ini" $SMALL -o "$WORK/two.h5"
-[ "$(grep -c '^touchstone: error: touchstone run on 2 ranks: runs across ranks are not built yet (issue 14); one rank works' "$ERR")" = 1 ] ||
-    { fail "run on 2 ranks: expected the refusal once"; sed 's/^/    | /' "$ERR" | head -12 >&2; }
-[ "$(grep -c '^touchstone: error:' "$ERR")" = 1 ] || fail "run on 2 ranks: more than one error message"
-[ -e "$WORK/two.h5" ] && fail "run on 2 ranks: a file was written"
-ls "$WORK" | grep -q '\.h5' && fail "run on 2 ranks: a file was written: $(ls "$WORK")"
+mpi_ts 2 "sum of 600 on 3 ranks" 3 run "$SRC/configs/sum.ini" --set sum.n=600 -o "$WORK/small.h5"
+[ "$(grep -c '^touchstone: error: sum on 3 ranks: 600 elements are 2 blocks of 512, fewer than the ranks' "$ERR")" = 1 ] ||
+    { fail "sum of 600 on 3 ranks: expected the refusal once"; sed 's/^/    | /' "$ERR" | head -12 >&2; }
+[ "$(grep -c '^touchstone: error:' "$ERR")" = 1 ] || fail "sum of 600 on 3 ranks: more than one error message"
+ls "$WORK" | grep -q '\.h5' && fail "sum of 600 on 3 ranks: a file was written: $(ls "$WORK")"
+mpi_ts 2 "stencil2d 5 x 4 on 5 ranks" 5 run "$SRC/configs/stencil2d.ini" --set stencil.nx=5 --set stencil.ny=4 \
+    -o "$WORK/small.h5"
+expect_in "$ERR" "^touchstone: error: stencil2d on 5 ranks: 5 ranks as .* leave 0 interior" \
+    "stencil2d 5 x 4 on 5 ranks: the refusal names the ranks and the points"
+ls "$WORK" | grep -q '\.h5' && fail "stencil2d 5 x 4 on 5 ranks: a file was written: $(ls "$WORK")"
 mpi_ts 2 "check on 2 ranks" 2 check "$SRC/configs/sum.ini"
-[ "$(grep -c '^touchstone: error: touchstone check on 2 ranks: runs across ranks are not built yet' "$ERR")" = 1 ] ||
+[ "$(grep -c '^touchstone: error: touchstone check on 2 ranks: checking a run across ranks is not built yet' "$ERR")" = 1 ] ||
     fail "check on 2 ranks: expected the refusal once"
 [ -s "$OUT" ] && fail "check on 2 ranks: printed a report: $(head -3 "$OUT")"
 

@@ -1,0 +1,89 @@
+/* A run over MPI ranks: the problem split into one part per rank (a slice of sum and triad,
+ * a block of a stencil's grid), the halo exchange before every stencil step, the stop every
+ * rank agrees on, the rank partials combined in rank order (thread -> node -> rank -> global,
+ * all exact, so the result is the one-process result to the bit), the verification of every
+ * part judged together, and rank 0's world: every thread of every rank, every rank's times, for
+ * the one file and the summary. On one rank (launched or not) every function here is a no-op
+ * and the run is the single-node run. */
+#ifndef TOUCHSTONE_APP_RUN_RANKS_H
+#define TOUCHSTONE_APP_RUN_RANKS_H
+
+#include "run_exec.h"
+#include "run_plan.h"
+#include "ts_config.h"
+#include "ts_decomp.h"
+#include "ts_dist.h"
+#include "ts_dist_halo.h"
+#include "ts_error.h"
+#include "ts_record.h"
+
+struct ts_run_ranks {
+    const struct ts_dist *dist;
+    int spread;  /* more than one rank: each holds a part of the problem */
+    int stencil; /* a grid in blocks, else a 1D array in slices */
+    int agreed;  /* the last error is every rank's (rank 0 prints it) */
+    struct ts_decomp dec;
+    struct ts_decomp_block block;
+    struct ts_range slice;
+    struct ts_problem whole; /* the global problem */
+    struct ts_plan whole_plan;
+    struct ts_dist_halo *halo;
+    double t_reduction;  /* seconds combining the ranks' partials */
+    double rank_partial; /* this rank's partial, rounded, before the ranks are combined */
+    int placement_mixed; /* the ranks audited different NUMA nodes: /placement holds rank 0's threads */
+
+    /* rank 0's world, filled by ts_run_ranks_world */
+    struct ts_mpi_rec mpi;
+    struct ts_rank_rec *ranks;
+    double *rank_iteration, *rank_halo_iteration;
+    char decomposition[64];
+    int32_t *thread_rank; /* placement rows' ranks */
+};
+
+/* After ts_run_plan_make: on more than one rank, refuses (TS_BAD_INPUT, agreed: every rank
+ * reaches it alike) what does not work across ranks yet and a grid too small for the ranks,
+ * with the numbers; then narrows rp to this rank's part (ts_run_plan_part). */
+int ts_run_ranks_split(struct ts_run_ranks *rk, const struct ts_dist *d, const struct ts_config *cfg,
+                       const char *restart_path, struct ts_run_plan *rp, struct ts_error *err);
+
+/* Rank 0's status, on every rank: rank 0 did something alone (the output file's name) and the
+ * others must not go on when it failed. Returns status on rank 0 and TS_BAD_INPUT or TS_OK on
+ * the others, agreed. */
+int ts_run_ranks_follow_root(struct ts_run_ranks *rk, int status, struct ts_error *err);
+
+/* Sets the run's hooks: the halo exchange before every stencil step, the agreed stop. After
+ * ts_run_exec_prepare (collective: the Cartesian communicator). */
+int ts_run_ranks_hook(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts_error *err);
+
+/* After ts_run_exec_compute, on every rank: the ranks' exact sums merged in rank order into
+ * ex->out.global (the same double on every rank). */
+int ts_run_ranks_combine(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts_error *err);
+
+/* Every rank's verification of its part, judged together on rank 0 into ver (the others
+ * keep theirs). */
+int ts_run_ranks_verify(struct ts_run_ranks *rk, struct ts_verification *ver, struct ts_error *err);
+
+/* Collective: rank 0's ex becomes the world's (every thread of every rank in rank order, the
+ * iteration times of the slowest rank, placement of every thread), its plan the global
+ * problem's, and rk->mpi the /mpi group; the other ranks send theirs and keep them. */
+int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts_run_plan *rp, struct ts_error *err);
+
+/* The local points of block b along axis (0 x, 1 y, 2 z) its rank answers for: its interior
+ * and the physical boundary next to it, never a halo. */
+void ts_run_ranks_own(const struct ts_decomp_block *b, int ndims, int axis, int64_t *begin, int64_t *end);
+
+/* Collective, stencils spread over ranks: rank 0 gets in *field (malloc'd, nz x ny x nx of the
+ * global grid, dims slowest first) the field after the run, every rank's points in place; the
+ * other ranks and runs on one rank get NULL. Rank 0 holds the whole grid: for output.write_field,
+ * which stores it in the file. */
+int ts_run_ranks_field(struct ts_run_ranks *rk, const struct ts_run_exec *ex, double **field, int64_t dims[3],
+                       struct ts_error *err);
+
+/* The text lines of every rank's warnings on rank 0, each prefixed with its rank and host
+ * ("rank 1 (n2): ...") when ranks are spread; lines is NULL-terminated, malloc'd, the caller
+ * frees it (one block). The other ranks get NULL. */
+int ts_run_ranks_gather_lines(struct ts_run_ranks *rk, char lines[][512], int n, char ***all, struct ts_error *err);
+
+void ts_run_ranks_release(struct ts_run_ranks *rk);
+
+#endif

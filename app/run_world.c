@@ -1,0 +1,357 @@
+/* ts_run_ranks_world: what every rank measured, gathered on rank 0 into the run's tables and
+ * the /mpi group, so that the record, the summary and the file see every thread of every rank
+ * as one run sees its threads. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run_ranks.h"
+
+/* Rank 0 gets every rank's n items of `item` bytes, concatenated in rank order (and how many
+ * items in all); the others send theirs. */
+static int gather_table(const struct ts_run_ranks *rk, const void *mine, size_t item, size_t n, void **all,
+                        size_t *total, struct ts_error *err)
+{
+    size_t *counts = NULL;
+    int status = ts_dist_gatherv(rk->dist, mine, item * n, all, &counts, err);
+    *total = 0;
+    for (int r = 0; status == TS_OK && counts && r < rk->dist->size; r++)
+        *total += counts[r] / item;
+    free(counts);
+    return status;
+}
+
+/* Replaces *slot (malloc'd) with fresh, on rank 0. */
+static void take(void *slot, void *fresh)
+{
+    void **p = slot;
+    free(*p);
+    *p = fresh;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, compare_doubles);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* This rank's row of /mpi/ranks. */
+static void my_rank(const struct ts_run_ranks *rk, const struct ts_run_exec *ex, struct ts_rank_rec *me)
+{
+    const struct ts_dist *d = rk->dist;
+    memset(me, 0, sizeof *me);
+    me->rank = d->rank;
+    me->local_rank = d->local_rank;
+    snprintf(me->host, sizeof me->host, "%.63s", d->host);
+    snprintf(me->boot_id, sizeof me->boot_id, "%s", d->boot_id);
+    me->n_threads = ex->in.n_threads;
+    for (int a = 0; a < 3; a++) {
+        me->coords[a] = rk->stencil ? rk->block.coords[a] : 0;
+        me->own_begin[a] = rk->stencil ? rk->block.begin[a] : a == 0 ? rk->slice.begin : 0;
+        me->own_end[a] = rk->stencil ? rk->block.end[a] : a == 0 ? rk->slice.end : 1;
+    }
+    me->partial = rk->rank_partial;
+    int64_t first = ex->in.warmup, done = ex->out.steps_done - first;
+    double *times = done > 0 ? malloc((size_t)done * sizeof *times) : NULL;
+    me->time_min = me->time_median = me->time_max = 0.0;
+    if (times) {
+        memcpy(times, ex->out.step_times + first, (size_t)done * sizeof *times);
+        me->time_median = median_of(times, (size_t)done);
+        me->time_min = times[0];
+        me->time_max = times[done - 1];
+        free(times);
+    }
+    for (int64_t s = first; s < ex->out.steps_done; s++)
+        me->halo += ex->out.halo_times[s];
+    me->reduction = rk->t_reduction;
+}
+
+/* The hosts and whether two names share one kernel (an emulated cluster). */
+static void count_hosts(struct ts_mpi_rec *m, const struct ts_rank_rec *ranks)
+{
+    m->n_hosts = 0;
+    m->shared_kernel = 0;
+    for (int r = 0; r < m->size; r++) {
+        int seen = 0;
+        for (int q = 0; q < r && !seen; q++)
+            seen = strcmp(ranks[q].host, ranks[r].host) == 0;
+        if (seen)
+            continue;
+        m->n_hosts++;
+        for (int q = 0; q < r; q++)
+            if (strcmp(ranks[q].host, ranks[r].host) != 0 && ranks[r].boot_id[0]
+                && strcmp(ranks[q].boot_id, ranks[r].boot_id) == 0)
+                m->shared_kernel = 1;
+    }
+}
+
+/* Every thread's placement row, when every rank audited the same NUMA node columns; rank 0's
+ * alone otherwise (hosts that differ), and returns 1 to say so. */
+static int gather_placement(struct ts_run_ranks *rk, struct ts_placement *p, const int32_t *thread_node, int n_threads,
+                            struct ts_error *err, int *status)
+{
+    const struct ts_placement_rec *rec = &p->rec;
+    const size_t nn = (size_t)rec->n_nodes, n = (size_t)n_threads, na = (size_t)rec->n_arrays;
+    void *ids = NULL, *pages = NULL, *local = NULL, *fraction = NULL, *node_pages = NULL, *arrays = NULL,
+         *absent = NULL, *errors = NULL;
+    size_t total = 0, threads = 0, ignore = 0;
+    *status = gather_table(rk, rec->node_ids, sizeof(int32_t), nn, &ids, &total, err);
+    if (*status == TS_OK)
+        *status = gather_table(rk, p->thread_pages, sizeof(int64_t), n, &pages, &threads, err);
+    if (*status == TS_OK)
+        *status = gather_table(rk, p->thread_local_pages, sizeof(int64_t), n, &local, &ignore, err);
+    if (*status == TS_OK)
+        *status = gather_table(rk, p->thread_local_fraction, sizeof(double), n, &fraction, &ignore, err);
+    if (*status == TS_OK)
+        *status = gather_table(rk, p->thread_node_pages, sizeof(int64_t), n * nn, &node_pages, &ignore, err);
+    if (*status == TS_OK)
+        *status = gather_table(rk, p->array_node_pages, sizeof(int64_t), na * nn, &arrays, &ignore, err);
+    if (*status == TS_OK)
+        *status = gather_table(rk, p->array_absent_pages, sizeof(int64_t), na, &absent, &ignore, err);
+    if (*status == TS_OK)
+        *status = gather_table(rk, p->array_error_pages, sizeof(int64_t), na, &errors, &ignore, err);
+    int mixed = 0;
+    if (*status == TS_OK && rk->dist->rank == 0) {
+        const int32_t *all_ids = ids;
+        mixed = total != nn * (size_t)rk->dist->size;
+        for (size_t i = 0; !mixed && i < total; i++)
+            mixed = all_ids[i] != rec->node_ids[i % nn];
+    }
+    if (*status == TS_OK && rk->dist->rank == 0 && !mixed) {
+        const int64_t *all_arrays = arrays, *all_absent = absent, *all_errors = errors, *all_pages = pages,
+                      *all_local = local;
+        for (int r = 1; r < rk->dist->size; r++) {
+            for (size_t i = 0; i < na * nn; i++)
+                p->array_node_pages[i] += all_arrays[(size_t)r * na * nn + i];
+            for (size_t i = 0; i < na; i++) {
+                p->array_absent_pages[i] += all_absent[(size_t)r * na + i];
+                p->array_error_pages[i] += all_errors[(size_t)r * na + i];
+            }
+        }
+        int64_t owned = 0, at_home = 0;
+        for (size_t t = 0; t < threads; t++) {
+            owned += all_pages[t];
+            at_home += all_local[t];
+        }
+        take(&p->thread_pages, pages);
+        take(&p->thread_local_pages, local);
+        take(&p->thread_local_fraction, fraction);
+        take(&p->thread_node_pages, node_pages);
+        pages = local = fraction = node_pages = NULL;
+        p->rec.n_threads = (int32_t)threads;
+        p->rec.thread_pages = p->thread_pages;
+        p->rec.thread_local_pages = p->thread_local_pages;
+        p->rec.thread_local_fraction = p->thread_local_fraction;
+        p->rec.thread_node_pages = p->thread_node_pages;
+        p->rec.thread_node = thread_node;
+        p->rec.thread_rank = rk->thread_rank;
+        p->rec.local_fraction = owned > 0 ? (double)at_home / (double)owned : p->rec.local_fraction;
+    }
+    free(ids);
+    free(pages);
+    free(local);
+    free(fraction);
+    free(node_pages);
+    free(arrays);
+    free(absent);
+    free(errors);
+    return mixed;
+}
+
+int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts_run_plan *rp, struct ts_error *err)
+{
+    if (!rk->spread)
+        return TS_OK;
+    const struct ts_dist *d = rk->dist;
+    const size_t n = (size_t)ex->in.n_threads, steps = (size_t)(ex->in.warmup + ex->in.iterations);
+    for (size_t t = 0; t < n; t++) {
+        ex->out.threads[t].rank = d->rank;
+        ex->out.threads[t].local_rank = d->local_rank;
+        snprintf(ex->out.threads[t].host, sizeof ex->out.threads[t].host, "%.63s", d->host);
+    }
+    struct ts_rank_rec me;
+    my_rank(rk, ex, &me);
+
+    void *ranks = NULL, *threads = NULL, *init_node = NULL, *init_counters = NULL, *kernel_counters = NULL,
+         *partials = NULL, *times = NULL, *node_ids = NULL, *node_partials = NULL, *step_times = NULL,
+         *halo_times = NULL;
+    size_t n_ranks = 0, total = 0, nodes = 0, ignore = 0;
+    int status = gather_table(rk, &me, sizeof me, 1, &ranks, &n_ranks, err);
+    if (status == TS_OK)
+        status = gather_table(rk, ex->out.threads, sizeof *ex->out.threads, n, &threads, &total, err);
+    if (status == TS_OK)
+        status = gather_table(rk, ex->out.init_node, sizeof(int32_t), n, &init_node, &ignore, err);
+    if (status == TS_OK)
+        status =
+            gather_table(rk, ex->out.init_counters, sizeof(struct ts_counter_row), n, &init_counters, &ignore, err);
+    if (status == TS_OK)
+        status =
+            gather_table(rk, ex->out.kernel_counters, sizeof(struct ts_counter_row), n, &kernel_counters, &ignore, err);
+    if (status == TS_OK)
+        status = gather_table(rk, ex->out.thread_partials, sizeof(double), n, &partials, &ignore, err);
+    if (status == TS_OK)
+        status =
+            gather_table(rk, ex->out.thread_times, sizeof(double), n * (size_t)ex->in.iterations, &times, &ignore, err);
+    if (status == TS_OK)
+        status = gather_table(rk, ex->out.node_ids, sizeof(int32_t), (size_t)ex->out.n_nodes, &node_ids, &nodes, err);
+    if (status == TS_OK)
+        status = gather_table(rk, ex->out.node_partials, sizeof(double), (size_t)ex->out.n_nodes, &node_partials,
+                              &ignore, err);
+    if (status == TS_OK)
+        status = gather_table(rk, ex->out.step_times, sizeof(double), steps, &step_times, &ignore, err);
+    if (status == TS_OK)
+        status = gather_table(rk, ex->out.halo_times, sizeof(double), steps, &halo_times, &ignore, err);
+
+    if (status == TS_OK && d->rank == 0) {
+        struct ts_rank_rec *rr = ranks;
+        rk->thread_rank = malloc((total ? total : 1) * sizeof *rk->thread_rank);
+        const int64_t done = ex->out.steps_done - ex->in.warmup > 0 ? ex->out.steps_done - ex->in.warmup : 0;
+        rk->rank_iteration = malloc(((size_t)d->size * (size_t)done + 1) * sizeof(double));
+        rk->rank_halo_iteration = malloc(((size_t)d->size * (size_t)done + 1) * sizeof(double));
+        if (!rk->thread_rank || !rk->rank_iteration || !rk->rank_halo_iteration) {
+            status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot gather the records of %d ranks", d->size);
+        } else {
+            int32_t first = 0;
+            for (int r = 0; r < d->size; r++) {
+                rr[r].first_thread = first;
+                for (int32_t t = 0; t < rr[r].n_threads; t++)
+                    rk->thread_rank[first + t] = r;
+                first += rr[r].n_threads;
+            }
+            const double *st = step_times, *ht = halo_times;
+            double *slowest = ex->out.step_times, *halo = ex->out.halo_times;
+            for (size_t s = 0; s < steps; s++) {
+                slowest[s] = halo[s] = 0.0;
+                for (int r = 0; r < d->size; r++) {
+                    if (st[(size_t)r * steps + s] > slowest[s])
+                        slowest[s] = st[(size_t)r * steps + s];
+                    if (ht[(size_t)r * steps + s] > halo[s])
+                        halo[s] = ht[(size_t)r * steps + s];
+                }
+            }
+            for (int r = 0; r < d->size; r++)
+                for (int64_t i = 0; i < done; i++) {
+                    rk->rank_iteration[(size_t)r * (size_t)done + (size_t)i] =
+                        st[(size_t)r * steps + (size_t)ex->in.warmup + (size_t)i];
+                    rk->rank_halo_iteration[(size_t)r * (size_t)done + (size_t)i] =
+                        ht[(size_t)r * steps + (size_t)ex->in.warmup + (size_t)i];
+                }
+            take(&rk->ranks, ranks);
+            ranks = NULL;
+            take(&ex->out.threads, threads);
+            take(&ex->out.init_node, init_node);
+            take(&ex->out.init_counters, init_counters);
+            take(&ex->out.kernel_counters, kernel_counters);
+            take(&ex->out.thread_partials, partials);
+            take(&ex->out.thread_times, times);
+            take(&ex->out.node_ids, node_ids);
+            take(&ex->out.node_partials, node_partials);
+            threads = init_node = init_counters = kernel_counters = partials = times = node_ids = node_partials = NULL;
+            ex->out.n_nodes = (int)nodes;
+
+            struct ts_mpi_rec *m = &rk->mpi;
+            memset(m, 0, sizeof *m);
+            m->size = d->size;
+            m->launcher = d->launcher;
+            m->library = d->library;
+            m->thread_level = d->thread_level_name;
+            m->decomposition = rk->decomposition;
+            m->ranks = rk->ranks;
+            m->n_iterations = done;
+            m->rank_iteration = rk->rank_iteration;
+            m->rank_halo_iteration = rk->rank_halo_iteration;
+            count_hosts(m, rk->ranks);
+        }
+    }
+    free(ranks);
+    free(threads);
+    free(init_node);
+    free(init_counters);
+    free(kernel_counters);
+    free(partials);
+    free(times);
+    free(node_ids);
+    free(node_partials);
+    free(step_times);
+    free(halo_times);
+
+    /* Every rank takes part in the placement gathers: the flags are the config's, the same on all. */
+    const int n_before = (int)n;
+    if (status == TS_OK && ex->out.have_placement)
+        rk->placement_mixed |= gather_placement(rk, &ex->out.placement, ex->out.init_node, n_before, err, &status);
+    if (status == TS_OK && ex->out.have_placement_end)
+        rk->placement_mixed |= gather_placement(rk, &ex->out.placement_end, ex->out.init_node, n_before, err, &status);
+
+    if (status == TS_OK && d->rank == 0) {
+        ex->in.n_threads = (int)total;
+        rp->problem = rk->whole;
+        rp->plan = rk->whole_plan;
+        rp->array_bytes = (size_t)rk->whole_plan.array_elems * sizeof(double);
+        rp->arrays_bytes = rp->array_bytes * (size_t)rk->whole_plan.n_arrays;
+    }
+    return status;
+}
+
+int ts_run_ranks_field(struct ts_run_ranks *rk, const struct ts_run_exec *ex, double **field, int64_t dims[3],
+                       struct ts_error *err)
+{
+    *field = NULL;
+    if (!rk->spread || !rk->stencil)
+        return TS_OK;
+    const struct ts_problem *pb = &ex->in.rp->problem;
+    int64_t local_dims[3];
+    const double *grid = ts_kernel_field(pb, ex->own.arrays, ex->out.steps_done, local_dims);
+    const int ndims = rk->dec.ndims;
+    int64_t lo[3], hi[3], count = 1;
+    for (int a = 0; a < 3; a++) {
+        ts_run_ranks_own(&rk->block, ndims, a, &lo[a], &hi[a]);
+        count *= hi[a] - lo[a];
+    }
+    double *mine = malloc((size_t)(count > 0 ? count : 1) * sizeof *mine), *all = NULL;
+    if (!mine)
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot pack this rank's field");
+    const int64_t nx = rk->block.local[0], ny = rk->block.local[1];
+    int64_t i = 0;
+    for (int64_t z = lo[2]; z < hi[2]; z++)
+        for (int64_t y = lo[1]; y < hi[1]; y++)
+            for (int64_t x = lo[0]; x < hi[0]; x++)
+                mine[i++] = grid[(z * ny + y) * nx + x];
+    size_t *counts = NULL;
+    int status = ts_dist_gatherv(rk->dist, mine, (size_t)count * sizeof *mine, (void **)&all, &counts, err);
+    free(mine);
+    free(counts);
+    if (status != TS_OK || !all)
+        return status;
+    const int64_t gx = rk->whole.nx, gy = rk->whole.ny, gz = ndims == 3 ? rk->whole.nz : 1;
+    double *whole = malloc((size_t)(gx * gy * gz) * sizeof *whole);
+    if (!whole) {
+        free(all);
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot assemble the field of %lld points",
+                             (long long)(gx * gy * gz));
+    }
+    /* Every rank's points come in rank order, each x fastest over its own ranges. */
+    const double *next = all;
+    for (int r = 0; r < rk->dist->size; r++) {
+        struct ts_decomp_block b;
+        ts_decomp_block(&rk->dec, r, &b);
+        int64_t blo[3], bhi[3];
+        for (int a = 0; a < 3; a++)
+            ts_run_ranks_own(&b, ndims, a, &blo[a], &bhi[a]);
+        for (int64_t z = blo[2]; z < bhi[2]; z++)
+            for (int64_t y = blo[1]; y < bhi[1]; y++)
+                for (int64_t x = blo[0]; x < bhi[0]; x++)
+                    whole[((b.origin[2] + z) * gy + b.origin[1] + y) * gx + b.origin[0] + x] = *next++;
+    }
+    free(all);
+    dims[0] = gz;
+    dims[1] = gy;
+    dims[2] = gx;
+    *field = whole;
+    return TS_OK;
+}

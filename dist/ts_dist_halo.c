@@ -1,0 +1,134 @@
+#include "ts_dist_halo.h"
+
+#include <errno.h>
+#include <mpi.h>
+#include <stdlib.h>
+
+#include "dist_internal.h"
+
+struct ts_dist_halo {
+    int started;
+    MPI_Comm cart;
+    struct ts_decomp_block block;
+    struct ts_decomp_face send[TS_DIR_COUNT], recv[TS_DIR_COUNT];
+    double *send_buf[TS_DIR_COUNT], *recv_buf[TS_DIR_COUNT];
+    int64_t bytes;
+};
+
+void ts_dist_halo_destroy(struct ts_dist_halo *h)
+{
+    if (!h)
+        return;
+    for (int dir = 0; dir < TS_DIR_COUNT; dir++) {
+        free(h->send_buf[dir]);
+        free(h->recv_buf[dir]);
+    }
+    if (h->started && h->cart != MPI_COMM_NULL)
+        MPI_Comm_free(&h->cart);
+    free(h);
+}
+
+/* MPI's view of the rank grid must be the decomposition's: coordinates and neighbours. */
+static int check_cart(struct ts_dist_halo *h, const struct ts_decomp *dec, struct ts_error *err)
+{
+    const struct ts_decomp_block *b = &h->block;
+    int rank, mpi_coords[3] = { 0, 0, 0 };
+    int code = MPI_Comm_rank(h->cart, &rank);
+    if (code == MPI_SUCCESS)
+        code = MPI_Cart_coords(h->cart, rank, dec->ndims, mpi_coords);
+    if (code != MPI_SUCCESS)
+        return ts_dist_mpi_failed(err, code, "MPI_Cart_coords");
+    if (rank != b->rank)
+        return ts_fail(err, TS_INTERNAL_ERROR, "MPI_Cart_create numbered rank %d as %d", b->rank, rank);
+    for (int axis = 0; axis < dec->ndims; axis++) {
+        int mpi_axis = dec->ndims - 1 - axis; /* MPI order: slowest axis first */
+        int lo, hi;
+        code = MPI_Cart_shift(h->cart, mpi_axis, 1, &lo, &hi);
+        if (code != MPI_SUCCESS)
+            return ts_dist_mpi_failed(err, code, "MPI_Cart_shift");
+        lo = lo == MPI_PROC_NULL ? -1 : lo;
+        hi = hi == MPI_PROC_NULL ? -1 : hi;
+        if (mpi_coords[mpi_axis] != b->coords[axis] || lo != b->neighbour[2 * axis] || hi != b->neighbour[2 * axis + 1])
+            return ts_fail(err, TS_INTERNAL_ERROR,
+                           "rank %d: MPI's Cartesian grid disagrees with the decomposition along axis %d (coordinate "
+                           "%d against %d, neighbours %d/%d against %d/%d)",
+                           b->rank, axis, mpi_coords[mpi_axis], b->coords[axis], lo, hi, b->neighbour[2 * axis],
+                           b->neighbour[2 * axis + 1]);
+    }
+    return TS_OK;
+}
+
+int ts_dist_halo_create(const struct ts_dist *d, const struct ts_decomp *dec, const struct ts_decomp_block *b,
+                        struct ts_dist_halo **out, struct ts_error *err)
+{
+    struct ts_dist_halo *h = calloc(1, sizeof *h);
+    *out = NULL;
+    if (!h)
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate the halo exchange");
+    h->started = d->started;
+    h->cart = MPI_COMM_NULL;
+    h->block = *b;
+    if (d->started) {
+        int cart_dims[3], periods[3] = { 0, 0, 0 };
+        ts_decomp_cart_dims(dec, cart_dims);
+        int code = MPI_Cart_create(MPI_COMM_WORLD, dec->ndims, cart_dims, periods, 0, &h->cart);
+        if (code != MPI_SUCCESS) {
+            ts_dist_halo_destroy(h);
+            return ts_dist_mpi_failed(err, code, "MPI_Cart_create");
+        }
+        MPI_Comm_set_errhandler(h->cart, MPI_ERRORS_RETURN);
+        if (check_cart(h, dec, err) != TS_OK) {
+            ts_dist_halo_destroy(h);
+            return err->status;
+        }
+    }
+    for (int dir = 0; dir < 2 * dec->ndims; dir++) {
+        if (b->neighbour[dir] < 0)
+            continue;
+        h->send[dir] = ts_decomp_send_face(b, (enum ts_decomp_dir)dir);
+        h->recv[dir] = ts_decomp_recv_face(b, (enum ts_decomp_dir)dir);
+        h->send_buf[dir] = malloc((size_t)h->send[dir].elems * sizeof(double));
+        h->recv_buf[dir] = malloc((size_t)h->recv[dir].elems * sizeof(double));
+        if (!h->send_buf[dir] || !h->recv_buf[dir] || h->send[dir].elems > INT32_MAX) {
+            int64_t elems = h->send[dir].elems;
+            ts_dist_halo_destroy(h);
+            return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate the halo buffers (%lld points)",
+                                 (long long)elems);
+        }
+        h->bytes += h->send[dir].elems * (int64_t)sizeof(double);
+    }
+    *out = h;
+    return TS_OK;
+}
+
+int64_t ts_dist_halo_bytes(const struct ts_dist_halo *h)
+{
+    return h->bytes;
+}
+
+int ts_dist_halo_exchange(struct ts_dist_halo *h, double *grid, struct ts_error *err)
+{
+    if (!h->started)
+        return TS_OK;
+    MPI_Request requests[2 * TS_DIR_COUNT];
+    int n = 0, code = MPI_SUCCESS;
+    /* What the neighbour across face dir sends is its face dir ^ 1, tagged with that number. */
+    for (int dir = 0; dir < TS_DIR_COUNT && code == MPI_SUCCESS; dir++)
+        if (h->recv_buf[dir])
+            code = MPI_Irecv(h->recv_buf[dir], (int)h->recv[dir].elems, MPI_DOUBLE, h->block.neighbour[dir], dir ^ 1,
+                             h->cart, &requests[n++]);
+    for (int dir = 0; dir < TS_DIR_COUNT && code == MPI_SUCCESS; dir++)
+        if (h->send_buf[dir]) {
+            ts_decomp_pack(grid, &h->send[dir], h->send_buf[dir]);
+            code = MPI_Isend(h->send_buf[dir], (int)h->send[dir].elems, MPI_DOUBLE, h->block.neighbour[dir], dir,
+                             h->cart, &requests[n++]);
+        }
+    if (code == MPI_SUCCESS)
+        code = MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
+    if (code != MPI_SUCCESS)
+        return ts_dist_mpi_failed(err, code, "the halo exchange (MPI_Irecv, MPI_Isend, MPI_Waitall)");
+    for (int dir = 0; dir < TS_DIR_COUNT; dir++)
+        if (h->recv_buf[dir])
+            ts_decomp_unpack(grid, &h->recv[dir], h->recv_buf[dir]);
+    return TS_OK;
+}
