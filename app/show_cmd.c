@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "readback_stats.h"
+#include "ts_run_ranks.h"
 #include "ts_text_safe.h"
 
 /* Calls fn(line, ctx) for each '\n'-separated line of text (NULL: none). */
@@ -68,6 +69,7 @@ static void print_text(const struct ts_run_summary *s, const struct ts_run_stats
         each_line(s->summary, print_line, out);
     else
         print_facts(s, st, out);
+    ts_ranks_print(s, out);
 }
 
 static json_t *number(double v)
@@ -125,6 +127,7 @@ static json_t *show_json(const struct ts_run_summary *s, const struct ts_run_sta
         "involuntary_switches", number(s->involuntary), "voluntary_switches", number(s->voluntary));
     int ok = o && run && figures && json_object_update(o, run) == 0 && json_object_update(o, figures) == 0
              && json_object_set_new(o, "machine", machine_json(s)) == 0
+             && json_object_set_new(o, "mpi", ts_ranks_json(s)) == 0
              && json_object_set_new(o, "disturbed", json_string(ts_disturbed_text(st->disturbed))) == 0
              && json_object_set_new(o, "disturbed_why", json_string(st->disturbed > 0 ? st->disturbed_why : "")) == 0
              && json_object_set_new(o, "summary", s->summary ? lines(s->summary) : json_null()) == 0

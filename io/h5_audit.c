@@ -1,6 +1,20 @@
 /* The parts that say where pages and threads really were: /placement (and /placement/end)
  * and /counters. */
+#include <stdlib.h>
+
 #include "h5_parts.h"
+
+/* thread_rank: each thread's rank; zeros when the record has none (not launched). */
+static int write_thread_rank(struct h5w *w, hid_t g, const struct ts_placement_rec *p)
+{
+    int32_t *zeros = NULL;
+    const int32_t *ranks = p->thread_rank;
+    if (!ranks && p->n_threads > 0 && !(ranks = zeros = calloc((size_t)p->n_threads, sizeof *zeros)))
+        return ts_fail(w->err, TS_RESOURCE_ERROR, "cannot write output %s: out of memory", w->final_path);
+    int st = h5w_vector(w, g, "thread_rank", H5T_NATIVE_INT32, p->n_threads, ranks, "1");
+    free(zeros);
+    return st;
+}
 
 static int write_placement(struct h5w *w, hid_t g, const struct ts_placement_rec *p)
 {
@@ -24,6 +38,7 @@ static int write_placement(struct h5w *w, hid_t g, const struct ts_placement_rec
            || h5w_scalars(w, g, scalars, H5W_COUNT(scalars))
            || h5w_vector(w, g, "node_ids", H5T_NATIVE_INT32, p->n_nodes, p->node_ids, "1")
            || h5w_vector(w, g, "thread_node", H5T_NATIVE_INT32, p->n_threads, p->thread_node, "1")
+           || write_thread_rank(w, g, p)
            || h5w_vector(w, g, "thread_pages", H5T_NATIVE_INT64, p->n_threads, p->thread_pages, "pages")
            || h5w_vector(w, g, "thread_local_pages", H5T_NATIVE_INT64, p->n_threads, p->thread_local_pages, "pages")
            || h5w_vector(w, g, "thread_local_fraction", H5T_NATIVE_DOUBLE, p->n_threads, p->thread_local_fraction, "1")

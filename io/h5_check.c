@@ -1,5 +1,9 @@
 /* A record is checked before any file exists, so a caller's bug (a count without its array)
  * is reported as such instead of as a crash or an HDF5 error halfway through the file. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "h5_parts.h"
 
 struct array_fact {
@@ -18,6 +22,85 @@ static int check_arrays(const struct array_fact *a, size_t n, const char *final_
             return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: record has %lld %s but no array of them",
                            final_path, (long long)a[i].n, a[i].what);
     }
+    return TS_OK;
+}
+
+static int by_host(const void *a, const void *b)
+{
+    const struct ts_rank_rec *const *x = a, *const *y = b;
+    return strncmp((*x)->host, (*y)->host, sizeof(*x)->host);
+}
+
+/* /mpi as the reader checks it (io/h5_mpi_read.c): the ranks in order, tiling the thread rows,
+ * their hosts counted right, the per-rank times of every timed iteration. */
+static int check_mpi(const struct ts_record *rec, const char *final_path, struct ts_error *err)
+{
+    const struct ts_mpi_rec *m = rec->mpi;
+    const char *fmt = "cannot write output %s: /mpi: %s";
+    if (m->size < 1)
+        return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: /mpi of %d ranks", final_path, (int)m->size);
+    if (m->n_iterations != rec->timings->n_iterations)
+        return ts_fail(err, TS_INTERNAL_ERROR, fmt, final_path, "n_iterations is not /timings'");
+    const struct array_fact arrays[] = {
+        { "ranks", m->size, m->ranks },
+        { "rank iteration times", (int64_t)m->size * m->n_iterations, m->rank_iteration },
+        { "rank halo times", (int64_t)m->size * m->n_iterations, m->rank_halo_iteration },
+    };
+    if (check_arrays(arrays, H5W_COUNT(arrays), final_path, err))
+        return err->status;
+    int64_t next = 0;
+    for (int32_t i = 0; i < m->size; i++) {
+        const struct ts_rank_rec *k = &m->ranks[i];
+        if (k->rank != i || k->first_thread != next || k->n_threads < 1)
+            return ts_fail(err, TS_INTERNAL_ERROR,
+                           "cannot write output %s: /mpi/ranks row %d: rank %d, threads %d from %d (expected rank %d "
+                           "from thread %lld)",
+                           final_path, (int)i, (int)k->rank, (int)k->n_threads, (int)k->first_thread, (int)i,
+                           (long long)next);
+        for (int64_t t = next; t < next + k->n_threads && t < rec->n_threads; t++)
+            if (rec->threads[t].rank != i)
+                return ts_fail(err, TS_INTERNAL_ERROR,
+                               "cannot write output %s: thread row %lld has rank %d, /mpi/ranks says %d", final_path,
+                               (long long)t, (int)rec->threads[t].rank, (int)i);
+        next += k->n_threads;
+    }
+    if (next != rec->n_threads)
+        return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: the ranks have %lld threads, the record %d",
+                       final_path, (long long)next, (int)rec->n_threads);
+    const size_t iters = (size_t)m->n_iterations;
+    for (int32_t i = 0; i < m->size; i++) {
+        const struct ts_rank_rec *k = &m->ranks[i];
+        const double *v = m->rank_iteration + (size_t)i * iters, *h = m->rank_halo_iteration + (size_t)i * iters;
+        double lo = NAN, hi = NAN;
+        for (size_t it = 0; it < iters; it++) {
+            if (isnan(v[it]) != isnan(h[it]))
+                return ts_fail(err, TS_INTERNAL_ERROR,
+                               "cannot write output %s: rank %d, iteration %zu: halo time %g of iteration time %g",
+                               final_path, (int)i, it, h[it], v[it]);
+            lo = isnan(lo) || v[it] < lo ? v[it] : lo;
+            hi = isnan(hi) || v[it] > hi ? v[it] : hi;
+        }
+        if (isnan(lo) ? !isnan(k->time_min) || !isnan(k->time_median) || !isnan(k->time_max)
+                      : k->time_min != lo || k->time_max != hi
+                            || !(k->time_min <= k->time_median && k->time_median <= k->time_max))
+            return ts_fail(err, TS_INTERNAL_ERROR,
+                           "cannot write output %s: rank %d: time min %g, median %g, max %g, its iterations "
+                           "%g to %g",
+                           final_path, (int)i, k->time_min, k->time_median, k->time_max, lo, hi);
+    }
+    const struct ts_rank_rec **sorted = malloc((size_t)m->size * sizeof *sorted);
+    if (!sorted)
+        return ts_fail(err, TS_RESOURCE_ERROR, "cannot write output %s: out of memory", final_path);
+    for (int32_t i = 0; i < m->size; i++)
+        sorted[i] = &m->ranks[i];
+    qsort(sorted, (size_t)m->size, sizeof *sorted, by_host);
+    int32_t hosts = 1;
+    for (int32_t i = 1; i < m->size; i++)
+        hosts += by_host(&sorted[i - 1], &sorted[i]) != 0;
+    free(sorted);
+    if (hosts != m->n_hosts)
+        return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: /mpi: n_hosts %d, the ranks name %d",
+                       final_path, (int)m->n_hosts, (int)hosts);
     return TS_OK;
 }
 
@@ -87,6 +170,12 @@ int h5w_check_record(const struct ts_record *rec, const char *final_path, struct
         if (!rec->summary[i])
             return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: summary line %d is NULL", final_path,
                            (int)i);
+    if (rec->mpi && check_mpi(rec, final_path, err))
+        return err->status;
+    for (int32_t t = 0; !rec->mpi && t < rec->n_threads; t++)
+        if (rec->threads[t].rank != 0)
+            return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: thread row %d has rank %d but no /mpi",
+                           final_path, (int)t, (int)rec->threads[t].rank);
     if (rec->field) {
         const int64_t *d = rec->field_dims;
         if (d[0] < 1 || d[1] < 1 || d[2] < 1)

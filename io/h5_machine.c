@@ -1,4 +1,4 @@
-/* The parts that say what ran and where: root, /config, /environment, /topology, /threads. */
+/* The parts that say what ran and where: root, /config, /environment, /topology, /threads, /mpi. */
 #include "h5_parts.h"
 
 int h5w_write_root(struct h5w *w, hid_t file, const struct ts_record *rec)
@@ -124,8 +124,74 @@ int h5w_write_threads(struct h5w *w, hid_t g, const struct ts_record *rec)
         H5W_NUM(struct ts_thread_rec, counted_for_node, H5T_NATIVE_INT32),
         H5W_NUM(struct ts_thread_rec, item_begin, H5T_NATIVE_INT64),
         H5W_NUM(struct ts_thread_rec, item_end, H5T_NATIVE_INT64),
+        H5W_NUM(struct ts_thread_rec, rank, H5T_NATIVE_INT32),
+        H5W_NUM(struct ts_thread_rec, local_rank, H5T_NATIVE_INT32),
+        H5W_STR(struct ts_thread_rec, host),
     };
     return h5w_attr_list(w, g, rec->binding, rec->n_binding)
            || h5w_table(w, g, "table", sizeof(struct ts_thread_rec), cols, H5W_COUNT(cols), rec->n_threads,
                         rec->threads, "1");
+}
+
+/* Three columns name_x, name_y, name_z for an array of 3 in a row: what h5py, h5dump and
+ * h5_get read as plain fields (docs/hdf5-schema.md, "/mpi"). */
+/* clang-format off */
+#define H5W_XYZ(rec, field, h5type)                                                       \
+    { #field "_x", offsetof(rec, field), (h5type), 0 },                                   \
+    { #field "_y", offsetof(rec, field) + sizeof(((rec *)0)->field[0]), (h5type), 0 },    \
+    { #field "_z", offsetof(rec, field) + 2 * sizeof(((rec *)0)->field[0]), (h5type), 0 }
+/* clang-format on */
+
+int h5w_write_mpi(struct h5w *w, hid_t g, const struct ts_record *rec)
+{
+    const struct ts_mpi_rec *m = rec->mpi;
+    const struct h5w_str_attr strs[] = {
+        { "launcher", m->launcher },
+        { "library", m->library },
+        { "thread_level", m->thread_level },
+        { "decomposition", m->decomposition },
+    };
+    const struct h5w_num_attr nums[] = {
+        { "size", H5T_NATIVE_INT32, &m->size },
+        { "n_hosts", H5T_NATIVE_INT32, &m->n_hosts },
+        { "shared_kernel", H5T_NATIVE_INT32, &m->shared_kernel },
+    };
+    typedef struct ts_rank_rec R;
+    const struct h5w_member cols[] = {
+        H5W_NUM(R, rank, H5T_NATIVE_INT32),
+        H5W_NUM(R, local_rank, H5T_NATIVE_INT32),
+        H5W_STR(R, host),
+        H5W_STR(R, boot_id),
+        H5W_NUM(R, n_threads, H5T_NATIVE_INT32),
+        H5W_NUM(R, first_thread, H5T_NATIVE_INT32),
+        H5W_XYZ(R, coords, H5T_NATIVE_INT32),
+        H5W_XYZ(R, own_begin, H5T_NATIVE_INT64),
+        H5W_XYZ(R, own_end, H5T_NATIVE_INT64),
+        H5W_NUM(R, partial, H5T_NATIVE_DOUBLE),
+        H5W_NUM(R, time_min, H5T_NATIVE_DOUBLE),
+        H5W_NUM(R, time_median, H5T_NATIVE_DOUBLE),
+        H5W_NUM(R, time_max, H5T_NATIVE_DOUBLE),
+        H5W_NUM(R, halo, H5T_NATIVE_DOUBLE),
+        H5W_NUM(R, reduction, H5T_NATIVE_DOUBLE),
+    };
+    const hsize_t dims[2] = { (hsize_t)m->size, (hsize_t)m->n_iterations };
+    return h5w_attr_nums(w, g, nums, H5W_COUNT(nums)) || h5w_attr_strs(w, g, strs, H5W_COUNT(strs))
+           || h5w_table(w, g, "ranks", sizeof(R), cols, H5W_COUNT(cols), m->size, m->ranks,
+                        "time_min: s, time_median: s, time_max: s, halo: s, reduction: s")
+           || h5w_dataset(w, g,
+                          &(struct h5w_ds){ .name = "rank_iteration",
+                                            .type = H5T_NATIVE_DOUBLE,
+                                            .rank = 2,
+                                            .dims = { dims[0], dims[1] },
+                                            .data = m->rank_iteration,
+                                            .units = "s",
+                                            .dims_label = "rank, iteration" })
+           || h5w_dataset(w, g,
+                          &(struct h5w_ds){ .name = "rank_halo_iteration",
+                                            .type = H5T_NATIVE_DOUBLE,
+                                            .rank = 2,
+                                            .dims = { dims[0], dims[1] },
+                                            .data = m->rank_halo_iteration,
+                                            .units = "s",
+                                            .dims_label = "rank, iteration" });
 }

@@ -10,7 +10,7 @@ typedef int h5w_part_fn(struct h5w *w, hid_t loc, const struct ts_record *rec);
 
 h5w_part_fn h5w_write_root, h5w_write_config, h5w_write_environment, h5w_write_topology, h5w_write_threads,
     h5w_write_timings, h5w_write_results, h5w_write_verification, h5w_write_field, h5w_write_warnings,
-    h5w_write_placement, h5w_write_counters, h5w_write_job, h5w_write_summary;
+    h5w_write_placement, h5w_write_counters, h5w_write_job, h5w_write_summary, h5w_write_mpi;
 
 /* Counts and their arrays agree, required parts are there: checked before any file exists. */
 int h5w_check_record(const struct ts_record *rec, const char *final_path, struct ts_error *err);

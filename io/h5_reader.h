@@ -104,6 +104,26 @@ int h5r_read_lines(struct h5r *r, const char *path, hsize_t max_lines, size_t ma
 int h5r_read_int_field(struct h5r *r, const char *path, const char *field, hsize_t n, int64_t min, int64_t max,
                        int64_t *out);
 
+/* A column of a compound table read into the caller's row structs (h5r_read_table): an integer
+ * (type H5T_NATIVE_INT32 or H5T_NATIVE_INT64) or a double (H5T_NATIVE_DOUBLE) in [min, max],
+ * or a fixed-length string (type 0) into a buffer of str_size bytes. */
+struct h5r_col {
+    const char *name;
+    size_t offset;
+    hid_t type;
+    size_t str_size;
+    double min, max;
+    int nan_ok; /* doubles: NaN allowed */
+};
+
+/* The rows of the 1-D compound dataset path, which must have n rows (why names n for the
+ * message) and at least these columns (strings of fixed length), into rows (n structs of
+ * row_size bytes). Strings are cut to their buffer and made safe as h5r_str_attr does; with
+ * raw_strings, they are left as stored (cut and terminated only), for the caller to compare
+ * bytes before it calls ts_sanitize_text. */
+int h5r_read_table(struct h5r *r, const char *path, hsize_t n, const char *why, size_t row_size,
+                   const struct h5r_col *cols, size_t n_cols, int raw_strings, void *rows);
+
 /* For the value readers: a failed HDF5 call on an object that passed every check (the bytes
  * behind it are bad), and an object of the wrong class or shape. Both return TS_BAD_INPUT. */
 int h5r_fail_hdf5(struct h5r *r, const char *path, const char *doing);

@@ -1,5 +1,7 @@
-/* Reading lists: string datasets (/warnings, /summary) and one integer field of a compound
- * table (/counters/kernel), checked like every other value before the caller sees it. */
+/* Reading lists: string datasets (/warnings, /summary), one integer field of a compound
+ * table (/counters/kernel) and whole tables (/mpi/ranks), checked like every other value before
+ * the caller sees it. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +143,119 @@ int h5r_read_int_field(struct h5r *r, const char *path, const char *field, hsize
             if (out[i] < min || out[i] > max)
                 st = h5r_fail(r, where, "value [%llu] = %lld is out of range, expected %lld..%lld",
                               (unsigned long long)i, (long long)out[i], (long long)min, (long long)max);
+    }
+    if (mem >= 0)
+        H5Tclose(mem);
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    if (set >= 0)
+        H5Dclose(set);
+    return st;
+}
+
+/* The memory type of the columns: each at its offset, strings of the file's character set
+ * (HDF5 converts neither ASCII to UTF-8 nor back). -1 and r->err filled when the file's type
+ * lacks a column or holds it as another class. */
+static hid_t table_mem_type(struct h5r *r, const char *path, hid_t ftype, size_t row_size, const struct h5r_col *cols,
+                            size_t n_cols, const char *expected, hid_t space)
+{
+    hid_t mem = H5Tcreate(H5T_COMPOUND, row_size);
+    if (mem < 0) {
+        h5r_fail_hdf5(r, path, "cannot read");
+        return -1;
+    }
+    for (size_t c = 0; c < n_cols; c++) {
+        int member = H5Tget_member_index(ftype, cols[c].name);
+        hid_t mtype = member < 0 ? -1 : H5Tget_member_type(ftype, (unsigned)member);
+        H5T_class_t want = cols[c].type == 0 ? H5T_STRING : cols[c].type == H5T_NATIVE_DOUBLE ? H5T_FLOAT : H5T_INTEGER;
+        int ok = mtype >= 0 && H5Tget_class(mtype) == want
+                 && H5Tget_size(mtype) <= (want == H5T_STRING ? MAX_FIXED_STRING : 16)
+                 && (want != H5T_STRING || H5Tis_variable_str(mtype) == 0);
+        hid_t col = -1;
+        if (ok && want == H5T_STRING) {
+            H5T_cset_t cset = H5Tget_cset(mtype);
+            col = H5Tcopy(H5T_C_S1);
+            ok = col >= 0 && H5Tset_size(col, cols[c].str_size) >= 0 && H5Tset_strpad(col, H5T_STR_NULLTERM) >= 0
+                 && H5Tset_cset(col, cset) >= 0;
+        }
+        ok = ok && H5Tinsert(mem, cols[c].name, cols[c].offset, col >= 0 ? col : cols[c].type) >= 0;
+        if (col >= 0)
+            H5Tclose(col);
+        if (mtype >= 0)
+            H5Tclose(mtype);
+        if (!ok) {
+            char what[256];
+            snprintf(what, sizeof what, "%s (field %s: %s)", expected, cols[c].name,
+                     want == H5T_STRING  ? "a fixed-length string"
+                     : want == H5T_FLOAT ? "a float"
+                                         : "an integer");
+            h5r_mismatch(r, path, what, ftype, space);
+            H5Tclose(mem);
+            return -1;
+        }
+    }
+    return mem;
+}
+
+static int check_row(struct h5r *r, const char *path, hsize_t i, const struct h5r_col *cols, size_t n_cols, char *row,
+                     int raw_strings)
+{
+    for (size_t c = 0; c < n_cols; c++) {
+        const struct h5r_col *k = &cols[c];
+        char *at = row + k->offset;
+        if (k->type == 0) {
+            at[k->str_size - 1] = '\0';
+            if (!raw_strings)
+                ts_sanitize_text(at);
+            continue;
+        }
+        double v = 0;
+        if (k->type == H5T_NATIVE_INT32)
+            v = *(int32_t *)(void *)at;
+        else if (k->type == H5T_NATIVE_INT64)
+            v = (double)*(int64_t *)(void *)at;
+        else
+            v = *(double *)(void *)at;
+        if (isnan(v) ? k->nan_ok : v >= k->min && v <= k->max)
+            continue;
+        char where[256];
+        snprintf(where, sizeof where, "%s:%s", path, k->name);
+        return h5r_fail(r, where, "value [%llu] = %.17g is out of range, expected %.17g..%.17g%s",
+                        (unsigned long long)i, v, k->min, k->max, k->nan_ok ? " or NaN" : "");
+    }
+    return TS_OK;
+}
+
+int h5r_read_table(struct h5r *r, const char *path, hsize_t n, const char *why, size_t row_size,
+                   const struct h5r_col *cols, size_t n_cols, int raw_strings, void *rows)
+{
+    char expected[160];
+    snprintf(expected, sizeof expected, "1-D compound of %llu rows (%s)", (unsigned long long)n, why);
+    int has = h5r_has(r, path, H5I_DATASET);
+    if (has <= 0)
+        return has == 0 ? h5r_fail(r, path, "missing (expected %s)", expected) : r->err->status;
+    hid_t set = H5Dopen2(r->file, path, H5P_DEFAULT);
+    hid_t type = set < 0 ? -1 : H5Dget_type(set), space = set < 0 ? -1 : H5Dget_space(set), mem = -1;
+    hsize_t dims[1] = { 0 };
+    int st = TS_OK;
+    if (set < 0 || type < 0 || space < 0)
+        st = h5r_fail_hdf5(r, path, "cannot open");
+    else if (H5Tget_class(type) != H5T_COMPOUND || H5Sget_simple_extent_type(space) != H5S_SIMPLE
+             || H5Sget_simple_extent_ndims(space) != 1 || H5Sget_simple_extent_dims(space, dims, NULL) != 1
+             || dims[0] != n)
+        st = h5r_mismatch(r, path, expected, type, space);
+    else if ((mem = table_mem_type(r, path, type, row_size, cols, n_cols, expected, space)) < 0)
+        st = r->err->status;
+    else
+        st = h5r_storage_ok(r, path, set, type, n);
+    if (st == TS_OK && n > 0) {
+        memset(rows, 0, (size_t)n * row_size);
+        if (H5Dread(set, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0)
+            st = h5r_fail_hdf5(r, path, "cannot read");
+        for (hsize_t i = 0; st == TS_OK && i < n; i++)
+            st = check_row(r, path, i, cols, n_cols, (char *)rows + i * row_size, raw_strings);
     }
     if (mem >= 0)
         H5Tclose(mem);

@@ -21,7 +21,7 @@
 /* Memory HDF5 needs to start a file (its metadata cache, the first increment), with room. */
 #define HDF5_WORKING_MEMORY ((size_t)16 << 20)
 
-enum part_presence { ALWAYS, WITH_FIELD, WITH_PLACEMENT, WITH_COUNTERS, WITH_JOB };
+enum part_presence { ALWAYS, WITH_FIELD, WITH_PLACEMENT, WITH_COUNTERS, WITH_JOB, WITH_MPI };
 
 /* In file order; root-level parts have no group. */
 static const struct part {
@@ -35,6 +35,7 @@ static const struct part {
     { "job", h5w_write_job, WITH_JOB },
     { "topology", h5w_write_topology, ALWAYS },
     { "threads", h5w_write_threads, ALWAYS },
+    { "mpi", h5w_write_mpi, WITH_MPI },
     { "timings", h5w_write_timings, ALWAYS },
     { "results", h5w_write_results, ALWAYS },
     { "verification", h5w_write_verification, ALWAYS },
@@ -52,6 +53,7 @@ static int part_present(const struct part *p, const struct ts_record *rec)
     case WITH_PLACEMENT: return rec->placement != NULL;
     case WITH_COUNTERS: return rec->counters != NULL;
     case WITH_JOB: return rec->job != NULL;
+    case WITH_MPI: return rec->mpi != NULL;
     default: return 1;
     }
 }

@@ -57,15 +57,24 @@ static int child_failed(int status, const char *name, unsigned seconds, struct t
 }
 
 /* The summary's arrays in a fixed order; sizes follow from counts the child validated. */
-static size_t array_sizes(const struct ts_run_summary *s, double **arrays[3], size_t counts[3])
+static size_t array_sizes(const struct ts_run_summary *s, double **arrays[5], size_t counts[5])
 {
     arrays[0] = &((struct ts_run_summary *)s)->iteration;
     arrays[1] = &((struct ts_run_summary *)s)->thread_iteration;
     arrays[2] = &((struct ts_run_summary *)s)->thread_local_fraction;
+    arrays[3] = &((struct ts_run_summary *)s)->rank_iteration;
+    arrays[4] = &((struct ts_run_summary *)s)->rank_halo_iteration;
     counts[0] = (size_t)s->n_iterations;
     counts[1] = (size_t)s->n_iterations * (size_t)s->n_threads;
     counts[2] = s->has_placement ? (size_t)s->n_threads : 0;
-    return 3;
+    counts[3] = counts[4] = s->ranks ? (size_t)s->n_ranks * (size_t)s->n_iterations : 0;
+    return 5;
+}
+
+/* The rows of /mpi/ranks after the arrays (bytes: n_ranks rows, 0 without /mpi). */
+static size_t rank_bytes(const struct ts_run_summary *s)
+{
+    return s->ranks ? (size_t)s->n_ranks * sizeof *s->ranks : 0;
 }
 
 /* Its texts after them, each its bytes long (with the NUL) when present. */
@@ -90,10 +99,12 @@ static void child(int fd, ts_run_reader *reader, const void *ctx, unsigned secon
     memset(&err, 0, sizeof err);
     int st = reader(ctx, &s, &err);
     int bad = write_all(fd, &st, sizeof st) || write_all(fd, &err, sizeof err) || write_all(fd, &s, sizeof s);
-    double **arrays[3];
-    size_t counts[3];
+    double **arrays[5];
+    size_t counts[5];
     for (size_t i = 0, n = array_sizes(&s, arrays, counts); !bad && st == TS_OK && i < n; i++)
         bad = write_all(fd, *arrays[i], counts[i] * sizeof(double));
+    if (!bad && st == TS_OK)
+        bad = write_all(fd, s.ranks, rank_bytes(&s));
     char **texts[2];
     size_t bytes[2];
     for (size_t i = 0, n = text_sizes(&s, texts, bytes); !bad && st == TS_OK && i < n; i++)
@@ -106,13 +117,16 @@ static int receive(int fd, struct ts_run_summary *out, struct ts_error *err)
     int st = TS_BAD_INPUT;
     if (read_all(fd, &st, sizeof st) || read_all(fd, err, sizeof *err) || read_all(fd, out, sizeof *out))
         return -1;
-    double **arrays[3];
-    size_t counts[3];
+    double **arrays[5];
+    size_t counts[5];
     char **texts[2];
     size_t bytes[2];
     size_t n_arrays = array_sizes(out, arrays, counts), n_texts = text_sizes(out, texts, bytes);
+    const size_t ranks = rank_bytes(out);
     /* The child's pointers mean nothing here. */
     out->iteration = out->thread_iteration = out->thread_local_fraction = NULL;
+    out->rank_iteration = out->rank_halo_iteration = NULL;
+    out->ranks = NULL;
     out->warning_text = out->summary = NULL;
     for (size_t i = 0; st == TS_OK && i < n_arrays; i++) {
         if (counts[i] == 0)
@@ -121,6 +135,16 @@ static int receive(int fd, struct ts_run_summary *out, struct ts_error *err)
             || read_all(fd, *arrays[i], counts[i] * sizeof(double))) {
             ts_run_summary_free(out);
             return -1;
+        }
+    }
+    if (st == TS_OK && ranks > 0) {
+        if (!(out->ranks = malloc(ranks)) || read_all(fd, out->ranks, ranks)) {
+            ts_run_summary_free(out);
+            return -1;
+        }
+        for (int32_t k = 0; k < out->n_ranks; k++) { /* terminated in the child; keep them so */
+            out->ranks[k].host[sizeof out->ranks[k].host - 1] = '\0';
+            out->ranks[k].boot_id[sizeof out->ranks[k].boot_id - 1] = '\0';
         }
     }
     for (size_t i = 0; st == TS_OK && i < n_texts; i++) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5_mpi_read.h"
 #include "h5_reader.h"
 #include "ts_record.h"
 
@@ -354,9 +355,9 @@ static int read_run(struct h5r *r, S *s)
                       DBL_MAX, 1, &s->thread_iteration)
         || check_agreement(r, s) || check_unmeasured(r, s))
         return r->err->status;
-    if (read_texts(r, s) || read_job(r, s) || read_counters(r, s) || read_machine(r, s))
+    if (read_texts(r, s) || read_job(r, s) || read_counters(r, s) || read_machine(r, s) || read_placement(r, s))
         return r->err->status;
-    return read_placement(r, s);
+    return h5r_read_mpi(r, s);
 }
 
 /* Tells checkpoints and other programs' HDF5 files apart from broken run files, so that a
@@ -429,6 +430,9 @@ void ts_run_summary_free(S *s)
     free(s->thread_local_fraction);
     free(s->warning_text);
     free(s->summary);
+    free(s->ranks);
+    free(s->rank_iteration);
+    free(s->rank_halo_iteration);
     char file[sizeof s->file];
     memcpy(file, s->file, sizeof file);
     memset(s, 0, sizeof *s);

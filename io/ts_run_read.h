@@ -10,7 +10,7 @@
 #include "ts_record.h"
 
 /* The newest schema_version this reader understands; newer files are refused. */
-#define TS_READ_SCHEMA_VERSION 2
+#define TS_READ_SCHEMA_VERSION 3
 
 /* Most values one timing dataset may hold (2 GiB of doubles): a bound on what a file can
  * make the reader allocate, far above any real run's threads x iterations. */
@@ -77,6 +77,22 @@ struct ts_run_summary {
     char huge_pages[16];           /* /config@init.huge_pages */
     double kernel_time;            /* s, /timings/kernel */
     double involuntary, voluntary; /* context switches of all threads over the iterations (/counters/kernel) */
+
+    /* Since schema 3: the ranks of a run an MPI launcher started (/mpi). n_ranks is 0 and the
+     * arrays NULL without /mpi (not launched, or a file of schema 1 or 2): one process, every
+     * thread rank 0 on the root's host. Rank r's threads are rows ranks[r].first_thread to
+     * first_thread + n_threads - 1 of the per-thread arrays; its times per iteration (min,
+     * median, max), its halo seconds, host and local rank are in ranks[r]. */
+    int32_t n_ranks;
+    int32_t n_hosts;       /* distinct host names among the ranks */
+    int32_t shared_kernel; /* some of those hosts share one kernel (an emulated cluster) */
+    char launcher[256];    /* /mpi@launcher, "OMPI_COMM_WORLD_SIZE=4" */
+    char mpi_library[256]; /* /mpi@library */
+    char thread_level[64]; /* /mpi@thread_level */
+    char decomposition[64];
+    struct ts_rank_rec *ranks;   /* n_ranks rows of /mpi/ranks */
+    double *rank_iteration;      /* n_ranks x n_iterations, s, [rank][iteration]; NaN: not measured */
+    double *rank_halo_iteration; /* of which in the halo exchange */
 };
 
 /* Reads and validates the run file at path. On failure everything is freed, err names the

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 /* Bump when a group, dataset or attribute changes meaning or disappears. */
-#define TS_SCHEMA_VERSION 2 /* becomes 3 with /mpi and the rank columns */
+#define TS_SCHEMA_VERSION 3 /* 3: /mpi, the rank columns of /threads, /placement/thread_rank */
 
 /* A named string value: config keys, environment variables, binding facts. */
 struct ts_attr {

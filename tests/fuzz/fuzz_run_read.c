@@ -7,9 +7,11 @@
 #include <float.h>
 #include <hdf5.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fuzz_util.h"
+#include "ts_run_ranks.h"
 #include "ts_run_read.h"
 
 #define NAME "fuzzed.h5"
@@ -122,8 +124,43 @@ static void check_summary(const struct ts_run_summary *s)
         const double loads[] = { m->load_start, m->load_end };
         in_range("machine loads", loads, 2, 0, 1e9, 0);
     }
+    /* Since schema 3: the ranks tile the threads in order, their times agree with their rows. */
+    FUZZ_CHECK(s->n_ranks >= 0 && s->n_ranks <= s->n_threads, "%d ranks of %d threads", s->n_ranks, s->n_threads);
+    FUZZ_CHECK((s->n_ranks > 0) == (s->ranks != NULL) && (s->ranks != NULL) == (s->rank_iteration != NULL)
+                   && (s->ranks != NULL) == (s->rank_halo_iteration != NULL),
+               "rank arrays and n_ranks %d disagree", s->n_ranks);
+    TEXT(launcher);
+    TEXT(mpi_library);
+    TEXT(thread_level);
+    TEXT(decomposition);
+    int64_t next = 0;
+    for (int32_t k = 0; k < s->n_ranks; k++) {
+        const struct ts_rank_rec *r = &s->ranks[k];
+        TEXT(ranks[k].host);
+        TEXT(ranks[k].boot_id);
+        FUZZ_CHECK(r->rank == k && r->first_thread == next && r->n_threads >= 1,
+                   "rank row %d: rank %d, threads %d from %d", k, r->rank, r->n_threads, r->first_thread);
+        FUZZ_CHECK(r->local_rank >= 0 && r->local_rank < s->n_ranks, "rank %d: local rank %d", k, r->local_rank);
+        next += r->n_threads;
+        in_range("rank_iteration", s->rank_iteration + (size_t)k * iters, iters, 0, DBL_MAX, 1);
+        in_range("rank_halo_iteration", s->rank_halo_iteration + (size_t)k * iters, iters, 0, DBL_MAX, 1);
+        in_range("rank halo", &r->halo, 1, 0, DBL_MAX, 0);
+    }
+    FUZZ_CHECK(s->n_ranks == 0 || next == s->n_threads, "the ranks have %lld of %d threads", (long long)next,
+               s->n_threads);
+    FUZZ_CHECK(s->n_ranks == 0 || (s->n_hosts >= 1 && s->n_hosts <= s->n_ranks), "%d hosts for %d ranks", s->n_hosts,
+               s->n_ranks);
     char size[128];
     ts_run_size_text(s, size, sizeof size);
+    /* show's ranks section, text and JSON, from whatever the reader let through. */
+    FILE *sink = fopen("/dev/null", "w");
+    if (sink) {
+        ts_ranks_print(s, sink);
+        fclose(sink);
+    }
+    json_t *ranks = ts_ranks_json(s);
+    FUZZ_CHECK(ranks != NULL, "no JSON for the ranks");
+    json_decref(ranks);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -142,7 +179,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         FUZZ_CHECK(status == TS_BAD_INPUT, "status %d", status);
         FUZZ_CHECK(strstr(err.message, NAME) != NULL, "the error does not name the file: %s", err.message);
-        FUZZ_CHECK(!s.iteration && !s.thread_iteration && !s.thread_local_fraction && !s.warning_text && !s.summary,
+        FUZZ_CHECK(!s.iteration && !s.thread_iteration && !s.thread_local_fraction && !s.warning_text && !s.summary
+                       && !s.ranks && !s.rank_iteration && !s.rank_halo_iteration,
                    "arrays left after an error");
     }
     ts_run_summary_free(&s);

@@ -5,7 +5,7 @@
  * DIR/checkpoint: one checkpoint per run of checkpoint_cases.h, one with no step done, and a
  * run file; DIR/run_read: a run file of each kernel (tests/io/io_fixture.c's records, varied
  * to hold what real runs write: a 2D and a 3D field, placement audits, a job, a restart, a run
- * stopped early), and a checkpoint. `make fuzz` adds files of real runs (seeds.sh fresh).
+ * stopped early, a run of 3 MPI ranks), and a checkpoint. `make fuzz` adds files of real runs (seeds.sh fresh).
  * Each file is written twice and must come out the same both times, and hold no object
  * modification time (HDF5 stores them to the second: a second write in the same second would
  * not see them). Exit status 1 otherwise, or when a write fails. */
@@ -280,6 +280,15 @@ static int write_runs(const char *dir, int all)
     status |= write_run(dir, all ? "stencil2d" : "run-stencil2d", &f.rec);
     if (!all)
         return status;
+
+    /* stencil2d by 3 ranks on 2 host names of one kernel (schema 3: /mpi, the rank columns). */
+    io_fixture_mpi(&f);
+    whole_run(&f, "stencil2d");
+    fill_audit(&init, "init", 1, 0);
+    static const int32_t thread_rank[FX_THREADS] = { 0, 1, 2 };
+    init.rec.thread_rank = thread_rank;
+    f.rec.placement = &init.rec;
+    status |= write_run(dir, "stencil2d-mpi", &f.rec);
 
     /* stencil3d: a 2 x 3 x 4 field, blocked, audited after init and at the end, restarted: the
      * first two iterations have no per-thread times. */

@@ -219,6 +219,48 @@ void io_fixture_minimal(struct io_fixture *f)
     f->results.glups_median = NAN;
 }
 
+void io_fixture_mpi(struct io_fixture *f)
+{
+    io_fixture_full(f);
+    for (int k = 0; k < FX_THREADS; k++) {
+        const char *host = k < 2 ? "node-a" : "node-b";
+        f->threads[k].rank = k;
+        f->threads[k].local_rank = k < 2 ? k : 0;
+        snprintf(f->threads[k].host, sizeof f->threads[k].host, "%s", host);
+        for (int i = 0; i < FX_ITER; i++) {
+            f->rank_iteration[k * FX_ITER + i] = (double)(2 + i + k) / 1024.0;
+            f->rank_halo_iteration[k * FX_ITER + i] = 1.0 / 4096.0;
+        }
+        f->ranks[k] = (struct ts_rank_rec){ .rank = k,
+                                            .local_rank = f->threads[k].local_rank,
+                                            .boot_id = "0b5e55ed-0000-4000-8000-000000000001",
+                                            .n_threads = 1,
+                                            .first_thread = k,
+                                            .coords = { k, 0, 0 },
+                                            .own_begin = { 1 + k, 1, 0 },
+                                            .own_end = { 2 + k, FX_NY - 1, 1 },
+                                            .partial = 1.5 * (k + 1),
+                                            .time_min = (double)(2 + k) / 1024.0,
+                                            .time_median = (double)(4 + k) / 1024.0,
+                                            .time_max = (double)(2 + FX_ITER - 1 + k) / 1024.0,
+                                            .halo = FX_ITER / 4096.0,
+                                            .reduction = 1.0 / 65536.0 };
+        snprintf(f->ranks[k].host, sizeof f->ranks[k].host, "%s", host);
+    }
+    f->mpi = (struct ts_mpi_rec){ .size = FX_THREADS,
+                                  .n_hosts = 2,
+                                  .shared_kernel = 1,
+                                  .launcher = "OMPI_COMM_WORLD_SIZE=3",
+                                  .library = "Open MPI v4.1.4, package: Debian OpenMPI",
+                                  .thread_level = "MPI_THREAD_FUNNELED",
+                                  .decomposition = "3x1",
+                                  .ranks = f->ranks,
+                                  .n_iterations = FX_ITER,
+                                  .rank_iteration = f->rank_iteration,
+                                  .rank_halo_iteration = f->rank_halo_iteration };
+    f->rec.mpi = &f->mpi;
+}
+
 void io_dir_make(char *dir, size_t size)
 {
     const char *base = getenv("TMPDIR");

@@ -37,6 +37,11 @@ struct io_fixture {
     struct ts_counter_row counter_rows[FX_THREADS];
     struct ts_machine_rec machine;
     struct ts_counters_rec counters;
+    /* /mpi, pointed to only by io_fixture_mpi */
+    struct ts_mpi_rec mpi;
+    struct ts_rank_rec ranks[FX_THREADS];
+    double rank_iteration[FX_THREADS * FX_ITER];
+    double rank_halo_iteration[FX_THREADS * FX_ITER];
 };
 
 extern const char io_config_text[];
@@ -47,6 +52,12 @@ void io_fixture_full(struct io_fixture *f);
 /* An array-sum run: no field, no warnings, no counters, an empty summary, NaN GLUP/s, and a
  * 200 kB config text. */
 void io_fixture_minimal(struct io_fixture *f);
+
+/* The full record run by 3 ranks of one thread each (FX_THREADS), ranks 0 and 1 on node-a, 2 on
+ * node-b (one kernel: an emulated cluster), the 5 x 4 grid decomposed 3x1; times in 1/1024 s,
+ * exact in binary: rank k's iteration i took (2 + i + k) / 1024 s, of which 1/4096 s in the
+ * halo exchange. */
+void io_fixture_mpi(struct io_fixture *f);
 
 /* A fresh directory under $TMPDIR (or /tmp); io_dir_remove deletes it and its files. */
 void io_dir_make(char *dir, size_t size);

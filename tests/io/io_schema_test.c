@@ -154,6 +154,9 @@ static void check_threads(hid_t f, const struct io_fixture *fx)
         RD_NUM(T, counted_for_node, H5T_NATIVE_INT32),
         RD_NUM(T, item_begin, H5T_NATIVE_INT64),
         RD_NUM(T, item_end, H5T_NATIVE_INT64),
+        RD_NUM(T, rank, H5T_NATIVE_INT32),
+        RD_NUM(T, local_rank, H5T_NATIVE_INT32),
+        RD_STR(T, host),
     };
     hsize_t dims[3];
     CHECK(rd_dims(f, "threads/table", dims) == 1 && dims[0] == FX_THREADS, "table rows");
@@ -163,7 +166,7 @@ static void check_threads(hid_t f, const struct io_fixture *fx)
     const T *r = &rows[2];
     CHECK(r->thread == 2 && r->place == 2 && strcmp(r->place_cpus, "{3}") == 0 && strcmp(r->affinity, "3") == 0
               && r->cpu_start == 3 && r->cpu_end == 3 && r->core == 3 && r->node == 1 && r->counted_for_node == 1
-              && r->item_begin == 14 && r->item_end == 21,
+              && r->item_begin == 14 && r->item_end == 21 && r->rank == 0 && r->local_rank == 0 && r->host[0] == '\0',
           "/threads/table row 2 wrong (place_cpus \"%s\")", r->place_cpus);
     expect_units(f, "threads/table", "1");
 }
