@@ -23,7 +23,7 @@
 
 #include "ts_utf8.h"
 
-enum key_type { T_INT, T_DOUBLE, T_ENUM, T_BOOL, T_PLACES, T_TEMPLATE, T_POLICY };
+enum key_type { T_INT, T_DOUBLE, T_ENUM, T_BOOL, T_PLACES, T_TEMPLATE, T_POLICY, T_DIMS };
 
 struct key {
     const char *section, *name;
@@ -99,6 +99,9 @@ static const struct key keys[] = {
     INT_KEY("placement", "sample_stride", sample_stride, "0", 0, POW2(30),
             "audit every k-th page; 0 picks the smallest stride that keeps the audit under 2^18 pages per array"),
     KEY("placement", "at_end", T_BOOL, placement_at_end, "false", "audit again after the last iteration"),
+    KEY("mpi", "dims", T_DIMS, dims_text, "auto",
+        "stencils under an MPI launcher: ranks along x, y (and z), x first; auto: MPI_Dims_create's grid, "
+        "the most ranks along the slowest axis"),
 };
 
 #define N_KEYS (sizeof keys / sizeof keys[0])
@@ -115,7 +118,8 @@ static const char *const bool_words[][2] = { { "true", "false" }, { "yes", "no" 
 /* Text keys are stored as the string itself, the others as the parsed union member. */
 static bool is_text(const struct key *k)
 {
-    return k->type == T_ENUM || k->type == T_PLACES || k->type == T_TEMPLATE || k->type == T_POLICY;
+    return k->type == T_ENUM || k->type == T_PLACES || k->type == T_TEMPLATE || k->type == T_POLICY
+           || k->type == T_DIMS;
 }
 
 /* What the key accepts, phrased to follow both "must be " and "range ". */
@@ -138,6 +142,7 @@ static void range_text(const struct key *k, char *buf, size_t len)
         break;
     case T_TEMPLATE: snprintf(buf, len, "non-empty, placeholders %%k %%i %%j %%t %%h %%p %%%% only"); break;
     case T_POLICY: snprintf(buf, len, "firsttouch|interleave|bind:N|preferred:N"); break;
+    case T_DIMS: snprintf(buf, len, "auto|AxB|AxBxC (positive integers)"); break;
     }
 }
 
@@ -203,6 +208,11 @@ static int parse_value(const struct key *k, const char *text, union value *v, st
             ts_policy_parse(text, kind, sizeof kind, &node, why, sizeof why);
             break;
         }
+        case T_DIMS: {
+            int dims[3];
+            ts_dims_parse(text, dims, why, sizeof why);
+            break;
+        }
         }
     }
     if (!problem && !why[0])
@@ -219,6 +229,10 @@ static void store_value(struct ts_config *cfg, const struct key *k, const char *
         memcpy(dst, text, strlen(text) + 1); /* length checked by parse_value */
     else
         memcpy(dst, v, k->size); /* the union's members all start at its first byte */
+    if (k->type == T_DIMS) {
+        char why[128];
+        ts_dims_parse(text, cfg->dims, why, sizeof why); /* the numbers next to the text, already checked */
+    }
 }
 
 static void append_word(char *buf, size_t len, const char *word)
@@ -784,6 +798,19 @@ int ts_config_validate(const struct ts_config *cfg, struct ts_error *err)
                        "diverges unless alpha <= %s",
                        alpha, alpha_at, cfg->kernel, kernel_at, dims == 2 ? "0.25" : "1/6 (0.1666...)");
     }
+    /* Explicit rank grids have one axis per grid axis; their product is the app's to check
+     * against the rank count, which only the launched run knows. */
+    int axes = cfg->dims[0] == 0 ? 0 : cfg->dims[2] == 0 ? 2 : 3;
+    if (dims && axes && axes != dims) {
+        size_t kd = key_index("mpi", "dims"), kk = key_index("run", "kernel");
+        char dims_at[sizeof cfg->path + 16], kernel_at[sizeof cfg->path + 16];
+        ts_config_origin_string(cfg, kd, dims_at, sizeof dims_at);
+        ts_config_origin_string(cfg, kk, kernel_at, sizeof kernel_at);
+        return ts_fail(err, TS_BAD_INPUT,
+                       "[mpi] dims = %s (%s) has %d axes, kernel %s (%s) needs %d: ranks along x and y%s, like %s",
+                       cfg->dims_text, dims_at, axes, cfg->kernel, kernel_at, dims, dims == 3 ? " and z" : "",
+                       dims == 3 ? "2x1x3" : "2x2");
+    }
     return TS_OK;
 }
 
@@ -926,6 +953,8 @@ static const char *unread_because(const struct ts_config *cfg, const struct key 
         read = !stencil; /* the stencils start from a fixed analytic field */
     else if (strcmp(k->section, "output") == 0 && strcmp(k->name, "write_field") == 0)
         read = stencil; /* sum and triad have no field to store */
+    else if (strcmp(k->section, "mpi") == 0)
+        read = stencil; /* sum and triad split their arrays into slices, with no rank grid */
     if (!read) {
         snprintf(buf, len, "kernel %s does not read it", cfg->kernel);
         return buf;

@@ -1,6 +1,7 @@
-/* Value syntax for the config: exact integers, OMP_PLACES, file name templates. */
+/* Value syntax for the config: exact integers, OMP_PLACES, file name templates, rank grids. */
 #include "ts_config_values.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +261,43 @@ bool ts_policy_parse(const char *s, char *kind, size_t kind_len, int *node, char
         return true;
     }
     snprintf(why, len, "unknown policy");
+    return false;
+}
+
+/* The axes of "AxB" or "AxBxC" into dims, or what is wrong. */
+static const char *dims_axes(const char *s, int dims[3])
+{
+    const char *p = s;
+    int n = 0;
+    for (;;) {
+        if (!isdigit((unsigned char)*p))
+            return "not auto or ranks per axis, x first, like 2x2 or 2x1x3";
+        int64_t v = 0;
+        while (isdigit((unsigned char)*p) && v <= TS_DIMS_MAX)
+            v = v * 10 + (*p++ - '0');
+        if (v < 1 || v > TS_DIMS_MAX || isdigit((unsigned char)*p))
+            return "ranks per axis must be 1..1048576";
+        if (n == 3)
+            return "more than 3 axes";
+        dims[n++] = (int)v;
+        if (*p == '\0')
+            break;
+        if (*p++ != 'x')
+            return "not auto or ranks per axis, x first, like 2x2 or 2x1x3";
+    }
+    return n < 2 ? "one axis; give AxB (stencil2d) or AxBxC (stencil3d)" : NULL;
+}
+
+bool ts_dims_parse(const char *s, int dims[3], char *why, size_t len)
+{
+    dims[0] = dims[1] = dims[2] = 0;
+    if (strcmp(s, "auto") == 0)
+        return true;
+    const char *problem = dims_axes(s, dims);
+    if (!problem)
+        return true;
+    dims[0] = dims[1] = dims[2] = 0;
+    snprintf(why, len, "%s", problem);
     return false;
 }
 

@@ -26,6 +26,12 @@ int ts_places_named_cpus(const char *s, int *cpus, int max);
  * kind receives the word before ':', node the number (-1 without one). */
 bool ts_policy_parse(const char *s, char *kind, size_t kind_len, int *node, char *why, size_t len);
 
+/* The rank grid of mpi.dims: "auto" (dims all 0) or explicit ranks per axis, x first, "AxB" (2D)
+ * or "AxBxC" (3D), each a decimal integer 1..TS_DIMS_MAX (no sign, no blanks). dims[2] is
+ * 0 for "AxB". Whether they suit the kernel and the rank count is checked elsewhere. */
+#define TS_DIMS_MAX (1 << 20)
+bool ts_dims_parse(const char *s, int dims[3], char *why, size_t len);
+
 /* An output file name template: placeholders %k %i %j %t %h %p %% only, no control characters. */
 bool ts_file_template_check(const char *s, char *why, size_t len);
 

@@ -78,10 +78,14 @@ void ts_verify_sum(struct ts_verification *out, long double expected, long doubl
 int ts_plan_1d(const struct ts_problem *pb, const char *name, int n_arrays, struct ts_plan *plan, char *why,
                size_t why_len)
 {
-    if (pb->n < 1) {
+    /* A rank's slice may be empty: ts_decomp_slice leaves trailing ranks nothing when there are
+     * fewer granules than ranks. */
+    if (pb->n < (ts_is_part(pb) ? 0 : 1)) {
         snprintf(why, why_len, "%s needs at least 1 element, got %lld", name, (long long)pb->n);
         return 1;
     }
+    if (ts_is_part(pb) && ts_part_check(pb, name, 1, (const int64_t[3]){ pb->n, 1, 1 }, why, why_len))
+        return 1;
     *plan = (struct ts_plan){
         .n_arrays = n_arrays,
         .array_elems = pb->n,

@@ -33,6 +33,22 @@ void ts_verify_sum(struct ts_verification *out, long double expected, long doubl
 int ts_plan_1d(const struct ts_problem *pb, const char *name, int n_arrays, struct ts_plan *plan, char *why,
                size_t why_len);
 
+/* Whether pb is one rank's part of a problem spread over ranks (struct ts_problem_part). */
+static inline int ts_is_part(const struct ts_problem *pb)
+{
+    return pb->part.whole[0] != 0;
+}
+
+/* Checks pb->part against the local sizes local[0..axes) of name's arrays (axes 1 for sum and
+ * triad, 2 or 3 for the stencils; the other axes are not read): the global sizes hold the local
+ * array at its origin, and the owned ranges lie in it. Returns 0, or non-zero with why. */
+int ts_part_check(const struct ts_problem *pb, const char *name, int axes, const int64_t local[3], char *why,
+                  size_t why_len);
+
+/* Fills out for a part whose verify does not judge the combined result (another part does,
+ * checks_result): expected NaN, observed the result, nothing checked or failed yet. */
+void ts_verify_not_judged(struct ts_verification *out, double observed);
+
 /* Time steps taken by `iterations` iterations: a stencil iteration is time_block steps. */
 static inline int64_t ts_time_steps(const struct ts_problem *pb, int64_t iterations)
 {

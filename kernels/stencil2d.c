@@ -25,7 +25,7 @@ static void stencil2d_step(const struct ts_problem *pb, double *const *arrays, s
 static void stencil2d_result(const struct ts_problem *pb, double *const *arrays, struct ts_range rows, int64_t steps,
                              struct ts_xsum *partial)
 {
-    ts_stencil_norm_rows(arrays[ts_time_steps(pb, steps) % 2], pb->nx, rows.begin, rows.end, partial);
+    ts_stencil_result_rows(pb, 2, arrays[ts_time_steps(pb, steps) % 2], rows.begin, rows.end, partial);
 }
 
 static void stencil2d_verify(const struct ts_problem *pb, double *const *arrays, int64_t steps, double result,

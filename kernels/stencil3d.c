@@ -25,8 +25,8 @@ static void stencil3d_step(const struct ts_problem *pb, double *const *arrays, s
 static void stencil3d_result(const struct ts_problem *pb, double *const *arrays, struct ts_range planes, int64_t steps,
                              struct ts_xsum *partial)
 {
-    ts_stencil_norm_rows(arrays[ts_time_steps(pb, steps) % 2], pb->nx, planes.begin * pb->ny, planes.end * pb->ny,
-                         partial);
+    ts_stencil_result_rows(pb, 3, arrays[ts_time_steps(pb, steps) % 2], planes.begin * pb->ny, planes.end * pb->ny,
+                           partial);
 }
 
 static void stencil3d_verify(const struct ts_problem *pb, double *const *arrays, int64_t steps, double result,

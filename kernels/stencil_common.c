@@ -21,27 +21,43 @@ double ts_stencil_mode_factor(int64_t index, int64_t points)
     return sin(M_PI * (double)index / (double)(points - 1));
 }
 
-double *ts_stencil_axis_table(int64_t points)
+double *ts_stencil_axis_table(int64_t origin, int64_t count, int64_t points)
 {
-    double *table = malloc((size_t)points * sizeof *table);
+    double *table = malloc((size_t)count * sizeof *table);
     if (table)
-        for (int64_t i = 0; i < points; i++)
-            table[i] = ts_stencil_mode_factor(i, points);
+        for (int64_t i = 0; i < count; i++)
+            table[i] = ts_stencil_mode_factor(origin + i, points);
     return table;
+}
+
+struct ts_stencil_frame ts_stencil_frame_of(const struct ts_problem *pb, int dims)
+{
+    const int64_t local[3] = { pb->nx, pb->ny, dims == 3 ? pb->nz : 1 };
+    struct ts_stencil_frame f;
+    for (int a = 0; a < 3; a++) {
+        const int used = a < dims && ts_is_part(pb);
+        f.origin[a] = used ? pb->part.origin[a] : 0;
+        f.whole[a] = used ? pb->part.whole[a] : local[a];
+        f.own_begin[a] = used ? pb->part.own_begin[a] : 0;
+        f.own_end[a] = used ? pb->part.own_end[a] : local[a];
+    }
+    return f;
 }
 
 void ts_stencil_init_rows(const struct ts_problem *pb, int dims, double *u0, double *u1, int64_t first_row,
                           int64_t end_row)
 {
     const int64_t nx = pb->nx, ny = pb->ny;
-    double *fx = ts_stencil_axis_table(nx);
+    /* Global indices and sizes: a part's points get bitwise the global grid's values. */
+    const struct ts_stencil_frame f = ts_stencil_frame_of(pb, dims);
+    double *fx = ts_stencil_axis_table(f.origin[0], nx, f.whole[0]);
     for (int64_t row = first_row; row < end_row; row++) {
         int64_t j = row % ny, k = row / ny;
-        double fy = ts_stencil_mode_factor(j, ny);
-        double fz = dims == 3 ? ts_stencil_mode_factor(k, pb->nz) : 1.0;
+        double fy = ts_stencil_mode_factor(f.origin[1] + j, f.whole[1]);
+        double fz = dims == 3 ? ts_stencil_mode_factor(f.origin[2] + k, f.whole[2]) : 1.0;
         for (int64_t i = 0; i < nx; i++) {
             /* Same product order as the verification's long-double reference. */
-            double v = (fx ? fx[i] : ts_stencil_mode_factor(i, nx)) * fy;
+            double v = (fx ? fx[i] : ts_stencil_mode_factor(f.origin[0] + i, f.whole[0])) * fy;
             if (dims == 3)
                 v *= fz;
             u0[row * nx + i] = v;
@@ -58,6 +74,23 @@ void ts_stencil_norm_rows(const double *grid, int64_t nx, int64_t first_row, int
     ts_xsum_add_squares(partial, grid + first_row * nx, (end_row - first_row) * nx);
 }
 
+void ts_stencil_result_rows(const struct ts_problem *pb, int dims, const double *grid, int64_t first_row,
+                            int64_t end_row, struct ts_xsum *partial)
+{
+    if (!ts_is_part(pb)) {
+        ts_stencil_norm_rows(grid, pb->nx, first_row, end_row, partial);
+        return;
+    }
+    const int64_t nx = pb->nx, ny = pb->ny;
+    const struct ts_stencil_frame f = ts_stencil_frame_of(pb, dims);
+    const int64_t x0 = f.own_begin[0], owned_x = f.own_end[0] - f.own_begin[0];
+    for (int64_t row = first_row; row < end_row; row++) {
+        int64_t j = row % ny, k = row / ny;
+        if (j >= f.own_begin[1] && j < f.own_end[1] && k >= f.own_begin[2] && k < f.own_end[2])
+            ts_xsum_add_squares(partial, grid + row * nx + x0, owned_x);
+    }
+}
+
 static long double mode_factor_exact(int64_t index, int64_t points)
 {
     if (index <= 0 || index >= points - 1)
@@ -66,12 +99,12 @@ static long double mode_factor_exact(int64_t index, int64_t points)
     return sinl(pi * (long double)index / (long double)(points - 1));
 }
 
-static long double *exact_axis_table(int64_t points)
+static long double *exact_axis_table(int64_t origin, int64_t count, int64_t points)
 {
-    long double *table = malloc((size_t)points * sizeof *table);
+    long double *table = malloc((size_t)count * sizeof *table);
     if (table)
-        for (int64_t i = 0; i < points; i++)
-            table[i] = mode_factor_exact(i, points);
+        for (int64_t i = 0; i < count; i++)
+            table[i] = mode_factor_exact(origin + i, points);
     return table;
 }
 
@@ -86,12 +119,16 @@ static long double second_difference_eigenvalue(int64_t points)
 void ts_stencil_verify(const struct ts_problem *pb, int dims, const double *grid, int64_t steps,
                        struct ts_verification *out)
 {
-    const int64_t nx = pb->nx, ny = pb->ny, nz = dims == 3 ? pb->nz : 1;
+    const int64_t nx = pb->nx, ny = pb->ny;
+    /* The answer is the global grid's: eigenvalue and mode from the whole sizes, the points
+     * checked those this problem answers for (all of the whole problem's). */
+    const struct ts_stencil_frame f = ts_stencil_frame_of(pb, dims);
+    const int64_t *org = f.origin, *whole = f.whole, *lo = f.own_begin, *hi = f.own_end;
     struct ts_stencil_weights w = ts_stencil_weights(pb, dims);
     /* The factor of the operator actually applied, with the double weights. */
-    long double laplacian = second_difference_eigenvalue(nx) + second_difference_eigenvalue(ny);
+    long double laplacian = second_difference_eigenvalue(whole[0]) + second_difference_eigenvalue(whole[1]);
     if (dims == 3)
-        laplacian += second_difference_eigenvalue(nz);
+        laplacian += second_difference_eigenvalue(whole[2]);
     long double lambda = (long double)w.center + (long double)w.neighbour * (laplacian + 2.0L * dims);
     long double amplitude = powl(lambda, (long double)steps);
 
@@ -104,15 +141,15 @@ void ts_stencil_verify(const struct ts_problem *pb, int dims, const double *grid
 
     double max_error = 0.0;
     int64_t failures = 0;
-    long double *fx = exact_axis_table(nx);
+    long double *fx = exact_axis_table(org[0], nx, whole[0]);
 #pragma omp parallel for schedule(static) collapse(2) reduction(max : max_error) reduction(+ : failures)
-    for (int64_t k = 0; k < nz; k++) {
-        for (int64_t j = 0; j < ny; j++) {
-            long double fz = dims == 3 ? mode_factor_exact(k, nz) : 1.0L;
-            long double fyz = fz * mode_factor_exact(j, ny) * amplitude;
+    for (int64_t k = lo[2]; k < hi[2]; k++) {
+        for (int64_t j = lo[1]; j < hi[1]; j++) {
+            long double fz = dims == 3 ? mode_factor_exact(org[2] + k, whole[2]) : 1.0L;
+            long double fyz = fz * mode_factor_exact(org[1] + j, whole[1]) * amplitude;
             const double *row = grid + (k * ny + j) * nx;
-            for (int64_t i = 0; i < nx; i++) {
-                long double want = fyz * (fx ? fx[i] : mode_factor_exact(i, nx));
+            for (int64_t i = lo[0]; i < hi[0]; i++) {
+                long double want = fyz * (fx ? fx[i] : mode_factor_exact(org[0] + i, whole[0]));
                 double err = (double)fabsl((long double)row[i] - want);
                 if (!(err <= tolerance))
                     failures++;
@@ -124,19 +161,28 @@ void ts_stencil_verify(const struct ts_problem *pb, int dims, const double *grid
 
     free(fx);
 
-    int64_t ci = (nx - 1) / 2, cj = (ny - 1) / 2, ck = (nz - 1) / 2;
-    long double peak = amplitude * mode_factor_exact(ci, nx) * mode_factor_exact(cj, ny)
-                       * (dims == 3 ? mode_factor_exact(ck, nz) : 1.0L);
+    /* The global centre point; its value is observed by the one part that owns it. */
+    int64_t c[3], owns_centre = 1;
+    for (int a = 0; a < 3; a++) {
+        c[a] = (whole[a] - 1) / 2 - org[a];
+        owns_centre = owns_centre && c[a] >= lo[a] && c[a] < hi[a];
+    }
+    long double peak = amplitude * mode_factor_exact(c[0] + org[0], whole[0])
+                       * mode_factor_exact(c[1] + org[1], whole[1])
+                       * (dims == 3 ? mode_factor_exact(c[2] + org[2], whole[2]) : 1.0L);
     out->expected = (double)peak;
-    out->observed = grid[(ck * ny + cj) * nx + ci];
+    out->observed = owns_centre ? grid[(c[2] * ny + c[1]) * nx + c[0]] : NAN;
     out->error = max_error;
     out->tolerance = tolerance;
-    out->checked = nx * ny * nz;
+    out->checked = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
     out->failures = failures;
     out->passed = failures == 0;
     snprintf(out->method, sizeof out->method,
              "every grid point against lambda^%lld * u0 (discrete eigenmode, lambda = %.17Lg); "
              "expected/observed at the centre point, error = max |u - lambda^k u0|; "
-             "tolerance (%g k + 4) u",
-             (long long)steps, lambda, per_step);
+             "tolerance (%g k + 4) u%s",
+             (long long)steps, lambda, per_step,
+             !ts_is_part(pb) ? ""
+             : owns_centre   ? "; this part's points"
+                             : "; this part's points (not the centre)");
 }

@@ -20,18 +20,38 @@ struct ts_stencil_weights ts_stencil_weights(const struct ts_problem *pb, int di
  * sin(pi i/(n-1)) for interior points and exactly 0 on the boundary. */
 double ts_stencil_mode_factor(int64_t index, int64_t points);
 
-/* The factors of one axis, computed once per call instead of once per grid point (sin is
- * expensive). Returns a malloc'd table, or NULL when memory is short: callers then use
+/* The factors of count points of one axis from global index origin on, computed once per call
+ * instead of once per grid point (sin is expensive): table[i] is the factor of origin + i.
+ * Returns a malloc'd table, or NULL when memory is short: callers then use
  * ts_stencil_mode_factor directly and get the same values. */
-double *ts_stencil_axis_table(int64_t points);
+double *ts_stencil_axis_table(int64_t origin, int64_t count, int64_t points);
+
+/* Where a problem's grid lies in the global one, per axis x, y, z: the global index of its
+ * point 0, the global sizes, and the points it answers for, [own_begin, own_end). The whole
+ * problem is its own global grid (origin 0, every point its own); a rank's part
+ * (struct ts_problem_part) is its block with one layer per side. z is [0, 1) in 2D. */
+struct ts_stencil_frame {
+    int64_t origin[3];
+    int64_t whole[3];
+    int64_t own_begin[3];
+    int64_t own_end[3];
+};
+
+struct ts_stencil_frame ts_stencil_frame_of(const struct ts_problem *pb, int dims);
 
 /* Writes the initial values of rows [first_row, end_row) of both grids; row r is grid row
- * r % ny of plane r / ny (nz = 1 in 2D). */
+ * r % ny of plane r / ny (nz = 1 in 2D). A part's points get the global grid's values. */
 void ts_stencil_init_rows(const struct ts_problem *pb, int dims, double *u0, double *u1, int64_t first_row,
                           int64_t end_row);
 
 /* Deposits the square of every point of rows [first_row, end_row) exactly (ts_xsum_add_squares). */
 void ts_stencil_norm_rows(const double *grid, int64_t nx, int64_t first_row, int64_t end_row, struct ts_xsum *partial);
+
+/* The stencils' result over rows [first_row, end_row): ts_stencil_norm_rows for the whole
+ * problem; for a part, the squares of the points it owns only, each deposited exactly, so the
+ * parts' merged sums equal the whole grid's bitwise. */
+void ts_stencil_result_rows(const struct ts_problem *pb, int dims, const double *grid, int64_t first_row,
+                            int64_t end_row, struct ts_xsum *partial);
 
 /* One output row segment of a Jacobi step: o[i] for i < len from the input at c[i] and its
  * neighbours c[i +- 1], c[i +- nx] and, in 3D, c[i +- plane]. One function per stencil shape,
@@ -79,7 +99,8 @@ void ts_stencil_wavefront_reset(int part);
 /* The plan shared by both stencils, and the variant it selects in words; 0 or non-zero with why. */
 int ts_stencil_plan(const struct ts_problem *pb, int dims, struct ts_plan *plan, char *why, size_t why_len);
 
-/* Checks the grid after `steps` Jacobi steps against lambda^steps times the eigenmode. */
+/* Checks the grid after `steps` Jacobi steps against lambda^steps times the eigenmode; a part
+ * checks its own points against the global grid's answer (ts_stencil_frame_of). */
 void ts_stencil_verify(const struct ts_problem *pb, int dims, const double *grid, int64_t steps,
                        struct ts_verification *out);
 

@@ -193,6 +193,14 @@ int ts_stencil_plan(const struct ts_problem *pb, int dims, struct ts_plan *plan,
         snprintf(why, why_len, "%s grid %s overflows a 64-bit index", name, grid);
         return 1;
     }
+    if (ts_is_part(pb) && ts_part_check(pb, name, dims, (const int64_t[3]){ pb->nx, pb->ny, nz }, why, why_len))
+        return 1;
+    if (ts_is_part(pb) && pb->time_block > 1) {
+        /* The halos are exchanged between steps; a wavefront takes several without them. */
+        snprintf(why, why_len, "%s: stencil.time_block = %lld needs the whole grid in one process, not a rank's part",
+                 name, (long long)pb->time_block);
+        return 1;
+    }
     if (pb->nontemporal && pb->time_block > 1) {
         snprintf(why, why_len,
                  "%s: stencil.nontemporal = true with stencil.time_block = %lld would stream every "

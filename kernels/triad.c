@@ -22,10 +22,11 @@ static void triad_init(const struct ts_problem *pb, double *const *arrays, struc
     double *restrict a = arrays[0];
     double *restrict b = arrays[1];
     double *restrict c = arrays[2];
+    const uint64_t origin = (uint64_t)pb->part.origin[0]; /* global index of element 0; 0 for the whole problem */
     for (int64_t i = r.begin; i < r.end; i++) {
         a[i] = 0.0;
-        b[i] = ts_hash_unit(pb->seed, TRIAD_STREAM_B, (uint64_t)i);
-        c[i] = ts_hash_unit(pb->seed, TRIAD_STREAM_C, (uint64_t)i);
+        b[i] = ts_hash_unit(pb->seed, TRIAD_STREAM_B, origin + (uint64_t)i);
+        c[i] = ts_hash_unit(pb->seed, TRIAD_STREAM_C, origin + (uint64_t)i);
     }
 }
 
@@ -59,6 +60,8 @@ static void triad_result(const struct ts_problem *pb, double *const *arrays, str
 {
     (void)pb;
     (void)steps;
+    /* Blocks count from local index 0: a rank's slice starts on a block boundary of the global
+     * array (ts_decomp_slice with the thread granule), so its blocks are the whole run's. */
     ts_block_sum_range(arrays[0], r.begin, r.end, partial);
 }
 
@@ -73,11 +76,15 @@ static void triad_verify(const struct ts_problem *pb, double *const *arrays, int
     const double rel = 2.0 * TS_UNIT_ROUNDOFF;
     int64_t failures = 0;
     double max_error = 0.0;
+    /* A part checks the elements it owns, at their global index; the whole problem all of them. */
+    const int part = ts_is_part(pb);
+    const int64_t begin = part ? pb->part.own_begin[0] : 0, end = part ? pb->part.own_end[0] : pb->n;
+    const uint64_t origin = (uint64_t)pb->part.origin[0];
 
 #pragma omp parallel for schedule(static) reduction(+ : failures) reduction(max : max_error)
-    for (int64_t i = 0; i < pb->n; i++) {
-        double bi = ts_hash_unit(pb->seed, TRIAD_STREAM_B, (uint64_t)i);
-        double ci = ts_hash_unit(pb->seed, TRIAD_STREAM_C, (uint64_t)i);
+    for (int64_t i = begin; i < end; i++) {
+        double bi = ts_hash_unit(pb->seed, TRIAD_STREAM_B, origin + (uint64_t)i);
+        double ci = ts_hash_unit(pb->seed, TRIAD_STREAM_C, origin + (uint64_t)i);
         double want = steps > 0 ? bi + s * ci : 0.0;
         double err = fabs(a[i] - want);
         if (err > rel * (fabs(bi) + fabs(s * ci)) || b[i] != bi || c[i] != ci)
@@ -86,12 +93,17 @@ static void triad_verify(const struct ts_problem *pb, double *const *arrays, int
             max_error = err;
     }
 
-    struct ts_compensated expected =
-        ts_compensated_hash_sum(pb->seed, TRIAD_STREAM_B, steps > 0 ? s : 0.0, TRIAD_STREAM_C, pb->n);
-    if (steps == 0)
-        expected = (struct ts_compensated){ 0.0, 0.0 };
-    ts_verify_sum(out, expected.sum, expected.abs_sum, result, pb->n, TS_SUM_BLOCK, 2.0, "sum of a[i]");
-    out->checked += pb->n;
+    if (part && !pb->part.checks_result) {
+        ts_verify_not_judged(out, result);
+    } else {
+        /* The combined result is the whole problem's, over all ranks. */
+        const int64_t n = part ? pb->part.whole[0] : pb->n;
+        struct ts_compensated expected = steps > 0
+                                             ? ts_compensated_hash_sum(pb->seed, TRIAD_STREAM_B, s, TRIAD_STREAM_C, n)
+                                             : (struct ts_compensated){ 0.0, 0.0 };
+        ts_verify_sum(out, expected.sum, expected.abs_sum, result, n, TS_SUM_BLOCK, 2.0, "sum of a[i]");
+    }
+    out->checked += end - begin;
     out->failures += failures;
     out->passed = out->passed && failures == 0;
     snprintf(out->method + strlen(out->method), sizeof out->method - strlen(out->method),

@@ -28,7 +28,14 @@ enum ts_sum_mode {
  * - verify checks the local points in [own_begin, own_end) against the global problem's answer
  *   (checked counts them), and the combined result only when checks_result is set: one part of
  *   all checks it. A stencil part that does not hold the global centre point reports
- *   observed = NaN (expected is the centre's value whatever the part). */
+ *   observed = NaN (expected is the centre's value whatever the part); a sum or triad part that
+ *   does not check the result reports expected = NaN and observed = the result, unjudged.
+ * Sum and triad sum 512-element blocks counted from local index 0 (TS_SUM_BLOCK): their bits
+ * equal the whole run's only when origin[0] is a multiple of it, as ts_decomp_slice's slices
+ * with the thread partition's granule are (not checked here). A slice may be empty (n = 0).
+ * The stencils step a part as a grid of its own (the caller exchanges its halos before every
+ * step), with every variant but time_block > 1, which plan refuses: it takes several steps
+ * without an exchange. plan also refuses a part that does not lie in its global problem. */
 struct ts_problem_part {
     int64_t whole[3];     /* the global problem: n in [0] (sum, triad); nx, ny, nz (stencils); 0: no part */
     int64_t origin[3];    /* global index of local point 0 along x, y, z ([0] alone for sum, triad) */

@@ -3,7 +3,7 @@
  * the printed config reads back, and that every file in configs/ loads and validates.
  * Also: every key's documented range (a table of its own, from docs/configuration.md), the keys that have
  * no effect on a run, and the messages of options that stand for overrides.
- * Usage: test_config good|bad|fields|print|keys|places|ranges|unused|options|examples <configs dir> */
+ * Usage: test_config good|bad|fields|print|keys|places|ranges|unused|options|dims|examples <configs dir> */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,7 +299,7 @@ static const struct bad_case bad_cases[] = {
       { 0 },
       0,
       { "%f:3: unknown section [stencl] (known sections: run, sum, triad, stencil, init, openmp, output, "
-        "placement)" } },
+        "placement, mpi)" } },
     { "section names are case-sensitive", "[RUN]\nkernel = sum\n", NULL, { 0 }, 0, { "%f:1: unknown section [RUN]" } },
     /* A section is refused at its header, keys or not (inih only reports sections with keys). */
     { "unknown section without keys",
@@ -723,6 +723,30 @@ static const struct bad_case bad_cases[] = {
       { "run.kernel=stencil3d", "stencil.alpha=0.25" },
       0,
       { "alpha = 0.25 (--set #2) is unstable for kernel stencil3d (--set #1)" } },
+    { "rank grid with one axis",
+      "[mpi]\ndims = 4\n",
+      NULL,
+      { 0 },
+      0,
+      { "%f:2: [mpi] dims = 4: one axis; give AxB (stencil2d) or AxBxC (stencil3d), must be auto|AxB|AxBxC" } },
+    { "rank grid with a zero",
+      "[mpi]\ndims = 2x0\n",
+      NULL,
+      { 0 },
+      0,
+      { "%f:2: [mpi] dims = 2x0: ranks per axis must be 1..1048576" } },
+    { "rank grid of 3 axes for stencil2d",
+      "[run]\nkernel = stencil2d\n[mpi]\ndims = 2x1x3\n",
+      NULL,
+      { 0 },
+      0,
+      { "[mpi] dims = 2x1x3 (%f:4) has 3 axes, kernel stencil2d (%f:2) needs 2: ranks along x and y, like 2x2" } },
+    { "rank grid of 2 axes for stencil3d by --set",
+      NULL,
+      NULL,
+      { "run.kernel=stencil3d", "mpi.dims=2x2" },
+      0,
+      { "[mpi] dims = 2x2 (--set #2) has 2 axes, kernel stencil3d (--set #1) needs 3: ranks along x and y and z" } },
     { "--set without a dot", NULL, NULL, { "nx=5" }, 0, { "--set nx=5: expected section.key=value" } },
     { "--set without '='", NULL, NULL, { "stencil.nx" }, 0, { "--set stencil.nx: expected section.key=value" } },
     { "--set without a key", NULL, NULL, { "stencil.=5" }, 0, { "--set stencil.=5: expected section.key=value" } },
@@ -782,7 +806,8 @@ static void test_fields(void)
                               "[init]\nmode = serial\nseed = 42\npolicy = bind:1\nhuge_pages = off\n"
                               "[openmp]\nthreads = 8\nplaces = {0:4},{4:4}\nproc_bind = spread\n"
                               "[output]\nfile = x-%k.h5\noverwrite = yes\nwrite_field = on\ncheckpoint_every = 7\n"
-                              "[placement]\naudit = off\nsample_stride = 16\nat_end = yes\n";
+                              "[placement]\naudit = off\nsample_stride = 16\nat_end = yes\n"
+                              "[mpi]\ndims = 2x1x3\n";
     const char *const no_sets[MAX_SETS] = { 0 };
     struct ts_config cfg;
     struct ts_error err;
@@ -798,7 +823,8 @@ static void test_fields(void)
         || strcmp(cfg.places, "{0:4},{4:4}") || strcmp(cfg.proc_bind, "spread") || strcmp(cfg.file, "x-%k.h5")
         || !cfg.write_field || cfg.checkpoint_every != 7 || strcmp(cfg.policy, "bind:1") || cfg.placement_audit
         || cfg.sample_stride != 16 || !cfg.placement_at_end || strcmp(cfg.sum_mode, "fast") || !cfg.triad_nontemporal
-        || !cfg.stencil_nontemporal || cfg.time_block != 3 || cfg.block_y != 5 || cfg.huge_pages || !cfg.overwrite)
+        || !cfg.stencil_nontemporal || cfg.time_block != 3 || cfg.block_y != 5 || cfg.huge_pages || !cfg.overwrite
+        || strcmp(cfg.dims_text, "2x1x3") || cfg.dims[0] != 2 || cfg.dims[1] != 1 || cfg.dims[2] != 3)
         FAIL("%s: a member differs from the file (kernel %s, iterations %lld, nx %lld, places %s, file %s)", name,
              cfg.kernel, (long long)cfg.iterations, (long long)cfg.nx, cfg.places, cfg.file);
     for (size_t i = 0; i < ts_config_key_count(); i++)
@@ -937,8 +963,8 @@ static void test_keys(void)
     if (ts_config_validate(&cfg, &err) != TS_OK)
         FAIL("%s: the defaults do not validate: %s", name, err.message);
     size_t n = ts_config_key_count();
-    if (n != 29 || n > TS_CONFIG_MAX_KEYS)
-        FAIL("%s: %zu keys, expected 29", name, n);
+    if (n != 30 || n > TS_CONFIG_MAX_KEYS)
+        FAIL("%s: %zu keys, expected 30", name, n);
     for (size_t i = 0; i < n; i++) {
         const char *key = ts_config_key_name(i), *doc = ts_config_key_doc(i);
         char value[1200], want[1300];
@@ -1041,6 +1067,7 @@ static const struct word_range {
     { "output.overwrite", { "true", "false", "yes", "no", "on", "off", "1", "0" } },
     { "placement.audit", { "true", "false", "yes", "no", "on", "off", "1", "0" } },
     { "placement.at_end", { "true", "false", "yes", "no", "on", "off", "1", "0" } },
+    { "mpi.dims", { "auto", "2x2", "1x1x1", "3x1x4", "1048576x1", "1x1x1048576" } },
 };
 
 static const struct double_case {
@@ -1203,6 +1230,12 @@ static const struct unused_case {
       { "placement.audit=off", "placement.sample_stride=8" },
       1,
       "[placement] sample_stride = 8 (--set #2) has no effect: placement.audit = false" },
+    { "mpi.dims with triad",
+      NULL,
+      { "run.kernel=triad", "mpi.dims=2x2x1" },
+      1,
+      "[mpi] dims = 2x2x1 (--set #2) has no effect: kernel triad does not read it" },
+    { "mpi.dims with stencil3d", NULL, { "run.kernel=stencil3d", "mpi.dims=1x2x2" }, 0, NULL },
     { "sum's keys with sum", "[run]\nkernel = sum\n[sum]\nn = 5\nmode = fast\n[init]\nseed = 3\n", { 0 }, 0, NULL },
 };
 
@@ -1307,6 +1340,82 @@ static void test_places(void)
     }
 }
 
+/* ---- mpi.dims: the text and the numbers ---- */
+
+static void test_dims(void)
+{
+    static const struct {
+        const char *text;
+        int dims[3]; /* all 0: refused (or auto) */
+        const char *why;
+    } cases[] = {
+        { "auto", { 0, 0, 0 }, NULL },
+        { "2x2", { 2, 2, 0 }, NULL },
+        { "1x1", { 1, 1, 0 }, NULL },
+        { "2x1x3", { 2, 1, 3 }, NULL },
+        { "007x2", { 7, 2, 0 }, NULL },
+        { "1048576x1x1", { 1048576, 1, 1 }, NULL },
+        { "Auto", { 0 }, "not auto or ranks per axis" },
+        { "2X2", { 0 }, "not auto or ranks per axis" },
+        { "2 x 2", { 0 }, "not auto or ranks per axis" },
+        { "2x", { 0 }, "not auto or ranks per axis" },
+        { "x2", { 0 }, "not auto or ranks per axis" },
+        { "2xx2", { 0 }, "not auto or ranks per axis" },
+        { "+2x2", { 0 }, "not auto or ranks per axis" },
+        { "-1x2", { 0 }, "not auto or ranks per axis" },
+        { "2.0x2", { 0 }, "not auto or ranks per axis" },
+        { "1e2x1", { 0 }, "not auto or ranks per axis" },
+        { "0x4", { 0 }, "ranks per axis must be 1..1048576" },
+        { "1048577x1", { 0 }, "ranks per axis must be 1..1048576" },
+        { "99999999999999999999x1", { 0 }, "ranks per axis must be 1..1048576" },
+        { "2x2x2x2", { 0 }, "more than 3 axes" },
+        { "8", { 0 }, "one axis" },
+        { "", { 0 }, "not auto or ranks per axis" },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int dims[3] = { -1, -1, -1 };
+        char why[128] = "";
+        bool ok = ts_dims_parse(cases[c].text, dims, why, sizeof why);
+        if (ok != !cases[c].why)
+            FAIL("%s: '%s' %s", "dims", cases[c].text, ok ? "accepted" : why);
+        else if (!ok && !strstr(why, cases[c].why))
+            FAIL("%s: '%s' refused with '%s', expected '%s'", "dims", cases[c].text, why, cases[c].why);
+        for (int a = 0; a < 3; a++)
+            if (dims[a] != cases[c].dims[a])
+                FAIL("%s: '%s' gives dims[%d] = %d, expected %d", "dims", cases[c].text, a, dims[a], cases[c].dims[a]);
+    }
+
+    /* The numbers follow the text through --set, back to auto included; a refused value leaves both. */
+    struct ts_config cfg;
+    struct ts_error err;
+    ts_config_defaults(&cfg);
+    if (strcmp(cfg.dims_text, "auto") || cfg.dims[0] || cfg.dims[1] || cfg.dims[2])
+        FAIL("%s: default '%s' as %d,%d,%d", "dims", cfg.dims_text, cfg.dims[0], cfg.dims[1], cfg.dims[2]);
+    if (ts_config_set(&cfg, "mpi.dims=3x2", &err) != TS_OK || cfg.dims[0] != 3 || cfg.dims[1] != 2 || cfg.dims[2])
+        FAIL("%s: --set mpi.dims=3x2 gives %d,%d,%d", "dims", cfg.dims[0], cfg.dims[1], cfg.dims[2]);
+    if (ts_config_set(&cfg, "mpi.dims=3x0", &err) == TS_OK || strcmp(cfg.dims_text, "3x2") || cfg.dims[0] != 3)
+        FAIL("%s: a refused --set changed mpi.dims to '%s'", "dims", cfg.dims_text);
+    else if (!strstr(err.message, "--set mpi.dims=3x0: [mpi] dims = 3x0: ranks per axis must be 1..1048576"))
+        FAIL("%s: unexpected message: %s", "dims", err.message);
+    if (ts_config_set(&cfg, "mpi.dims=auto", &err) != TS_OK || cfg.dims[0] || cfg.dims[1] || cfg.dims[2])
+        FAIL("%s: --set mpi.dims=auto gives %d,%d,%d", "dims", cfg.dims[0], cfg.dims[1], cfg.dims[2]);
+    /* The kernel decides the axes: sum and triad do not read the key, so any grid validates. */
+    const char *const valid[][2] = { { "stencil2d", "2x3" },
+                                     { "stencil3d", "1x1x5" },
+                                     { "sum", "2x2x2" },
+                                     { "triad", "2x2" },
+                                     { "stencil3d", "auto" } };
+    for (size_t i = 0; i < sizeof valid / sizeof valid[0]; i++) {
+        char k[64], d[64];
+        snprintf(k, sizeof k, "run.kernel=%s", valid[i][0]);
+        snprintf(d, sizeof d, "mpi.dims=%s", valid[i][1]);
+        ts_config_defaults(&cfg);
+        if (ts_config_set(&cfg, k, &err) != TS_OK || ts_config_set(&cfg, d, &err) != TS_OK
+            || ts_config_validate(&cfg, &err) != TS_OK)
+            FAIL("%s: kernel %s with dims %s refused: %s", "dims", valid[i][0], valid[i][1], err.message);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
@@ -1328,11 +1437,14 @@ int main(int argc, char **argv)
         test_unused();
     else if (strcmp(what, "options") == 0)
         test_options();
+    else if (strcmp(what, "dims") == 0)
+        test_dims();
     else if (strcmp(what, "examples") == 0 && argc > 2)
         test_examples(argv[2]);
     else {
-        fprintf(stderr,
-                "usage: test_config good|bad|fields|print|keys|places|ranges|unused|options|examples <configs dir>\n");
+        fprintf(
+            stderr,
+            "usage: test_config good|bad|fields|print|keys|places|ranges|unused|options|dims|examples <configs dir>\n");
         return 2;
     }
     return ts_test_finish();
