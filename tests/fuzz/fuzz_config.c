@@ -40,6 +40,12 @@ static void round_trip(const struct ts_config *cfg)
     for (size_t i = 0; i < ts_config_key_count(); i++)
         FUZZ_CHECK(strcmp(before[i], after[i]) == 0, "%s = '%s' printed, '%s' read back", ts_config_key_name(i),
                    before[i], after[i]);
+    /* The rank grid's numbers follow its text, whichever way it was set. */
+    int dims[3];
+    char why[128];
+    FUZZ_CHECK(ts_dims_parse(cfg->dims_text, dims, why, sizeof why), "mpi.dims '%s' stored: %s", cfg->dims_text, why);
+    FUZZ_CHECK(memcmp(dims, cfg->dims, sizeof dims) == 0 && memcmp(dims, again.dims, sizeof dims) == 0,
+               "mpi.dims '%s' stored as %d,%d,%d", cfg->dims_text, cfg->dims[0], cfg->dims[1], cfg->dims[2]);
     ts_config_free(&again);
     free(text);
 }
