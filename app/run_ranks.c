@@ -29,7 +29,7 @@ static int split_grid(struct ts_run_ranks *rk, const struct ts_config *cfg, stru
     const struct ts_problem *pb = &rk->whole;
     const int ndims = pb->kernel == TS_KERNEL_STENCIL3D ? 3 : 2;
     const int64_t points[3] = { pb->nx, pb->ny, ndims == 3 ? pb->nz : 1 };
-    const int *dims = NULL; /* mpi.dims: wired when the key lands */
+    const int *dims = cfg->dims[0] > 0 ? cfg->dims : NULL; /* mpi.dims; NULL: auto */
     char why[512];
     if (ts_decomp_create(&rk->dec, ndims, points, rk->dist->size, dims, why, sizeof why) != TS_DECOMP_OK) {
         rk->agreed = 1;

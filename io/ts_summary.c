@@ -25,14 +25,20 @@ static void print_size(const struct ts_results_rec *r, FILE *out)
     fprintf(out, ", %.4g M %ss per iteration", (double)r->units_per_iteration * 1e-6, r->unit);
 }
 
-/* "t0 cpu0/core0/node0, t1 cpu1/core1/node0", shortened for big runs. */
+/* "t0 cpu0/core0/node0, t1 cpu1/core1/node0", shortened for big runs; with ranks
+ * "r1.t0 cpu0/core0/node0", and the host when there are several. */
 static void print_threads(const struct ts_record *rec, FILE *out)
 {
     const int shown = rec->n_threads <= 8 ? rec->n_threads : 6;
+    const int hosts = rec->mpi && rec->mpi->n_hosts > 1;
     fprintf(out, "  ran on     ");
     for (int t = 0; t < shown; t++) {
         const struct ts_thread_rec *th = &rec->threads[t];
-        fprintf(out, "%st%d cpu%d/core%d/node%d", t ? ", " : "", th->thread, th->cpu_start, th->core, th->node);
+        fprintf(out, "%s", t ? ", " : "");
+        if (rec->mpi)
+            fprintf(out, "r%d.", th->rank);
+        fprintf(out, "t%d %s%scpu%d/core%d/node%d", th->thread, hosts ? th->host : "", hosts ? "/" : "", th->cpu_start,
+                th->core, th->node);
     }
     if (shown < rec->n_threads)
         fprintf(out, ", ... (all %d threads in /threads)", rec->n_threads);
@@ -55,6 +61,44 @@ static void print_placement(const struct ts_placement_rec *p, const char *init_m
             p->measured_after, 100.0 * p->local_fraction, init_mode, p->policy, (long long)pages,
             p->page_size == HUGE_PAGE_BYTES ? " of 2 MiB" : "", (long long)p->sample_stride,
             p->sample_stride == 1 ? "" : " sampled", p->time);
+}
+
+/* The ranks: how many, where, how the problem was split, and which rank set the pace. */
+static void print_ranks(const struct ts_record *rec, FILE *out)
+{
+    const struct ts_mpi_rec *m = rec->mpi;
+    fprintf(out, "  ranks      %d x %d thread%s on %d host%s%s, %s %s, %s\n", m->size,
+            m->size > 0 ? rec->n_threads / m->size : 0, rec->n_threads == m->size ? "" : "s", m->n_hosts,
+            m->n_hosts == 1 ? "" : "s",
+            m->shared_kernel ? " (one kernel under several host names: an emulated cluster)" : "",
+            strcmp(m->decomposition, "slices") == 0 ? "split in" : "rank grid", m->decomposition, m->thread_level);
+}
+
+/* Which rank set the pace, and what the halo exchange and the reduction cost. */
+static void print_rank_times(const struct ts_record *rec, FILE *out)
+{
+    const struct ts_mpi_rec *m = rec->mpi;
+    if (m->size == 0 || m->n_iterations == 0)
+        return;
+    int slowest = 0;
+    double sum = 0.0, halo = 0.0, time = 0.0, reduction = 0.0;
+    for (int r = 0; r < m->size; r++) {
+        const struct ts_rank_rec *rank = &m->ranks[r];
+        if (rank->time_median > m->ranks[slowest].time_median)
+            slowest = r;
+        sum += rank->time_median;
+        halo += rank->halo;
+        for (int64_t i = 0; i < m->n_iterations; i++)
+            time += m->rank_iteration[(size_t)r * (size_t)m->n_iterations + (size_t)i];
+        if (rank->reduction > reduction)
+            reduction = rank->reduction;
+    }
+    const double mean = sum / m->size, worst = m->ranks[slowest].time_median;
+    fprintf(out,
+            "  per rank   slowest rank %d (%s): median %.4g s per iteration, imbalance %.1f%% (slowest / mean - 1); "
+            "halo exchange %.1f%% of the ranks' iteration time; reduction %.3g s\n",
+            slowest, m->ranks[slowest].host, worst, mean > 0.0 ? 100.0 * (worst / mean - 1.0) : 0.0,
+            time > 0.0 ? 100.0 * halo / time : 0.0, reduction);
 }
 
 /* Who took the init page faults, and whether threads were switched out or moved. */
@@ -144,6 +188,8 @@ void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE
     fprintf(out, "  threads    %d, OMP_PLACES=%s (%s), OMP_PROC_BIND=%s (%s)\n", r->n_threads,
             binding_value(rec, "OMP_PLACES"), binding_value(rec, "OMP_PLACES_source"),
             binding_value(rec, "OMP_PROC_BIND"), binding_value(rec, "OMP_PROC_BIND_source"));
+    if (rec->mpi)
+        print_ranks(rec, out);
     print_threads(rec, out);
     fprintf(out, "  init       %s first touch, %.3f s\n", r->init_mode, t->init);
     if (rec->placement)
@@ -171,6 +217,8 @@ void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE
                 r->llc_bytes > 0 && r->working_set_bytes <= r->llc_bytes
                     ? "  in cache: the arrays fit in the last-level caches"
                     : "");
+        if (rec->mpi)
+            print_rank_times(rec, out);
         if (!isnan(r->glups_median))
             fprintf(out, "  rate       %.3f GLUP/s median (%.3f best), %.2f GFLOP/s median (%.0f flops/update)\n",
                     r->glups_median, r->glups_best, r->gflops_median, r->flops_per_unit);
@@ -178,8 +226,12 @@ void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE
             fprintf(out, "  rate       %.2f GFLOP/s median (%.0f flop/%s)\n", r->gflops_median, r->flops_per_unit,
                     r->unit);
     }
-    fprintf(out, "  result     %s = %.17g  (%d thread partials -> %d node partial%s -> 1)\n", r->result_name, r->global,
-            r->n_threads, r->n_nodes, r->n_nodes == 1 ? "" : "s");
+    if (rec->mpi)
+        fprintf(out, "  result     %s = %.17g  (%d thread partials -> %d node partial%s -> %d rank partials -> 1)\n",
+                r->result_name, r->global, r->n_threads, r->n_nodes, r->n_nodes == 1 ? "" : "s", rec->mpi->size);
+    else
+        fprintf(out, "  result     %s = %.17g  (%d thread partials -> %d node partial%s -> 1)\n", r->result_name,
+                r->global, r->n_threads, r->n_nodes, r->n_nodes == 1 ? "" : "s");
     if (!rec->complete)
         fprintf(out,
                 "  verified   not verified: stopped after %lld of %lld iterations, the checkpoint holds the rest\n",

@@ -1,0 +1,68 @@
+#!/bin/sh
+# Runs across ranks (issue 14): on 1 to 4 ranks (more ranks than cores: oversubscribed) every
+# kernel is verified and its result is the unlaunched run's to the bit; the stencils' field after
+# k iterations on R ranks, odd splits included, is the one-process field to the bit (halos); the
+# file has one row per thread of every rank and the /mpi group.
+# Usage: test_run_ranks.sh TOUCHSTONE SOURCE_DIR MPIRUN H5GET
+. "$(dirname "$0")/lib.sh"
+H5GET=${4:?path to h5_get}
+unset OMP_PLACES OMP_PROC_BIND OMP_NUM_THREADS
+cd "$WORK" || exit 1
+SIZES="--set sum.n=300000 --set triad.n=200000 --set stencil.nx=70 --set stencil.ny=45 --set stencil.nz=13"
+SIZES="$SIZES --set run.iterations=3 --set run.warmup=1"
+
+# The bits of one value of a file ("%a"), or "missing".
+bits() {
+    "$H5GET" -x "$1" "$2" 2>/dev/null || echo missing
+}
+
+for kernel in sum triad stencil2d stencil3d; do
+    # shellcheck disable=SC2086
+    run_ts 0 "$kernel without a launcher" run "$SRC/configs/$kernel.ini" $SIZES --threads 2 \
+        -o "$WORK/$kernel-alone.h5" || continue
+    want=$(bits "$WORK/$kernel-alone.h5" /results@global)
+    for ranks in 1 2 3 4; do
+        threads=$((ranks == 2 ? 2 : 1))
+        # shellcheck disable=SC2086
+        mpi_ts 0 "$kernel on $ranks ranks x $threads threads" "$ranks" run "$SRC/configs/$kernel.ini" $SIZES \
+            --threads "$threads" -o "$WORK/$kernel-$ranks.h5" || continue
+        expect_in "$OUT" "^  verified   PASSED" "$kernel on $ranks ranks: verified"
+        got=$(bits "$WORK/$kernel-$ranks.h5" /results@global)
+        [ "$got" = "$want" ] || fail "$kernel on $ranks ranks: result $got, without a launcher $want (bitwise)"
+        rows=$("$H5GET" "$WORK/$kernel-$ranks.h5" /threads/table:rank | sort -n | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')
+        want_rows=$(r=0; while [ "$r" -lt "$ranks" ]; do printf '%d:%d ' "$r" "$threads"; r=$((r + 1)); done)
+        if [ "$ranks" -gt 1 ]; then
+            [ "$rows" = "$want_rows" ] || fail "$kernel on $ranks ranks: /threads rows per rank '$rows', want '$want_rows'"
+            size=$("$H5GET" "$WORK/$kernel-$ranks.h5" /mpi@size)
+            [ "$size" = "$ranks" ] || fail "$kernel on $ranks ranks: /mpi@size '$size'"
+        fi
+    done
+done
+
+# Halos: the field after 4 iterations on odd splits equals the one-process field bitwise.
+# 3 ranks on 129 x 65 (a 1 x 3 grid of ranks); 5 ranks on 17 x 9 x 31 (1 x 1 x 5).
+field_case() {
+    kernel=$1 ranks=$2 name=$3
+    shift 3
+    run_ts 0 "$name without a launcher" run "$SRC/configs/$kernel.ini" "$@" --set run.iterations=4 \
+        --set output.write_field=true --threads 2 -o "$WORK/$name-alone.h5" || return
+    mpi_ts 0 "$name on $ranks ranks" "$ranks" run "$SRC/configs/$kernel.ini" "$@" --set run.iterations=4 \
+        --set output.write_field=true --threads 1 -o "$WORK/$name-$ranks.h5" || return
+    expect_in "$OUT" "^  verified   PASSED" "$name on $ranks ranks: verified"
+    h5diff "$WORK/$name-alone.h5" "$WORK/$name-$ranks.h5" /field /field >"$WORK/diff.txt" 2>&1 ||
+        { fail "$name on $ranks ranks: the field differs from the one-process field"; head -5 "$WORK/diff.txt" >&2; }
+    [ "$(bits "$WORK/$name-alone.h5" /results@global)" = "$(bits "$WORK/$name-$ranks.h5" /results@global)" ] ||
+        fail "$name on $ranks ranks: sum of u^2 differs from the one-process result"
+}
+field_case stencil2d 3 "129x65" --set stencil.nx=129 --set stencil.ny=65
+field_case stencil3d 5 "17x9x31" --set stencil.nx=17 --set stencil.ny=9 --set stencil.nz=31
+field_case stencil3d 4 "20x18x11" --set stencil.nx=20 --set stencil.ny=18 --set stencil.nz=11
+# An explicit rank grid (mpi.dims, x first): 2 x 2 in 2D, the file says which.
+field_case stencil2d 4 "2x2-on-33x20" --set stencil.nx=33 --set stencil.ny=20 --set mpi.dims=2x2
+[ "$("$H5GET" "$WORK/2x2-on-33x20-4.h5" /mpi@decomposition)" = 2x2 ] || fail "mpi.dims = 2x2: /mpi@decomposition"
+# dims whose product is not the rank count: refused by every rank alike, exit 2, one message.
+mpi_ts 2 "mpi.dims = 3x1 on 2 ranks" 2 run "$SRC/configs/stencil2d.ini" --set mpi.dims=3x1 -o "$WORK/bad.h5"
+[ "$(grep -c '^touchstone: error: stencil2d on 2 ranks: ' "$ERR")" = 1 ] ||
+    { fail "mpi.dims = 3x1 on 2 ranks: expected one refusal"; sed 's/^/    | /' "$ERR" | head -5 >&2; }
+[ -e "$WORK/bad.h5" ] && fail "mpi.dims = 3x1 on 2 ranks: a file was written"
+finish
