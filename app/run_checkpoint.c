@@ -35,9 +35,39 @@ static double *stencil_field(struct ts_run_exec *ex, int64_t dims[3])
     return (double *)ts_kernel_field(&ex->in.rp->problem, ex->own.arrays, ex->out.steps_done, dims);
 }
 
+/* Across ranks, on every rank: the whole field (stencils) and every thread's times, rank 0's
+ * to write; the others get NULL. */
+static int gather_state(struct ts_run_checkpoint *ck, struct ts_run_exec *ex, double **field, int64_t dims[3],
+                        double **times, int32_t *n_threads)
+{
+    struct ts_run_ranks *rk = ck->ranks;
+    int status = ts_run_ranks_field(rk, ex, field, dims, &ck->err);
+    size_t *counts = NULL, row = (size_t)ex->in.iterations * sizeof(double);
+    if (status == TS_OK)
+        status = ts_dist_gatherv(rk->dist, ex->out.thread_times, (size_t)ex->in.n_threads * row, (void **)times,
+                                 &counts, &ck->err);
+    *n_threads = 0;
+    for (int r = 0; status == TS_OK && counts && r < rk->dist->size; r++)
+        *n_threads += (int32_t)(row ? counts[r] / row : 0);
+    free(counts);
+    return status;
+}
+
 int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx)
 {
     struct ts_run_checkpoint *ck = ctx;
+    const int spread = ck->ranks && ck->ranks->spread;
+    double *world_field = NULL, *world_times = NULL;
+    int64_t world_dims[3] = { 0, 0, 0 };
+    int32_t world_threads = 0;
+    if (spread) {
+        int gathered = gather_state(ck, ex, &world_field, world_dims, &world_times, &world_threads);
+        if (gathered != TS_OK || ck->ranks->dist->rank != 0) {
+            free(world_field);
+            free(world_times);
+            return gathered;
+        }
+    }
     struct ts_attr *config = ts_config_attrs(ck->cfg);
     if (!config)
         return ts_fail(&ck->err, TS_RESOURCE_ERROR, "checkpoint %s: out of memory", ck->path);
@@ -54,6 +84,12 @@ int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx)
         .thread_times = ex->out.thread_times,
     };
     c.field = stencil_field(ex, c.field_dims);
+    if (spread) {
+        c.field = world_field;
+        memcpy(c.field_dims, world_dims, sizeof world_dims);
+        c.n_threads = world_threads;
+        c.thread_times = world_times;
+    }
     struct ts_place place = ts_output_checkpoint_place(ck->out, &ck->own);
     int status = ts_checkpoint_write_placed(&c, &place, &ck->err);
     if (status == TS_OK) {
@@ -61,6 +97,8 @@ int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx)
         ck->own = place.written;
     }
     free(config);
+    free(world_field);
+    free(world_times);
     return status;
 }
 
@@ -78,8 +116,15 @@ void ts_run_checkpoint_discard(const struct ts_run_checkpoint *ck)
         discard_if_own(ck, ck->path);
 }
 
+/* The grid the step after `steps` iterations reads. */
+static double *stencil_field_at(struct ts_run_exec *ex, int64_t steps)
+{
+    int64_t dims[3];
+    return (double *)ts_kernel_field(&ex->in.rp->problem, ex->own.arrays, steps, dims);
+}
+
 int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cfg, const char *path,
-                              struct ts_error *err)
+                              const struct ts_run_ranks *ck_ranks, struct ts_error *err)
 {
     struct ts_attr *all = ts_config_attrs(cfg);
     if (!all)
@@ -106,9 +151,44 @@ int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cf
         ex->out.steps_done = parity;
         e.field[parity] = stencil_field(ex, e.field_dims);
     }
+    /* Across ranks: the whole grid into scratch, whichever parity, then this rank's block. */
+    const struct ts_run_ranks *rk = ck_ranks;
+    const int spread = rk && rk->spread;
+    double *whole = NULL, *scratch_times = NULL;
+    if (spread) {
+        e.n_threads = -1; /* never this rank's threads: checked in scratch */
+        scratch_times = malloc(((size_t)ex->in.iterations + 1) * sizeof *scratch_times);
+        e.thread_times = scratch_times;
+        if (rk->stencil) {
+            const int64_t gz = rk->dec.ndims == 3 ? rk->whole.nz : 1;
+            e.field_dims[0] = gz;
+            e.field_dims[1] = rk->whole.ny;
+            e.field_dims[2] = rk->whole.nx;
+            whole = malloc((size_t)(gz * rk->whole.ny * rk->whole.nx) * sizeof *whole);
+            e.field[0] = e.field[1] = whole;
+        }
+        if (!scratch_times || (rk->stencil && !whole)) {
+            free(whole);
+            free(scratch_times);
+            free(all);
+            return ts_fail(err, TS_RESOURCE_ERROR, "restart from %s: no memory for the whole field", path);
+        }
+    }
     int restored_threads = 0;
     int status = ts_checkpoint_restore(path, &e, &steps, &restored_threads, err);
     free(all);
+    free(scratch_times);
+    if (status == TS_OK && whole) {
+        const struct ts_decomp_block *b = &rk->block;
+        double *grid = stencil_field_at(ex, steps);
+        for (int64_t z = 0; z < b->local[2]; z++)
+            for (int64_t y = 0; y < b->local[1]; y++)
+                memcpy(grid + (z * b->local[1] + y) * b->local[0],
+                       whole + ((b->origin[2] + z) * e.field_dims[1] + b->origin[1] + y) * e.field_dims[2]
+                           + b->origin[0],
+                       (size_t)b->local[0] * sizeof *grid);
+    }
+    free(whole);
     if (status != TS_OK)
         return status;
     if (!restored_threads) /* another thread count: those per-thread times do not map */

@@ -7,6 +7,7 @@
 
 #include "run_exec.h"
 #include "run_plan.h"
+#include "run_ranks.h"
 #include "ts_config.h"
 #include "ts_error.h"
 
@@ -16,13 +17,17 @@ struct ts_run_checkpoint {
     char path[4200];           /* where checkpoints of this run go (after a write: where the last one went) */
     struct ts_error err;       /* why the last write failed */
     struct ts_file_id own;     /* the checkpoint this run wrote last, as written */
+    struct ts_run_ranks *ranks; /* the ranks; rank 0 writes what every rank sends */
 };
 
 /* The checkpoint next to an output file: "X.h5" -> "X.ckpt.h5" (other names get ".ckpt.h5"). */
 void ts_checkpoint_path_for(const char *output, char *buf, size_t len);
 
 /* Writes the state of ex after ex->out.steps_done iterations (the ts_run_exec checkpoint callback;
- * ctx is a struct ts_run_checkpoint). */
+ * ctx is a struct ts_run_checkpoint). Across ranks it is collective: every rank sends its points
+ * of the field and its threads' times, and rank 0 writes one checkpoint of the whole problem,
+ * the same file a single process writes, so that any rank count (or none) continues it; the
+ * other ranks return TS_OK. */
 int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx);
 
 /* At the end of a finished run: deletes the checkpoint next to the output (and the one this run
@@ -31,8 +36,10 @@ int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx);
 void ts_run_checkpoint_discard(const struct ts_run_checkpoint *ck);
 
 /* After init, before the iterations: reads the checkpoint at path into ex (field, times,
- * first_step), refusing one written for another kernel, size or numerical config. */
+ * first_step), refusing one written for another kernel, size or numerical config. Across ranks
+ * every rank reads the whole field and keeps its block (halos included); the per-thread times
+ * of the checkpoint's iterations are not mapped onto the ranks' threads (NaN). */
 int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cfg, const char *path,
-                              struct ts_error *err);
+                              const struct ts_run_ranks *ranks, struct ts_error *err);
 
 #endif

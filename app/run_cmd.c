@@ -313,7 +313,7 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
     if (status != TS_OK)
         return status;
 
-    struct ts_run_checkpoint checkpoint = { .cfg = cfg, .out = &out };
+    struct ts_run_checkpoint checkpoint = { .cfg = cfg, .out = &out, .ranks = &ranks };
     snprintf(checkpoint.path, sizeof checkpoint.path, "%s", out.checkpoint);
     struct ts_run_exec ex = {
         .in = { .rp = &rp, .topo = topo, .checkpoint = ts_run_checkpoint_save, .checkpoint_ctx = &checkpoint }
@@ -331,26 +331,23 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
     if (status == TS_OK)
         status = ts_run_exec_init(&ex, err);
     if (status == TS_OK && cli->restart_path)
-        status = ts_run_checkpoint_restore(&ex, cfg, cli->restart_path, err);
+        status = ts_run_checkpoint_restore(&ex, cfg, cli->restart_path, &ranks, err);
     int64_t restored_steps = ex.in.first_step;
     if (status == TS_OK)
         status = ts_run_exec_compute(&ex, err);
     if (status == TS_OK)
         status = ts_run_ranks_combine(&ranks, &ex, err);
-    if (status == TS_OK && ex.out.stopped && ranks.spread) {
-        /* Every rank stopped after the same iteration (the stop is agreed). */
-        status =
-            ts_fail(err, TS_INTERRUPTED,
-                    "%s stopped the run after %lld of %lld iterations; checkpoints across ranks are not built "
-                    "yet (issue 14): nothing was written",
-                    strsignal(stop_signal), (long long)ex.out.steps_done, (long long)(ex.in.warmup + ex.in.iterations));
-        launch->agreed = 1;
-    } else if (status == TS_OK && ex.out.stopped) {
+    if (status == TS_OK && ex.out.stopped) {
+        /* Every rank stopped after the same iteration (the stop is agreed); rank 0 writes. */
         int saved = ts_run_checkpoint_save(&ex, &checkpoint);
         if (saved != TS_OK)
             status = ts_fail(err, saved, "%s stopped the run, but its checkpoint could not be written: %s",
                              strsignal(stop_signal), checkpoint.err.message);
-        else
+        if (ranks.spread) {
+            status = ts_run_ranks_follow_root(&ranks, status, err);
+            launch->agreed = ranks.agreed;
+        }
+        if (status == TS_OK)
             not_verified(&ver, &ex, checkpoint.path);
     } else if (status == TS_OK) {
         double t0 = omp_get_wtime();
@@ -402,12 +399,14 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         if (!cli->quiet && root)
             ts_run_record_print_summary(&rr, stdout);
         if (ex.out.stopped) {
-            fprintf(stderr,
-                    "touchstone: %s: stopped after %lld of %lld iterations; checkpoint %s; continue with "
-                    "touchstone run %s --restart %s\n",
-                    strsignal(stop_signal), (long long)ex.out.steps_done, (long long)(ex.in.warmup + ex.in.iterations),
-                    checkpoint.path, cfg->path, checkpoint.path);
+            if (root)
+                fprintf(stderr,
+                        "touchstone: %s: stopped after %lld of %lld iterations; checkpoint %s; continue with "
+                        "touchstone run %s --restart %s\n",
+                        strsignal(stop_signal), (long long)ex.out.steps_done,
+                        (long long)(ex.in.warmup + ex.in.iterations), checkpoint.path, cfg->path, checkpoint.path);
             status = TS_INTERRUPTED;
+            launch->agreed = 1; /* every rank stopped together; rank 0 carries the status */
         } else if (!ver.passed && root) {
             fprintf(stderr, "touchstone: error: verification failed: %s\n", ver.method);
             fprintf(stderr, "touchstone: error: error %.6g > tolerance %.6g (%lld of %lld values outside)\n", ver.error,

@@ -7,15 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int refuse(struct ts_run_ranks *rk, struct ts_error *err, const char *what)
-{
-    rk->agreed = 1;
-    return ts_fail(err, TS_BAD_INPUT,
-                   "%s on %d ranks: not built yet across ranks (issue 14); it works on one rank (mpirun -np 1, or "
-                   "touchstone without a launcher)",
-                   what, rk->dist->size);
-}
-
 void ts_run_ranks_own(const struct ts_decomp_block *b, int ndims, int axis, int64_t *begin, int64_t *end)
 {
     /* A rank answers for its interior points and for the physical boundary next to them. */
@@ -85,10 +76,7 @@ int ts_run_ranks_split(struct ts_run_ranks *rk, const struct ts_dist *d, const s
     rk->whole = rp->problem;
     rk->whole_plan = rp->plan;
     rk->stencil = rp->kernel->id == TS_KERNEL_STENCIL2D || rp->kernel->id == TS_KERNEL_STENCIL3D;
-    if (restart_path)
-        return refuse(rk, err, "--restart (a checkpoint)");
-    if (cfg->checkpoint_every > 0)
-        return refuse(rk, err, "output.checkpoint_every (checkpoints)");
+    (void)restart_path;
     if (rk->stencil && rp->problem.time_block > 1) {
         rk->agreed = 1;
         return ts_fail(err, TS_BAD_INPUT,
