@@ -30,7 +30,9 @@ static int make_texts(const struct ts_dist *d, const struct ts_topo_report *rep,
     FILE *f = open_memstream(&t->facts, &len);
     if (!f)
         return -1;
-    fprintf(f, "%s %s\n", d->host, d->boot_id[0] ? d->boot_id : "-");
+    /* The host as the job knows it, so that node names sharing one machine count apart. */
+    const char *host = ts_rank_host(d);
+    fprintf(f, "%s %s\n", host, d->boot_id[0] ? d->boot_id : "-");
     if (fclose(f) != 0)
         return -1;
     if (!(f = open_memstream(&t->rows, &len)))
@@ -47,7 +49,7 @@ static int make_texts(const struct ts_dist *d, const struct ts_topo_report *rep,
     if (!(f = open_memstream(&t->warnings, &len)))
         return -1;
     for (int i = 0; i < rep->n_warnings; i++)
-        fprintf(f, "  rank %d (%s): warning: %s\n", d->rank, d->host, rep->warnings[i]);
+        fprintf(f, "  rank %d (%s): warning: %s\n", d->rank, host, rep->warnings[i]);
     return fclose(f);
 }
 

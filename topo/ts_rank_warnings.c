@@ -255,6 +255,7 @@ static int same_host(const struct ts_rank_facts *a, const struct ts_rank_facts *
 /* A rank's CPUs, ascending. */
 struct cpus {
     int *v, n;
+    int from_mask; /* the rank's mask, not the CPUs its threads ran on */
 };
 
 static int int_order(const void *a, const void *b)
@@ -267,6 +268,7 @@ static int int_order(const void *a, const void *b)
 static int cpus_of(const struct ts_rank_facts *f, int *tmp, struct cpus *c)
 {
     int n = f->mask[0] ? ts_machine_parse_cpus(f->mask, tmp, MAX_MASK_CPUS) : -1;
+    c->from_mask = n >= 0;
     if (n < 0) {
         n = 0;
         for (int t = 0; t < f->n_threads; t++)
@@ -418,11 +420,13 @@ static void overlapping(struct sink *s, const struct ts_rank_facts *r, int n, co
         r[first_a].host, r[first_a].rank, r[first_b].rank, plural(first_n), shared, mask_a, mask_b, more);
 }
 
-/* The mpirun-in-allocation pitfall: a rank of several threads bound to one core. */
+/* The mpirun-in-allocation pitfall: a rank of several threads whose mask is one core. Threads
+ * that share a core of a wider mask are the rank's own binding (its own warnings say so). */
 static void one_core(struct sink *s, const struct ts_rank_facts *f, const struct cpus *c, int *tmp)
 {
     int n = f->n_threads;
-    if (n < 2 || f->threads[0].core < 0)
+    int pus_per_core = f->n_cores > 0 && f->n_pus >= f->n_cores ? f->n_pus / f->n_cores : 1;
+    if (n < 2 || f->threads[0].core < 0 || !c->from_mask || c->n > pus_per_core)
         return;
     for (int t = 1; t < n; t++)
         if (f->threads[t].core != f->threads[0].core)

@@ -39,4 +39,15 @@ if expect_run 0 "topo on 2 ranks of 1 thread, a core each" "$MPIRUN" --bind-to c
     expect_not_in "$OUT" "across ranks" "a core a rank, one thread each: a line across ranks"
     expect_in "$OUT" "^rank warnings$" "a core a rank: the section"
 fi
+
+# Two node names on one kernel, as srun gives the ranks of the emulated cluster (SLURMD_NODENAME
+# n1 and n2, one hostname, one boot id): every rank may use every CPU, yet no overlap warning
+# between the two "hosts", one note that they share a kernel instead.
+if expect_run 0 "topo on two node names of one kernel" "$MPIRUN" --oversubscribe --bind-to none \
+    -np 1 env SLURMD_NODENAME=n1 "$TS" topo --threads 1 : -np 1 env SLURMD_NODENAME=n2 "$TS" topo --threads 1; then
+    expect_in "$OUT" "^  world +2 ranks on 2 hosts sharing 1 kernel" "two node names: the world line"
+    expect_in "$OUT" "^  across ranks: note: hosts n1, n2 share one kernel \(boot id " "two node names: the note"
+    expect_not_in "$OUT" "across ranks: warning" "two node names of one kernel: a warning across ranks"
+    expect_in "$OUT" "^  rank 1 \(n2\): warning: " "two node names: rank 1's warnings name its node"
+fi
 finish

@@ -120,10 +120,25 @@ static void one_core(void)
         REQUIRE(FIND(n, what, "mpirun --bind-to none", "--map-by slot:PE=$SLURM_CPUS_PER_TASK", "srun") >= 0,
                 "no line '%s' with the fixes", what);
     }
+    /* Two SMT siblings of one core make a one-core mask too (2 cores, 4 PUs: CPUs 0 and 2). */
+    rank(0, "a", A, "0,2", 2, (int[]){ 0, 2 }, NULL, 2, 1);
+    ranks[0].n_pus = 4;
+    threads[0][1].core = 0;
+    rank(1, "b", B, "1", 1, (int[]){ 1 }, NULL, 2, 1);
+    n = run(2);
+    REQUIRE(n == 1 && FIND(n, "rank 0 (a): its 2 threads all run on core 0 (CPUs 0,2; the rank's mask: 0,2)") == 0,
+            "two threads on the SMT siblings of a one-core mask: expected the warning");
+
     /* One thread a rank on one core is no pitfall; two threads on two cores neither. */
     rank(0, "a", A, "0", 1, (int[]){ 0 }, NULL, 2, 1);
     rank(1, "b", B, "0-1", 2, (int[]){ 0, 1 }, NULL, 2, 1);
     REQUIRE(run(2) == 0, "one thread on one core, two on two: expected no line");
+    /* Threads that share a core of a wider mask were put there by the rank's own binding or
+     * the scheduler (its own warnings say so), not by the launcher; without a mask, unknown. */
+    rank(1, "b", B, "0-1", 2, (int[]){ 1, 1 }, NULL, 2, 1);
+    REQUIRE(run(2) == 0, "two threads on one core of a two-core mask: expected no line");
+    rank(1, "b", B, "", 2, (int[]){ 1, 1 }, NULL, 2, 1);
+    REQUIRE(run(2) == 0, "two threads on one core, mask unknown: expected no line");
 }
 
 static void spans_numa(void)
