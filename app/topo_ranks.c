@@ -4,6 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rank_warnings.h"
+
+/* The notes and warnings across ranks printed at most; the last line says how many more. */
+enum { MAX_CROSS = 64 };
+
 /* Each rank's part as text, so that one gather of variable-length text carries it. */
 struct rank_texts {
     char *facts;    /* "host boot_id\n": one line, this rank's */
@@ -25,7 +30,9 @@ static int make_texts(const struct ts_dist *d, const struct ts_topo_report *rep,
     FILE *f = open_memstream(&t->facts, &len);
     if (!f)
         return -1;
-    fprintf(f, "%s %s\n", d->host, d->boot_id[0] ? d->boot_id : "-");
+    /* The host as the job knows it, so that node names sharing one machine count apart. */
+    const char *host = ts_rank_host(d);
+    fprintf(f, "%s %s\n", host, d->boot_id[0] ? d->boot_id : "-");
     if (fclose(f) != 0)
         return -1;
     if (!(f = open_memstream(&t->rows, &len)))
@@ -42,7 +49,7 @@ static int make_texts(const struct ts_dist *d, const struct ts_topo_report *rep,
     if (!(f = open_memstream(&t->warnings, &len)))
         return -1;
     for (int i = 0; i < rep->n_warnings; i++)
-        fprintf(f, "  rank %d (%s): warning: %s\n", d->rank, d->host, rep->warnings[i]);
+        fprintf(f, "  rank %d (%s): warning: %s\n", d->rank, host, rep->warnings[i]);
     return fclose(f);
 }
 
@@ -75,7 +82,8 @@ static int distinct(const char *facts, int n, int field)
     return count;
 }
 
-static void print_section(const struct ts_dist *d, const char *facts, const char *rows, const char *warnings, FILE *out)
+static void print_section(const struct ts_dist *d, const char *facts, const char *rows, const char *warnings,
+                          const struct ts_rank_line *cross, int n_cross, FILE *out)
 {
     int hosts = distinct(facts, d->size, 0), kernels = distinct(facts, d->size, 1);
     int w = (int)strlen("host");
@@ -102,7 +110,9 @@ static void print_section(const struct ts_dist *d, const char *facts, const char
             fprintf(out, "  %-*s  %.*s\n", w, line, (int)(n - (size_t)(bar + 1 - p)), bar + 1);
         p += n + (p[n] == '\n');
     }
-    fprintf(out, "\nrank warnings%s\n%s", warnings[0] ? "" : ": none", warnings);
+    fprintf(out, "\nrank warnings%s\n%s", warnings[0] || n_cross ? "" : ": none", warnings);
+    for (int i = 0; i < n_cross; i++)
+        fprintf(out, "  across ranks: %s: %s\n", cross[i].note ? "note" : "warning", cross[i].text);
 }
 
 int ts_topo_ranks_print(const struct ts_dist *dist, const struct ts_topo_report *rep, FILE *out, struct ts_error *err)
@@ -115,10 +125,31 @@ int ts_topo_ranks_print(const struct ts_dist *dist, const struct ts_topo_report 
         status = ts_dist_gather_text(dist, made && mine.rows ? mine.rows : "", &all.rows, err);
     if (status == TS_OK)
         status = ts_dist_gather_text(dist, made && mine.warnings ? mine.warnings : "", &all.warnings, err);
+    /* The warnings across ranks: every rank's facts, compared on rank 0. Gathered whenever the
+     * gathers above were, even when this rank has no line, so that no rank waits. */
+    char *line = NULL;
+    struct ts_rank_line *cross = NULL;
+    int n_cross = 0, facts = TS_OK;
+    struct ts_error facts_err = { 0 };
+    if (status == TS_OK) {
+        const char *mask = rep->process_mask && rep->process_mask[0] ? rep->process_mask : rep->process_cpus;
+        facts = ts_rank_facts_line(dist, rep->topology, mask, rep->openmp.threads, rep->openmp.num_threads, &line,
+                                   &facts_err);
+        cross = dist->rank == 0 ? calloc(MAX_CROSS, sizeof *cross) : NULL;
+        status = ts_rank_warnings_gather(dist, facts == TS_OK ? line : "", cross, cross ? MAX_CROSS : 0, &n_cross, err);
+    }
     if (status == TS_OK && !made)
         status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot format the threads of rank %d", dist->rank);
+    if (status == TS_OK && facts != TS_OK) {
+        *err = facts_err;
+        status = facts;
+    }
+    if (status == TS_OK && dist->rank == 0 && !cross)
+        status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot hold the warnings across ranks");
     if (status == TS_OK && dist->rank == 0)
-        print_section(dist, all.facts, all.rows, all.warnings, out);
+        print_section(dist, all.facts, all.rows, all.warnings, cross, n_cross, out);
+    free(line);
+    free(cross);
     free(mine.facts);
     free(mine.rows);
     free(mine.warnings);

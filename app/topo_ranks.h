@@ -1,6 +1,6 @@
 /* `touchstone topo` under a launcher: every rank's threads (host, rank, local rank, thread,
  * CPU, core, NUMA node) and binding warnings, gathered to rank 0 and printed in rank order,
- * xthi-style, after rank 0's own report. */
+ * xthi-style, after rank 0's own report; then the warnings across ranks (rank_warnings.h). */
 #ifndef TOUCHSTONE_APP_TOPO_RANKS_H
 #define TOUCHSTONE_APP_TOPO_RANKS_H
 

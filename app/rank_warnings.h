@@ -1,0 +1,35 @@
+/* The warnings across ranks (topo/ts_rank_warnings.h) for the commands: this rank's facts as
+ * one line, from what the process knows (its place in the world, its host's topology, where
+ * its threads ran), and the collective that brings every rank's line to rank 0 and compares
+ * them there. `topo` and `run` both use it, so that they warn alike. */
+#ifndef TOUCHSTONE_APP_RANK_WARNINGS_H
+#define TOUCHSTONE_APP_RANK_WARNINGS_H
+
+#include "ts_dist.h"
+#include "ts_error.h"
+#include "ts_rank_warnings.h"
+#include "ts_record.h"
+
+/* The name of this rank's host as the job knows it: SLURMD_NODENAME when Slurm started the
+ * rank (the node's name in the job, which tells apart node names that share one machine, as
+ * in the emulated cluster of the tests, where gethostname gives every node the same name),
+ * else the host name of d. A name with a blank or over 255 bytes is not taken. */
+const char *ts_rank_host(const struct ts_dist *d);
+
+/* This rank's facts as ts_rank_facts_format writes them (malloc'd into *line, the caller frees
+ * it): rank, local rank, host (ts_rank_host) and boot id from d; cores, PUs and NUMA nodes with memory from
+ * machine (NULL: unknown); mask, the CPU list the process started with ("" or NULL: unknown,
+ * then the CPUs its threads ran on stand for it); where each of the n threads ran (cpu_start,
+ * core, node). TS_RESOURCE_ERROR when memory runs out. */
+int ts_rank_facts_line(const struct ts_dist *d, const struct ts_topology_rec *machine, const char *mask,
+                       const struct ts_thread_rec *threads, int n, char **line, struct ts_error *err);
+
+/* Collective: every rank gives its line (NULL or "" when it could not make one: rank 0 then
+ * fails, naming no rank, rather than leave the others waiting); rank 0 gets the notes and
+ * warnings across ranks in lines (up to max) and their count in *n_lines, the others 0.
+ * TS_INTERNAL_ERROR when MPI fails or a line does not read back, TS_RESOURCE_ERROR when
+ * memory runs out. */
+int ts_rank_warnings_gather(const struct ts_dist *d, const char *line, struct ts_rank_line *lines, int max,
+                            int *n_lines, struct ts_error *err);
+
+#endif

@@ -1,0 +1,53 @@
+#!/bin/sh
+# The warnings across ranks (issue 14) in `touchstone topo` under mpirun, in the layouts whose
+# outcome a 2-core machine fixes: the launcher's binding (the mask of each rank) decides them,
+# not where the scheduler happens to put a thread.
+# Usage: test_rank_warnings.sh TOUCHSTONE SOURCE_DIR MPIRUN
+. "$(dirname "$0")/lib.sh"
+
+cpus=$(nproc)
+[ "$cpus" -ge 2 ] || { echo "skipped: $cpus CPU, the layouts below need 2"; exit 0; }
+
+# mpirun binds each rank to a core of its own: 2 threads a rank take turns on that core, the
+# mpirun-in-allocation pitfall, once for each rank. The masks are disjoint: no overlap.
+if expect_run 0 "topo on 2 ranks bound to a core each" "$MPIRUN" --bind-to core --map-by core -np 2 "$TS" topo \
+    --threads 2; then
+    for r in 0 1; do
+        expect_in "$OUT" "^  across ranks: warning: rank $r \([^)]*\): its 2 threads all run on core [0-9]+ .*mpirun --bind-to none or --map-by slot:PE=\\\$SLURM_CPUS_PER_TASK, or launch with srun\$" \
+            "ranks bound to one core: rank $r's warning"
+    done
+    [ "$(grep -c '^  across ranks: warning: rank [0-9] .*all run on core' "$OUT")" = 2 ] ||
+        fail "ranks bound to one core: not one warning per rank"
+    expect_not_in "$OUT" "may both run on" "ranks bound to a core each: their masks do not overlap"
+fi
+
+# No binding from mpirun, OMP_PLACES=cores: both ranks may use every CPU, and each binds its
+# thread 0 to the first core: the masks overlap, whatever the threads' CPUs.
+MPI_ARGS="-x OMP_PLACES=cores"
+if mpi_ts 0 "topo on 2 unbound ranks" 2 topo --threads 1; then
+    expect_in "$OUT" "^  across ranks: warning: host [^:]*: ranks 0 and 1 may both run on CPUs [0-9,-]+ \(masks [0-9,-]+ and [0-9,-]+\): .*srun --cpu-bind=cores, or mpirun --map-by slot:PE=N" \
+        "unbound ranks: the overlap warning"
+    [ "$(grep -c '^  across ranks: warning:' "$OUT")" = 1 ] || fail "unbound ranks of one thread: not one warning across ranks"
+    expect_not_in "$OUT" "^rank warnings: none" "unbound ranks: 'none' printed above a warning"
+fi
+MPI_ARGS=""
+
+# A good layout: a core a rank, one thread each. Nothing across ranks (each rank still has its
+# own warning that binding is off).
+if expect_run 0 "topo on 2 ranks of 1 thread, a core each" "$MPIRUN" --bind-to core --map-by core -np 2 "$TS" topo \
+    --threads 1; then
+    expect_not_in "$OUT" "across ranks" "a core a rank, one thread each: a line across ranks"
+    expect_in "$OUT" "^rank warnings$" "a core a rank: the section"
+fi
+
+# Two node names on one kernel, as srun gives the ranks of the emulated cluster (SLURMD_NODENAME
+# n1 and n2, one hostname, one boot id): every rank may use every CPU, yet no overlap warning
+# between the two "hosts", one note that they share a kernel instead.
+if expect_run 0 "topo on two node names of one kernel" "$MPIRUN" --oversubscribe --bind-to none \
+    -np 1 env SLURMD_NODENAME=n1 "$TS" topo --threads 1 : -np 1 env SLURMD_NODENAME=n2 "$TS" topo --threads 1; then
+    expect_in "$OUT" "^  world +2 ranks on 2 hosts sharing 1 kernel" "two node names: the world line"
+    expect_in "$OUT" "^  across ranks: note: hosts n1, n2 share one kernel \(boot id " "two node names: the note"
+    expect_not_in "$OUT" "across ranks: warning" "two node names of one kernel: a warning across ranks"
+    expect_in "$OUT" "^  rank 1 \(n2\): warning: " "two node names: rank 1's warnings name its node"
+fi
+finish

@@ -1,0 +1,350 @@
+/* The warnings across ranks (topo/ts_rank_warnings.h) on made-up layouts: each warning where
+ * its layout is wrong and none where it is right, the hosts that share a kernel, and the
+ * facts' text line read back as written, malformed lines refused. */
+#include "topo_test.h"
+#include "ts_rank_warnings.h"
+
+enum { MAX_LINES = 32, MAX_RANKS = 64 };
+
+static struct ts_rank_line lines[MAX_LINES];
+static struct ts_rank_thread threads[MAX_RANKS][8];
+static struct ts_rank_facts ranks[MAX_RANKS];
+
+/* Rank r on host (name, boot id) with mask, whose threads ran on the CPUs cpu[0..n) (core = the
+ * CPU, node = node[i]); the host has cores cores (one PU each) and numa nodes. */
+static void rank(int r, const char *host, const char *boot, const char *mask, int n, const int *cpu, const int *node,
+                 int cores, int numa)
+{
+    struct ts_rank_facts *f = &ranks[r];
+    *f = (struct ts_rank_facts){
+        .rank = r, .n_cores = cores, .n_pus = cores, .n_numa = numa, .n_threads = n, .threads = threads[r]
+    };
+    snprintf(f->host, sizeof f->host, "%s", host);
+    snprintf(f->boot_id, sizeof f->boot_id, "%s", boot);
+    snprintf(f->mask, sizeof f->mask, "%s", mask);
+    for (int i = 0; i < n; i++)
+        threads[r][i] = (struct ts_rank_thread){ cpu[i], cpu[i], node ? node[i] : 0 };
+    int local = 0;
+    for (int i = 0; i < r; i++)
+        local += strcmp(ranks[i].host, host) == 0;
+    f->local_rank = local;
+}
+
+static int run(int n)
+{
+    memset(lines, 0, sizeof lines);
+    int got = ts_rank_warnings(ranks, n, lines, MAX_LINES);
+    REQUIRE(got >= 0, "ts_rank_warnings failed");
+    for (int i = 0; i < got; i++)
+        printf("%s: %s\n", lines[i].note ? "note" : "warning", lines[i].text);
+    return got;
+}
+
+/* The index of the line holding every one of the texts (NULL-terminated), or -1. */
+static int find_all(int n, const char *const *texts)
+{
+    for (int i = 0; i < n; i++) {
+        int all = 1;
+        for (const char *const *t = texts; *t && all; t++)
+            all = strstr(lines[i].text, *t) != NULL;
+        if (all)
+            return i;
+    }
+    return -1;
+}
+#define FIND(n, ...) find_all(n, (const char *const[]){ __VA_ARGS__, NULL })
+
+static const char *const A = "aaaaaaaa-1111-2222-3333-444444444444";
+static const char *const B = "bbbbbbbb-1111-2222-3333-444444444444";
+
+/* 2 hosts x 2 ranks x 2 threads, each rank on cores of its own: nothing to say. */
+static void none_disjoint(void)
+{
+    rank(0, "a", A, "0-1", 2, (int[]){ 0, 1 }, NULL, 4, 1);
+    rank(1, "a", A, "2-3", 2, (int[]){ 2, 3 }, NULL, 4, 1);
+    rank(2, "b", B, "0-1", 2, (int[]){ 0, 1 }, NULL, 4, 1);
+    rank(3, "b", B, "2-3", 2, (int[]){ 2, 3 }, NULL, 4, 1);
+    REQUIRE(run(4) == 0, "two ranks per host on disjoint cores: expected no line");
+}
+
+/* One rank per NUMA node, each rank's threads on its own node: nothing to say. */
+static void none_numa(void)
+{
+    rank(0, "a", A, "0-3", 4, (int[]){ 0, 1, 2, 3 }, (int[]){ 0, 0, 0, 0 }, 8, 2);
+    rank(1, "a", A, "4-7", 4, (int[]){ 4, 5, 6, 7 }, (int[]){ 1, 1, 1, 1 }, 8, 2);
+    REQUIRE(run(2) == 0, "one rank per NUMA node: expected no line");
+}
+
+static void overlap(void)
+{
+    rank(0, "a", A, "0-3", 2, (int[]){ 0, 1 }, NULL, 8, 1);
+    rank(1, "a", A, "2-5", 2, (int[]){ 4, 5 }, NULL, 8, 1);
+    rank(2, "a", A, "6-7", 2, (int[]){ 6, 7 }, NULL, 8, 1);
+    int n = run(3);
+    REQUIRE(n == 1, "one pair of ranks overlapping: expected one line, got %d", n);
+    REQUIRE(FIND(n, "host a: ranks 0 and 1 may both run on CPUs 2-3 (masks 0-3 and 2-5)", "srun --cpu-bind=cores",
+                 "mpirun --map-by slot:PE=N")
+                == 0,
+            "the overlap line does not name the ranks, the CPUs, the masks and the fix");
+    REQUIRE(!lines[0].note, "an overlap is a warning, not a note");
+    REQUIRE(!strstr(lines[0].text, "pairs"), "one pair overlaps, the line counts more");
+
+    /* Every rank on the whole host (mpirun --bind-to none): every pair, one line. */
+    for (int r = 0; r < 3; r++)
+        snprintf(ranks[r].mask, sizeof ranks[r].mask, "0-7");
+    n = run(3);
+    REQUIRE(n == 1 && FIND(n, "3 pairs of its 3 ranks overlap") == 0, "three ranks overlapping: expected one line");
+}
+
+/* Without a mask, the CPUs the threads ran on stand for it. */
+static void overlap_without_mask(void)
+{
+    rank(0, "a", A, "", 1, (int[]){ 0 }, NULL, 2, 1);
+    rank(1, "a", A, "", 1, (int[]){ 0 }, NULL, 2, 1);
+    int n = run(2);
+    REQUIRE(n == 1 && FIND(n, "ranks 0 and 1 may both run on CPU 0 ") == 0, "threads of two ranks on CPU 0: no line");
+    rank(1, "a", A, "", 1, (int[]){ 1 }, NULL, 2, 1);
+    REQUIRE(run(2) == 0, "threads of two ranks on CPUs 0 and 1, no masks: expected no line");
+}
+
+static void one_core(void)
+{
+    rank(0, "a", A, "0", 2, (int[]){ 0, 0 }, NULL, 2, 1);
+    rank(1, "b", B, "1", 2, (int[]){ 1, 1 }, NULL, 2, 1);
+    int n = run(2);
+    REQUIRE(n == 2, "two ranks each on one core: expected two lines, got %d", n);
+    for (int r = 0; r < 2; r++) {
+        char what[80];
+        snprintf(what, sizeof what, "rank %d (%s): its 2 threads all run on core %d (CPU %d; the rank's mask: %d)", r,
+                 r ? "b" : "a", r, r, r);
+        REQUIRE(FIND(n, what, "mpirun --bind-to none", "--map-by slot:PE=$SLURM_CPUS_PER_TASK", "srun") >= 0,
+                "no line '%s' with the fixes", what);
+    }
+    /* Two SMT siblings of one core make a one-core mask too (2 cores, 4 PUs: CPUs 0 and 2). */
+    rank(0, "a", A, "0,2", 2, (int[]){ 0, 2 }, NULL, 2, 1);
+    ranks[0].n_pus = 4;
+    threads[0][1].core = 0;
+    rank(1, "b", B, "1", 1, (int[]){ 1 }, NULL, 2, 1);
+    n = run(2);
+    REQUIRE(n == 1 && FIND(n, "rank 0 (a): its 2 threads all run on core 0 (CPUs 0,2; the rank's mask: 0,2)") == 0,
+            "two threads on the SMT siblings of a one-core mask: expected the warning");
+
+    /* One thread a rank on one core is no pitfall; two threads on two cores neither. */
+    rank(0, "a", A, "0", 1, (int[]){ 0 }, NULL, 2, 1);
+    rank(1, "b", B, "0-1", 2, (int[]){ 0, 1 }, NULL, 2, 1);
+    REQUIRE(run(2) == 0, "one thread on one core, two on two: expected no line");
+    /* Threads that share a core of a wider mask were put there by the rank's own binding or
+     * the scheduler (its own warnings say so), not by the launcher; without a mask, unknown. */
+    rank(1, "b", B, "0-1", 2, (int[]){ 1, 1 }, NULL, 2, 1);
+    REQUIRE(run(2) == 0, "two threads on one core of a two-core mask: expected no line");
+    rank(1, "b", B, "", 2, (int[]){ 1, 1 }, NULL, 2, 1);
+    REQUIRE(run(2) == 0, "two threads on one core, mask unknown: expected no line");
+}
+
+static void spans_numa(void)
+{
+    rank(0, "a", A, "0-3", 2, (int[]){ 0, 1 }, (int[]){ 0, 0 }, 8, 2);
+    rank(1, "a", A, "4-7", 2, (int[]){ 4, 5 }, (int[]){ 0, 1 }, 8, 2);
+    int n = run(2);
+    REQUIRE(n == 1, "a rank over two NUMA nodes: expected one line, got %d", n);
+    REQUIRE(FIND(n, "rank 1 (a): its 2 threads run on NUMA nodes 0-1", "(2 ranks, 2 nodes)", "--map-by numa",
+                 "srun --cpu-bind=ldoms")
+                == 0,
+            "the NUMA line does not name the rank, its nodes and the fixes");
+    /* One rank on a two-node host may span both: that is its layout, not a mistake. */
+    rank(0, "a", A, "0-7", 2, (int[]){ 0, 4 }, (int[]){ 0, 1 }, 8, 2);
+    REQUIRE(run(1) == 0, "one rank on a two-node host: expected no line");
+}
+
+static void unequal(void)
+{
+    for (int r = 0; r < 3; r++)
+        rank(r, "a", A, r == 0 ? "0" : r == 1 ? "1" : "2", 1, (int[]){ r }, NULL, 4, 1);
+    rank(3, "b", B, "0", 1, (int[]){ 0 }, NULL, 4, 1);
+    int n = run(4);
+    REQUIRE(n == 1, "3 ranks on a, 1 on b: expected one line, got %d", n);
+    REQUIRE(FIND(n, "ranks per host differ: 3 on a, 1 on b (4 ranks on 2 hosts)", "--ntasks-per-node",
+                 "--map-by ppr:N:node")
+                == 0,
+            "the line does not give the counts and the fixes");
+}
+
+static void crowded(void)
+{
+    rank(0, "a", A, "0-1", 3, (int[]){ 0, 1, 1 }, NULL, 4, 1);
+    rank(1, "a", A, "2-3", 3, (int[]){ 2, 3, 3 }, NULL, 4, 1);
+    int n = run(2);
+    REQUIRE(n == 1, "6 threads on 4 cores: expected one line, got %d", n);
+    REQUIRE(FIND(n, "host a: its 2 ranks run 6 threads on 4 cores", "at most 4 threads") == 0,
+            "the line does not give the counts");
+}
+
+/* n1 and n2 are one kernel under two names (the tests' Slurm): one note, and no warning about
+ * the CPUs their ranks share; two ranks under one of the names still warn. */
+static void shared_kernel(void)
+{
+    rank(0, "n1", A, "0-1", 2, (int[]){ 0, 1 }, NULL, 2, 1);
+    rank(1, "n2", A, "0-1", 2, (int[]){ 0, 1 }, NULL, 2, 1);
+    int n = run(2);
+    REQUIRE(n == 1, "two names on one kernel: expected one line, got %d", n);
+    REQUIRE(lines[0].note, "the shared kernel is a note, not a warning");
+    REQUIRE(FIND(n, "hosts n1, n2 share one kernel (boot id aaaaaaaa...)", "emulated") == 0,
+            "the note does not name the hosts and the kernel");
+
+    rank(2, "n1", A, "0-1", 1, (int[]){ 0 }, NULL, 2, 1);
+    rank(3, "n2", A, "0-1", 1, (int[]){ 1 }, NULL, 2, 1);
+    rank(1, "n1", A, "0-1", 1, (int[]){ 1 }, NULL, 2, 1);
+    rank(0, "n1", A, "0-1", 1, (int[]){ 0 }, NULL, 2, 1);
+    n = run(4); /* n1: ranks 0, 1, 2; n2: rank 3 */
+    REQUIRE(FIND(n, "share one kernel") >= 0 && lines[FIND(n, "share one kernel")].note, "no note of the kernel");
+    REQUIRE(FIND(n, "host n1: ranks 0 and 1 may both run on CPUs 0-1") >= 0, "ranks on n1 overlap: no warning");
+    REQUIRE(FIND(n, "ranks 2 and 3") < 0 && FIND(n, "and 3 may") < 0, "warned about n1's and n2's ranks sharing CPUs");
+    REQUIRE(FIND(n, "host n1: its 3 ranks run 3 threads on 2 cores") >= 0, "n1 holds 3 threads on 2 cores: no line");
+    REQUIRE(FIND(n, "host n2: its") < 0, "n2 holds 1 thread on 2 cores, yet warned about");
+
+    /* One name on two kernels is two hosts: the same CPU numbers are other CPUs. */
+    rank(0, "node", A, "0-1", 1, (int[]){ 0 }, NULL, 2, 1);
+    rank(1, "node", B, "0-1", 1, (int[]){ 0 }, NULL, 2, 1);
+    REQUIRE(run(2) == 0, "one name on two kernels: expected no line");
+}
+
+/* More lines than fit: the last one says how many were left out. */
+static void max_lines(void)
+{
+    for (int r = 0; r < 40; r++)
+        rank(r, "a", A, "0", 2, (int[]){ 0, 0 }, NULL, 64, 1);
+    /* 40 one-core lines, one overlap line, the host runs 80 threads on 64 cores: 42 in all. */
+    int n = run(40);
+    REQUIRE(n == MAX_LINES, "expected %d lines, got %d", MAX_LINES, n);
+    REQUIRE(strcmp(lines[MAX_LINES - 1].text, "11 more warnings across ranks are not shown") == 0,
+            "the last line is '%s'", lines[MAX_LINES - 1].text);
+    REQUIRE(ts_rank_warnings(ranks, 40, NULL, 0) == 0, "max 0 wrote lines");
+}
+
+static void same_facts(const struct ts_rank_facts *a, const struct ts_rank_facts *b)
+{
+    REQUIRE(a->rank == b->rank && a->local_rank == b->local_rank && a->n_cores == b->n_cores && a->n_pus == b->n_pus
+                && a->n_numa == b->n_numa && a->n_threads == b->n_threads,
+            "the numbers of rank %d do not read back", a->rank);
+    REQUIRE(strcmp(a->host, b->host) == 0, "host '%s' read back as '%s'", a->host, b->host);
+    REQUIRE(strcmp(a->boot_id, b->boot_id) == 0, "boot id '%s' read back as '%s'", a->boot_id, b->boot_id);
+    REQUIRE(strcmp(a->mask, b->mask) == 0, "mask '%s' read back as '%s'", a->mask, b->mask);
+    for (int i = 0; i < a->n_threads; i++)
+        REQUIRE(a->threads[i].cpu == b->threads[i].cpu && a->threads[i].core == b->threads[i].core
+                    && a->threads[i].node == b->threads[i].node,
+                "thread %d does not read back", i);
+}
+
+static void round_trip(void)
+{
+    rank(0, "node-01.cluster", A, "0-3,8,10-11", 3, (int[]){ 0, 8, 11 }, (int[]){ 0, 1, 1 }, 12, 2);
+    rank(1, "odd host%name=é\tx", "", "", 0, NULL, NULL, -1, -1);
+    ranks[1].n_pus = -1;
+    rank(2, "n", B, "5", 2, (int[]){ -1, 5 }, (int[]){ -1, 0 }, 6, 1);
+    threads[2][0].core = -1;
+    for (int r = 0; r < 3; r++) {
+        char *line = NULL;
+        struct ts_error err = { 0 };
+        REQUIRE(ts_rank_facts_format(&ranks[r], &line, &err) == TS_OK, "format: %s", err.message);
+        printf("%s", line);
+        REQUIRE(strchr(line, '\n') == line + strlen(line) - 1, "the line of rank %d is not one line", r);
+        struct ts_rank_facts back;
+        REQUIRE(ts_rank_facts_parse(line, &back, &err) == TS_OK, "parse '%s': %s", line, err.message);
+        same_facts(&ranks[r], &back);
+        ts_rank_facts_free(&back);
+        free(line);
+    }
+}
+
+static void parse_refuses(void)
+{
+    static const char *const bad[] = {
+        "",
+        "\n",
+        "rank=0",
+        "rank=0 local=0 host=a boot=b cores=2 pus=2 numa=1 mask=0-1",
+        "rank=0 local=0 host=a boot=b cores=2 pus=2 numa=1 mask=0-1 threads=",
+        "rank=0 local=0 host=a boot=b cores=2 pus=2 numa=1 mask=0-1 threads=2:0/0/0",
+        "rank=0 local=0 host=a boot=b cores=2 pus=2 numa=1 mask=0-1 threads=1:0/0/0,1/1/0",
+        "rank=0 local=0 host=a boot=b cores=2 pus=2 numa=1 mask=0-1 threads=1:0/0",
+        "rank=0 local=0 host=a boot=b cores=2 pus=2 numa=1 mask=0-1 threads=1:0/0/0/0",
+        "rank=0 local=0 host=a boot=b cores=2 pus=2 numa=1 mask=0-1 threads=1:x/0/0",
+        "rank=0 local=0 host=a boot=b cores=2 pus=2 numa=1 mask=0-1 threads=1:0/0/-2",
+        "rank=0 local=0 host=a boot=b cores=2 pus=2 numa=1 mask=0-1 threads=1:0/0/0 more",
+        "rank=0 local=0 host=a boot=b cores=2 pus=2 numa=1 mask=0-1 threads=-1:",
+        "rank=0 local=0 host=a boot=b cores=2 pus=2 numa=1 mask=0-1 threads=99999999:",
+        "rank=-1 local=0 host=a boot=b cores=2 pus=2 numa=1 mask=0-1 threads=0:",
+        "rank=99999999999 local=0 host=a boot=b cores=2 pus=2 numa=1 mask=0-1 threads=0:",
+        "rank=+1 local=0 host=a boot=b cores=2 pus=2 numa=1 mask=0-1 threads=0:",
+        "rank=0 local=0 host=a%4 boot=b cores=2 pus=2 numa=1 mask=0-1 threads=0:",
+        "rank=0 local=0 host=a%00 boot=b cores=2 pus=2 numa=1 mask=0-1 threads=0:",
+        "rank=0 local=0 host=a%zz boot=b cores=2 pus=2 numa=1 mask=0-1 threads=0:",
+        "rank=0 local=0 host=a:b boot=b cores=2 pus=2 numa=1 mask=0-1 threads=0:",
+        "rank=0 local=0 boot=b host=a cores=2 pus=2 numa=1 mask=0-1 threads=0:",
+        "rank=0 local=0 host=a boot=0123456789012345678901234567890123456789 cores=2 pus=2 numa=1 mask= threads=0:",
+        "rank=0  local=0 host=a boot=b cores=2 pus=2 numa=1 mask=0-1 threads=0:",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct ts_rank_facts f;
+        struct ts_error err = { 0 };
+        int status = ts_rank_facts_parse(bad[i], &f, &err);
+        printf("%s\n", err.message);
+        REQUIRE(status == TS_INTERNAL_ERROR, "'%s' read as facts (status %d)", bad[i], status);
+        REQUIRE(strstr(err.message, "do not read back (") != NULL, "'%s': no reason: %s", bad[i], err.message);
+        REQUIRE(f.threads == NULL && f.n_threads == 0, "'%s': a refused line left threads", bad[i]);
+    }
+    struct ts_rank_facts f;
+    struct ts_error err = { 0 };
+    REQUIRE(ts_rank_facts_parse("rank=0 local=0 host=a boot= cores=-1 pus=-1 numa=-1 mask= threads=0:\n", &f, &err)
+                == TS_OK,
+            "the smallest line is refused: %s", err.message);
+    ts_rank_facts_free(&f);
+}
+
+static void from_text(void)
+{
+    rank(0, "a", A, "0", 2, (int[]){ 0, 0 }, NULL, 2, 1);
+    rank(1, "a", A, "1", 2, (int[]){ 1, 1 }, NULL, 2, 1);
+    char *l0 = NULL, *l1 = NULL, all[2048];
+    struct ts_error err = { 0 };
+    REQUIRE(ts_rank_facts_format(&ranks[0], &l0, &err) == TS_OK && ts_rank_facts_format(&ranks[1], &l1, &err) == TS_OK,
+            "format: %s", err.message);
+    snprintf(all, sizeof all, "%s%s", l0, l1);
+    int n = -1;
+    REQUIRE(ts_rank_warnings_from_text(all, 2, lines, MAX_LINES, &n, &err) == TS_OK, "from text: %s", err.message);
+    REQUIRE(n == 3 && FIND(n, "rank 1 (a): its 2 threads all run on core 1") >= 0,
+            "2 ranks of 2 threads on one core each, 2 cores: expected 3 lines, got %d", n);
+    REQUIRE(ts_rank_warnings_from_text(all, 3, lines, MAX_LINES, &n, &err) == TS_INTERNAL_ERROR
+                && strstr(err.message, "2 lines, not one for each of 3 ranks"),
+            "2 lines for 3 ranks: %s", err.message);
+    REQUIRE(ts_rank_warnings_from_text(all, 1, lines, MAX_LINES, &n, &err) == TS_INTERNAL_ERROR
+                && strstr(err.message, "more lines than ranks (1)"),
+            "2 lines for 1 rank: %s", err.message);
+    snprintf(all, sizeof all, "%srank=1 broken\n", l0);
+    REQUIRE(ts_rank_warnings_from_text(all, 2, lines, MAX_LINES, &n, &err) == TS_INTERNAL_ERROR
+                && strstr(err.message, "line 2 of 2: "),
+            "a broken second line: %s", err.message);
+    REQUIRE(n == 0, "an error left %d lines", n);
+    free(l0);
+    free(l1);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct ts_case cases[] = {
+        { "none_disjoint", none_disjoint },
+        { "none_numa", none_numa },
+        { "overlap", overlap },
+        { "overlap_without_mask", overlap_without_mask },
+        { "one_core", one_core },
+        { "spans_numa", spans_numa },
+        { "unequal", unequal },
+        { "crowded", crowded },
+        { "shared_kernel", shared_kernel },
+        { "max", max_lines },
+        { "round_trip", round_trip },
+        { "parse_refuses", parse_refuses },
+        { "from_text", from_text },
+    };
+    return TS_RUN_CASES(cases);
+}

@@ -1,0 +1,569 @@
+#include "ts_rank_warnings.h"
+#include "topology_internal.h"
+#include "ts_machine.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The most CPU numbers a mask may hold, as ts_machine_parse_cpus reads them. */
+enum { MAX_MASK_CPUS = 65536, MAX_THREADS = 1 << 20 };
+
+/* ---- the text line ---- */
+
+/* Host names, boot ids and masks go into the line with every byte but [A-Za-z0-9.,_-]
+ * written as %XX, so that a field never holds the separators ' ', '=' or '\n'. */
+static int plain(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == ','
+           || c == '_' || c == '-';
+}
+
+static void put_escaped(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (plain(*p))
+            fputc(*p, f);
+        else
+            fprintf(f, "%%%02X", *p);
+}
+
+int ts_rank_facts_format(const struct ts_rank_facts *f, char **line, struct ts_error *err)
+{
+    *line = NULL;
+    if (f->n_threads < 0 || f->n_threads > MAX_THREADS || (f->n_threads > 0 && !f->threads))
+        return ts_fail(err, TS_INTERNAL_ERROR, "the facts of rank %d hold %d threads", f->rank, f->n_threads);
+    size_t len;
+    FILE *out = open_memstream(line, &len);
+    if (!out)
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "cannot format the facts of rank %d", f->rank);
+    fprintf(out, "rank=%d local=%d host=", f->rank, f->local_rank);
+    put_escaped(out, f->host);
+    fputs(" boot=", out);
+    put_escaped(out, f->boot_id);
+    fprintf(out, " cores=%d pus=%d numa=%d mask=", f->n_cores, f->n_pus, f->n_numa);
+    put_escaped(out, f->mask);
+    fprintf(out, " threads=%d:", f->n_threads);
+    for (int i = 0; i < f->n_threads; i++)
+        fprintf(out, "%s%d/%d/%d", i ? "," : "", f->threads[i].cpu, f->threads[i].core, f->threads[i].node);
+    fputc('\n', out);
+    if (fclose(out) != 0) {
+        free(*line);
+        *line = NULL;
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot format the facts of rank %d", f->rank);
+    }
+    return TS_OK;
+}
+
+/* A parse in progress: where it is, and what went wrong first. */
+struct reader {
+    const char *p;
+    const char *why; /* NULL while all is well */
+    char what[64];
+};
+
+static int bad(struct reader *r, const char *why, const char *what)
+{
+    if (!r->why) {
+        r->why = why;
+        snprintf(r->what, sizeof r->what, "%s", what);
+    }
+    return -1;
+}
+
+/* The value of "key=" at the reader, up to ' ', '\n' or the end: [*value, *value + *len). */
+static int field(struct reader *r, const char *key, const char **value, size_t *len)
+{
+    if (r->why)
+        return -1;
+    size_t k = strlen(key);
+    if (strncmp(r->p, key, k) != 0 || r->p[k] != '=')
+        return bad(r, "expected the field", key);
+    *value = r->p + k + 1;
+    *len = strcspn(*value, " \n");
+    r->p = *value + *len;
+    if (*r->p == ' ')
+        r->p++;
+    return 0;
+}
+
+static int hex(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                  : -1;
+}
+
+static int text_field(struct reader *r, const char *key, char *buf, size_t size)
+{
+    const char *v;
+    size_t len, out = 0;
+    if (field(r, key, &v, &len) != 0)
+        return -1;
+    for (size_t i = 0; i < len; i++) {
+        int c = (unsigned char)v[i];
+        if (c == '%') {
+            int hi = i + 2 < len ? hex(v[i + 1]) : -1, lo = i + 2 < len ? hex(v[i + 2]) : -1;
+            if (hi < 0 || lo < 0 || (c = hi * 16 + lo) == 0)
+                return bad(r, "a broken %XX escape in", key);
+            i += 2;
+        } else if (!plain((unsigned char)c)) {
+            return bad(r, "a byte that is not escaped in", key);
+        }
+        if (out + 1 >= size)
+            return bad(r, "a value too long for", key);
+        buf[out++] = (char)c;
+    }
+    buf[out] = '\0';
+    return 0;
+}
+
+/* A decimal number in [min, INT_MAX] at s, of len bytes at most, all of them digits. */
+static int number(struct reader *r, const char *s, size_t len, int min, const char *what, int *out)
+{
+    char buf[24];
+    if (len == 0 || len >= sizeof buf)
+        return bad(r, "not a number:", what);
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    char *end;
+    errno = 0;
+    long v = strtol(buf, &end, 10);
+    if (*end || errno || buf[0] == '+' || buf[0] == ' ' || v < min || v > INT_MAX)
+        return bad(r, "not a number in range:", what);
+    *out = (int)v;
+    return 0;
+}
+
+static int int_field(struct reader *r, const char *key, int min, int *out)
+{
+    const char *v;
+    size_t len;
+    if (field(r, key, &v, &len) != 0)
+        return -1;
+    return number(r, v, len, min, key, out);
+}
+
+/* "N:c/k/n,c/k/n,...": exactly N triples. */
+static int threads_field(struct reader *r, struct ts_rank_facts *f)
+{
+    const char *v;
+    size_t len;
+    if (field(r, "threads", &v, &len) != 0)
+        return -1;
+    const char *end = v + len, *colon = memchr(v, ':', len);
+    if (!colon || number(r, v, (size_t)(colon - v), 0, "threads (count)", &f->n_threads) != 0)
+        return bad(r, "no thread count in", "threads");
+    if (f->n_threads > MAX_THREADS)
+        return bad(r, "too many threads in", "threads");
+    if (f->n_threads > 0 && !(f->threads = calloc((size_t)f->n_threads, sizeof *f->threads)))
+        return bad(r, "no memory for", "threads");
+    const char *p = colon + 1;
+    for (int i = 0; i < f->n_threads; i++) {
+        int *slot[3] = { &f->threads[i].cpu, &f->threads[i].core, &f->threads[i].node };
+        for (int k = 0; k < 3; k++) {
+            size_t n = strcspn(p, k < 2 ? "/ \n" : ", \n");
+            if (p + n > end || number(r, p, n, -1, "threads (a CPU, core or node)", slot[k]) != 0)
+                return -1;
+            p += n;
+            char want = k < 2 ? '/' : i + 1 < f->n_threads ? ',' : '\0';
+            if (want && (p >= end || *p != want))
+                return bad(r, "fewer threads than counted in", "threads");
+            p += want != '\0';
+        }
+    }
+    if (p != end)
+        return bad(r, "more threads than counted in", "threads");
+    return 0;
+}
+
+int ts_rank_facts_parse(const char *line, struct ts_rank_facts *f, struct ts_error *err)
+{
+    memset(f, 0, sizeof *f);
+    struct reader r = { .p = line ? line : "" };
+    int_field(&r, "rank", 0, &f->rank);
+    int_field(&r, "local", 0, &f->local_rank);
+    text_field(&r, "host", f->host, sizeof f->host);
+    text_field(&r, "boot", f->boot_id, sizeof f->boot_id);
+    int_field(&r, "cores", -1, &f->n_cores);
+    int_field(&r, "pus", -1, &f->n_pus);
+    int_field(&r, "numa", -1, &f->n_numa);
+    text_field(&r, "mask", f->mask, sizeof f->mask);
+    if (!r.why)
+        threads_field(&r, f);
+    if (!r.why && *r.p && *r.p != '\n')
+        bad(&r, "more after", "the last field");
+    if (!r.why)
+        return TS_OK;
+    ts_rank_facts_free(f);
+    size_t n = strcspn(line ? line : "", "\n");
+    return ts_fail(err, TS_INTERNAL_ERROR, "a rank's facts do not read back (%s %s): \"%.*s%s\"", r.why, r.what,
+                   (int)(n > 120 ? 120 : n), line ? line : "", n > 120 ? "..." : "");
+}
+
+void ts_rank_facts_free(struct ts_rank_facts *f)
+{
+    free(f->threads);
+    f->threads = NULL;
+    f->n_threads = 0;
+}
+
+/* ---- the warnings ---- */
+
+struct sink {
+    struct ts_rank_line *lines;
+    int max, n, left_out;
+};
+
+static void __attribute__((format(printf, 3, 4))) say(struct sink *s, int note, const char *fmt, ...)
+{
+    if (s->n >= s->max) {
+        s->left_out++;
+        return;
+    }
+    struct ts_rank_line *l = &s->lines[s->n++];
+    l->note = note;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->text, sizeof l->text, fmt, ap);
+    va_end(ap);
+}
+
+static const char *plural(int n)
+{
+    return n == 1 ? "" : "s";
+}
+
+/* A host: a name and a kernel (boot id). */
+struct host {
+    int first;     /* index of its first rank */
+    int n_ranks;   /* ranks on it */
+    int n_threads; /* their threads */
+    int cores;     /* the most any of its ranks saw; -1 unknown */
+    int numa;      /* NUMA nodes with memory, likewise */
+};
+
+static int same_host(const struct ts_rank_facts *a, const struct ts_rank_facts *b)
+{
+    return strcmp(a->host, b->host) == 0 && strcmp(a->boot_id, b->boot_id) == 0;
+}
+
+/* A rank's CPUs, ascending. */
+struct cpus {
+    int *v, n;
+    int from_mask; /* the rank's mask, not the CPUs its threads ran on */
+};
+
+static int int_order(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The mask's CPUs, or, when the mask is unknown, the CPUs its threads ran on. */
+static int cpus_of(const struct ts_rank_facts *f, int *tmp, struct cpus *c)
+{
+    int n = f->mask[0] ? ts_machine_parse_cpus(f->mask, tmp, MAX_MASK_CPUS) : -1;
+    c->from_mask = n >= 0;
+    if (n < 0) {
+        n = 0;
+        for (int t = 0; t < f->n_threads; t++)
+            if (f->threads[t].cpu >= 0)
+                tmp[n++] = f->threads[t].cpu;
+        qsort(tmp, (size_t)n, sizeof *tmp, int_order);
+        int u = 0;
+        for (int i = 0; i < n; i++)
+            if (u == 0 || tmp[i] != tmp[u - 1])
+                tmp[u++] = tmp[i];
+        n = u;
+    }
+    c->n = n;
+    c->v = malloc((n > 0 ? (size_t)n : 1) * sizeof *c->v);
+    if (!c->v)
+        return -1;
+    memcpy(c->v, tmp, (size_t)n * sizeof *c->v);
+    return 0;
+}
+
+/* The CPUs of both, into out; returns how many. */
+static int common_cpus(const struct cpus *a, const struct cpus *b, int *out)
+{
+    int i = 0, j = 0, n = 0;
+    while (i < a->n && j < b->n) {
+        if (a->v[i] < b->v[j])
+            i++;
+        else if (a->v[i] > b->v[j])
+            j++;
+        else {
+            out[n++] = a->v[i];
+            i++;
+            j++;
+        }
+    }
+    return n;
+}
+
+static void list_text(const int *v, int n, char *buf, size_t len)
+{
+    struct ts_list l;
+    ts_list_init(&l, buf, len);
+    for (int i = 0; i < n; i++)
+        ts_list_add(&l, v[i]);
+    ts_list_end(&l);
+    if (n == 0)
+        snprintf(buf, len, "none");
+}
+
+/* Host names that share one kernel: one note per kernel. */
+static void shared_kernels(struct sink *s, const struct ts_rank_facts *r, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (!r[i].boot_id[0])
+            continue;
+        int seen = 0, names = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(r[j].boot_id, r[i].boot_id) == 0;
+        if (seen)
+            continue;
+        char list[400] = "";
+        size_t used = 0;
+        for (int j = i; j < n; j++) {
+            if (strcmp(r[j].boot_id, r[i].boot_id) != 0)
+                continue;
+            int named = 0;
+            for (int k = i; k < j && !named; k++)
+                named = strcmp(r[k].boot_id, r[i].boot_id) == 0 && strcmp(r[k].host, r[j].host) == 0;
+            if (named)
+                continue;
+            names++;
+            if (used < sizeof list)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", names > 1 ? ", " : "", r[j].host);
+        }
+        if (names > 1)
+            say(s, 1,
+                "hosts %s share one kernel (boot id %.8s...): one machine under %d names, as in an emulated cluster; "
+                "their ranks run on the same cores, which is not warned about between these hosts",
+                list, r[i].boot_id, names);
+    }
+}
+
+static void unequal_hosts(struct sink *s, const struct ts_rank_facts *r, int n, const struct host *h, int n_hosts)
+{
+    int lo = n, hi = 0;
+    for (int k = 0; k < n_hosts; k++) {
+        lo = h[k].n_ranks < lo ? h[k].n_ranks : lo;
+        hi = h[k].n_ranks > hi ? h[k].n_ranks : hi;
+    }
+    if (n_hosts < 2 || lo == hi)
+        return;
+    char list[300] = "";
+    size_t used = 0;
+    for (int k = 0; k < n_hosts && used < sizeof list; k++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%d on %s", k ? ", " : "", h[k].n_ranks,
+                                 r[h[k].first].host);
+    say(s, 0,
+        "ranks per host differ: %s (%d ranks on %d hosts): the hosts with more ranks have less of a node per rank and "
+        "every rank waits for the slowest; give each host the same number of ranks: srun --ntasks-per-node=N, or "
+        "mpirun --map-by ppr:N:node",
+        list, n, n_hosts);
+}
+
+static void crowded_host(struct sink *s, const struct ts_rank_facts *r, const struct host *h)
+{
+    if (h->cores <= 0 || h->n_threads <= h->cores)
+        return;
+    say(s, 0,
+        "host %s: its %d rank%s run %d threads on %d core%s: threads time-slice and every timing stretches; run at "
+        "most %d threads on a host (ranks per host x threads per rank: srun --ntasks-per-node and -c, "
+        "OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK)",
+        r[h->first].host, h->n_ranks, plural(h->n_ranks), h->n_threads, h->cores, plural(h->cores), h->cores);
+}
+
+/* Ranks of host k whose CPUs overlap: one line for the host, naming the first pair. */
+static void overlapping(struct sink *s, const struct ts_rank_facts *r, int n, const int *host_of, int k,
+                        const struct host *h, const struct cpus *c, int *tmp)
+{
+    int pairs = 0, first_a = -1, first_b = -1, first_n = 0;
+    char shared[200] = "";
+    for (int a = h->first; a < n; a++) {
+        if (host_of[a] != k)
+            continue;
+        for (int b = a + 1; b < n; b++) {
+            if (host_of[b] != k)
+                continue;
+            int m = common_cpus(&c[a], &c[b], tmp);
+            if (m == 0)
+                continue;
+            if (pairs++ == 0) {
+                first_a = a;
+                first_b = b;
+                first_n = m;
+                list_text(tmp, m, shared, sizeof shared);
+            }
+        }
+    }
+    if (pairs == 0)
+        return;
+    char mask_a[200], mask_b[200], more[120] = "";
+    list_text(c[first_a].v, c[first_a].n, mask_a, sizeof mask_a);
+    list_text(c[first_b].v, c[first_b].n, mask_b, sizeof mask_b);
+    if (pairs > 1)
+        snprintf(more, sizeof more, "; %d pairs of its %d ranks overlap", pairs, h->n_ranks);
+    say(s, 0,
+        "host %s: ranks %d and %d may both run on CPU%s %s (masks %s and %s)%s: their threads compete for the same "
+        "cores; give each rank cores of its own: srun --cpu-bind=cores, or mpirun --map-by slot:PE=N --bind-to core "
+        "(N threads a rank)",
+        r[first_a].host, r[first_a].rank, r[first_b].rank, plural(first_n), shared, mask_a, mask_b, more);
+}
+
+/* The mpirun-in-allocation pitfall: a rank of several threads whose mask is one core. Threads
+ * that share a core of a wider mask are the rank's own binding (its own warnings say so). */
+static void one_core(struct sink *s, const struct ts_rank_facts *f, const struct cpus *c, int *tmp)
+{
+    int n = f->n_threads;
+    int pus_per_core = f->n_cores > 0 && f->n_pus >= f->n_cores ? f->n_pus / f->n_cores : 1;
+    if (n < 2 || f->threads[0].core < 0 || !c->from_mask || c->n > pus_per_core)
+        return;
+    for (int t = 1; t < n; t++)
+        if (f->threads[t].core != f->threads[0].core)
+            return;
+    int m = 0;
+    for (int t = 0; t < n; t++)
+        if (f->threads[t].cpu >= 0)
+            tmp[m++] = f->threads[t].cpu;
+    qsort(tmp, (size_t)m, sizeof *tmp, int_order);
+    int u = 0;
+    for (int i = 0; i < m; i++)
+        if (u == 0 || tmp[i] != tmp[u - 1])
+            tmp[u++] = tmp[i];
+    char ran[200], mask[200];
+    list_text(tmp, u, ran, sizeof ran);
+    list_text(c->v, c->n, mask, sizeof mask);
+    say(s, 0,
+        "rank %d (%s): its %d threads all run on core %d (CPU%s %s; the rank's mask: %s): they take turns on one "
+        "core, as when mpirun binds each rank to one core (in a Slurm allocation even with -c %d); give each rank "
+        "its cores: mpirun --bind-to none or --map-by slot:PE=$SLURM_CPUS_PER_TASK, or launch with srun",
+        f->rank, f->host, n, f->threads[0].core, plural(u), ran, mask, n);
+}
+
+/* A rank over several NUMA nodes where the host has one rank per node. */
+static void spans_nodes(struct sink *s, const struct ts_rank_facts *f, const struct host *h, int *tmp)
+{
+    if (h->numa < 2 || h->n_ranks != h->numa)
+        return;
+    int m = 0;
+    for (int t = 0; t < f->n_threads; t++)
+        if (f->threads[t].node >= 0)
+            tmp[m++] = f->threads[t].node;
+    qsort(tmp, (size_t)m, sizeof *tmp, int_order);
+    int u = 0;
+    for (int i = 0; i < m; i++)
+        if (u == 0 || tmp[i] != tmp[u - 1])
+            tmp[u++] = tmp[i];
+    if (u < 2)
+        return;
+    char nodes[200];
+    list_text(tmp, u, nodes, sizeof nodes);
+    say(s, 0,
+        "rank %d (%s): its %d threads run on NUMA nodes %s while its host has one rank per NUMA node (%d ranks, %d "
+        "nodes): the threads off the rank's node reach its pages remotely; bind each rank to one node: mpirun "
+        "--map-by numa --bind-to numa, or srun --cpu-bind=ldoms",
+        f->rank, f->host, f->n_threads, nodes, h->n_ranks, h->numa);
+}
+
+int ts_rank_warnings(const struct ts_rank_facts *r, int n, struct ts_rank_line *lines, int max)
+{
+    struct sink s = { .lines = lines, .max = max > 0 ? max : 0 };
+    if (n <= 0)
+        return 0;
+    int *host_of = malloc((size_t)n * sizeof *host_of);
+    struct host *h = malloc((size_t)n * sizeof *h);
+    struct cpus *c = calloc((size_t)n, sizeof *c);
+    int *tmp = malloc(MAX_MASK_CPUS * sizeof *tmp);
+    int n_hosts = 0, failed = !host_of || !h || !c || !tmp;
+    for (int i = 0; i < n && !failed; i++) {
+        int k = 0;
+        while (k < n_hosts && !same_host(&r[h[k].first], &r[i]))
+            k++;
+        if (k == n_hosts)
+            h[n_hosts++] = (struct host){ .first = i, .cores = -1, .numa = -1 };
+        host_of[i] = k;
+        h[k].n_ranks++;
+        h[k].n_threads += r[i].n_threads;
+        h[k].cores = r[i].n_cores > h[k].cores ? r[i].n_cores : h[k].cores;
+        h[k].numa = r[i].n_numa > h[k].numa ? r[i].n_numa : h[k].numa;
+        /* Threads beyond the count the facts hold are never read. */
+        if (r[i].n_threads > 0 && !r[i].threads)
+            failed = 1;
+        else
+            failed = cpus_of(&r[i], tmp, &c[i]) != 0;
+    }
+    if (!failed) {
+        shared_kernels(&s, r, n);
+        unequal_hosts(&s, r, n, h, n_hosts);
+        for (int k = 0; k < n_hosts; k++)
+            crowded_host(&s, r, &h[k]);
+        for (int k = 0; k < n_hosts; k++)
+            overlapping(&s, r, n, host_of, k, &h[k], c, tmp);
+        for (int i = 0; i < n; i++)
+            one_core(&s, &r[i], &c[i], tmp);
+        for (int i = 0; i < n; i++)
+            spans_nodes(&s, &r[i], &h[host_of[i]], tmp);
+        if (s.left_out > 0 && s.max > 0) {
+            struct ts_rank_line *last = &lines[s.max - 1];
+            last->note = 0;
+            snprintf(last->text, sizeof last->text, "%d more warnings across ranks are not shown", s.left_out + 1);
+        }
+    }
+    for (int i = 0; c && i < n; i++)
+        free(c[i].v);
+    free(c);
+    free(tmp);
+    free(h);
+    free(host_of);
+    return failed ? -1 : s.n;
+}
+
+int ts_rank_warnings_from_text(const char *all, int n_ranks, struct ts_rank_line *lines, int max, int *n_lines,
+                               struct ts_error *err)
+{
+    *n_lines = 0;
+    if (n_ranks <= 0)
+        return ts_fail(err, TS_INTERNAL_ERROR, "the facts of %d ranks", n_ranks);
+    struct ts_rank_facts *r = calloc((size_t)n_ranks, sizeof *r);
+    if (!r)
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot hold the facts of %d ranks", n_ranks);
+    const char *p = all ? all : "";
+    int n = 0, status = TS_OK;
+    while (*p && status == TS_OK) {
+        if (n == n_ranks) {
+            status = ts_fail(err, TS_INTERNAL_ERROR, "the ranks' facts hold more lines than ranks (%d)", n_ranks);
+            break;
+        }
+        status = ts_rank_facts_parse(p, &r[n], err);
+        if (status != TS_OK)
+            ts_error_prefix(err, "line %d of %d: ", n + 1, n_ranks);
+        else
+            n++;
+        const char *end = strchr(p, '\n');
+        p = end ? end + 1 : p + strlen(p);
+    }
+    if (status == TS_OK && n != n_ranks)
+        status =
+            ts_fail(err, TS_INTERNAL_ERROR, "the ranks' facts hold %d lines, not one for each of %d ranks", n, n_ranks);
+    if (status == TS_OK) {
+        *n_lines = ts_rank_warnings(r, n, lines, max);
+        if (*n_lines < 0) {
+            *n_lines = 0;
+            status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot compare the facts of %d ranks", n_ranks);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        ts_rank_facts_free(&r[i]);
+    free(r);
+    return status;
+}

@@ -1,0 +1,63 @@
+/* The warnings that compare ranks (issue 14): ranks of one host that share CPUs, a rank whose
+ * threads all run on one core (mpirun's binding in an allocation), a rank spanning NUMA nodes
+ * on a host with one rank per node, unequal ranks per host, more threads on a host than cores.
+ * Pure functions over the facts each rank gives as one text line (gathered to rank 0), so that
+ * topo and run warn alike and the tests feed them made-up layouts. */
+#ifndef TOUCHSTONE_TOPO_TS_RANK_WARNINGS_H
+#define TOUCHSTONE_TOPO_TS_RANK_WARNINGS_H
+
+#include <stddef.h>
+
+#include "ts_error.h"
+
+/* Where one thread of a rank ran; -1 when unknown. */
+struct ts_rank_thread {
+    int cpu;  /* OS number */
+    int core; /* hwloc logical index: compared only within the rank */
+    int node; /* OS number of its NUMA node */
+};
+
+/* What one rank knows of itself and of its host. */
+struct ts_rank_facts {
+    int rank, local_rank;
+    char host[256];
+    char boot_id[40];           /* its kernel's boot id: host names that share one are one machine; "" unknown */
+    char mask[1024];            /* the CPUs the rank may run on, a list of OS numbers ("0-3,8"); "" unknown */
+    int n_cores, n_pus, n_numa; /* of its host; n_numa counts the nodes with memory; -1 unknown */
+    int n_threads;
+    struct ts_rank_thread *threads; /* n_threads; filled by the caller for format, malloc'd by parse */
+};
+
+/* One line for the user: a warning (what is wrong, with the numbers, then the fix) or a note. */
+struct ts_rank_line {
+    int note; /* 1: a note (nothing wrong, worth knowing), 0: a warning */
+    char text[512];
+};
+
+/* The facts as one line of text ending in '\n', malloc'd into *line (the caller frees it).
+ * TS_RESOURCE_ERROR when memory runs out; TS_INTERNAL_ERROR when a field holds what the line
+ * cannot carry (a host name over 255 bytes, a boot id or mask of other characters). */
+int ts_rank_facts_format(const struct ts_rank_facts *f, char **line, struct ts_error *err);
+
+/* Reads a line ts_rank_facts_format wrote (up to '\n' or the end) into f, whose threads are
+ * malloc'd (ts_rank_facts_free). TS_INTERNAL_ERROR, saying which field is wrong, for anything
+ * else (the line is touchstone's own: another one is a bug); f then holds nothing to free. */
+int ts_rank_facts_parse(const char *line, struct ts_rank_facts *f, struct ts_error *err);
+
+void ts_rank_facts_free(struct ts_rank_facts *f);
+
+/* Writes into lines (up to max) the notes and warnings of the n ranks' facts, and returns how
+ * many; when more were found than fit, the last line says how many were left out. Hosts are
+ * told apart by name and boot id; host names that share a boot id (one kernel: an emulated
+ * cluster) get one note instead of warnings about the CPUs their ranks share. -1 when memory
+ * runs out. */
+int ts_rank_warnings(const struct ts_rank_facts *ranks, int n, struct ts_rank_line *lines, int max);
+
+/* The same from the gathered text of every rank (ts_rank_facts_format's lines, in rank order),
+ * which must hold n_ranks lines: the count of lines in *n_lines. TS_INTERNAL_ERROR when a
+ * line does not parse (naming it) or the count is not n_ranks, TS_RESOURCE_ERROR when memory
+ * runs out. */
+int ts_rank_warnings_from_text(const char *all, int n_ranks, struct ts_rank_line *lines, int max, int *n_lines,
+                               struct ts_error *err);
+
+#endif
