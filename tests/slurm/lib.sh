@@ -132,8 +132,12 @@ show_log() {
             echo "---- $f: missing" >&2
         fi
     done
-    echo "---- last lines of the slurmd log" >&2
-    tail -n 15 "$CLUSTER/log/slurmd.log" | sed 's/^/    | /' >&2
+    # The slurmd of each node that has a log (localhost; n1 and n2, the emulated pair).
+    for f in "$CLUSTER"/log/slurmd-*.log; do
+        [ -s "$f" ] || continue
+        echo "---- last lines of $(basename "$f")" >&2
+        tail -n 15 "$f" | sed 's/^/    | /' >&2
+    done
 }
 
 # h5 FILE /path[@attr|:field]: the value(s), one per line (h5_get; -x for exact hex).
