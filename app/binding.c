@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -134,7 +135,10 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
 
     const char *marker = getenv(MARKER);
     if (marker) {
-        /* Second pass: the variables are in place; learn where they came from. */
+        /* Second pass: the variables are in place; learn where they came from. Executed as
+         * /proc/self/exe, the process is named "exe": ps, top and pkill know it by its name. */
+        const char *name = strrchr(argv[0], '/');
+        prctl(PR_SET_NAME, name ? name + 1 : argv[0], 0, 0, 0);
         parse_marker(marker, choice);
         copy(choice->places, sizeof choice->places, getenv("OMP_PLACES"));
         copy(choice->proc_bind, sizeof choice->proc_bind, getenv("OMP_PROC_BIND"));

@@ -5,14 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *ts_rank_host(const struct ts_dist *d)
-{
-    const char *node = getenv("SLURMD_NODENAME");
-    if (node && node[0] && strlen(node) < sizeof d->host && !strpbrk(node, " \t\n"))
-        return node;
-    return d->host;
-}
-
 int ts_rank_facts_line(const struct ts_dist *d, const struct ts_topology_rec *machine, const char *mask,
                        const struct ts_thread_rec *threads, int n, char **line, struct ts_error *err)
 {
@@ -24,7 +16,7 @@ int ts_rank_facts_line(const struct ts_dist *d, const struct ts_topology_rec *ma
         .n_numa = -1,
         .n_threads = n > 0 ? n : 0,
     };
-    snprintf(f.host, sizeof f.host, "%s", ts_rank_host(d));
+    snprintf(f.host, sizeof f.host, "%s", d->host);
     snprintf(f.boot_id, sizeof f.boot_id, "%s", d->boot_id);
     snprintf(f.mask, sizeof f.mask, "%s", mask ? mask : "");
     if (machine) {

@@ -10,14 +10,8 @@
 #include "ts_rank_warnings.h"
 #include "ts_record.h"
 
-/* The name of this rank's host as the job knows it: SLURMD_NODENAME when Slurm started the
- * rank (the node's name in the job, which tells apart node names that share one machine, as
- * in the emulated cluster of the tests, where gethostname gives every node the same name),
- * else the host name of d. A name with a blank or over 255 bytes is not taken. */
-const char *ts_rank_host(const struct ts_dist *d);
-
 /* This rank's facts as ts_rank_facts_format writes them (malloc'd into *line, the caller frees
- * it): rank, local rank, host (ts_rank_host) and boot id from d; cores, PUs and NUMA nodes with memory from
+ * it): rank, local rank, host and boot id from d; cores, PUs and NUMA nodes with memory from
  * machine (NULL: unknown); mask, the CPU list the process started with ("" or NULL: unknown,
  * then the CPUs its threads ran on stand for it); where each of the n threads ran (cpu_start,
  * core, node). TS_RESOURCE_ERROR when memory runs out. */

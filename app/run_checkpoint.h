@@ -13,10 +13,10 @@
 
 struct ts_run_checkpoint {
     const struct ts_config *cfg;
-    struct ts_run_output *out; /* the run's names, and what it may replace */
-    char path[4200];           /* where checkpoints of this run go (after a write: where the last one went) */
-    struct ts_error err;       /* why the last write failed */
-    struct ts_file_id own;     /* the checkpoint this run wrote last, as written */
+    struct ts_run_output *out;  /* the run's names, and what it may replace */
+    char path[4200];            /* where checkpoints of this run go (after a write: where the last one went) */
+    struct ts_error err;        /* why the last write failed */
+    struct ts_file_id own;      /* the checkpoint this run wrote last, as written */
     struct ts_run_ranks *ranks; /* the ranks; rank 0 writes what every rank sends */
 };
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "binding_warnings.h"
+#include "rank_warnings.h"
 #include "run_checkpoint.h"
 #include "run_exec.h"
 #include "run_plan.h"
@@ -264,6 +265,34 @@ static int gather_warnings(struct ts_run_record *rr, struct ts_run_ranks *rk, ch
     return status;
 }
 
+#define MAX_CROSS_WARNINGS 16
+
+/* Collective across ranks: every rank's facts (host, kernel, mask, where its threads ran),
+ * compared on rank 0 (app/rank_warnings.h, as topo does): lines on rank 0, none elsewhere. */
+static int cross_rank_warnings(const struct ts_run_ranks *rk, const ts_topology *topo,
+                               const struct ts_binding_choice *binding, const struct ts_run_exec *ex,
+                               struct ts_rank_line *lines, int *n, struct ts_error *err)
+{
+    *n = 0;
+    if (!rk->spread)
+        return TS_OK;
+    struct ts_topology_rec machine = { 0 };
+    char *line = NULL;
+    struct ts_error mine;
+    ts_error_clear(&mine);
+    /* A rank that cannot describe itself still takes part: rank 0 then fails, none waits. */
+    int have_machine = ts_topology_record(topo, &machine, &mine) == TS_OK;
+    if (ts_rank_facts_line(rk->dist, have_machine ? &machine : NULL, binding->launch_cpus, ex->out.threads,
+                           ex->in.n_threads, &line, &mine)
+        != TS_OK)
+        line = NULL;
+    int status = ts_rank_warnings_gather(rk->dist, line ? line : "", lines, MAX_CROSS_WARNINGS, n, err);
+    free(line);
+    if (have_machine)
+        ts_topology_record_free(&machine);
+    return status;
+}
+
 /* Before the topology and the arrays: the plan, this rank's part, the memory check and the
  * output names (rank 0's). Errors every rank reaches alike are marked agreed. */
 static int start_run(const struct ts_config *cfg, const struct ts_cli *cli, struct ts_launch *launch,
@@ -362,6 +391,10 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
     int n_lines = status == TS_OK ? process_warnings(&ex, binding, &fit, lines) : 0;
     double *field = NULL;
     int64_t field_dims[3];
+    struct ts_rank_line cross[MAX_CROSS_WARNINGS];
+    int n_cross = 0;
+    if (status == TS_OK)
+        status = cross_rank_warnings(&ranks, topo, binding, &ex, cross, &n_cross, err);
     if (status == TS_OK && cfg->write_field)
         status = ts_run_ranks_field(&ranks, &ex, &field, field_dims, err);
     if (status == TS_OK)
@@ -384,6 +417,14 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         /* Rank 0 takes part even after its own error: the others are in the gather. */
         int gathered = gather_warnings(&rr, &ranks, lines, n_lines, err);
         status = status == TS_OK ? gathered : status;
+    }
+    for (int i = 0; status == TS_OK && i < n_cross; i++) {
+        char text[600];
+        snprintf(text, sizeof text, "across ranks: %s", cross[i].text);
+        if (cross[i].note)
+            fprintf(stderr, "touchstone: note: %s\n", text);
+        else
+            warn(&rr, text);
     }
     if (status == TS_OK && root) {
         if (ranks.placement_mixed)

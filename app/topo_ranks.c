@@ -31,7 +31,7 @@ static int make_texts(const struct ts_dist *d, const struct ts_topo_report *rep,
     if (!f)
         return -1;
     /* The host as the job knows it, so that node names sharing one machine count apart. */
-    const char *host = ts_rank_host(d);
+    const char *host = d->host;
     fprintf(f, "%s %s\n", host, d->boot_id[0] ? d->boot_id : "-");
     if (fclose(f) != 0)
         return -1;

@@ -77,7 +77,12 @@ static void one_process(struct ts_dist *d)
     d->thread_level_name = "";
     d->size = 1;
     d->local_size = 1;
-    if (gethostname(d->host, sizeof d->host - 1) != 0)
+    /* The node's name in a Slurm job tells apart node names that share one machine (the
+     * emulated cluster of the tests, where gethostname gives every node the same name). */
+    const char *node = getenv("SLURMD_NODENAME");
+    if (node && node[0] && strlen(node) < sizeof d->host && !strpbrk(node, " \t\n"))
+        snprintf(d->host, sizeof d->host, "%s", node);
+    else if (gethostname(d->host, sizeof d->host - 1) != 0)
         snprintf(d->host, sizeof d->host, "unknown");
     read_boot_id(d->boot_id, sizeof d->boot_id);
 }

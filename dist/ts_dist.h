@@ -16,7 +16,7 @@ struct ts_dist {
     int local_size;
     int thread_level;    /* what MPI_Init_thread provided (MPI_THREAD_FUNNELED or more) */
     const char *thread_level_name; /* its name, "MPI_THREAD_MULTIPLE"; "" when not started */
-    char host[256];      /* gethostname */
+    char host[256];      /* SLURMD_NODENAME in a Slurm job step, else gethostname */
     char boot_id[40];    /* /proc/sys/kernel/random/boot_id: two "hosts" with one kernel share it; "" if unknown */
     char library[256];   /* MPI_Get_library_version, its first line */
 };

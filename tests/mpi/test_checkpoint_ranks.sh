@@ -1,0 +1,84 @@
+#!/bin/sh
+# Checkpoints across ranks (issue 14): a run on 4 ranks stopped by SIGUSR1 (mpirun forwards it
+# to every rank; they agree on the iteration) leaves one checkpoint, which continues on 2 ranks,
+# on 1 rank and without a launcher to the uninterrupted run's field and result, bitwise. A rank
+# killed mid-run ends the job (bounded time, exit non-zero, no file under the final name), and
+# the last periodic checkpoint still restarts.
+# Usage: test_checkpoint_ranks.sh TOUCHSTONE SOURCE_DIR MPIRUN H5GET
+. "$(dirname "$0")/lib.sh"
+H5GET=${4:?path to h5_get}
+unset OMP_PLACES OMP_PROC_BIND OMP_NUM_THREADS
+cd "$WORK" || exit 1
+CONFIG="$SRC/configs/stencil2d.ini"
+# Long enough that a signal lands inside the iterations; binding off, so that the ranks, which
+# mpirun does not bind here, do not all stack their thread on core 0.
+LONG="--set stencil.nx=160 --set stencil.ny=96 --set stencil.alpha=0.001 --set run.iterations=6000
+      --set openmp.proc_bind=false --set output.write_field=true --threads 1"
+bits() { "$H5GET" -x "$1" "$2" 2>/dev/null || echo missing; }
+
+# shellcheck disable=SC2086
+run_ts 0 "uninterrupted reference" run "$CONFIG" $LONG -o "$WORK/full.h5" -q || finish
+want=$(bits "$WORK/full.h5" /results/global)
+
+# start_ranks RANKS OUT ARGS...: the run in the background through mpirun, progress from the
+# first iteration on; waits for its first progress line (a tenth of the iterations done).
+start_ranks() {
+    ranks=$1 out=$2
+    shift 2
+    # shellcheck disable=SC2086
+    TOUCHSTONE_PROGRESS_DELAY=0 timeout 300 "$MPIRUN" --oversubscribe --bind-to none -np "$ranks" \
+        "$TS" run "$CONFIG" $LONG -o "$out" "$@" >"$OUT" 2>"$ERR" &
+    job=$!
+    while ! grep -q '^touchstone: progress: ' "$ERR" 2>/dev/null && kill -0 $job 2>/dev/null; do
+        sleep 0.05
+    done
+}
+
+# Stopped on 4 ranks: exit 3 (rank 0's), one message, the checkpoint, an incomplete results file.
+start_ranks 4 "$WORK/run.h5"
+pkill -USR1 -P $job -x "$(basename "$MPIRUN")" 2>/dev/null || kill -USR1 $job
+wait $job
+status=$?
+[ $status = 3 ] || { fail "4 ranks after SIGUSR1: exit status $status, expected 3"; sed 's/^/    | /' "$ERR" | tail -8 >&2; }
+[ "$(grep -c '^touchstone: User defined signal 1: stopped after' "$ERR")" = 1 ] ||
+    fail "4 ranks after SIGUSR1: not one message saying how to continue"
+[ -s "$WORK/run.ckpt.h5" ] || { fail "4 ranks after SIGUSR1: no checkpoint"; finish; }
+[ "$("$H5GET" "$WORK/run.h5" /@complete)" = 0 ] || fail "4 ranks after SIGUSR1: the results file is not incomplete"
+
+# The one checkpoint continues on 2 ranks, on 1 and without a launcher, to the same bits.
+for how in 2 1 alone; do
+    cp "$WORK/run.ckpt.h5" "$WORK/from-$how.ckpt.h5"
+    if [ $how = alone ]; then
+        # shellcheck disable=SC2086
+        run_ts 0 "restart without a launcher" run "$CONFIG" $LONG -q -o "$WORK/from-$how.h5" \
+            --restart "$WORK/from-$how.ckpt.h5" || continue
+    else
+        # shellcheck disable=SC2086
+        mpi_ts 0 "restart on $how ranks" $how run "$CONFIG" $LONG -q -o "$WORK/from-$how.h5" \
+            --restart "$WORK/from-$how.ckpt.h5" || continue
+    fi
+    [ "$(bits "$WORK/from-$how.h5" /results/global)" = "$want" ] ||
+        fail "restart ($how): result $(bits "$WORK/from-$how.h5" /results/global), uninterrupted $want"
+    h5diff "$WORK/full.h5" "$WORK/from-$how.h5" /field /field >/dev/null 2>&1 ||
+        fail "restart ($how): the field differs from the uninterrupted run's"
+    [ "$("$H5GET" "$WORK/from-$how.h5" /job@restarted)" = 1 ] || fail "restart ($how): /job does not say restarted"
+done
+
+# One rank killed: mpirun ends the job; no results file, no temporary left under its name;
+# the periodic checkpoint written before the kill restarts to the same bits.
+start_ranks 3 "$WORK/kill.h5" --set output.checkpoint_every=100
+victim=$(pgrep -f -- "-o $WORK/kill.h5" | while read -r p; do
+    [ "$(cat /proc/"$p"/comm 2>/dev/null)" = touchstone ] && echo "$p"; done | sed -n 2p)
+[ -n "$victim" ] && kill -KILL "$victim"
+wait $job
+status=$?
+[ -n "$victim" ] || fail "SIGKILL: found no rank to kill"
+[ $status = 124 ] && fail "SIGKILL of one rank: the job hung (ended by timeout after 300 s)"
+[ $status = 0 ] && fail "SIGKILL of one rank: exit status 0"
+[ -e "$WORK/kill.h5" ] && fail "SIGKILL of one rank: a results file under the final name"
+cp "$WORK/kill.ckpt.h5" "$WORK/after-kill.ckpt.h5"
+# shellcheck disable=SC2086
+mpi_ts 0 "restart after the kill" 2 run "$CONFIG" $LONG -q -o "$WORK/after-kill.h5" \
+    --restart "$WORK/after-kill.ckpt.h5" &&
+    { [ "$(bits "$WORK/after-kill.h5" /results/global)" = "$want" ] || fail "restart after the kill: result differs"; }
+finish
