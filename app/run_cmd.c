@@ -305,7 +305,7 @@ static int start_run(const struct ts_config *cfg, const struct ts_cli *cli, stru
         launch->agreed = 1; /* the config is every rank's */
         return status;
     }
-    status = ts_run_ranks_split(ranks, dist, cfg, cli->restart_path, rp, err);
+    status = ts_run_ranks_split(ranks, dist, cfg, rp, err);
     if (status == TS_OK)
         status = ts_run_plan_check_memory(rp, err);
     if (status != TS_OK) {

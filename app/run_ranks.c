@@ -66,7 +66,7 @@ static int split_array(struct ts_run_ranks *rk, const struct ts_config *cfg, str
 }
 
 int ts_run_ranks_split(struct ts_run_ranks *rk, const struct ts_dist *d, const struct ts_config *cfg,
-                       const char *restart_path, struct ts_run_plan *rp, struct ts_error *err)
+                       struct ts_run_plan *rp, struct ts_error *err)
 {
     memset(rk, 0, sizeof *rk);
     rk->dist = d;
@@ -76,7 +76,6 @@ int ts_run_ranks_split(struct ts_run_ranks *rk, const struct ts_dist *d, const s
     rk->whole = rp->problem;
     rk->whole_plan = rp->plan;
     rk->stencil = rp->kernel->id == TS_KERNEL_STENCIL2D || rp->kernel->id == TS_KERNEL_STENCIL3D;
-    (void)restart_path;
     if (rk->stencil && rp->problem.time_block > 1) {
         rk->agreed = 1;
         return ts_fail(err, TS_BAD_INPUT,

@@ -41,10 +41,10 @@ struct ts_run_ranks {
 };
 
 /* After ts_run_plan_make: on more than one rank, refuses (TS_BAD_INPUT, agreed: every rank
- * reaches it alike) what does not work across ranks yet and a grid too small for the ranks,
- * with the numbers; then narrows rp to this rank's part (ts_run_plan_part). */
+ * reaches it alike) a time block and a problem too small for the ranks, with the numbers;
+ * then narrows rp to this rank's part (ts_run_plan_part). */
 int ts_run_ranks_split(struct ts_run_ranks *rk, const struct ts_dist *d, const struct ts_config *cfg,
-                       const char *restart_path, struct ts_run_plan *rp, struct ts_error *err);
+                       struct ts_run_plan *rp, struct ts_error *err);
 
 /* Rank 0's status, on every rank: rank 0 did something alone (the output file's name) and the
  * others must not go on when it failed. Returns status on rank 0 and TS_BAD_INPUT or TS_OK on

@@ -3,11 +3,8 @@
 # jobs/hybrid.sbatch on the emulated pair (n1, n2): NODES x TASKS-PER-NODE ranks started by
 # srun --mpi=pmix, CPUS-PER-TASK OpenMP threads each. touchstone topo's ranks section in the job
 # log must show the world that was asked for: its size, the hosts, the note that they share a
-# kernel, every thread of every rank on its own CPU. Then the run step.
-#
-# The run across ranks is the lead's part of issue 14: until it lands, `touchstone run` on more
-# than one rank exits 2 ("not built yet"), so the run's status and file are checked only with
-# TS_TEST_HYBRID_RUN=1.
+# kernel, every thread of every rank on its own CPU. Then the run step: verified, and its file
+# holds every rank (/mpi@size).
 . "$(dirname "$0")/lib.sh" "$@"
 . "$(dirname "$0")/pair.sh"
 
@@ -46,18 +43,12 @@ for l in $layouts; do
         grep -E -- "$STACKED" "topo-$name.txt" | sed 's/^/    /' >&2
     fi
     expect_in "$log" "^==> run" "$what: the run step"
-    # TODO(lead, issue 14): when runs across ranks land, set TS_TEST_HYBRID_RUN=1 in
-    # tests/slurm/CMakeLists.txt (ENVIRONMENT of slurm.hybrid) so that the run is checked.
-    if [ "${TS_TEST_HYBRID_RUN:-0}" = 1 ]; then
-        expect_job_ok "$id" "$log"
-        expect_in "$log" "^hybrid.sbatch: run: exit status 0" "$what: touchstone run"
-        expect_in "$log" "^hybrid.sbatch: finished, verified" "$what: verified"
-        expect_verified "results/hybrid-sum-parallel-$id.h5" "$what"
-        [ "$(grep -c '^touchstone: error' "$log")" = 0 ] || fail "$what: an error in the log"
-    else
-        status=$(sed -n 's/^hybrid.sbatch: run: exit status //p' "$log")
-        echo "note: $what: run across ranks not checked (TS_TEST_HYBRID_RUN unset): exit status ${status:-none}$(
-            grep -q 'not built yet' "$log" && echo ', "not built yet"')"
-    fi
+    expect_job_ok "$id" "$log"
+    expect_in "$log" "^hybrid.sbatch: run: exit status 0" "$what: touchstone run"
+    expect_in "$log" "^hybrid.sbatch: finished, verified" "$what: verified"
+    expect_verified "results/hybrid-sum-parallel-$id.h5" "$what"
+    [ "$(grep -c '^touchstone: error' "$log")" = 0 ] || fail "$what: an error in the log"
+    size=$(h5 "results/hybrid-sum-parallel-$id.h5" /mpi@size 2>/dev/null)
+    [ "$size" = $((nodes * per)) ] || fail "$what: the run's /mpi@size is '$size', expected $((nodes * per))"
 done
 finish

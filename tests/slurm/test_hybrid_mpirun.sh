@@ -50,12 +50,11 @@ for r in 0 1; do
     [ "$threads" -eq 2 ] && [ "$got" -eq 1 ] ||
         fail "$what: plain mpirun: rank $r's $threads threads on $got CPU(s), expected 2 threads on 1 CPU (the pitfall)"
 done
-# The warning every rank gives (its wording is the binding warnings'; an mpirun-specific hint
-# may come): asserted when present.
-grep -Eiq "rank [01] .*one core" plain.txt || echo "note: $what: no 'one core' warning in the ranks section yet"
-# TODO(lead, issue 14): once touchstone warns about the mpirun pitfall itself (a rank of
-# -c 2 bound to one core by the launcher, naming --map-by slot:PE=N), assert that warning here
-# with expect_in, not only the note above.
+# touchstone names the pitfall: each rank's threads all on one core, with the fix.
+for r in 0 1; do
+    expect_in plain.txt "rank $r \\(n[12]\\): its 2 threads all run on core .*as when mpirun binds each rank to one core" \
+        "$what: plain mpirun: the one-core warning for rank $r"
+done
 section "$log" pe >pe.txt
 expect_layout pe.txt "$(job_nodes "$pit2")" 1 2 "$what: --map-by slot:PE=2 --bind-to core"
 section "$log" none >none.txt
@@ -85,12 +84,9 @@ for job in "$hyb2:2:1:2" "$hyb1:1:2:1"; do
     expect_layout "topo-$id.txt" "$(job_nodes "$id")" "$per" "$cpus" "$what"
     grep -Eq -- "$STACKED" "topo-$id.txt" && fail "$what: a stacking warning: $(grep -E -- "$STACKED" "topo-$id.txt" | head -n 1)"
     expect_in "$log" "^==> run" "$what: the run step"
-    # TODO(lead, issue 14): with runs across ranks, TS_TEST_HYBRID_RUN=1 checks the run.
-    if [ "${TS_TEST_HYBRID_RUN:-0}" = 1 ]; then
-        expect_job_ok "$id" "$log"
-        expect_in "$log" "^hybrid-mpirun.sbatch: finished, verified" "$what: verified"
-        expect_verified "results/hybrid-sum-parallel-$id.h5" "$what"
-    fi
+    expect_job_ok "$id" "$log"
+    expect_in "$log" "^hybrid-mpirun.sbatch: finished, verified" "$what: verified"
+    expect_verified "results/hybrid-sum-parallel-$id.h5" "$what"
 done
 
 # --- hybrid.sbatch without pmix: a clear message, then mpirun with PE= (2 ranks of 2 CPUs).
