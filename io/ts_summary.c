@@ -50,7 +50,7 @@ static void print_threads(const struct ts_record *rec, FILE *out)
 
 /* "pages local to their thread: 100.0% (parallel init, firsttouch; ...)"; huge pages say so,
  * since one of them counts for 512 base pages. */
-static void print_placement(const struct ts_placement_rec *p, const char *init_mode, FILE *out)
+static void print_placement(const struct ts_placement_rec *p, const char *init_mode, int n_ranks, FILE *out)
 {
     int64_t pages = 0;
     for (int t = 0; t < p->n_threads; t++)
@@ -61,6 +61,21 @@ static void print_placement(const struct ts_placement_rec *p, const char *init_m
             p->measured_after, 100.0 * p->local_fraction, init_mode, p->policy, (long long)pages,
             p->page_size == HUGE_PAGE_BYTES ? " of 2 MiB" : "", (long long)p->sample_stride,
             p->sample_stride == 1 ? "" : " sampled", p->time);
+    if (!p->thread_rank || n_ranks < 2)
+        return;
+    /* Each rank's share: a rank whose pages went astray stands out from the total. */
+    fprintf(out, "             by rank:");
+    const int shown = n_ranks <= 8 ? n_ranks : 6;
+    for (int r = 0; r < shown; r++) {
+        int64_t owned = 0, local = 0;
+        for (int t = 0; t < p->n_threads; t++)
+            if (p->thread_rank[t] == r) {
+                owned += p->thread_pages[t];
+                local += p->thread_local_pages[t];
+            }
+        fprintf(out, "%s r%d %.1f%%", r ? "," : "", r, owned > 0 ? 100.0 * (double)local / (double)owned : 0.0);
+    }
+    fprintf(out, "%s\n", shown < n_ranks ? ", ... (every thread in /placement)" : "");
 }
 
 /* The ranks: how many, where, how the problem was split, and which rank set the pace. */
@@ -193,9 +208,9 @@ void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE
     print_threads(rec, out);
     fprintf(out, "  init       %s first touch, %.3f s\n", r->init_mode, t->init);
     if (rec->placement)
-        print_placement(rec->placement, r->init_mode, out);
+        print_placement(rec->placement, r->init_mode, rec->mpi ? rec->mpi->size : 1, out);
     if (rec->placement_end)
-        print_placement(rec->placement_end, r->init_mode, out);
+        print_placement(rec->placement_end, r->init_mode, rec->mpi ? rec->mpi->size : 1, out);
     if (rec->counters && rec->counters->n_threads > 0)
         print_counters(rec->counters, out);
     if (rec->counters && rec->counters->machine)
