@@ -443,8 +443,8 @@ static void malformed(void)
         "/mpi/ranks:n_threads: ranks 0 to 2 have 4 threads, more than the run's 3",
         "/threads/table:rank: row 2: rank 1, local rank 0; /mpi/ranks says rank 2, local rank 0",
         "/mpi/rank_iteration: expected 2-D double of 3 x 5 values (/mpi@size x /timings@n_iterations)",
-        "/mpi/ranks:time_min: rank 0: min 0.001953125, max 0.005859375, but /mpi/rank_iteration[0] holds times from "
-        "0.0029296875 to 1",
+        ("/mpi/ranks:time_min: rank 0: min 0.001953125, max 0.005859375, but /mpi/rank_iteration[0] holds times "
+         "from 0.0029296875 to 1"),
         "/mpi/rank_halo_iteration: [1][1] is NaN, its iteration time a number",
         "/mpi/ranks:local_rank: value [0] = 3 is out of range, expected 0..2",
         "/mpi@shared_kernel: 2 is out of range, expected 0..1",
