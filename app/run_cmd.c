@@ -399,6 +399,9 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         status = ts_run_ranks_field(&ranks, &ex, &field, field_dims, err);
     if (status == TS_OK)
         status = ts_run_ranks_world(&ranks, &ex, &rp, err);
+    /* From here on every rank is past the collectives above: rank 0 may fail alone and still
+     * meet the others in the two that remain (the warnings, its status). */
+    const int met = status == TS_OK;
     if (status == TS_OK && root)
         status = ts_run_record_fill(&rr, cfg, binding, &ex, &ver, cfg->write_field, argc, argv, err);
     if (status == TS_OK && root) {
@@ -413,7 +416,7 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
                 memcpy(rr.rec.field_dims, field_dims, sizeof field_dims);
         }
     }
-    if (status == TS_OK || (root && !launch->agreed && ranks.spread)) {
+    if (status == TS_OK || (root && met && ranks.spread)) {
         /* Rank 0 takes part even after its own error: the others are in the gather. */
         int gathered = gather_warnings(&rr, &ranks, lines, n_lines, err);
         status = status == TS_OK ? gathered : status;
@@ -431,7 +434,7 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
             warn(&rr, "the ranks' hosts have different NUMA nodes: /placement holds the threads of rank 0 alone");
         status = write_results(&rr, cfg, &ex, &checkpoint, &out, started, err);
     }
-    if (ranks.spread && !launch->agreed && (status == TS_OK || root)) {
+    if (ranks.spread && !launch->agreed && (status == TS_OK || (root && met))) {
         /* Rank 0 wrote the file or failed to: the others learn which and end with it. */
         status = ts_run_ranks_follow_root(&ranks, status, err);
         launch->agreed = ranks.agreed;
