@@ -19,7 +19,10 @@ static const struct ts_column columns[] = {
     RC_JOB,
     RC_KERNEL,
     RC_SIZE,
+    RC_RANKS,
     RC_THREADS,
+    RC_HOSTS,
+    RC_DECOMP,
     RC_PLACES,
     RC_BIND,
     RC_INIT,
@@ -35,6 +38,7 @@ static const struct ts_column columns[] = {
     RC_GLUPS,
     RC_LOCAL,
     RC_IMBALANCE,
+    RC_HALO,
     RC_WARNINGS,
     RC_VERIFIED,
     RC_RESULT,
@@ -176,10 +180,12 @@ static void print_notes(const struct ts_run_set *set, const struct ts_side *side
 static int print_all(const struct ts_run_set *set, const struct ts_side *sides, size_t n_sides, const char *title,
                      enum ts_table_format format)
 {
+    struct ts_column shown[sizeof columns / sizeof columns[0]];
+    const int with_ranks = ts_runs_with_ranks(set->stats, set->n);
     struct ts_table t = { .name = "runs",
                           .title = title,
-                          .cols = columns,
-                          .n_cols = sizeof columns / sizeof columns[0],
+                          .cols = shown,
+                          .n_cols = ts_runs_columns(columns, sizeof columns / sizeof columns[0], with_ranks, shown),
                           .transpose = 1,
                           .group_col = TS_TABLE_NO_GROUP };
     struct ts_table st = { .name = "sides",

@@ -6,18 +6,49 @@
 #include <string.h>
 
 /* The fields that make a configuration, as people name them. */
-enum { F_KERNEL, F_SIZE, F_THREADS, F_PLACES, F_BIND, F_INIT, F_POLICY, F_VARIANT, F_HUGE, F_HOST, N_FIELDS };
-static const char *const field_names[N_FIELDS] = {
-    "kernel",    "size",        "threads", "OMP_PLACES",      "OMP_PROC_BIND",
-    "init mode", "init.policy", "variant", "init.huge_pages", "host",
+enum {
+    F_KERNEL,
+    F_SIZE,
+    F_RANKS,
+    F_THREADS,
+    F_DECOMP,
+    F_PLACES,
+    F_BIND,
+    F_INIT,
+    F_POLICY,
+    F_VARIANT,
+    F_HUGE,
+    F_HOST,
+    N_FIELDS
 };
+static const char *const field_names[N_FIELDS] = {
+    "kernel",        "size",      "ranks",       "threads", "decomposition",   "OMP_PLACES",
+    "OMP_PROC_BIND", "init mode", "init.policy", "variant", "init.huge_pages", "host",
+};
+
+/* Threads of each rank: "2", or "1..2" when the ranks differ; the run's threads without ranks. */
+static void threads_text(const struct ts_run_summary *s, char *buf, size_t size)
+{
+    int least = s->n_threads, most = s->n_threads;
+    for (int32_t r = 0; r < s->n_ranks; r++) {
+        least = r == 0 || s->ranks[r].n_threads < least ? s->ranks[r].n_threads : least;
+        most = r == 0 || s->ranks[r].n_threads > most ? s->ranks[r].n_threads : most;
+    }
+    if (least == most)
+        snprintf(buf, size, "%d", least);
+    else
+        snprintf(buf, size, "%d..%d", least, most);
+}
 
 static void field_text(const struct ts_run_summary *s, int field, char *buf, size_t size)
 {
     switch (field) {
     case F_KERNEL: snprintf(buf, size, "%s", s->kernel); break;
     case F_SIZE: ts_run_size_text(s, buf, size); break;
-    case F_THREADS: snprintf(buf, size, "%d", s->n_threads); break;
+    case F_RANKS: snprintf(buf, size, "%d", s->n_ranks > 0 ? s->n_ranks : 1); break;
+    case F_THREADS: threads_text(s, buf, size); break;
+    /* One rank splits nothing: a launched run on one rank is the single-node configuration. */
+    case F_DECOMP: snprintf(buf, size, "%s", s->n_ranks > 1 ? s->decomposition : "none"); break;
     case F_PLACES: snprintf(buf, size, "%s", s->places); break;
     case F_BIND: snprintf(buf, size, "%s", s->proc_bind); break;
     case F_INIT: snprintf(buf, size, "%s", s->init_mode); break;

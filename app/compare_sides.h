@@ -30,8 +30,8 @@ struct ts_side {
 };
 
 /* Splits the runs of set into sides: a side is a stretch of consecutive runs with the same
- * configuration (kernel, size, threads, OMP_PLACES, OMP_PROC_BIND, init mode, policy,
- * variant, huge pages, host); split_before[i] != 0 (a `vs` on the command line) starts a new
+ * configuration (kernel, size, ranks, threads of each rank, the ranks' decomposition,
+ * OMP_PLACES, OMP_PROC_BIND, init mode, policy, variant, huge pages, host); split_before[i] != 0 (a `vs` on the command line) starts a new
  * side at run i as well. Then judges every side against the first. Returns the number of
  * sides, stored in *sides (malloc'd), or -1 when memory ran out. */
 long ts_sides_make(const struct ts_run_set *set, const unsigned char *split_before, struct ts_side **sides);

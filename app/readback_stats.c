@@ -50,6 +50,23 @@ static void disturbance(const struct ts_run_summary *s, struct ts_run_stats *out
     ts_disturb_numbers(&f, &out->numbers);
 }
 
+static void ranks_of(const struct ts_run_summary *s, struct ts_run_stats *out)
+{
+    out->ranks = s->n_ranks > 0 ? s->n_ranks : 1;
+    out->threads_per_rank = s->n_ranks > 0 ? s->ranks[0].n_threads : s->n_threads;
+    for (int32_t r = 1; r < s->n_ranks; r++)
+        if (s->ranks[r].n_threads != s->ranks[0].n_threads)
+            out->threads_per_rank = NAN;
+    double halo = 0.0, time = 0.0;
+    const size_t iters = (size_t)s->n_iterations;
+    for (size_t k = 0; k < (size_t)s->n_ranks * iters; k++)
+        if (!isnan(s->rank_iteration[k]) && !isnan(s->rank_halo_iteration[k])) {
+            time += s->rank_iteration[k];
+            halo += s->rank_halo_iteration[k];
+        }
+    out->halo_share = time > 0.0 ? halo / time : NAN;
+}
+
 const char *ts_disturbed_text(int disturbed)
 {
     return disturbed > 0 ? "yes" : disturbed == 0 ? "no" : "not known";
@@ -58,6 +75,7 @@ const char *ts_disturbed_text(int disturbed)
 int ts_run_stats_of(const struct ts_run_summary *s, struct ts_run_stats *out)
 {
     disturbance(s, out);
+    ranks_of(s, out);
     size_t iters = (size_t)s->n_iterations;
     if (iters == 0) { /* stopped during the warm-up: nothing timed to describe */
         out->q1 = out->q3 = out->imbalance = NAN;

@@ -22,6 +22,15 @@ struct ts_run_stats {
     int disturbed;
     char disturbed_why[600];
     struct ts_disturb_numbers numbers;
+    /* The ranks (issue 14): /mpi@size, 1 for a run no launcher started (one process). */
+    int ranks;
+    /* Threads of each rank; NaN when the ranks have different counts (the run's threads,
+     * /results@n_threads, add them all up). */
+    double threads_per_rank;
+    /* The halo exchange's seconds over the ranks' iteration seconds, both summed over every
+     * rank and timed iteration that has a time (/mpi/rank_halo_iteration, rank_iteration), as
+     * the summary's "per rank" line puts it; NaN without /mpi or without a timed iteration. */
+    double halo_share;
 };
 
 /* 0, or -1 when memory ran out. */

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 void ts_runs_num(struct ts_table *t, size_t row, const char *key, double v)
 {
@@ -11,6 +12,32 @@ void ts_runs_num(struct ts_table *t, size_t row, const char *key, double v)
 int ts_runs_text(struct ts_table *t, size_t row, const char *key, const char *text)
 {
     return ts_table_text(t, row, ts_table_col(t, key), text);
+}
+
+int ts_runs_with_ranks(const struct ts_run_stats *stats, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (stats[i].ranks > 1)
+            return 1;
+    return 0;
+}
+
+size_t ts_runs_columns(const struct ts_column *cols, size_t n, int with_ranks, struct ts_column *out)
+{
+    static const char *const of_ranks[] = { "ranks", "hosts", "decomposition", "halo_share" };
+    size_t kept = 0;
+    for (size_t c = 0; c < n; c++) {
+        int rank_col = 0;
+        for (size_t k = 0; k < sizeof of_ranks / sizeof of_ranks[0]; k++)
+            rank_col |= strcmp(cols[c].key, of_ranks[k]) == 0;
+        if (rank_col && !with_ranks)
+            continue;
+        out[kept] = cols[c];
+        if (with_ranks && strcmp(cols[c].key, "threads") == 0 && cols[c].title[0])
+            out[kept].title = "threads per rank";
+        kept++;
+    }
+    return kept;
 }
 
 int ts_runs_fill(struct ts_table *t, size_t row, const struct ts_run_summary *s, const struct ts_run_stats *st)
@@ -40,12 +67,16 @@ int ts_runs_fill(struct ts_table *t, size_t row, const struct ts_run_summary *s,
         { "job_id", s->job_id },
         { "disturbed", ts_disturbed_text(st->disturbed) },
         { "disturbed_why", st->disturbed > 0 ? st->disturbed_why : "" },
+        { "decomposition", s->n_ranks > 0 ? s->decomposition : "" },
     };
     const struct {
         const char *key;
         double v;
     } nums[] = {
-        { "threads", s->n_threads },
+        { "ranks", st->ranks },
+        { "hosts", s->n_ranks > 0 ? s->n_hosts : 1 },
+        { "threads", st->threads_per_rank },
+        { "halo_share", st->halo_share },
         { "iterations", (double)s->n_iterations },
         { "init_s", s->init_time },
         { "time_median_s", s->time_median },

@@ -16,6 +16,11 @@
 #define RC_KERNEL { "kernel", "kernel", TS_COL_TEXT, NULL, TS_SHOW_ALL }
 #define RC_SIZE { "size", "size", TS_COL_TEXT, NULL, TS_SHOW_ALL }
 #define RC_THREADS { "threads", "threads", TS_COL_INT, NULL, TS_SHOW_ALL }
+/* Of runs with ranks only (ts_runs_columns): a set of single-node runs prints as it always did. */
+#define RC_RANKS { "ranks", "ranks", TS_COL_INT, NULL, TS_SHOW_ALL }
+#define RC_HOSTS { "hosts", "hosts", TS_COL_INT, NULL, TS_SHOW_ALL }
+#define RC_DECOMP { "decomposition", "decomposition", TS_COL_TEXT, NULL, TS_SHOW_ALL }
+#define RC_HALO { "halo_share", "halo share", TS_COL_NUM, "%.3f", TS_SHOW_ALL }
 #define RC_PLACES { "omp_places", "OMP_PLACES", TS_COL_TEXT, NULL, TS_SHOW_ALL }
 #define RC_BIND { "omp_proc_bind", "OMP_PROC_BIND", TS_COL_TEXT, NULL, TS_SHOW_ALL }
 #define RC_INIT { "init_mode", "init mode", TS_COL_TEXT, NULL, TS_SHOW_ALL }
@@ -47,7 +52,16 @@
     { "online_cpus", "", TS_COL_INT, NULL, TS_SHOW_MACHINE }
 /* clang-format on */
 
-/* Fills every RC_ column t has for row from run s; -1 when memory ran out. */
+/* Whether some run of n has more than one rank: then the tables show the ranks. */
+int ts_runs_with_ranks(const struct ts_run_stats *stats, size_t n);
+
+/* Copies the n columns cols to out (room for n), without RC_RANKS, RC_HOSTS, RC_DECOMP and
+ * RC_HALO unless with_ranks; with_ranks, RC_THREADS is titled "threads per rank". Returns how
+ * many it copied. */
+size_t ts_runs_columns(const struct ts_column *cols, size_t n, int with_ranks, struct ts_column *out);
+
+/* Fills every RC_ column t has for row from run s; -1 when memory ran out. "threads" is the
+ * threads of each rank (the run's threads without ranks), "-" when the ranks differ in it. */
 int ts_runs_fill(struct ts_table *t, size_t row, const struct ts_run_summary *s, const struct ts_run_stats *st);
 
 /* Sets the cell of column key, when t has it. */

@@ -16,12 +16,14 @@ static const struct ts_column columns[] = {
     { "policy", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
     { "omp_places", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
     { "omp_proc_bind", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
+    RC_RANKS,
     RC_THREADS,
     RC_MEDIAN,
     RC_Q1,
     RC_Q3,
     { "speedup", "speed-up", TS_COL_NUM, "%.3f", TS_SHOW_ALL },
     { "efficiency", "efficiency", TS_COL_NUM, "%.3f", TS_SHOW_ALL },
+    RC_HALO,
     RC_GBS,
     RC_GLUPS,
     RC_IMBALANCE,
@@ -40,6 +42,8 @@ static const struct ts_column columns[] = {
     { "job_id", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
     RC_DISTURBED_WHY,
     RC_MACHINE,
+    { "hosts", "", TS_COL_INT, NULL, TS_SHOW_MACHINE },
+    { "decomposition", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
 };
 
 struct entry {
@@ -48,14 +52,24 @@ struct entry {
 
 static const struct ts_run_set *sorting; /* qsort has no context argument */
 
+/* Threads of each rank, the mean when the ranks differ in it: what orders the rows. */
+static double per_rank(const struct ts_run_set *set, size_t run)
+{
+    return (double)set->runs[run].n_threads / set->stats[run].ranks;
+}
+
 static int by_group_then_threads(const void *pa, const void *pb)
 {
     const struct entry *a = pa, *b = pb;
     const struct ts_run_summary *x = &sorting->runs[a->run], *y = &sorting->runs[b->run];
+    const int xr = sorting->stats[a->run].ranks, yr = sorting->stats[b->run].ranks;
+    const double xt = per_rank(sorting, a->run), yt = per_rank(sorting, b->run);
     if (a->group != b->group)
         return a->group < b->group ? -1 : 1;
-    if (x->n_threads != y->n_threads)
-        return x->n_threads < y->n_threads ? -1 : 1;
+    if (xr != yr)
+        return xr < yr ? -1 : 1;
+    if (xt != yt)
+        return xt < yt ? -1 : 1;
     int c = strcmp(x->start_time, y->start_time);
     return c ? c : a->run < b->run ? -1 : a->run > b->run;
 }
@@ -87,12 +101,27 @@ static struct entry *grouped(const struct ts_run_set *set, char (*labels)[1024])
     return e;
 }
 
+/* The group's run with the fewest threads in all (ranks x threads: 1 rank x 1 thread when the
+ * group has it), the fewer ranks of two with as many; from the group's first row, k. */
+static size_t baseline(const struct ts_run_set *set, const struct entry *e, size_t k)
+{
+    size_t base = k;
+    for (size_t j = k + 1; j < set->n && e[j].group == e[k].group; j++) {
+        const struct ts_run_summary *s = &set->runs[e[j].run], *b = &set->runs[e[base].run];
+        if (s->n_threads < b->n_threads
+            || (s->n_threads == b->n_threads && set->stats[e[j].run].ranks < set->stats[e[base].run].ranks))
+            base = j;
+    }
+    return base;
+}
+
 static int fill(struct ts_table *t, const struct ts_run_set *set, const struct entry *e, char (*labels)[1024])
 {
     size_t base = 0;
     for (size_t k = 0; k < set->n; k++) {
         if (k == 0 || e[k].group != e[k - 1].group)
-            base = k; /* the fewest threads of the group */
+            base = baseline(set, e, k);
+        /* n_threads counts the threads of every rank */
         const struct ts_run_summary *s = &set->runs[e[k].run], *b = &set->runs[e[base].run];
         double speedup = b->time_median / s->time_median;
         long row = ts_table_add_row(t);
@@ -129,12 +158,19 @@ int ts_report_cmd(const struct ts_runs_args *a, struct ts_error *err)
     }
     char(*labels)[1024] = malloc(set.n * sizeof *labels);
     struct entry *e = labels ? grouped(&set, labels) : NULL;
-    struct ts_table t = { .name = "runs",
-                          .cols = columns,
-                          .n_cols = sizeof columns / sizeof columns[0],
-                          .group_col = 0,
-                          .title = "touchstone report: runs grouped by configuration, by threads; speed-up over the\n"
-                                   "fewest threads of the group, efficiency = speed-up x those threads / threads" };
+    struct ts_column shown[sizeof columns / sizeof columns[0]];
+    const int with_ranks = ts_runs_with_ranks(set.stats, set.n);
+    struct ts_table t = {
+        .name = "runs",
+        .cols = shown,
+        .n_cols = ts_runs_columns(columns, sizeof columns / sizeof columns[0], with_ranks, shown),
+        .group_col = 0,
+        .title = with_ranks ? "touchstone report: runs grouped by configuration, by ranks x threads per rank;\n"
+                              "speed-up over the fewest threads in all of the group (1 rank x 1 thread when it has\n"
+                              "it), efficiency = speed-up x those threads / (ranks x threads per rank)"
+                            : "touchstone report: runs grouped by configuration, by threads; speed-up over the\n"
+                              "fewest threads of the group, efficiency = speed-up x those threads / threads"
+    };
     int st = !e || fill(&t, &set, e, labels) != 0 ? ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "report")
              : ts_table_print(&t, a->format, stdout) != 0 || print_disturbed(&set, a->format, stdout) != 0
                  ? ts_fail_errno(err, TS_IO_ERROR, errno ? errno : EIO, "report: cannot print the table")

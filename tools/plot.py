@@ -5,7 +5,9 @@
 
   scaling   speed-up and GB/s against threads, one line per configuration (init mode,
             binding, policy), speed-up over the fewest threads of each line; error bars
-            from the quartiles of /timings/iteration
+            from the quartiles of /timings/iteration. Files with ranks (/mpi): against the
+            threads of all ranks, one line per configuration and threads per rank, points
+            labelled ranks x threads, speed-up over the configuration's fewest threads in all
   init      init time of each run, and each thread's fraction of local pages (/placement)
   timeline  each thread's time per iteration as a heat map (/timings/thread_iteration),
             every panel on one colour scale
@@ -80,6 +82,12 @@ def read_run(path):
             }
             if "placement" in f:
                 run["local"] = np.asarray(f["placement/thread_local_fraction"][()], dtype=float)
+            # Schema 3, a run an MPI launcher started: /mpi (without it, one process).
+            run["ranks"], run["per_rank"] = 1, run["threads"]
+            if "mpi" in f:
+                per_rank = {int(n) for n in f["mpi/ranks"]["n_threads"]}
+                run["ranks"] = int(f["mpi"].attrs["size"])
+                run["per_rank"] = per_rank.pop() if len(per_rank) == 1 else None  # None: ranks differ
     except (OSError, KeyError, ValueError, TypeError) as e:
         fail("%s: not a readable touchstone run file (%s)" % (path, e))
     if run["thread_iteration"].ndim != 2 or run["thread_iteration"].shape[0] != run["threads"]:
@@ -124,6 +132,8 @@ def line_label(run, varying):
 
 
 def plot_scaling(fig, runs):
+    if any(r["ranks"] > 1 for r in runs):
+        return plot_rank_scaling(fig, runs)
     lines = {}
     for r in runs:
         key = (r["kernel"], r["size"], r["init_mode"], r["binding"], r["policy"])
@@ -169,6 +179,66 @@ def plot_scaling(fig, runs):
     handles, labels = [handles[i] for i in order], [labels[i] for i in order]
     handles.append(Patch(visible=False))
     labels.append("error bars: quartiles of the iteration times")
+    return handles, labels
+
+
+def per_rank_text(run):
+    if run["per_rank"] is None:
+        return "threads per rank differ"
+    return "%d thread%s per rank" % (run["per_rank"], "" if run["per_rank"] == 1 else "s")
+
+
+def plot_rank_scaling(fig, runs):
+    """Runs with ranks: speed-up and GB/s against the threads of all ranks (ranks x threads per
+    rank), one line per configuration and threads per rank, each point labelled ranks x threads;
+    speed-up over the configuration's run with the fewest threads in all (1 rank x 1 thread when
+    there is one; the fewer ranks of two with as many), as touchstone report computes it."""
+    configs, lines = {}, {}
+    for r in runs:
+        config = (r["kernel"], r["size"], r["init_mode"], r["binding"], r["policy"])
+        configs.setdefault(config, []).append(r)
+        lines.setdefault(config + (r["per_rank"],), []).append(r)
+    bases = {config: min(members, key=lambda r: (r["threads"], r["ranks"])) for config, members in configs.items()}
+    varying = set()
+    if len({(r["kernel"], r["size"]) for r in runs}) > 1:
+        varying.add("problem")
+    if len({r["policy"] for r in runs}) > 1:
+        varying.add("policy")
+    speed, bandwidth = fig.subplots(1, 2)
+    all_threads = sorted({r["threads"] for r in runs})
+    dodge = 0.012 * (all_threads[-1] - all_threads[0] or 1)
+    for k, (key, members) in enumerate(lines.items()):
+        members.sort(key=lambda r: (r["threads"], r["ranks"]))
+        threads = [r["threads"] + (k - (len(lines) - 1) / 2) * dodge for r in members]
+        base = bases[key[:-1]]
+        label = "%s, %s" % (line_label(base, varying), per_rank_text(members[0]))
+        speedup = [base["time_median"] / r["time_median"] for r in members]
+        low = [base["quartiles"][0] / r["quartiles"][1] for r in members]
+        high = [base["quartiles"][1] / r["quartiles"][0] for r in members]
+        line = speed.errorbar(threads, speedup, yerr=error_bars(speedup, low, high), marker="o", label=label)
+        for x, y, r in zip(threads, speedup, members):
+            speed.annotate("%dx%d" % (r["ranks"], r["per_rank"]) if r["per_rank"] else "%d ranks" % r["ranks"],
+                           (x, y), textcoords="offset points", xytext=(4, 4), fontsize="x-small",
+                           color=line.lines[0].get_color(), annotation_clip=True)
+        gbs = [r["gbs_median"] for r in members]
+        low = [r["gbs_median"] * r["time_median"] / r["quartiles"][1] for r in members]
+        high = [r["gbs_median"] * r["time_median"] / r["quartiles"][0] for r in members]
+        bandwidth.errorbar(threads, gbs, yerr=error_bars(gbs, low, high), marker="o",
+                           color=line.lines[0].get_color(), label=label)
+    speed.plot(all_threads, [t / all_threads[0] for t in all_threads], "k--",
+               linewidth=0.7 * plt.rcParams["lines.linewidth"], label="ideal (linear)")
+    speed.set_ylabel("speed-up over the fewest threads in all")
+    bandwidth.set_ylabel("GB/s at the median iteration")
+    for ax in (speed, bandwidth):
+        ax.set_xlabel("threads in all (ranks x threads per rank)")
+        ax.set_xticks(all_threads)
+        ax.grid(True, alpha=0.3)
+        ax.set_ylim(bottom=0)
+    handles, labels = speed.get_legend_handles_labels()
+    order = sorted(range(len(labels)), key=lambda i: labels[i] == "ideal (linear)")
+    handles, labels = [handles[i] for i in order], [labels[i] for i in order]
+    handles.append(Patch(visible=False))
+    labels.append("points: ranks x threads per rank; error bars: quartiles of the iteration times")
     return handles, labels
 
 
