@@ -1,11 +1,11 @@
 #!/bin/sh
-# /init of the NUMA test VM (busybox sh, PID 1). Runs touchstone in every placement mode,
-# then ships the results to the host as base64 of a tar.gz on the second serial port
-# (/dev/ttyS1), away from the kernel's console messages on ttyS0. The kernel command-line
-# word ts_shell starts a shell on the console instead (debugging).
+# /init of the NUMA test VM (busybox sh, PID 1). Runs touchstone in every placement mode and
+# on two MPI ranks (mpirun), then ships the results to the host as base64 of a tar.gz on the
+# second serial port (/dev/ttyS1), away from the kernel's console messages on ttyS0. The
+# kernel command-line word ts_shell starts a shell on the console instead (debugging).
 # Whatever happens, the VM powers off: PID 1 exiting would panic, and panic=-1 plus qemu's
 # -no-reboot turn that into a quick exit too, but a clean poweroff keeps the log readable.
-export PATH=/bin
+export PATH=/bin:/usr/bin # mpirun and orted are in /usr/bin
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -15,6 +15,16 @@ mount -t tmpfs tmp /tmp
 # once, the stack in the log) instead of hanging until the host's timeout.
 echo 60 >/proc/sys/kernel/hung_task_timeout_secs
 echo 1 >/proc/sys/kernel/hung_task_panic
+# For mpirun: a host name, the loopback interface (mpirun and the ranks talk over TCP there),
+# /dev/shm (shared memory between the ranks; /tmp is one already), a launcher that needs no
+# ssh (plm isolated: this machine only), no fabric probed (pml ob1, btl self and vader).
+hostname numavm
+echo "127.0.0.1 localhost numavm" >/etc/hosts
+ip link set lo up
+mkdir -p /dev/shm
+mount -t tmpfs shm /dev/shm
+export HOME=/tmp OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_plm=isolated OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader
 
 say() { echo "numa_vm: $*"; }
 
@@ -34,6 +44,7 @@ SIZE="--set sum.n=8388608 --set stencil.nx=2048 --set stencil.ny=2048 --set run.
 if [ -n "$shell" ]; then
     say "shell: touchstone is /bin/touchstone, the config /etc/touchstone.ini; 'poweroff -f' leaves"
     say "e.g. touchstone run /etc/touchstone.ini $BIND $SIZE --set run.kernel=sum -o /tmp/sum.h5"
+    say "or mpirun --map-by numa --bind-to numa --report-bindings -np 2 touchstone run ... --threads 2"
     setsid cttyhack sh
     poweroff -f
 fi
@@ -70,6 +81,29 @@ for kernel in sum stencil2d; do
             echo "$name $kernel $t $mode $status" >>runs.txt
             say "$name: exit $status ($(( $(cut -d. -f1 /proc/uptime) - start )) s)"
         done
+    done
+done
+# Two MPI ranks, one bound to each NUMA node by mpirun, 2 threads each (the node's two cores),
+# with parallel first touch, and with --serial-init (each rank's master thread touches that
+# rank's pages: still on the rank's node); mpirun's set-up is at the top. Each run's
+# arguments after the config go to NAME.args: the host runs the same without a launcher and
+# compares the bits of the result.
+for kernel in sum stencil2d; do
+    for init in parallel serial; do
+        case $init in
+            parallel) mode=ranks extra="" ;;
+            serial) mode=ranks-serial extra="--serial-init" ;;
+        esac
+        name=$kernel-r2t2-$init
+        args="--set run.kernel=$kernel --threads 2 $BIND $SIZE $extra"
+        echo "$args" >"$name.args"
+        start=$(cut -d. -f1 /proc/uptime)
+        # shellcheck disable=SC2086 # word splitting of the option list is wanted
+        timeout -s KILL 120 mpirun --map-by numa --bind-to numa --report-bindings -np 2 \
+            touchstone run /etc/touchstone.ini $args -o "$out/$name.h5" >"$name.log" 2>&1
+        status=$?
+        echo "$name $kernel 4 $mode $status" >>runs.txt
+        say "$name: exit $status ($(( $(cut -d. -f1 /proc/uptime) - start )) s)"
     done
 done
 dmesg >dmesg.txt

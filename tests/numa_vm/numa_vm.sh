@@ -1,11 +1,13 @@
 #!/bin/sh
-# Usage: numa_vm.sh [--shell] TOUCHSTONE CHECKER WORK_DIR CACHE_DIR
+# Usage: numa_vm.sh [--shell] TOUCHSTONE CHECKER WORK_DIR CACHE_DIR [MPIRUN]
 #
 # Boots an emulated two-node NUMA machine (qemu TCG, 2 sockets x 2 cores, 512 MiB per node),
 # runs TOUCHSTONE (a build without -march=native: TCG has no AVX-512) inside it in every
-# placement mode, brings the HDF5 files back over a serial port, and checks on the host,
-# with CHECKER (numa_vm_check), where threads and pages really were. WORK_DIR holds this
-# run's files (console.log, out/), CACHE_DIR the Debian kernel, fetched once.
+# placement mode and on two MPI ranks (Open MPI's MPIRUN, default: mpirun on the PATH, copied
+# into the guest with its plugins), brings the HDF5 files back over a serial port, and checks
+# on the host, with CHECKER (numa_vm_check), where threads and pages really were, and that
+# the ranks' results are the bits of the same runs on the host without a launcher. WORK_DIR
+# holds this run's files (console.log, out/, host/), CACHE_DIR the Debian kernel, fetched once.
 # --shell boots the same VM with a shell on this terminal instead (Ctrl-A x quits qemu).
 set -u
 
@@ -16,10 +18,11 @@ if [ "${1:-}" = "--shell" ]; then
     shell=1
     shift
 fi
-ts=${1:?usage: numa_vm.sh [--shell] TOUCHSTONE CHECKER WORK_DIR CACHE_DIR}
+ts=${1:?usage: numa_vm.sh [--shell] TOUCHSTONE CHECKER WORK_DIR CACHE_DIR [MPIRUN]}
 checker=${2:?}
 work=${3:?}
 cache=${4:?}
+mpirun=${5:-mpirun}
 
 FAILURES=0
 CHECKS=0
@@ -50,12 +53,13 @@ for cmd in qemu-system-x86_64 xz jq; do
 done
 [ -x "$ts" ] || die "portable touchstone $ts not built (target numa_vm_touchstone)"
 [ -x "$checker" ] || die "checker $checker not built"
+command -v "$mpirun" >/dev/null 2>&1 || die "$mpirun not found (Open MPI: scripts/setup-deps.sh installs it)"
 
 mkdir -p "$work" "$cache" || die "cannot create $work or $cache"
 work=$(cd "$work" && pwd)
 kernel=$(sh "$here/kernel.sh" "$cache") || die "no guest kernel (see kernel.sh above)"
 [ "${kernel##*/}" = vmlinux ] || echo "numa_vm: no PVH entry in the kernel, booting the bzImage $kernel (slower)"
-sh "$here/initramfs.sh" "$work/initramfs.cpio" "$ts" "$here/guest-init.sh" "$src/configs/default.ini" ||
+sh "$here/initramfs.sh" "$work/initramfs.cpio" "$ts" "$here/guest-init.sh" "$src/configs/default.ini" "$mpirun" ||
     die "cannot build the initramfs"
 
 # The machine: two sockets of two cores, each socket its own NUMA node with its own RAM.
@@ -77,8 +81,8 @@ if [ -n "$shell" ]; then
     exec qemu-system-x86_64 "$@" -serial mon:stdio -append "$append ts_shell"
 fi
 
-rm -rf "$work/out" "$work/data.b64"
-mkdir -p "$work/out"
+rm -rf "$work/out" "$work/host" "$work/data.b64"
+mkdir -p "$work/out" "$work/host"
 start=$(date +%s)
 # Console (ttyS0) to a log; the results archive arrives on ttyS1, away from kernel messages.
 timeout 1100 qemu-system-x86_64 "$@" -serial "file:$work/console.log" -serial "file:$work/data.b64" \
@@ -124,7 +128,19 @@ else
     esac
 fi
 
-# Every run exited 0, and its file passes the placement checks.
+# host_run NAME: the guest's run NAME (its arguments in NAME.args) on this host without a
+# launcher, with the guest's OpenMP environment, into host/NAME.h5; its output in host/NAME.log.
+host_run() {
+    # shellcheck disable=SC2046 # the arguments, one word each, as the guest split them
+    (
+        unset OMPI_COMM_WORLD_SIZE PMIX_RANK PMI_RANK PMI_SIZE # what touchstone takes for a launcher
+        OMP_PLACES=cores OMP_PROC_BIND=spread exec "$ts" run "$src/configs/default.ini" $(cat "$out/$1.args") \
+            -o "$work/host/$1.h5"
+    ) </dev/null >"$work/host/$1.log" 2>&1
+}
+
+# Every run exited 0, and its file passes the placement checks. The ranks' results must also
+# be the bits of the same run on the host without a launcher.
 [ -s "$out/runs.txt" ] || die "the guest recorded no runs"
 passed=""
 while read -r name _kernel threads mode rc; do
@@ -134,21 +150,38 @@ while read -r name _kernel threads mode rc; do
         sed 's/^/    | /' "$out/$name.log" | tail -n 15
         [ -f "$out/$name.h5" ] || continue
     fi
+    ref=""
+    case $mode in
+        ranks*)
+            CHECKS=$((CHECKS + 1))
+            if [ ! -f "$out/$name.args" ]; then
+                fail "$name: the guest left no $name.args, no run on the host to compare with"
+            elif host_run "$name"; then
+                ref=$work/host/$name.h5
+            else
+                fail "$name: the same run on the host without a launcher failed; its output:"
+                sed 's/^/    | /' "$work/host/$name.log" | tail -n 15
+            fi
+            ;;
+    esac
     CHECKS=$((CHECKS + 1))
-    if "$checker" "$name" "$mode" "$threads" "$out/$name.h5"; then
+    if "$checker" "$name" "$mode" "$threads" "$out/$name.h5" ${ref:+"$ref"}; then
         passed="$passed $name"
     else
         FAILURES=$((FAILURES + 1))
     fi
 done <"$out/runs.txt"
 
+has_passed() { case " $passed " in *" $1 "*) return 0 ;; esac; return 1; }
+
 # Controls: the checker must reject a file that contradicts the expectation, or its passes
-# above mean nothing. Serial init is not parallel first touch; first touch is not interleave.
-# Only files that passed as what they are make a control.
-for control in "sum-t4-serial parallel" "stencil2d-t4-parallel interleave"; do
+# above mean nothing. Serial init is not parallel first touch; first touch is not interleave;
+# serial init in each of two ranks is not serial init in one process (whose node-1 threads
+# find their pages remote). Only files that passed as what they are make a control.
+for control in "sum-t4-serial parallel" "stencil2d-t4-parallel interleave" "stencil2d-r2t2-serial serial"; do
     name=${control% *}
     mode=${control#* }
-    case " $passed " in *" $name "*) ;; *) continue ;; esac
+    has_passed "$name" || continue
     CHECKS=$((CHECKS + 1))
     # Rejected for its pages, not merely for its policy attribute.
     if "$checker" "$name" "$mode" 4 "$out/$name.h5" >"$work/control.log" 2>&1 ||
@@ -157,6 +190,15 @@ for control in "sum-t4-serial parallel" "stencil2d-t4-parallel interleave"; do
         sed 's/^/    | /' "$work/control.log"
     fi
 done
+# And a result that is not the host's bits: sum's checked against stencil2d's host run.
+if has_passed sum-r2t2-parallel && has_passed stencil2d-r2t2-parallel; then
+    CHECKS=$((CHECKS + 1))
+    if "$checker" sum-r2t2-parallel ranks 4 "$out/sum-r2t2-parallel.h5" "$work/host/stencil2d-r2t2-parallel.h5" \
+        >"$work/control.log" 2>&1 || ! grep -q 'without a launcher on the host gave' "$work/control.log"; then
+        fail "control: numa_vm_check did not reject sum's result against stencil2d's host run:"
+        sed 's/^/    | /' "$work/control.log"
+    fi
+fi
 
 if [ "$FAILURES" -ne 0 ]; then
     echo "numa_vm: $FAILURES of $CHECKS checks failed (files in $out)"

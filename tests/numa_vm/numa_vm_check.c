@@ -1,10 +1,13 @@
 /* Checks one touchstone HDF5 file written inside the two-node NUMA VM: where the threads ran
  * and where the pages were, through the plain HDF5 C API (the host has no h5py).
  *
- *   numa_vm_check RUN MODE THREADS FILE.h5
+ *   numa_vm_check RUN MODE THREADS FILE.h5 [REFERENCE.h5]
  *
- * RUN names the run in messages; MODE is parallel, serial, interleave or bind1; THREADS is the
- * thread count asked for. Every failed assertion prints one line "...: FAILED: RUN: ..." on stderr
+ * RUN names the run in messages; MODE is parallel, serial, interleave or bind1 (one process), or
+ * ranks or ranks-serial (two MPI ranks, one bound to each NUMA node, parallel or serial first
+ * touch); THREADS is the thread count asked for (of all ranks together). With REFERENCE, the
+ * file's /results/global must equal the reference file's to the bit (the same run without a
+ * launcher, on the host). Every failed assertion prints one line "...: FAILED: RUN: ..." on stderr
  * with the thread and the numbers; a passing file prints one "ok RUN: ..." line that shows them too.
  * Exit status: 0 all assertions hold, 1 some failed, 2 bad usage. */
 #include <hdf5.h>
@@ -99,8 +102,10 @@ static int read_str_attr(hid_t f, const char *obj, const char *name, char *out, 
 }
 
 struct thread_row {
-    int thread, node, counted_for_node, cpu_start;
+    int thread, node, counted_for_node, cpu_start, rank;
 };
+
+#define N_RANKS 2 /* the ranks modes: one rank per NUMA node of the VM */
 
 struct node_row {
     int os_index;
@@ -138,13 +143,15 @@ static void check_topology(hid_t f)
 
 int main(int argc, char **argv)
 {
-    if (argc != 5)
-        return fprintf(stderr, "usage: numa_vm_check RUN MODE THREADS FILE.h5\n"), 2;
+    if (argc != 5 && argc != 6)
+        return fprintf(stderr, "usage: numa_vm_check RUN MODE THREADS FILE.h5 [REFERENCE.h5]\n"), 2;
     run = argv[1];
     const char *mode = argv[2];
     int want_threads = atoi(argv[3]);
-    if (strcmp(mode, "parallel") && strcmp(mode, "serial") && strcmp(mode, "interleave") && strcmp(mode, "bind1"))
+    if (strcmp(mode, "parallel") && strcmp(mode, "serial") && strcmp(mode, "interleave") && strcmp(mode, "bind1")
+        && strcmp(mode, "ranks") && strcmp(mode, "ranks-serial"))
         return fprintf(stderr, "numa_vm_check: unknown mode %s\n", mode), 2;
+    int ranks = !strncmp(mode, "ranks", 5);
 
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t f = H5Fopen(argv[4], H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -170,6 +177,7 @@ int main(int argc, char **argv)
     H5Tinsert(tt, "node", HOFFSET(struct thread_row, node), H5T_NATIVE_INT);
     H5Tinsert(tt, "counted_for_node", HOFFSET(struct thread_row, counted_for_node), H5T_NATIVE_INT);
     H5Tinsert(tt, "cpu_start", HOFFSET(struct thread_row, cpu_start), H5T_NATIVE_INT);
+    H5Tinsert(tt, "rank", HOFFSET(struct thread_row, rank), H5T_NATIVE_INT);
     struct thread_row th[MAX_THREADS];
     long nt = read_ds(f, "/threads/table", tt, th, MAX_THREADS, NULL);
     H5Tclose(tt);
@@ -179,8 +187,8 @@ int main(int argc, char **argv)
     }
     char where[512] = "";
     for (long t = 0; t < nt; t++)
-        snprintf(where + strlen(where), sizeof where - strlen(where), "%st%d cpu%d/node%d", t ? ", " : "", th[t].thread,
-                 th[t].cpu_start, th[t].node);
+        snprintf(where + strlen(where), sizeof where - strlen(where), "%sr%d.t%d cpu%d/node%d", t ? ", " : "",
+                 th[t].rank, th[t].thread, th[t].cpu_start, th[t].node);
     if (nt != want_threads)
         FAIL("%s: /threads/table has %ld threads, %d were asked for (%s)", run, nt, want_threads, where);
     int on0 = 0, on1 = 0;
@@ -192,17 +200,58 @@ int main(int argc, char **argv)
                  th[t].counted_for_node);
     }
     if (!on0 || !on1)
-        FAIL("%s: OMP_PROC_BIND=spread over 2 sockets should put threads on nodes 0 and 1, got %s", run, where);
+        FAIL("%s: %s should put threads on nodes 0 and 1, got %s", run,
+             ranks ? "mpirun --map-by numa --bind-to numa" : "OMP_PROC_BIND=spread over 2 sockets", where);
 
-    int distinct[MAX_THREADS], nd = 0;
-    for (long t = 0; t < nt; t++) {
-        int seen = 0;
-        for (int i = 0; i < nd; i++)
-            seen |= distinct[i] == th[t].node;
-        if (!seen)
-            distinct[nd++] = th[t].node;
+    /* Ranks: as many as the VM has nodes, each with its share of the threads, all on one node,
+     * no two ranks on the same node. */
+    int rank_node[N_RANKS] = { -1, -1 };
+    if (ranks) {
+        int size = 0;
+        if (read_attr(f, "/mpi", "size", H5T_NATIVE_INT, &size) == 0 && size != N_RANKS)
+            FAIL("%s: /mpi@size = %d, mpirun -np %d started %d ranks", run, size, N_RANKS, N_RANKS);
+        int per_rank[N_RANKS] = { 0, 0 };
+        for (long t = 0; t < nt; t++) {
+            int r = th[t].rank;
+            if (r < 0 || r >= N_RANKS) {
+                FAIL("%s: thread row %ld has rank %d, the run has ranks 0 and 1", run, t, r);
+                continue;
+            }
+            per_rank[r]++;
+            if (rank_node[r] < 0)
+                rank_node[r] = th[t].node;
+            else if (rank_node[r] != th[t].node)
+                FAIL("%s: rank %d, bound to one NUMA node, has threads on nodes %d and %d (%s)", run, r, rank_node[r],
+                     th[t].node, where);
+        }
+        for (int r = 0; r < N_RANKS; r++)
+            if (per_rank[r] != want_threads / N_RANKS)
+                FAIL("%s: rank %d has %d threads, %d were asked for (%s)", run, r, per_rank[r], want_threads / N_RANKS,
+                     where);
+        if (rank_node[0] >= 0 && rank_node[0] == rank_node[1])
+            FAIL("%s: ranks 0 and 1 both ran on node %d, --map-by numa --bind-to numa puts one on each (%s)", run,
+                 rank_node[0], where);
+        char init_mode[64];
+        const char *want_init = !strcmp(mode, "ranks-serial") ? "serial" : "parallel";
+        if (read_str_attr(f, "/results", "init_mode", init_mode, sizeof init_mode) == 0
+            && strcmp(init_mode, want_init) != 0)
+            FAIL("%s: /results@init_mode = \"%s\", expected \"%s\"", run, init_mode, want_init);
     }
-    qsort(distinct, (size_t)nd, sizeof *distinct, cmp_int);
+
+    /* /results/node_ids: each rank's distinct thread nodes, ascending, in rank order (the rows
+     * of /threads/table are in rank order; one rank without a launcher). */
+    int distinct[MAX_THREADS], nd = 0;
+    for (long t = 0, end; t < nt; t = end) {
+        int begin = nd;
+        for (end = t; end < nt && th[end].rank == th[t].rank; end++) {
+            int seen = 0;
+            for (int i = begin; i < nd; i++)
+                seen |= distinct[i] == th[end].node;
+            if (!seen)
+                distinct[nd++] = th[end].node;
+        }
+        qsort(distinct + begin, (size_t)(nd - begin), sizeof *distinct, cmp_int);
+    }
     int rnodes[MAX_THREADS];
     double rpart[MAX_THREADS];
     long nr = read_ds(f, "/results/node_ids", H5T_NATIVE_INT, rnodes, MAX_THREADS, NULL);
@@ -217,7 +266,7 @@ int main(int argc, char **argv)
                 snprintf(got + strlen(got), sizeof got - strlen(got), "%s%d", i ? "," : "", rnodes[i]);
             for (int i = 0; i < nd; i++)
                 snprintf(want + strlen(want), sizeof want - strlen(want), "%s%d", i ? "," : "", distinct[i]);
-            FAIL("%s: /results/node_ids = [%s], the threads' distinct nodes are [%s]", run, got, want);
+            FAIL("%s: /results/node_ids = [%s], the threads' distinct nodes (per rank) are [%s]", run, got, want);
         }
         if (np >= 0 && np != nr)
             FAIL("%s: /results/node_partials has %ld values for %ld node_ids", run, np, nr);
@@ -305,6 +354,18 @@ int main(int argc, char **argv)
     if (total <= 0)
         FAIL("%s: /placement/array_node_pages counts no page on any node", run);
 
+    /* Which rank each audited thread belongs to: the thread table's. */
+    if (ranks) {
+        int trank[MAX_THREADS];
+        long ntr = read_ds(f, "/placement/thread_rank", H5T_NATIVE_INT, trank, MAX_THREADS, NULL);
+        if (ntr >= 0 && ntr != nt)
+            FAIL("%s: /placement/thread_rank has %ld rows, /threads/table %ld", run, ntr, nt);
+        for (long t = 0; ntr == nt && t < nt; t++)
+            if (trank[t] != th[t].rank)
+                FAIL("%s: thread row %ld: /placement/thread_rank = %d but /threads/table says rank %d", run, t,
+                     trank[t], th[t].rank);
+    }
+
     /* What each policy must have done. */
     for (long t = 0; t < nt; t++) {
         if (!strcmp(mode, "parallel") && !(tfrac[t] >= 0.99))
@@ -314,6 +375,11 @@ int main(int argc, char **argv)
         if (!strcmp(mode, "serial") && tnode[t] == 1 && !(tfrac[t] <= 0.01))
             FAIL("%s: serial init: thread %ld on node 1 has %.4f of its pages local (%lld of %lld), expected <= 0.01",
                  run, t, tfrac[t], (long long)tlocal[t], (long long)tpages[t]);
+        /* A rank is one process bound to one node: whoever of its threads touches its pages (all of
+         * them, or its master with --serial-init), they are on that node, every one. */
+        if (ranks && (tpages[t] <= 0 || tlocal[t] != tpages[t]))
+            FAIL("%s: %s: thread %d of rank %d (node %d) has %.4f of its pages local (%lld of %lld), expected all", run,
+                 mode, th[t].thread, th[t].rank, tnode[t], tfrac[t], (long long)tlocal[t], (long long)tpages[t]);
         if (!strcmp(mode, "interleave") && !(tfrac[t] >= 0.40 && tfrac[t] <= 0.60))
             FAIL("%s: interleave: thread %ld (node %d) has %.4f of its pages local (%lld of %lld), expected 0.40..0.60",
                  run, t, tnode[t], tfrac[t], (long long)tlocal[t], (long long)tpages[t]);
@@ -325,12 +391,34 @@ int main(int argc, char **argv)
         FAIL("%s: bind:1: %.4f of all pages on node 1 (%lld of %lld), expected >= 0.99", run, frac1,
              (long long)on_node[1], (long long)total);
 
+    /* The result: the same bits as the same run without a launcher. */
+    char same[128] = "";
+    if (argc == 6) {
+        double got = NAN, want = NAN;
+        hid_t rf = H5Fopen(argv[5], H5F_ACC_RDONLY, H5P_DEFAULT);
+        if (rf < 0)
+            FAIL("%s: cannot open the reference %s as HDF5", run, argv[5]);
+        else if (read_ds(f, "/results/global", H5T_NATIVE_DOUBLE, &got, 1, NULL) == 1
+                 && read_ds(rf, "/results/global", H5T_NATIVE_DOUBLE, &want, 1, NULL) == 1) {
+            uint64_t gb, wb;
+            memcpy(&gb, &got, sizeof gb);
+            memcpy(&wb, &want, sizeof wb);
+            if (gb != wb)
+                FAIL("%s: /results/global = %.17g (0x%016llx), the same run without a launcher on the host gave "
+                     "%.17g (0x%016llx)",
+                     run, got, (unsigned long long)gb, want, (unsigned long long)wb);
+            snprintf(same, sizeof same, "; result %.17g, bitwise the host's", got);
+        }
+        if (rf >= 0)
+            H5Fclose(rf);
+    }
+
     if (ts_test_failures == 0) {
         char local[256] = "";
         for (long t = 0; t < nt; t++)
             snprintf(local + strlen(local), sizeof local - strlen(local), "%s%.3f", t ? " " : "", tfrac[t]);
-        printf("ok %s: %s; local fraction per thread %s; pages on node 0/1: %.1f%%/%.1f%% of %lld\n", run, where, local,
-               100 * frac0, 100 * frac1, (long long)total);
+        printf("ok %s: %s; local fraction per thread %s; pages on node 0/1: %.1f%%/%.1f%% of %lld%s\n", run, where,
+               local, 100 * frac0, 100 * frac1, (long long)total, same);
     }
     H5Fclose(f);
     return ts_test_finish();
