@@ -23,6 +23,16 @@
 # SIZE_MB, 20 x LLC_MB, makes each stencil grid 10x the LLC. stencil3d's planes are sized from
 # the L2 so that its wavefront, 2(TIME_BLOCK_3D + 2) planes, fits in 3/4 of it; the "large
 # planes" row has planes twice the L2, where the layer condition needs stencil3d's y-blocks.
+#
+# Ranks against threads (issue 14): stencil2d, stencil3d (the grids above) and sum run on
+# THREADS ranks of 1 thread each (mpirun --map-by core --bind-to core: a core each) and on 1
+# rank of THREADS threads (mpirun --bind-to none, the config's OpenMP binding), alternately;
+# a second table gives both sides' GB/s, the median per-round ratio (ranks over threads) and
+# whether the two sides' results (/results/global) were the same bits in every round. The
+# overhead runs of a default run alternate between no launcher (MPI linked, never started:
+# the single-node program) and mpirun -np 1 --bind-to none (the launcher, MPI_Init, the
+# gathers to rank 0); no build without MPI exists to compare against. MPIRUN names the
+# launcher (mpirun on the PATH); without one that runs, those rows say n/a.
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,6 +73,19 @@ cmake --build "$BUILD" --target touchstone bench_baseline -j "$(nproc)" >/dev/nu
 TS=$BUILD/app/touchstone
 BASELINE=$BUILD/bench/bench_baseline
 [ -x "$TS" ] || { say "no touchstone binary in $BUILD; nothing to measure"; exit 0; }
+
+# mpirun for the rank rows. touchstone takes itself for launched when one of these variables
+# is set (docs/more-than-one-node.md): unset, so that the runs without mpirun stay single-node
+# even when this script itself runs in a job step. Open MPI refuses root without the other two.
+unset OMPI_COMM_WORLD_SIZE PMIX_RANK PMI_RANK PMI_SIZE
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPIRUN=${MPIRUN:-$(command -v mpirun)}
+if [ -z "$MPIRUN" ]; then
+    say "no mpirun on the PATH (set MPIRUN): the rank rows and the launched overhead say n/a"
+elif ! why=$("$MPIRUN" --bind-to none -np 1 true </dev/null 2>&1); then
+    say "$MPIRUN cannot start a process here ($(echo "$why" | head -n 2 | tr '\n' ' ')): the rank rows say n/a"
+    MPIRUN=""
+fi
 
 # The widest likwid kernels this CPU runs.
 flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
@@ -113,17 +136,22 @@ h5() {
         on { gsub(/\([0-9]+\):|,/, " "); for (i = 1; i <= NF; i++) s += $i } END { printf "%.17g\n", s }'
 }
 
+# LAUNCH (a launcher's command line, word-split; none by default) and RUN_THREADS (THREADS)
+# say how it starts; the run's /results/global goes to $WORK/result, its digits exact.
 # shellcheck disable=SC2317 # the measurements are called through the rows' command column
 touchstone_gbs() { # CONFIG ARGS...: the mean GB/s over the timed iterations, by the kernel's byte model
     config=$1
     shift
-    rm -f "$WORK/run.h5" # the last row's: touchstone never replaces an existing file by itself
+    rm -f "$WORK/run.h5" "$WORK/result" # the last row's: touchstone never replaces an existing file by itself
+    # mpirun hands its standard input to rank 0: keep it off the rows' pipe.
     # shellcheck disable=SC2086
-    if ! "$TS" run "$ROOT/configs/$config" --threads "$THREADS" --set run.iterations="$ITERS" \
-        --set placement.audit=false -o "$WORK/run.h5" -q "$@" >"$WORK/ts.out" 2>&1; then
-        say "touchstone $config $* failed: $(tail -n 1 "$WORK/ts.out")"
+    if ! ${LAUNCH:-} "$TS" run "$ROOT/configs/$config" --threads "${RUN_THREADS:-$THREADS}" --set run.iterations="$ITERS" \
+        --set placement.audit=false -o "$WORK/run.h5" -q "$@" </dev/null >"$WORK/ts.out" 2>&1; then
+        say "touchstone ${LAUNCH:+$LAUNCH }$config $* failed: $(tail -n 1 "$WORK/ts.out")"
         return 0
     fi
+    # %.17g prints a double's every bit; the digits are compared as text, never as numbers.
+    h5dump -m %.17g -d /results/global "$WORK/run.h5" 2>/dev/null | awk '/\(0\):/ { print $2; exit }' >"$WORK/result"
     units=$(h5 "$WORK/run.h5" -a /results/units_per_iteration)
     bytes=$(h5 "$WORK/run.h5" -a /results/bytes_per_unit)
     seconds=$(h5 "$WORK/run.h5" -d /timings/kernel)
@@ -164,6 +192,42 @@ stencil3d, time_block $TIME_BLOCK_3D|$(lw copy)|1.5|1.30|touchstone_gbs stencil3
 EOF
 }
 
+# --- ranks against threads: name | target ratio | touchstone's arguments ---------------------
+# The same grids and array as the rows above; the ranks split the stencils along their slowest
+# axis (mpi.dims = auto), where a face is contiguous, and sum into contiguous slices.
+RANKS=$THREADS
+ONE_RANK="--bind-to none -np 1"
+MANY_RANKS="--map-by core --bind-to core -np $RANKS"
+rank_rows() {
+    cat <<EOF
+stencil2d ${nx2}x${ny2}, $RANKS ranks x 1 thread|0.90|stencil2d.ini --set stencil.nx=$nx2 --set stencil.ny=$ny2
+stencil3d ${nx3}x${nx3}x${nz3}, $RANKS ranks x 1 thread|0.90|stencil3d.ini --set stencil.nx=$nx3 --set stencil.ny=$nx3 --set stencil.nz=$nz3
+sum (reproducible), $RANKS ranks x 1 thread|0.95|sum.ini --set sum.n=$((BYTES / 8))
+EOF
+}
+
+# One round of rank row J: 1 rank x THREADS threads, then RANKS ranks x 1 thread. A pair is
+# kept only when both ran, with both results.
+ranks_round() { # J CONFIG ARGS...
+    [ -n "$MPIRUN" ] || return 0
+    j=$1
+    shift
+    LAUNCH="$MPIRUN $ONE_RANK" RUN_THREADS=$THREADS
+    one=$(touchstone_gbs "$@")
+    one_result=$(cat "$WORK/result" 2>/dev/null)
+    LAUNCH="$MPIRUN $MANY_RANKS" RUN_THREADS=1
+    many=$(touchstone_gbs "$@")
+    many_result=$(cat "$WORK/result" 2>/dev/null)
+    LAUNCH="" RUN_THREADS=""
+    if [ -n "$one" ] && [ -n "$many" ]; then
+        echo "$one" >>"$WORK/r$j.one"
+        echo "$many" >>"$WORK/r$j.many"
+        echo "${one_result:-none} ${many_result:-none}" >>"$WORK/r$j.results"
+    fi
+    echo "1 x $THREADS: ${one:-failed}, $RANKS x 1: ${many:-failed}"
+}
+
+LOAD_START=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null) # the machine's load, for the table's heading
 say "$THREADS threads, $SIZE_MB MB per kernel (LLC $LLC_MB MB, L2 $((L2_BYTES >> 10)) KiB), $ROUNDS rounds; likwid-bench ${LIKWID:-off}"
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
@@ -178,6 +242,15 @@ while [ "$round" -le "$ROUNDS" ]; do
         # shellcheck disable=SC2086
         $cmd >>"$WORK/$i.ts"
         say "round $round/$ROUNDS: $name: likwid $(tail -n 1 "$WORK/$i.ref" 2>/dev/null) touchstone $(tail -n 1 "$WORK/$i.ts" 2>/dev/null)"
+    done
+    j=0
+    rank_rows | while IFS='|' read -r name target args; do
+        j=$((j + 1))
+        # shellcheck disable=SC2254
+        case "$name" in $ONLY) ;; *) continue ;; esac
+        ITERS=$(iterations "$SIZE_MB")
+        # shellcheck disable=SC2086 # the arguments are words
+        say "round $round/$ROUNDS: $name: $(ranks_round "$j" $args)"
     done
     round=$((round + 1))
 done
@@ -197,7 +270,8 @@ median_ratio() { # TS REF: the median of the per-round ratios
         | awk '{ v[NR] = $1 } END { if (!NR) { print "n/a"; exit } printf "%.3f\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-echo "touchstone bench, $(date -u +%Y-%m-%d), $(uname -n): $THREADS threads, $SIZE_MB MB per kernel, $ROUNDS rounds, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "touchstone bench, $(date -u +%Y-%m-%d), $(uname -n): $THREADS threads, $SIZE_MB MB per kernel, $ROUNDS rounds, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
+    "load average ${LOAD_START:-?} at the start, $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo ?) after the rounds"
 echo
 echo "| kernel | likwid test | likwid GB/s median (min-max) | touchstone GB/s median (min-max) | ratio | target |"
 echo "| --- | --- | --- | --- | --- | --- |"
@@ -226,25 +300,63 @@ echo
 echo "streaming stores over write-allocate (touchstone, elements or lattice updates per second, median of" \
     "per-round ratios): triad $(gain 7 6 1), stencil2d $(gain 9 8 1.5), stencil3d $(gain 11 10 1.5)"
 
+# Ranks against threads, from the same rounds.
+echo
+echo "ranks against threads, alternately on the same data: $RANKS ranks x 1 thread (mpirun $MANY_RANKS)" \
+    "against 1 rank x $THREADS threads (mpirun $ONE_RANK, the config's OpenMP binding)"
+echo
+echo "| kernel | 1 rank x $THREADS threads GB/s median (min-max) | $RANKS ranks x 1 thread GB/s median (min-max) | ratio | target | results |"
+echo "| --- | --- | --- | --- | --- | --- |"
+j=0
+rank_rows | while IFS='|' read -r name target args; do
+    j=$((j + 1))
+    ratio=$(median_ratio "$WORK/r$j.many" "$WORK/r$j.one")
+    verdict=""
+    [ "$ratio" != "n/a" ] && verdict=$(awk -v r="$ratio" -v t="$target" 'BEGIN { print (r >= t ? "met" : "NOT met") }')
+    # Every round's two results, digit for digit.
+    same=n/a
+    if [ -s "$WORK/r$j.results" ]; then
+        same=$(awk '$1 == "none" || $2 == "none" { missing++; next } $1 == $2 { eq++; v = $1; next } { ne++; d = $1 " against " $2 }
+            END { n = eq + ne; if (ne) printf "DIFFER in %d of %d rounds (%s)", ne, n, d
+                  else if (n) printf "the same bits in %d of %d rounds (%s)", eq, n, v; else printf "n/a"
+                  if (missing) printf ", %d rounds without a result", missing }' "$WORK/r$j.results")
+    fi
+    echo "| $name | $(stats "$WORK/r$j.one") | $(stats "$WORK/r$j.many") | $ratio | $target${verdict:+ $verdict} | $same |"
+done
+
 # --- touchstone's own overhead in a default run ---------------------------------------------
 # Everything but the work (allocation, init, warm-up, kernel, result pass, combine, verify)
 # counts: process start-up (twice, with the binding re-exec), config, topology, audit,
 # bookkeeping, writing the file and exit. The median of OVERHEAD_RUNS runs, since one run on a
-# shared host proves little.
+# shared host proves little. Each run without a launcher (the single-node program: MPI linked,
+# its libraries mapped, never started) is followed by one under mpirun -np 1 (the same run as
+# one rank of a launched job: mpirun's start and end, MPI_Init and MPI_Finalize, rank 0's
+# gathers). There is no build without MPI to set beside them.
 OVERHEAD_RUNS=${OVERHEAD_RUNS:-5}
-n=0
-while [ "$n" -lt "$OVERHEAD_RUNS" ]; do
-    n=$((n + 1))
+# default_run OUT [LAUNCHER...]: one default run; appends its timings to OUT as one line:
+# wall kernel warm-up init allocation verify combine+result audit total
+default_run() {
+    out=$1
+    shift
     f=$WORK/default.h5
     rm -f "$f"
     t0=$(date +%s.%N)
-    "$TS" run "$ROOT/configs/default.ini" -o "$f" -q >/dev/null 2>&1 || { rm -f "$f"; break; }
+    "$@" "$TS" run "$ROOT/configs/default.ini" -o "$f" -q </dev/null >/dev/null 2>&1 || { rm -f "$f"; return 1; }
     t1=$(date +%s.%N)
-    # wall kernel warm-up init allocation verify combine+result audit total
     echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') $(h5 "$f" -d /timings/kernel) $(h5 "$f" -d /timings/warmup)" \
         "$(h5 "$f" -d /timings/init) $(h5 "$f" -d /timings/allocation) $(h5 "$f" -d /timings/verify)" \
         "$(awk -v c="$(h5 "$f" -d /timings/combine)" -v r="$(h5 "$f" -d /timings/result)" 'BEGIN { print c + r }')" \
-        "$(h5 "$f" -d /timings/placement) $(h5 "$f" -d /timings/total)" >>"$WORK/overhead"
+        "$(h5 "$f" -d /timings/placement) $(h5 "$f" -d /timings/total)" >>"$out"
+}
+overhead_s() { tail -n 1 "$1" | awk '{ print $1 - ($2 + $3 + $4 + $5 + $6 + $7) }'; } # FILE: its last run's
+n=0
+while [ "$n" -lt "$OVERHEAD_RUNS" ]; do
+    n=$((n + 1))
+    default_run "$WORK/overhead" || break
+    [ -n "$MPIRUN" ] || continue
+    # shellcheck disable=SC2086 # the launcher's options are words
+    default_run "$WORK/overhead_mpi" "$MPIRUN" $ONE_RANK \
+        && echo "$(overhead_s "$WORK/overhead") $(overhead_s "$WORK/overhead_mpi")" >>"$WORK/overhead_pairs"
 done
 if [ -s "$WORK/overhead" ]; then
     # Each row gets its overhead in % in front and its work at the end, sorted by the overhead.
@@ -256,6 +368,17 @@ if [ -s "$WORK/overhead" ]; then
         printf "overhead: %.3f s = %.2f%% of the run: before and after the run proper (two process start-ups, config, writing the file, exit) %.3f s; inside it, the audit %.3f s and the rest (topology, bookkeeping) %.3f s\n", wall - work, v[1], wall - v[10], v[9], v[10] - work - v[9]
         split(row[1], lo, " "); split(row[NR], hi, " ")
         printf "overhead over the %d runs: %.2f%% to %.2f%%\n", NR, lo[1], hi[1] }'
+    if [ -s "$WORK/overhead_pairs" ]; then
+        pairs=$(wc -l <"$WORK/overhead_pairs")
+        launcher=$(awk '{ print $2 - $1 }' "$WORK/overhead_pairs" | sort -g | awk '{ v[NR] = $1 } END {
+            printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+        awk '{ work = $2 + $3 + $4 + $5 + $6 + $7; print 100 * ($1 - work) / $1, $1 - work, $1 }' "$WORK/overhead_mpi" | sort -g \
+            | awk -v pairs="$pairs" -v launcher="$launcher" -v how="$ONE_RANK" '{ row[NR] = $0 } END {
+            split(row[int((NR + 1) / 2)], v, " "); split(row[1], lo, " "); split(row[NR], hi, " ")
+            printf "under mpirun %s (one rank, each run right after one of the above; median of %d by overhead): %.3f s wall, overhead %.3f s = %.2f%% (%.2f%% to %.2f%%); the launch costs %.3f s a run over no launcher (median of %d pairs): mpirun, MPI_Init and MPI_Finalize, rank 0 gathering\n", how, NR, v[3], v[2], v[1], lo[1], hi[1], launcher, pairs }'
+    elif [ -n "$MPIRUN" ]; then
+        echo "default run under mpirun $ONE_RANK failed: launched overhead not measured"
+    fi
 else
     echo
     echo "default run failed: overhead not measured"

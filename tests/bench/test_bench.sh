@@ -25,6 +25,13 @@ grep -q '^| stencil3d [0-9]*x[0-9]*x[0-9]*, large planes, y-blocked: [0-9]* rows
 awk -F'|' '/^\| (sum|triad|stencil)/ && $5 !~ /[0-9]/ { bad = 1 } END { exit bad }' "$OUT" \
     || fail "a touchstone measurement is missing (n/a in the touchstone column)"
 grep -q '^overhead: ' "$OUT" || fail "no overhead line for the default run"
+# Ranks against threads (issue 14): a row per kernel, both sides measured (the ratio column,
+# checked above), the two sides' results compared; the default run under mpirun -np 1.
+for row in 'stencil2d' 'stencil3d' 'sum (reproducible)'; do
+    grep -q "^| ${row}[^|]*, [0-9]* ranks x 1 thread | .* | the same bits in [0-9]* of [0-9]* rounds" "$OUT" \
+        || fail "no ranks-against-threads row for $row with the same result on ranks as on threads"
+done
+grep -q '^under mpirun .*overhead ' "$OUT" || fail "no overhead line for the default run under mpirun"
 # Without a usable likwid-bench the script must say why, not leave the column silently empty.
 if awk -F'|' '/^\| sum \(reproducible\)/ { exit $4 ~ /n\/a/ ? 0 : 1 }' "$OUT"; then
     grep -q 'likwid-bench' "$ERR" || fail "likwid column empty but no word on likwid-bench on stderr"
