@@ -145,6 +145,29 @@ int ts_run_plan_check_memory(const struct ts_run_plan *rp, struct ts_error *err)
     return TS_OK;
 }
 
+int ts_run_plan_check_memory_host(const struct ts_run_plan *rp, size_t host_bytes, int host_ranks, struct ts_error *err)
+{
+    if (host_ranks <= 1)
+        return ts_run_plan_check_memory(rp, err);
+    struct ts_memory_limit limits[8];
+    int n = ts_memory_limits(limits, 8);
+    for (int i = 0; i < n; i++) {
+        if (limits[i].per_process || (uint64_t)host_bytes <= limits[i].bytes)
+            continue;
+        char all[32], mine[32], have[32];
+        ts_bytes_text(host_bytes, all, sizeof all);
+        ts_bytes_text(rp->total_bytes, mine, sizeof mine);
+        ts_bytes_text(limits[i].bytes, have, sizeof have);
+        return ts_fail(err, TS_RESOURCE_ERROR,
+                       "%s: the %d ranks on this machine need %s together (this one %s; %zu bytes in all) but %s "
+                       "allows only %s (%llu bytes); use fewer ranks per node, more nodes, or a smaller problem",
+                       rp->kernel->name, host_ranks, all, mine, host_bytes, limits[i].source, have,
+                       (unsigned long long)limits[i].bytes);
+    }
+    /* A process's own limits (and any the loop let pass) against this rank's part. */
+    return ts_run_plan_check_memory(rp, err);
+}
+
 void ts_run_plan_print_memory(const struct ts_run_plan *rp, FILE *out)
 {
     char need[32], arrays[64], all_arrays[32], timings[32], threads[32], file[32];

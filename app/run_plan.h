@@ -46,6 +46,12 @@ int ts_run_plan_part(struct ts_run_plan *rp, const struct ts_config *cfg, const 
  * check call it on the same plan, so they agree. */
 int ts_run_plan_check_memory(const struct ts_run_plan *rp, struct ts_error *err);
 
+/* The same for one of host_ranks ranks that share a machine: the limits of the machine or the
+ * job on it (free memory, cgroup, Slurm allocation) against host_bytes, what all of them need
+ * together; a process's own limits (rlimits) against this rank's plan. */
+int ts_run_plan_check_memory_host(const struct ts_run_plan *rp, size_t host_bytes, int host_ranks,
+                                  struct ts_error *err);
+
 /* Prints the memory the plan needs and the limits it was checked against. */
 void ts_run_plan_print_memory(const struct ts_run_plan *rp, FILE *out);
 

@@ -287,6 +287,23 @@ int ts_dist_min_max(const struct ts_dist *d, double value, double *smallest, dou
     return TS_OK;
 }
 
+int ts_dist_host_sum(const struct ts_dist *d, double value, double *sum, int *ranks, struct ts_error *err)
+{
+    *sum = value;
+    *ranks = 1;
+    if (!d->started)
+        return TS_OK;
+    MPI_Comm host;
+    int code = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+    if (code != MPI_SUCCESS)
+        return ts_dist_mpi_failed(err, code, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
+    code = MPI_Allreduce(&value, sum, 1, MPI_DOUBLE, MPI_SUM, host);
+    if (code == MPI_SUCCESS)
+        code = MPI_Comm_size(host, ranks);
+    MPI_Comm_free(&host);
+    return code == MPI_SUCCESS ? TS_OK : ts_dist_mpi_failed(err, code, "summing over the host's ranks");
+}
+
 int ts_dist_finish(struct ts_dist *d, struct ts_error *err)
 {
     if (!d->started)

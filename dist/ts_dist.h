@@ -61,6 +61,11 @@ int ts_dist_max(const struct ts_dist *d, int value, int *largest, struct ts_erro
 /* Collective: the smallest and largest of every rank's seconds (a time span across ranks). */
 int ts_dist_min_max(const struct ts_dist *d, double value, double *smallest, double *largest, struct ts_error *err);
 
+/* Collective: the sum of every rank's value over the ranks that share this rank's memory
+ * (MPI_COMM_TYPE_SHARED: one machine, whatever its node names), and how many they are. Not
+ * started: value and 1. */
+int ts_dist_host_sum(const struct ts_dist *d, double value, double *sum, int *ranks, struct ts_error *err);
+
 /* The end of a normal path: MPI_Finalize when MPI was started. Returns TS_OK, or
  * TS_INTERNAL_ERROR with the reason in err when MPI_Finalize fails. */
 int ts_dist_finish(struct ts_dist *d, struct ts_error *err);

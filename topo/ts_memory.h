@@ -53,6 +53,8 @@ struct ts_memory_limit {
     uint64_t bytes;
     char source[160]; /* "MemAvailable in /proc/meminfo", "cgroup memory.max (/sys/fs/...)",
                          "RLIMIT_AS", "SLURM_MEM_PER_NODE", ... */
+    int per_process;  /* 1: this process's own (an rlimit); 0: shared by every process of the
+                         machine or job on it (free memory, cgroup, the Slurm allocation) */
 };
 
 /* Collects every limit that applies to this process (up to max); returns how many. */

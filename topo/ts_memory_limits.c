@@ -22,6 +22,7 @@ static void __attribute__((format(printf, 3, 4))) add(struct sink *s, uint64_t b
         return;
     struct ts_memory_limit *l = &s->out[s->n++];
     l->bytes = bytes;
+    l->per_process = 0;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(l->source, sizeof l->source, fmt, ap);
@@ -143,8 +144,11 @@ int ts_memory_cgroup_limits(const char *proc_self_cgroup, const char *cgroup_roo
 static void rlimit(struct sink *s, int resource, const char *name)
 {
     struct rlimit rl;
-    if (getrlimit(resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    if (getrlimit(resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
         add(s, (uint64_t)rl.rlim_cur, "%s", name);
+        if (s->n > 0)
+            s->out[s->n - 1].per_process = 1;
+    }
 }
 
 static int env_u64(const char *name, uint64_t *v)

@@ -38,6 +38,15 @@ mpi_ts 2 "stencil2d 5 x 4 on 5 ranks" 5 run "$SRC/configs/stencil2d.ini" --set s
 expect_in "$ERR" "^touchstone: error: stencil2d on 5 ranks: 5 ranks as .* leave 0 interior" \
     "stencil2d 5 x 4 on 5 ranks: the refusal names the ranks and the points"
 ls "$WORK" | grep -q '\.h5' && fail "stencil2d 5 x 4 on 5 ranks: a file was written: $(ls "$WORK")"
+# Memory: the parts of the ranks on one machine together against the machine's limits. 10M
+# elements are 76 MiB: each of 2 ranks' halves fits in SLURM_MEM_PER_NODE=60, both do not.
+MPI_ARGS="-x SLURM_MEM_PER_NODE=60"
+mpi_ts 2 "sum of 76 MiB on 2 ranks of a 60 MiB node" 2 run "$SRC/configs/sum.ini" --set sum.n=10000000 \
+    -o "$WORK/mem.h5"
+expect_in "$ERR" "^touchstone: error: rank [01] of 2 \(.*\): sum: the 2 ranks on this machine need 7[0-9.]+ MiB together \(this one 3[0-9.]+ MiB; .*\) but SLURM_MEM_PER_NODE=60 MB allows only 60 MiB" \
+    "sum on 2 ranks of a 60 MiB node: refused with the ranks' total"
+[ -e "$WORK/mem.h5" ] && fail "sum on 2 ranks of a 60 MiB node: a file was written"
+MPI_ARGS=""
 mpi_ts 2 "check on 2 ranks" 2 check "$SRC/configs/sum.ini"
 [ "$(grep -c '^touchstone: error: touchstone check on 2 ranks: checking a run across ranks is not built yet' "$ERR")" = 1 ] ||
     fail "check on 2 ranks: expected the refusal once"
