@@ -154,11 +154,9 @@ int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cf
     /* Across ranks: the whole grid into scratch, whichever parity, then this rank's block. */
     const struct ts_run_ranks *rk = ck_ranks;
     const int spread = rk && rk->spread;
-    double *whole = NULL, *scratch_times = NULL;
+    double *whole = NULL;
     if (spread) {
-        e.n_threads = -1; /* never this rank's threads: checked in scratch */
-        scratch_times = malloc(((size_t)ex->in.iterations + 1) * sizeof *scratch_times);
-        e.thread_times = scratch_times;
+        e.n_threads = -1; /* never this rank's threads: the reader checks them in scratch */
         if (rk->stencil) {
             const int64_t gz = rk->dec.ndims == 3 ? rk->whole.nz : 1;
             e.field_dims[0] = gz;
@@ -167,9 +165,7 @@ int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cf
             whole = malloc((size_t)(gz * rk->whole.ny * rk->whole.nx) * sizeof *whole);
             e.field[0] = e.field[1] = whole;
         }
-        if (!scratch_times || (rk->stencil && !whole)) {
-            free(whole);
-            free(scratch_times);
+        if (rk->stencil && !whole) {
             free(all);
             return ts_fail(err, TS_RESOURCE_ERROR, "restart from %s: no memory for the whole field", path);
         }
@@ -177,7 +173,6 @@ int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cf
     int restored_threads = 0;
     int status = ts_checkpoint_restore(path, &e, &steps, &restored_threads, err);
     free(all);
-    free(scratch_times);
     if (status == TS_OK && whole) {
         const struct ts_decomp_block *b = &rk->block;
         double *grid = stencil_field_at(ex, steps);

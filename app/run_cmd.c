@@ -269,27 +269,22 @@ static int gather_warnings(struct ts_run_record *rr, struct ts_run_ranks *rk, ch
 
 /* Collective across ranks: every rank's facts (host, kernel, mask, where its threads ran),
  * compared on rank 0 (app/rank_warnings.h, as topo does): lines on rank 0, none elsewhere. */
-static int cross_rank_warnings(const struct ts_run_ranks *rk, const ts_topology *topo,
+static int cross_rank_warnings(const struct ts_run_ranks *rk, const struct ts_topology_rec *machine,
                                const struct ts_binding_choice *binding, const struct ts_run_exec *ex,
                                struct ts_rank_line *lines, int *n, struct ts_error *err)
 {
     *n = 0;
     if (!rk->spread)
         return TS_OK;
-    struct ts_topology_rec machine = { 0 };
     char *line = NULL;
     struct ts_error mine;
     ts_error_clear(&mine);
     /* A rank that cannot describe itself still takes part: rank 0 then fails, none waits. */
-    int have_machine = ts_topology_record(topo, &machine, &mine) == TS_OK;
-    if (ts_rank_facts_line(rk->dist, have_machine ? &machine : NULL, binding->launch_cpus, ex->out.threads,
-                           ex->in.n_threads, &line, &mine)
+    if (ts_rank_facts_line(rk->dist, machine, binding->launch_cpus, ex->out.threads, ex->in.n_threads, &line, &mine)
         != TS_OK)
         line = NULL;
     int status = ts_rank_warnings_gather(rk->dist, line ? line : "", lines, MAX_CROSS_WARNINGS, n, err);
     free(line);
-    if (have_machine)
-        ts_topology_record_free(&machine);
     return status;
 }
 
@@ -397,8 +392,13 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
     int64_t field_dims[3];
     struct ts_rank_line cross[MAX_CROSS_WARNINGS];
     int n_cross = 0;
+    /* The machine's record, once: this rank's facts across ranks, and rank 0's file. */
+    struct ts_error no_machine;
+    ts_error_clear(&no_machine);
+    const int have_machine =
+        status == TS_OK && (root || ranks.spread) && ts_topology_record(topo, &rr.topology, &no_machine) == TS_OK;
     if (status == TS_OK)
-        status = cross_rank_warnings(&ranks, topo, binding, &ex, cross, &n_cross, err);
+        status = cross_rank_warnings(&ranks, have_machine ? &rr.topology : NULL, binding, &ex, cross, &n_cross, err);
     if (status == TS_OK && cfg->write_field)
         status = ts_run_ranks_field(&ranks, &ex, &field, field_dims, err);
     if (status == TS_OK)
@@ -410,7 +410,10 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         status = ts_run_record_fill(&rr, cfg, binding, &ex, &ver, cfg->write_field, argc, argv, err);
     if (status == TS_OK && root) {
         ts_run_record_job(&rr, binding, cli->restart_path, restored_steps);
-        status = ts_topology_record(topo, &rr.topology, err);
+        if (!have_machine) {
+            *err = no_machine;
+            status = err->status;
+        }
         rr.results.working_set_bytes = ranks.spread ? (int64_t)rp.arrays_bytes : fit.working_set_bytes;
         rr.results.llc_bytes = fit.llc_bytes;
         if (ranks.spread) { /* rank 0's arrays are its part: the field is the assembled one */

@@ -19,6 +19,7 @@ bits() { "$H5GET" -x "$1" "$2" 2>/dev/null || echo missing; }
 # shellcheck disable=SC2086
 run_ts 0 "uninterrupted reference" run "$CONFIG" $LONG -o "$WORK/full.h5" -q || finish
 want=$(bits "$WORK/full.h5" /results/global)
+[ "$want" = missing ] && { fail "uninterrupted reference: no /results/global"; finish; }
 
 # start_ranks RANKS OUT ARGS...: the run in the background through mpirun, progress from the
 # first iteration on; waits for its first progress line (a tenth of the iterations done).
