@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rank_files.h"
 #include "run_record.h"
 #include "ts_checkpoint.h"
 
@@ -35,39 +36,30 @@ static double *stencil_field(struct ts_run_exec *ex, int64_t dims[3])
     return (double *)ts_kernel_field(&ex->in.rp->problem, ex->own.arrays, ex->out.steps_done, dims);
 }
 
-/* Across ranks, on every rank: the whole field (stencils) and every thread's times, rank 0's
- * to write; the others get NULL. */
-static int gather_state(struct ts_run_checkpoint *ck, struct ts_run_exec *ex, double **field, int64_t dims[3],
-                        double **times, int32_t *n_threads)
+/* Across ranks, on every rank: every thread's times to rank 0 (the others get NULL), and the
+ * field's digest summed there; the field itself each rank writes into the file (rank_files.h). */
+static int gather_state(struct ts_run_checkpoint *ck, struct ts_run_exec *ex, double **times, int32_t *n_threads,
+                        uint64_t *field_digest)
 {
     struct ts_run_ranks *rk = ck->ranks;
-    int status = ts_run_ranks_field(rk, ex, field, dims, &ck->err);
     size_t *counts = NULL, row = (size_t)ex->in.iterations * sizeof(double);
-    if (status == TS_OK)
-        status = ts_dist_gatherv(rk->dist, ex->out.thread_times, (size_t)ex->in.n_threads * row, (void **)times,
+    int status = ts_dist_gatherv(rk->dist, ex->out.thread_times, (size_t)ex->in.n_threads * row, (void **)times,
                                  &counts, &ck->err);
     *n_threads = 0;
     for (int r = 0; status == TS_OK && counts && r < rk->dist->size; r++)
         *n_threads += (int32_t)(row ? counts[r] / row : 0);
     free(counts);
+    if (status == TS_OK && rk->stencil)
+        status = ts_rank_digest_sum(rk, ts_rank_field_digest(rk, stencil_field(ex, (int64_t[3]){ 0 })), field_digest,
+                                    &ck->err);
     return status;
 }
 
-int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx)
+/* Rank 0's part: the checkpoint of the whole problem, its field (across ranks) created empty
+ * for every rank to write its block into. */
+static int write_checkpoint(struct ts_run_checkpoint *ck, struct ts_run_exec *ex, double *world_times,
+                            int32_t world_threads, uint64_t field_digest, struct ts_rank_fill *fill)
 {
-    struct ts_run_checkpoint *ck = ctx;
-    const int spread = ck->ranks && ck->ranks->spread;
-    double *world_field = NULL, *world_times = NULL;
-    int64_t world_dims[3] = { 0, 0, 0 };
-    int32_t world_threads = 0;
-    if (spread) {
-        int gathered = gather_state(ck, ex, &world_field, world_dims, &world_times, &world_threads);
-        if (gathered != TS_OK || ck->ranks->dist->rank != 0) {
-            free(world_field);
-            free(world_times);
-            return gathered;
-        }
-    }
     struct ts_attr *config = ts_config_attrs(ck->cfg);
     if (!config)
         return ts_fail(&ck->err, TS_RESOURCE_ERROR, "checkpoint %s: out of memory", ck->path);
@@ -84,20 +76,54 @@ int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx)
         .thread_times = ex->out.thread_times,
     };
     c.field = stencil_field(ex, c.field_dims);
-    if (spread) {
-        c.field = world_field;
-        memcpy(c.field_dims, world_dims, sizeof world_dims);
+    const struct ts_run_ranks *rk = ck->ranks;
+    struct ts_h5_fill hook = { 0 };
+    if (rk && rk->spread) {
         c.n_threads = world_threads;
         c.thread_times = world_times;
+        if (rk->stencil) {
+            c.field = NULL;
+            c.field_later = 1;
+            c.field_digest = field_digest;
+            c.field_dims[0] = rk->dec.points[2];
+            c.field_dims[1] = rk->dec.points[1];
+            c.field_dims[2] = rk->dec.points[0];
+            hook = ts_rank_fill_hook(fill);
+        }
     }
     struct ts_place place = ts_output_checkpoint_place(ck->out, &ck->own);
-    int status = ts_checkpoint_write_placed(&c, &place, &ck->err);
+    int status = ts_checkpoint_write_placed(&c, &place, hook.fill ? &hook : NULL, &ck->err);
     if (status == TS_OK) {
         snprintf(ck->path, sizeof ck->path, "%s", place.path);
         ck->own = place.written;
     }
     free(config);
-    free(world_field);
+    return status;
+}
+
+int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx)
+{
+    struct ts_run_checkpoint *ck = ctx;
+    struct ts_run_ranks *rk = ck->ranks;
+    const int spread = rk && rk->spread;
+    double *world_times = NULL;
+    int32_t world_threads = 0;
+    uint64_t field_digest = 0;
+    struct ts_rank_fill fill = { 0 };
+    if (spread) {
+        int gathered = gather_state(ck, ex, &world_times, &world_threads, &field_digest);
+        if (gathered != TS_OK) {
+            free(world_times);
+            return gathered;
+        }
+        if (rk->stencil)
+            ts_rank_fill_init(&fill, rk, ex, "/field", 3);
+        if (rk->dist->rank != 0) /* rank 0 writes the file; this rank its block of the field */
+            return rk->stencil ? ts_rank_fill_join(&fill, &ck->err) : TS_OK;
+    }
+    int status = write_checkpoint(ck, ex, world_times, world_threads, field_digest, &fill);
+    if (spread && rk->stencil)
+        status = ts_rank_fill_end(&fill, status, &ck->err);
     free(world_times);
     return status;
 }
@@ -124,7 +150,7 @@ static double *stencil_field_at(struct ts_run_exec *ex, int64_t steps)
 }
 
 int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cfg, const char *path,
-                              const struct ts_run_ranks *ck_ranks, struct ts_error *err)
+                              struct ts_run_ranks *ck_ranks, struct ts_error *err)
 {
     struct ts_attr *all = ts_config_attrs(cfg);
     if (!all)
@@ -151,39 +177,38 @@ int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cf
         ex->out.steps_done = parity;
         e.field[parity] = stencil_field(ex, e.field_dims);
     }
-    /* Across ranks: the whole grid into scratch, whichever parity, then this rank's block. */
-    const struct ts_run_ranks *rk = ck_ranks;
+    /* Across ranks: this rank's block of the grid (halos included), whichever parity; the
+     * field's digest is checked by rank 0 from every rank's part. */
+    struct ts_run_ranks *rk = ck_ranks;
     const int spread = rk && rk->spread;
-    double *whole = NULL;
+    uint64_t stored_digest = 0;
     if (spread) {
         e.n_threads = -1; /* never this rank's threads: the reader checks them in scratch */
         if (rk->stencil) {
-            const int64_t gz = rk->dec.ndims == 3 ? rk->whole.nz : 1;
-            e.field_dims[0] = gz;
-            e.field_dims[1] = rk->whole.ny;
-            e.field_dims[2] = rk->whole.nx;
-            whole = malloc((size_t)(gz * rk->whole.ny * rk->whole.nx) * sizeof *whole);
-            e.field[0] = e.field[1] = whole;
-        }
-        if (rk->stencil && !whole) {
-            free(all);
-            return ts_fail(err, TS_RESOURCE_ERROR, "restart from %s: no memory for the whole field", path);
+            e.field_dims[0] = rk->dec.points[2];
+            e.field_dims[1] = rk->dec.points[1];
+            e.field_dims[2] = rk->dec.points[0];
+            e.has_block = 1;
+            for (int a = 0; a < 3; a++) {
+                e.block_origin[a] = rk->block.origin[2 - a];
+                e.block_dims[a] = rk->block.local[2 - a];
+            }
+            e.field_digest = &stored_digest;
         }
     }
     int restored_threads = 0;
     int status = ts_checkpoint_restore(path, &e, &steps, &restored_threads, err);
     free(all);
-    if (status == TS_OK && whole) {
-        const struct ts_decomp_block *b = &rk->block;
-        double *grid = stencil_field_at(ex, steps);
-        for (int64_t z = 0; z < b->local[2]; z++)
-            for (int64_t y = 0; y < b->local[1]; y++)
-                memcpy(grid + (z * b->local[1] + y) * b->local[0],
-                       whole + ((b->origin[2] + z) * e.field_dims[1] + b->origin[1] + y) * e.field_dims[2]
-                           + b->origin[0],
-                       (size_t)b->local[0] * sizeof *grid);
+    if (status == TS_OK && spread && rk->stencil) {
+        uint64_t sum = 0;
+        status = ts_rank_digest_sum(rk, ts_rank_field_digest(rk, stencil_field_at(ex, steps)), &sum, err);
+        if (status == TS_OK && rk->dist->rank == 0 && sum != stored_digest)
+            status = ts_fail(err, TS_BAD_INPUT,
+                             "cannot read checkpoint: %s: /field: the values are not those written (the ranks' "
+                             "digest differs from /field@digest)",
+                             path);
+        status = ts_run_ranks_follow_root(rk, status, err);
     }
-    free(whole);
     if (status != TS_OK)
         return status;
     if (!restored_threads) /* another thread count: those per-thread times do not map */

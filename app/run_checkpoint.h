@@ -24,10 +24,10 @@ struct ts_run_checkpoint {
 void ts_checkpoint_path_for(const char *output, char *buf, size_t len);
 
 /* Writes the state of ex after ex->out.steps_done iterations (the ts_run_exec checkpoint callback;
- * ctx is a struct ts_run_checkpoint). Across ranks it is collective: every rank sends its points
- * of the field and its threads' times, and rank 0 writes one checkpoint of the whole problem,
- * the same file a single process writes, so that any rank count (or none) continues it; the
- * other ranks return TS_OK. */
+ * ctx is a struct ts_run_checkpoint). Across ranks it is collective: every rank sends its threads'
+ * times and writes its block of the field into the one checkpoint of the whole problem rank 0
+ * assembles (parallel HDF5), the same file a single process writes, so that any rank count (or
+ * none) continues it; the other ranks return TS_OK, rank 0 the status. */
 int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx);
 
 /* At the end of a finished run: deletes the checkpoint next to the output (and the one this run
@@ -37,9 +37,10 @@ void ts_run_checkpoint_discard(const struct ts_run_checkpoint *ck);
 
 /* After init, before the iterations: reads the checkpoint at path into ex (field, times,
  * first_step), refusing one written for another kernel, size or numerical config. Across ranks
- * every rank reads the whole field and keeps its block (halos included); the per-thread times
- * of the checkpoint's iterations are not mapped onto the ranks' threads (NaN). */
+ * every rank reads its own block of the field (halos included) and the field's digest is
+ * checked from every rank's part (collective; a refusal there is agreed, rank 0 says it); the
+ * per-thread times of the checkpoint's iterations are not mapped onto the ranks' threads (NaN). */
 int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cfg, const char *path,
-                              const struct ts_run_ranks *ranks, struct ts_error *err);
+                              struct ts_run_ranks *ranks, struct ts_error *err);
 
 #endif

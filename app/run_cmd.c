@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "binding_warnings.h"
+#include "rank_files.h"
 #include "rank_warnings.h"
 #include "run_checkpoint.h"
 #include "run_exec.h"
@@ -214,7 +215,7 @@ static void not_verified(struct ts_verification *ver, const struct ts_run_exec *
 /* Rank 0 alone: the record, the summary, the file. */
 static int write_results(struct ts_run_record *rr, const struct ts_config *cfg, const struct ts_run_exec *ex,
                          struct ts_run_checkpoint *checkpoint, struct ts_run_output *out, double started,
-                         struct ts_error *err)
+                         const struct ts_h5_fill *fill, struct ts_error *err)
 {
     double tick = measured_timer_resolution();
     rr->timings.timer_resolution = tick;
@@ -237,7 +238,7 @@ static int write_results(struct ts_run_record *rr, const struct ts_config *cfg, 
     int status = ts_run_record_summary(rr, shown, err);
     if (status == TS_OK) {
         struct ts_place place = ts_output_results_place(out);
-        status = ts_record_write_placed(&rr->rec, &place, err);
+        status = ts_record_write_placed(&rr->rec, &place, fill, err);
     }
     /* Taken between the look and the write: too late for the file's /warnings and summary;
      * the screen shows the name the file got. */
@@ -358,8 +359,10 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         status = ts_run_ranks_hook(&ranks, &ex, err);
     if (status == TS_OK)
         status = ts_run_exec_init(&ex, err);
-    if (status == TS_OK && cli->restart_path)
+    if (status == TS_OK && cli->restart_path) {
         status = ts_run_checkpoint_restore(&ex, cfg, cli->restart_path, &ranks, err);
+        launch->agreed = ranks.agreed;
+    }
     int64_t restored_steps = ex.in.first_step;
     if (status == TS_OK)
         status = ts_run_exec_compute(&ex, err);
@@ -388,8 +391,9 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
     char lines[MAX_PROCESS_WARNINGS][512];
     struct cache_fit fit = { 0 };
     int n_lines = status == TS_OK ? process_warnings(&ex, binding, &fit, lines) : 0;
-    double *field = NULL;
-    int64_t field_dims[3];
+    /* Across ranks every rank writes its block of the field into rank 0's file. */
+    const int field_by_ranks = cfg->write_field && ranks.spread && ranks.stencil;
+    struct ts_rank_fill fill = { 0 };
     struct ts_rank_line cross[MAX_CROSS_WARNINGS];
     int n_cross = 0;
     /* The machine's record, once: this rank's facts across ranks, and rank 0's file. */
@@ -399,8 +403,8 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         status == TS_OK && (root || ranks.spread) && ts_topology_record(topo, &rr.topology, &no_machine) == TS_OK;
     if (status == TS_OK)
         status = cross_rank_warnings(&ranks, have_machine ? &rr.topology : NULL, binding, &ex, cross, &n_cross, err);
-    if (status == TS_OK && cfg->write_field)
-        status = ts_run_ranks_field(&ranks, &ex, &field, field_dims, err);
+    if (status == TS_OK && field_by_ranks) /* before ex becomes the world's on rank 0 */
+        ts_rank_fill_init(&fill, &ranks, &ex, "/field/u", ranks.dec.ndims);
     if (status == TS_OK)
         status = ts_run_ranks_world(&ranks, &ex, &rp, err);
     /* From here on every rank is past the collectives above: rank 0 may fail alone and still
@@ -416,11 +420,13 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         }
         rr.results.working_set_bytes = ranks.spread ? (int64_t)rp.arrays_bytes : fit.working_set_bytes;
         rr.results.llc_bytes = fit.llc_bytes;
-        if (ranks.spread) { /* rank 0's arrays are its part: the field is the assembled one */
+        if (ranks.spread) /* rank 0's arrays are its part: the ranks write the field */
             rr.rec.mpi = &ranks.mpi;
-            rr.rec.field = field;
-            if (field)
-                memcpy(rr.rec.field_dims, field_dims, sizeof field_dims);
+        if (field_by_ranks) {
+            rr.rec.field = NULL;
+            rr.rec.field_later = 1;
+            for (int a = 0; a < 3; a++)
+                rr.rec.field_dims[a] = ranks.dec.points[2 - a];
         }
     }
     if (status == TS_OK || (root && met && ranks.spread)) {
@@ -439,8 +445,13 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
     if (status == TS_OK && root) {
         if (ranks.placement_mixed)
             warn(&rr, "the ranks' hosts have different NUMA nodes: /placement holds the threads of rank 0 alone");
-        status = write_results(&rr, cfg, &ex, &checkpoint, &out, started, err);
+        struct ts_h5_fill hook = ts_rank_fill_hook(&fill);
+        status = write_results(&rr, cfg, &ex, &checkpoint, &out, started, field_by_ranks ? &hook : NULL, err);
     }
+    if (field_by_ranks && root && met) /* the others wait for the file's name, or to hear there is none */
+        status = ts_rank_fill_end(&fill, status, err);
+    else if (field_by_ranks && status == TS_OK)
+        status = ts_rank_fill_join(&fill, err);
     if (ranks.spread && !launch->agreed && (status == TS_OK || (root && met))) {
         /* Rank 0 wrote the file or failed to: the others learn which and end with it. */
         status = ts_run_ranks_follow_root(&ranks, status, err);
@@ -472,7 +483,6 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
 
     ts_topology_record_free(&rr.topology);
     ts_run_record_release(&rr);
-    free(field);
     ts_run_ranks_release(&ranks);
     ts_run_exec_release(&ex);
     ts_topology_destroy(topo);

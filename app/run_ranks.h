@@ -72,13 +72,6 @@ int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct t
  * and the physical boundary next to it, never a halo. */
 void ts_run_ranks_own(const struct ts_decomp_block *b, int ndims, int axis, int64_t *begin, int64_t *end);
 
-/* Collective, stencils spread over ranks: rank 0 gets in *field (malloc'd, nz x ny x nx of the
- * global grid, dims slowest first) the field after the run, every rank's points in place; the
- * other ranks and runs on one rank get NULL. Rank 0 holds the whole grid: for output.write_field,
- * which stores it in the file. */
-int ts_run_ranks_field(struct ts_run_ranks *rk, const struct ts_run_exec *ex, double **field, int64_t dims[3],
-                       struct ts_error *err);
-
 /* The text lines of every rank's warnings on rank 0, each prefixed with its rank and host
  * ("rank 1 (n2): ...") when ranks are spread; lines is NULL-terminated, malloc'd, the caller
  * frees it (one block). The other ranks get NULL. */

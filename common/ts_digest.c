@@ -65,3 +65,26 @@ uint64_t ts_digest64(const void *data, size_t n)
     h *= P3;
     return h ^ (h >> 32);
 }
+
+/* One position and one value's bits, avalanched (xxHash64's final mix) so that the sum over
+ * positions cannot cancel a change the way a plain sum of the values would. */
+static inline uint64_t point(uint64_t position, uint64_t bits)
+{
+    uint64_t h = lane(position * P5 + P3, bits);
+    h ^= h >> 33;
+    h *= P2;
+    h ^= h >> 29;
+    h *= P3;
+    return h ^ (h >> 32);
+}
+
+uint64_t ts_digest_points(const double *v, size_t n, uint64_t first)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t bits;
+        memcpy(&bits, &v[i], sizeof bits);
+        sum += point(first + i, bits);
+    }
+    return sum;
+}

@@ -176,7 +176,7 @@ int h5w_check_record(const struct ts_record *rec, const char *final_path, struct
         if (rec->threads[t].rank != 0)
             return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: thread row %d has rank %d but no /mpi",
                            final_path, (int)t, (int)rec->threads[t].rank);
-    if (rec->field) {
+    if (rec->field || rec->field_later) {
         const int64_t *d = rec->field_dims;
         if (d[0] < 1 || d[1] < 1 || d[2] < 1)
             return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: field of %lld x %lld x %lld points",

@@ -105,6 +105,7 @@ int h5w_write_field(struct h5w *w, hid_t g, const struct ts_record *rec)
                          .type = H5T_NATIVE_DOUBLE,
                          .rank = rank,
                          .data = rec->field,
+                         .later = rec->field_later,
                          .units = "1",
                          .dims_label = rank == 2 ? "y, x" : "z, y, x" };
     for (int i = 0; i < rank; i++)

@@ -69,7 +69,13 @@ struct h5r_doubles {
     int exact;            /* stored as IEEE f64 little-endian */
     const hsize_t *chunk; /* non-NULL: chunked with these dims, a Fletcher32 checksum its only filter */
     const char *digest;   /* non-NULL: this uint64 attribute of the dataset holds ts_digest64 of the
-                             values as doubles in C order (common/ts_digest.h) */
+                             values as doubles in C order (common/ts_digest.h), */
+    int digest_points;    /*   or with digest_points, their ts_digest_points from position 0 */
+    /* A block (start, count per axis, both non-NULL): only its values are read, into out as an
+     * array of count; the dataset is checked whole all the same. Its digest cannot be checked
+     * from a block: the stored one goes to *digest_read (not NULL then) for the caller. */
+    const hsize_t *start, *count;
+    uint64_t *digest_read;
 };
 
 /* Filters a dataset the readers take may be stored with: deflate, shuffle, Fletcher32 (anything
@@ -78,7 +84,7 @@ struct h5r_doubles {
  * allocate. */
 #define TS_H5R_MAX_DEFLATE_RATIO 1032
 
-/* Reads the whole dataset into out, which holds the product of dims values. Before anything is
+/* Reads the whole dataset (or w's block) into out, which holds the product of dims (count) values. Before anything is
  * read, the dataset must really store that many values (docs/reliability.md, "Reading files safely"): a
  * contiguous or compact one at least their bytes, a chunked one the bytes of the chunks written
  * (divided by TS_H5R_MAX_DEFLATE_RATIO when deflated); nothing stored outside the file. */

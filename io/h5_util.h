@@ -10,6 +10,7 @@
 
 #include "ts_error.h"
 #include "ts_file_place.h"
+#include "ts_h5_write.h"
 #include "ts_record.h"
 
 struct h5w {
@@ -50,6 +51,7 @@ struct h5w_ds {
     int rank;
     hsize_t dims[3];
     const void *data;       /* may be NULL when the dataset is empty */
+    int later;              /* created, values not written: the ranks write them (ts_h5_write_block) */
     const char *units;      /* always written: readers may rely on every dataset having one */
     const char *dims_label; /* optional "dims" attribute naming the axes */
     hid_t dcpl;             /* 0 (H5P_DEFAULT) or chunking and filters */
@@ -92,10 +94,10 @@ int h5w_table(struct h5w *w, hid_t loc, const char *name, size_t struct_size, co
 typedef int h5w_build_fn(struct h5w *w, hid_t file, const void *ctx);
 
 /* Builds a file in memory with build(ctx), then writes it to a temporary file next to
- * final_path, syncs it and gives it its name as place says (ts_file_place; NULL: renamed over
- * final_path): a final name only ever holds a complete file, and any failure leaves it
- * untouched and no temporary file behind. */
+ * final_path, syncs it, lets fill (when not NULL) complete it, syncs it again and gives it its
+ * name as place says (ts_file_place; NULL: renamed over final_path): a final name only ever
+ * holds a complete file, and any failure leaves it untouched and no temporary file behind. */
 int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ctx, struct ts_place *place,
-                     struct ts_error *err);
+                     const struct ts_h5_fill *fill, struct ts_error *err);
 
 #endif

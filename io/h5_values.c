@@ -231,7 +231,8 @@ static int exactly_as_written(struct h5r *r, const struct h5r_doubles *w, hid_t 
     return TS_OK;
 }
 
-/* The uint64 attribute w->digest of the dataset must be ts_digest64 of the n values read. */
+/* The uint64 attribute w->digest of the dataset must be the digest of the n values read (of
+ * the whole dataset); of a block, the stored digest goes to the caller. */
 static int digest_matches(struct h5r *r, const struct h5r_doubles *w, hid_t set, const double *v, hsize_t n)
 {
     char where[256];
@@ -251,7 +252,9 @@ static int digest_matches(struct h5r *r, const struct h5r_doubles *w, hid_t set,
         st = h5r_mismatch(r, where, "a scalar uint64", type, space);
     else if (H5Aread(a, H5T_NATIVE_UINT64, &stored) < 0)
         st = h5r_fail_hdf5(r, where, "cannot read");
-    else if (stored != ts_digest64(v, (size_t)n * sizeof *v))
+    else if (w->digest_read)
+        *w->digest_read = stored;
+    else if (stored != (w->digest_points ? ts_digest_points(v, (size_t)n, 0) : ts_digest64(v, (size_t)n * sizeof *v)))
         st = h5r_fail(r, w->path, "the values are not those written (their digest differs from %s@%s)", w->path,
                       w->digest);
     if (space >= 0)
@@ -301,13 +304,42 @@ static hid_t open_doubles(struct h5r *r, const struct h5r_doubles *w, hid_t *typ
     return -1;
 }
 
+/* w's block of the opened dataset into out; *count becomes the block's values. Every block
+ * axis within the dataset's (checked against w->dims already). */
+static int read_block(struct h5r *r, const struct h5r_doubles *w, hid_t set, hsize_t *count, double *out)
+{
+    *count = 1;
+    for (int i = 0; i < w->rank; i++) {
+        if (w->start[i] > w->dims[i] || w->count[i] > w->dims[i] - w->start[i])
+            return h5r_fail(r, w->path, "block %llu+%llu of axis %d is outside the dataset's %llu",
+                            (unsigned long long)w->start[i], (unsigned long long)w->count[i], i,
+                            (unsigned long long)w->dims[i]);
+        *count *= w->count[i];
+    }
+    if (*count == 0)
+        return TS_OK;
+    hid_t file_space = H5Dget_space(set), memory_space = H5Screate_simple(w->rank, w->count, NULL);
+    int st = TS_OK;
+    if (file_space < 0 || memory_space < 0
+        || H5Sselect_hyperslab(file_space, H5S_SELECT_SET, w->start, NULL, w->count, NULL) < 0
+        || H5Dread(set, H5T_NATIVE_DOUBLE, memory_space, file_space, H5P_DEFAULT, out) < 0)
+        st = h5r_fail_hdf5(r, w->path, "cannot read");
+    if (memory_space >= 0)
+        H5Sclose(memory_space);
+    if (file_space >= 0)
+        H5Sclose(file_space);
+    return st;
+}
+
 /* Reads the opened dataset into out and checks the values; closes set and type. */
 static int read_opened(struct h5r *r, const struct h5r_doubles *w, hid_t set, hid_t type, hsize_t count, double *out)
 {
     int st = TS_OK;
-    if (count > 0 && H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
+    if (w->start && w->count)
+        st = read_block(r, w, set, &count, out);
+    else if (count > 0 && H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
         st = h5r_fail_hdf5(r, w->path, "cannot read");
-    else if ((st = check_values(r, w, out, count)) == TS_OK && w->digest)
+    if (st == TS_OK && (st = check_values(r, w, out, count)) == TS_OK && w->digest)
         st = digest_matches(r, w, set, out, count);
     H5Tclose(type);
     H5Dclose(set);

@@ -8,9 +8,12 @@
 
 #include "ts_error.h"
 #include "ts_file_place.h"
+#include "ts_h5_write.h"
 #include "ts_record.h"
 
-#define TS_CHECKPOINT_VERSION 2 /* 2: every dataset carries a digest of its values */
+/* 2: every dataset carries a digest of its values; 3: the field's is ts_digest_points, which
+ * ranks holding its blocks compute together */
+#define TS_CHECKPOINT_VERSION 3
 
 struct ts_checkpoint {
     const char *kernel;
@@ -25,6 +28,8 @@ struct ts_checkpoint {
     const double *thread_times; /* n_threads x n_iterations (only the completed ones matter) */
     const double *field;        /* the stencil field after steps_done; NULL for sum and triad */
     int64_t field_dims[3];      /* nz, ny, nx */
+    int field_later;            /* a field whose values the ranks write (fill), field NULL: */
+    uint64_t field_digest;      /*   then its ts_digest_points, summed over the ranks' blocks */
 };
 
 /* Written atomically (temporary file, fsync, rename): a checkpoint is complete or absent.
@@ -32,8 +37,9 @@ struct ts_checkpoint {
 int ts_checkpoint_write(const struct ts_checkpoint *c, const char *path, struct ts_error *err);
 
 /* The same, given its name as place says (ts_file_place: without replacing another file
- * unless allowed). */
-int ts_checkpoint_write_placed(const struct ts_checkpoint *c, struct ts_place *place, struct ts_error *err);
+ * unless allowed); with c->field_later, fill has the ranks write the field (ts_h5_fill). */
+int ts_checkpoint_write_placed(const struct ts_checkpoint *c, struct ts_place *place, const struct ts_h5_fill *fill,
+                               struct ts_error *err);
 
 /* What the restarting run expects, and where to put what the checkpoint holds. */
 struct ts_checkpoint_expect {
@@ -46,6 +52,12 @@ struct ts_checkpoint_expect {
     double *field[2]; /* the field after k steps goes to field[k % 2] (Jacobi grids
                                          alternate); NULL when the kernel has none */
     int64_t field_dims[3];
+    /* A rank's block (has_block): only the points block_origin .. + block_dims (z, y, x) of the
+     * field_dims grid go to field[k % 2], an array of block_dims; the field's digest, which a
+     * block cannot check, goes to *field_digest for the ranks to check together. */
+    int has_block;
+    int64_t block_origin[3], block_dims[3];
+    uint64_t *field_digest;
     double *step_times;   /* capacity n_warmup + n_iterations */
     double *thread_times; /* n_threads x n_iterations; filled when n_threads matches (a
                                          checkpoint of another thread count is checked in scratch) */
@@ -56,7 +68,8 @@ struct ts_checkpoint_expect {
  * declared shape. Every dataset must be what ts_checkpoint_write wrote: IEEE f64 little-endian,
  * its digest right, the field chunked as written with Fletcher32 its only filter; times 0 or
  * 1e-10..1e7 s (thread_times also NaN, checked whatever the thread count), the field finite,
- * steps_done < n_warmup + n_iterations; format TS_CHECKPOINT_VERSION only. TS_BAD_INPUT naming
+ * steps_done < n_warmup + n_iterations; format TS_CHECKPOINT_VERSION only. A negative
+ * n_threads takes no thread count for its own (the ranks' threads are other threads). TS_BAD_INPUT naming
  * the file, the dataset or the mismatch and both values otherwise (TS_RESOURCE_ERROR when
  * memory runs out, the status of the errno when the file cannot be opened). *thread_times_restored is
  * 1 when the thread count matched and thread_times were copied. */

@@ -24,10 +24,15 @@ static int check_header(struct h5r *r, const struct ts_checkpoint_expect *e, int
         return h5r_fail(r, "/", "not a touchstone checkpoint (no touchstone_checkpoint attribute)");
     if (h5r_int_attr(r, "/", "touchstone_checkpoint", 1, INT32_MAX, &version))
         return r->err->status;
-    if (version < TS_CHECKPOINT_VERSION)
+    if (version < 2)
         return h5r_fail(r, "/@touchstone_checkpoint",
                         "checkpoint format %lld, written by an older touchstone without "
                         "digests of its data, so it cannot be checked: start the run again without --restart",
+                        (long long)version);
+    if (version < TS_CHECKPOINT_VERSION)
+        return h5r_fail(r, "/@touchstone_checkpoint",
+                        "checkpoint format %lld, written by an older touchstone whose field digest this one "
+                        "does not compute: continue it with that touchstone, or start the run again without --restart",
                         (long long)version);
     if (version > TS_CHECKPOINT_VERSION)
         return h5r_fail(r, "/@touchstone_checkpoint", "checkpoint format %lld is newer than this touchstone reads (%d)",
@@ -140,8 +145,18 @@ static int restore_opened(struct h5r *r, const struct ts_checkpoint_expect *e, i
                                     .min = -DBL_MAX,
                                     .max = DBL_MAX,
                                     .exact = 1,
-                                    .digest = "digest" };
-        hsize_t chunk[3];
+                                    .digest = "digest",
+                                    .digest_points = 1 };
+        hsize_t chunk[3], start[3], count[3];
+        if (e->has_block) {
+            for (int a = 0; a < 3; a++) {
+                start[a] = (hsize_t)e->block_origin[a];
+                count[a] = (hsize_t)e->block_dims[a];
+            }
+            grid.start = start;
+            grid.count = count;
+            grid.digest_read = e->field_digest;
+        }
         ts_h5_field_chunk(3, grid.dims, chunk);
         grid.chunk = chunk;
         rc = h5r_read_doubles(r, &grid, field);

@@ -49,7 +49,7 @@ static const struct part {
 static int part_present(const struct part *p, const struct ts_record *rec)
 {
     switch (p->presence) {
-    case WITH_FIELD: return rec->field != NULL;
+    case WITH_FIELD: return rec->field != NULL || rec->field_later;
     case WITH_PLACEMENT: return rec->placement != NULL;
     case WITH_COUNTERS: return rec->counters != NULL;
     case WITH_JOB: return rec->job != NULL;
@@ -225,6 +225,19 @@ static int build_image(h5w_build_fn *build, const void *ctx, const char *name, s
     return st;
 }
 
+/* After the ranks wrote into the file by MPI-IO: their data synced too, whatever the MPI-IO
+ * layer did, before the file gets its name. */
+static int sync_file(const char *tmp, const char *final_path, struct ts_error *err)
+{
+    int fd = open(tmp, O_RDONLY | O_CLOEXEC);
+    int e = fd < 0 || fsync(fd) != 0 ? errno : 0;
+    if (fd >= 0)
+        close(fd);
+    if (e != 0)
+        return ts_fail_errno(err, ts_file_status(e), e, "cannot write output %s: syncing %s", final_path, tmp);
+    return TS_OK;
+}
+
 /* After a failed write. The directory can have turned read-only meanwhile (a remount, a
  * bind mount): then the temporary file stays, and the user must hear it to delete it. ENOENT
  * is not worth a word: the directory went away, and the file with it. */
@@ -240,7 +253,7 @@ static void remove_temp(const char *tmp, struct ts_error *err)
 }
 
 int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ctx, struct ts_place *place,
-                     struct ts_error *err)
+                     const struct ts_h5_fill *fill, struct ts_error *err)
 {
     /* Errors travel back through err; HDF5 printing its stack would bypass that. */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -262,6 +275,8 @@ int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ct
     struct ts_place replace = { .path = final_path, .replace = 1 };
     if (!place)
         place = &replace;
+    if (fd >= 0 && st == TS_OK && fill && (st = fill->fill(tmp, fill->ctx, err)) == TS_OK)
+        st = sync_file(tmp, final_path, err);
     if (fd >= 0 && st == TS_OK)
         st = ts_file_place(tmp, place, err);
     if (st != TS_OK) {
@@ -273,12 +288,16 @@ int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ct
     return sync_dir(place->path, err);
 }
 
-int ts_record_write_placed(const struct ts_record *rec, struct ts_place *place, struct ts_error *err)
+int ts_record_write_placed(const struct ts_record *rec, struct ts_place *place, const struct ts_h5_fill *fill,
+                           struct ts_error *err)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (h5w_check_record(rec, place->path, err))
         return err->status;
-    return h5w_write_atomic(place->path, write_parts, rec, place, err);
+    if (rec->field_later && !fill)
+        return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: the field is left to ranks that do not write",
+                       place->path);
+    return h5w_write_atomic(place->path, write_parts, rec, place, fill, err);
 }
 
 int ts_record_write(const struct ts_record *rec, const char *final_path, struct ts_error *err)
@@ -286,5 +305,5 @@ int ts_record_write(const struct ts_record *rec, const char *final_path, struct 
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (h5w_check_record(rec, final_path, err))
         return err->status;
-    return h5w_write_atomic(final_path, write_parts, rec, NULL, err);
+    return h5w_write_atomic(final_path, write_parts, rec, NULL, NULL, err);
 }

@@ -2,6 +2,8 @@
 #ifndef TOUCHSTONE_IO_TS_H5_WRITE_H
 #define TOUCHSTONE_IO_TS_H5_WRITE_H
 
+#include <stdint.h>
+
 #include "ts_error.h"
 #include "ts_file_place.h"
 #include "ts_record.h"
@@ -13,13 +15,42 @@
  * otherwise. */
 int ts_output_check(const char *final_path, struct ts_error *err);
 
+/* A file that several ranks write together (parallel HDF5): rank 0 writes everything but the
+ * large datasets' values to the temporary file, then fill runs on rank 0 with that file's name
+ * and must return only when every rank has written its block into it (ts_h5_write_block, which
+ * the other ranks call meanwhile). Only then is the file synced and renamed: a final name never
+ * holds a file whose blocks are not all there. */
+struct ts_h5_fill {
+    int (*fill)(const char *tmp, void *ctx, struct ts_error *err);
+    void *ctx;
+};
+
+/* One rank's block of a dataset of doubles: the dataset's points start .. start + count (z, y,
+ * x; a 2-D dataset uses y and x, start[0] = 0 and count[0] = 1), taken from this rank's array of
+ * local_dims points (z, y, x) at local_start. A rank that holds none of it has a zero count. */
+struct ts_h5_block {
+    int rank; /* of the dataset: 2 or 3 */
+    int64_t start[3], count[3];
+    const double *local;
+    int64_t local_dims[3], local_start[3];
+};
+
+/* Collective over every rank of MPI_COMM_WORLD, MPI started: opens path (the temporary file a
+ * ts_h5_fill was given) with MPI-IO, writes each rank's block of dataset with collective I/O
+ * (chunked and filtered datasets need it), flushes (MPI_File_sync) and closes it. TS_IO_ERROR
+ * with HDF5's reason on failure; every rank must then learn the others' status before the file
+ * is renamed or removed. */
+int ts_h5_write_block(const char *path, const char *dataset, const struct ts_h5_block *b, struct ts_error *err);
+
 /* Writes rec atomically: everything goes to a temporary file next to place->path, which is
  * flushed, synced and then given its name as place says (ts_file_place: without replacing
  * another file unless allowed). On any failure the temporary file is removed, the final name
  * is untouched, and err says what failed: TS_IO_ERROR (or the status ts_file_status gives its
  * errno) for the file system, TS_RESOURCE_ERROR for memory, TS_INTERNAL_ERROR for a record
- * that does not add up. */
-int ts_record_write_placed(const struct ts_record *rec, struct ts_place *place, struct ts_error *err);
+ * that does not add up. With rec->field_later the field's dataset is created empty and fill
+ * (not NULL then) has the ranks write it. */
+int ts_record_write_placed(const struct ts_record *rec, struct ts_place *place, const struct ts_h5_fill *fill,
+                           struct ts_error *err);
 
 /* The same, renamed over whatever regular file is at final_path (tests, tools). */
 int ts_record_write(const struct ts_record *rec, const char *final_path, struct ts_error *err);

@@ -282,8 +282,10 @@ struct ts_record {
     const struct ts_counters_rec *counters;
     const struct ts_verification_rec *verification;
 
-    /* /field, written only when field != NULL (output.write_field = true on a stencil) */
+    /* /field, written only when field != NULL (output.write_field = true on a stencil), or when
+     * field_later: created empty, the ranks write their blocks (ts_h5_write_block) */
     const double *field;
+    int field_later;
     int64_t field_dims[3]; /* nz, ny, nx */
 
     /* /warnings: what the run warned about, in the order printed */

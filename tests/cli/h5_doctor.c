@@ -329,6 +329,25 @@ static int writer_extremes(void)
     return bad ? fail("writing the extremes") : 0;
 }
 
+/* One point of a checkpoint's field (z, y, x) near its far corner changed by +1, through
+ * HDF5, so its chunk's Fletcher32 checksum is right: only the field's digest tells. */
+static int field_point_changed(void)
+{
+    hid_t set = H5Dopen2(file, "/field", H5P_DEFAULT), space = H5Dget_space(set), mem = H5Screate(H5S_SCALAR);
+    hsize_t dims[3] = { 0, 0, 0 };
+    int bad = H5Sget_simple_extent_ndims(space) != 3 || H5Sget_simple_extent_dims(space, dims, NULL) != 3;
+    hsize_t at[3] = { dims[0] - 1, dims[1] > 2 ? dims[1] - 2 : 0, dims[2] > 2 ? dims[2] - 2 : 0 };
+    double v = 0;
+    bad = bad || H5Sselect_elements(space, H5S_SELECT_SET, 1, at) < 0
+          || H5Dread(set, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, &v) < 0;
+    v += 1.0;
+    bad = bad || H5Dwrite(set, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, &v) < 0;
+    H5Sclose(mem);
+    H5Sclose(space);
+    H5Dclose(set);
+    return bad ? fail("changing a point of /field") : 0;
+}
+
 /* A checkpoint altered in one way; 2 when c is not a checkpoint case. */
 static int ckpt_doctor(const char *c)
 {
@@ -350,6 +369,10 @@ static int ckpt_doctor(const char *c)
         return set_i64_attr("/", "steps_done", i64_attr("/", "n_warmup") + i64_attr("/", "n_iterations"));
     if (strcmp(c, "ckpt_version1") == 0)
         return set_int_attr("/", "touchstone_checkpoint", 1);
+    if (strcmp(c, "ckpt_version2") == 0)
+        return set_int_attr("/", "touchstone_checkpoint", 2);
+    if (strcmp(c, "ckpt_field_point") == 0)
+        return field_point_changed();
     return 2;
 }
 

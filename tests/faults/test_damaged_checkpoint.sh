@@ -125,6 +125,8 @@ if [ "$(get "$D/b.ckpt.h5" /@steps_done 2>/dev/null)" = 10 ]; then
     # Nothing left to compute: the run would "finish" with the checkpoint's field as its result.
     altered ckpt_steps_all "/@steps_done: 31 is out of range, expected 0\.\.30"
     altered ckpt_version1 "/@touchstone_checkpoint: checkpoint format 1, written by an older touchstone"
+    altered ckpt_version2 "/@touchstone_checkpoint: checkpoint format 2, written by an older touchstone whose field"
+    altered ckpt_field_point "/field: the values are not those written \(their digest differs from /field@digest\)"
 else
     fail "no checkpoint of 10 steps of the two-chunk field"
 fi

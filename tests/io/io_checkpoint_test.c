@@ -6,6 +6,7 @@
 
 #include "io_fixture.h"
 #include "ts_checkpoint.h"
+#include "ts_digest.h"
 
 enum { WARMUP = 1, ITERS = 6, THREADS = 2, NZ = 1, NY = 6, NX = 7, CELLS = NZ * NY * NX };
 
@@ -125,6 +126,74 @@ static void nan_step(struct ckpt *c)
     c->steps[2] = NAN;
 }
 
+/* The field's digest is a sum over points: any split into parts adds up to the whole (what
+ * ranks rely on), and a changed, moved or swapped value changes it. */
+static void digest_of_parts(void)
+{
+    double v[CELLS];
+    for (int i = 0; i < CELLS; i++)
+        v[i] = sin(0.25 * i);
+    const uint64_t whole = ts_digest_points(v, CELLS, 0);
+    for (int cut = 0; cut <= CELLS; cut += 5) {
+        uint64_t parts =
+            ts_digest_points(v + cut, (size_t)(CELLS - cut), (uint64_t)cut) + ts_digest_points(v, (size_t)cut, 0);
+        CHECK(parts == whole, "digest of [0,%d) + [%d,%d) is not the whole array's", cut, cut, CELLS);
+    }
+    double swapped[CELLS];
+    memcpy(swapped, v, sizeof v);
+    swapped[3] = v[4], swapped[4] = v[3];
+    CHECK(ts_digest_points(swapped, CELLS, 0) != whole, "two values swapped give the same digest");
+    CHECK(ts_digest_points(v + 1, CELLS - 1, 0) != ts_digest_points(v + 1, CELLS - 1, 1),
+          "values moved by one position give the same digest");
+    swapped[3] = v[3], swapped[4] = nextafter(v[4], 2.0);
+    CHECK(ts_digest_points(swapped, CELLS, 0) != whole, "a value changed in its last bit gives the same digest");
+}
+
+/* A rank's block of the field (rows 2..4, columns 1..5): exactly those values, and the stored
+ * digest handed back unchecked, the whole field's. */
+static void block_of_field(const char *dir)
+{
+    struct ckpt c;
+    plausible(&c);
+    double whole[CELLS];
+    int64_t steps = -1;
+    int restored = -1;
+    struct ts_error err;
+    CHECK(write_and_restore(&c, dir, whole, &steps, &restored, &err) == TS_OK, "writing the checkpoint: %s",
+          err.message);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/c.ckpt.h5", dir);
+    enum { BY = 3, BX = 5 };
+    static double block[BY * BX], other[BY * BX], step_times[WARMUP + ITERS], thread_times[THREADS * ITERS];
+    uint64_t stored = 0;
+    struct ts_checkpoint_expect e = {
+        .kernel = "stencil2d",
+        .n_warmup = WARMUP,
+        .n_iterations = ITERS,
+        .n_threads = -1,
+        .must_match = must_match,
+        .n_must_match = 2,
+        .field = { other, block }, /* 3 steps done: the odd grid */
+        .field_dims = { NZ, NY, NX },
+        .has_block = 1,
+        .block_origin = { 0, 2, 1 },
+        .block_dims = { 1, BY, BX },
+        .field_digest = &stored,
+        .step_times = step_times,
+        .thread_times = thread_times,
+    };
+    int st = ts_checkpoint_restore(path, &e, &steps, &restored, &err);
+    CHECK(st == TS_OK && steps == 3, "block restore: %d \"%s\"", st, err.message);
+    for (int y = 0; y < BY; y++)
+        for (int x = 0; x < BX; x++)
+            CHECK(block[y * BX + x] == c.field[(2 + y) * NX + 1 + x], "block [%d][%d] is not the field's", y, x);
+    CHECK(stored == ts_digest_points(c.field, CELLS, 0), "the digest handed back is not the whole field's");
+    e.block_origin[1] = 4; /* rows 4..6 of 6 */
+    st = ts_checkpoint_restore(path, &e, &steps, &restored, &err);
+    CHECK(st == TS_BAD_INPUT && strstr(err.message, "outside the dataset"), "a block past the field: %d \"%s\"", st,
+          err.message);
+}
+
 int main(void)
 {
     char dir[4096];
@@ -162,6 +231,9 @@ int main(void)
             dir);
     refused("an infinite field value", infinite_field, "/field: value = inf is out of range", dir);
     refused("a NaN field value", nan_field, "/field: value = nan is out of range", dir);
+
+    digest_of_parts();
+    block_of_field(dir);
 
     io_dir_remove(dir);
     return ts_test_finish();

@@ -11,6 +11,7 @@
 
 #include <hdf5.h>
 
+#include "h5_read.h"
 #include "io_fixture.h"
 #include "ts_h5_write.h"
 
@@ -163,14 +164,85 @@ static void bad_record(const char *dir)
     CHECK(io_dir_entries(dir) == 0, "a refused record left files in %s", dir);
 }
 
+/* What the ranks do between the two stages of a file they write together, done here by one
+ * process with serial HDF5: the field's values into the dataset rank 0 created empty. */
+struct fill_probe {
+    const char *final_path;
+    int fail;        /* return this failure instead of writing */
+    int final_there; /* the final name existed while the ranks wrote */
+};
+
+static int fill_field(const char *tmp, void *ctx, struct ts_error *err)
+{
+    struct fill_probe *p = ctx;
+    p->final_there = access(p->final_path, F_OK) == 0;
+    if (p->fail)
+        return ts_fail(err, TS_IO_ERROR, "rank 2: cannot write /field/u: No space left on device");
+    hid_t file = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t set = file < 0 ? -1 : H5Dopen2(file, "/field/u", H5P_DEFAULT);
+    herr_t wrote = set < 0 ? -1 : H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, fx.field);
+    if (set >= 0)
+        H5Dclose(set);
+    if (file >= 0)
+        H5Fclose(file);
+    return wrote < 0 ? ts_fail(err, TS_IO_ERROR, "cannot write the field into %s", tmp) : TS_OK;
+}
+
+/* A record whose field the ranks write (field_later): the file gets its name only after the
+ * fill, with the fill's values; a failed fill leaves the previous file and no temporary. */
+static void filled_by_ranks(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/run.h5", dir);
+    const char before[] = "previous run, must survive\n";
+    FILE *f = fopen(path, "wb");
+    fputs(before, f);
+    fclose(f);
+    fx.rec.field = NULL;
+    fx.rec.field_later = 1;
+
+    struct ts_error err = { 0 };
+    struct ts_place place = { .path = path, .replace = 1 };
+    CHECK(ts_record_write_placed(&fx.rec, &place, NULL, &err) == TS_INTERNAL_ERROR,
+          "a field left to ranks without a fill was written");
+
+    struct fill_probe probe = { .final_path = path, .fail = 1 };
+    struct ts_h5_fill fill = { fill_field, &probe };
+    int st = ts_record_write_placed(&fx.rec, &place, &fill, &err);
+    CHECK(st == TS_IO_ERROR && strstr(err.message, "rank 2: cannot write /field/u"), "a failed fill gave %d \"%s\"", st,
+          err.message);
+    char got[sizeof before + 8] = "";
+    f = fopen(path, "rb");
+    size_t n = f ? fread(got, 1, sizeof got - 1, f) : 0;
+    if (f)
+        fclose(f);
+    CHECK(n == strlen(before) && strcmp(got, before) == 0, "%s changed by a write whose fill failed", path);
+    CHECK(io_dir_entries(dir) == 1, "a failed fill left its temporary file in %s", dir);
+
+    probe.fail = 0;
+    unlink(path);
+    st = ts_record_write_placed(&fx.rec, &place, &fill, &err);
+    CHECK(st == TS_OK, "the filled write failed: %s", err.message);
+    CHECK(!probe.final_there, "the final name existed while the ranks were writing");
+    double back[FX_NY * FX_NX] = { 0 };
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CHECK(file >= 0 && rd_all(file, "/field/u", H5T_NATIVE_DOUBLE, back, FX_NY * FX_NX) == 0
+              && memcmp(back, fx.field, sizeof back) == 0,
+          "/field/u does not hold what the fill wrote");
+    if (file >= 0)
+        H5Fclose(file);
+    CHECK(io_dir_entries(dir) == 1, "temporary files left in %s", dir);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         void (*run)(const char *dir);
     } cases[] = {
-        { "unwritable.missing_dir", missing_dir }, { "unwritable.readonly", readonly }, { "unwritable.is_dir", is_dir },
-        { "atomic.fsize", atomic_fsize },          { "record.invalid", bad_record },
+        { "unwritable.missing_dir", missing_dir }, { "unwritable.readonly", readonly },
+        { "unwritable.is_dir", is_dir },           { "atomic.fsize", atomic_fsize },
+        { "record.invalid", bad_record },          { "atomic.filled", filled_by_ranks },
     };
     for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) != 0)

@@ -4,9 +4,13 @@
 # on 1 rank and without a launcher to the uninterrupted run's field and result, bitwise. A rank
 # killed mid-run ends the job (bounded time, exit non-zero, no file under the final name), and
 # the last periodic checkpoint still restarts.
-# Usage: test_checkpoint_ranks.sh TOUCHSTONE SOURCE_DIR MPIRUN H5GET
+# Every rank writes its block of the field into the one checkpoint (parallel HDF5) and reads
+# back only its block: a point changed behind a right chunk checksum is caught by the ranks'
+# digests added up on rank 0, and refused on every rank.
+# Usage: test_checkpoint_ranks.sh TOUCHSTONE SOURCE_DIR MPIRUN H5GET H5_DOCTOR
 . "$(dirname "$0")/lib.sh"
 H5GET=${4:?path to h5_get}
+DOCTOR=${5:?path to h5_doctor}
 unset OMP_PLACES OMP_PROC_BIND OMP_NUM_THREADS
 cd "$WORK" || exit 1
 CONFIG="$SRC/configs/stencil2d.ini"
@@ -64,6 +68,21 @@ for how in 2 1 alone; do
         fail "restart ($how): the field differs from the uninterrupted run's"
     [ "$("$H5GET" "$WORK/from-$how.h5" /job@restarted)" = 1 ] || fail "restart ($how): /job does not say restarted"
 done
+
+# A point of the field changed, its chunk checksum right: the ranks' digests do not add up to
+# the stored one, and every rank refuses (exit 2, rank 0 says why, once; no results file).
+cp "$WORK/run.ckpt.h5" "$WORK/point.ckpt.h5"
+if "$DOCTOR" "$WORK/point.ckpt.h5" ckpt_field_point; then
+    # shellcheck disable=SC2086
+    mpi_ts 2 "restart of a changed field on 3 ranks" 3 run "$CONFIG" $LONG -q -o "$WORK/point.h5" \
+        --restart "$WORK/point.ckpt.h5" &&
+        expect_in "$ERR" "^touchstone: error: .*/field: the values are not those written \(the ranks' digest differs" \
+            "changed field on 3 ranks: the reason"
+    [ "$(grep -c '^touchstone: error:' "$ERR")" = 1 ] || fail "changed field on 3 ranks: not one error message"
+    [ -e "$WORK/point.h5" ] && fail "changed field on 3 ranks: refused, yet a results file was written"
+else
+    fail "h5_doctor ckpt_field_point"
+fi
 
 # One rank killed: mpirun ends the job; no results file, no temporary left under its name;
 # the periodic checkpoint written before the kill restarts to the same bits.

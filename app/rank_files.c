@@ -1,0 +1,147 @@
+#include "rank_files.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_digest.h"
+
+/* What a rank answers for, per axis in decomp order (x, y, z): its interior and the physical
+ * boundary next to it, never a halo. */
+static void own_ranges(const struct ts_run_ranks *rk, int64_t lo[3], int64_t hi[3])
+{
+    for (int a = 0; a < 3; a++)
+        ts_run_ranks_own(&rk->block, rk->dec.ndims, a, &lo[a], &hi[a]);
+}
+
+void ts_rank_fill_init(struct ts_rank_fill *f, const struct ts_run_ranks *rk, const struct ts_run_exec *ex,
+                       const char *dataset, int dataset_rank)
+{
+    memset(f, 0, sizeof *f);
+    f->rk = rk;
+    f->dataset = dataset;
+    int64_t dims[3], lo[3], hi[3];
+    f->block.rank = dataset_rank;
+    f->block.local = ts_kernel_field(&ex->in.rp->problem, ex->own.arrays, ex->out.steps_done, dims);
+    own_ranges(rk, lo, hi);
+    /* The block's arrays run z, y, x like the datasets; the decomposition's x, y, z. */
+    for (int a = 0; a < 3; a++) {
+        const int axis = 2 - a;
+        f->block.start[a] = rk->block.origin[axis] + lo[axis];
+        f->block.count[a] = hi[axis] - lo[axis];
+        f->block.local_dims[a] = rk->block.local[axis];
+        f->block.local_start[a] = lo[axis];
+    }
+}
+
+/* Every rank's block written; the first failure (by rank) is everyone's answer on rank 0. */
+static int write_blocks(struct ts_rank_fill *f, const char *tmp, struct ts_error *err)
+{
+    struct ts_error mine;
+    ts_error_clear(&mine);
+    int status = ts_h5_write_block(tmp, f->dataset, &f->block, &mine);
+    /* One line per rank, in rank order: empty, or "STATUS MESSAGE". */
+    char text[sizeof mine.message + 32] = "\n";
+    if (status != TS_OK)
+        snprintf(text, sizeof text, "%d %s\n", status, mine.message);
+    char *all = NULL;
+    int gathered = ts_dist_gather_text(f->rk->dist, text, &all, err);
+    if (gathered != TS_OK || !all)
+        return gathered;
+    status = TS_OK;
+    char *line = all;
+    for (int r = 0; r < f->rk->dist->size && *line; r++) {
+        char *end = strchr(line, '\n');
+        if (end)
+            *end = '\0';
+        if (*line) {
+            char *reason = NULL;
+            long code = strtol(line, &reason, 10);
+            status = ts_fail(err, code > 0 && code < 256 ? (int)code : TS_IO_ERROR, "rank %d: %s", r,
+                             *reason ? reason + 1 : "");
+            break;
+        }
+        if (!end)
+            break;
+        line = end + 1;
+    }
+    free(all);
+    return status;
+}
+
+static int fill_from_root(const char *tmp, void *ctx, struct ts_error *err)
+{
+    struct ts_rank_fill *f = ctx;
+    int go = TS_OK;
+    char name[PATH_MAX];
+    snprintf(name, sizeof name, "%s", tmp);
+    f->announced = 1;
+    if (ts_dist_bcast(f->rk->dist, &go, sizeof go, err) != TS_OK
+        || ts_dist_bcast(f->rk->dist, name, sizeof name, err) != TS_OK)
+        return err->status;
+    return write_blocks(f, name, err);
+}
+
+struct ts_h5_fill ts_rank_fill_hook(struct ts_rank_fill *f)
+{
+    return (struct ts_h5_fill){ .fill = fill_from_root, .ctx = f };
+}
+
+int ts_rank_fill_end(struct ts_rank_fill *f, int status, struct ts_error *err)
+{
+    if (f->announced)
+        return status;
+    int stop = status != TS_OK ? status : TS_INTERNAL_ERROR;
+    struct ts_error e;
+    ts_error_clear(&e);
+    if (ts_dist_bcast(f->rk->dist, &stop, sizeof stop, &e) != TS_OK && status == TS_OK) {
+        *err = e;
+        return e.status;
+    }
+    return status;
+}
+
+int ts_rank_fill_join(struct ts_rank_fill *f, struct ts_error *err)
+{
+    int go = TS_OK;
+    char name[PATH_MAX];
+    if (ts_dist_bcast(f->rk->dist, &go, sizeof go, err) != TS_OK)
+        return err->status;
+    if (go != TS_OK)
+        return TS_OK; /* rank 0 failed before the file had a name; its status follows */
+    if (ts_dist_bcast(f->rk->dist, name, sizeof name, err) != TS_OK)
+        return err->status;
+    struct ts_error ignored; /* rank 0 reports every rank's failure */
+    ts_error_clear(&ignored);
+    write_blocks(f, name, &ignored);
+    return TS_OK;
+}
+
+uint64_t ts_rank_field_digest(const struct ts_run_ranks *rk, const double *grid)
+{
+    int64_t lo[3], hi[3];
+    own_ranges(rk, lo, hi);
+    const struct ts_decomp_block *b = &rk->block;
+    const int64_t gx = rk->dec.points[0], gy = rk->dec.points[1];
+    uint64_t sum = 0;
+    for (int64_t z = lo[2]; z < hi[2]; z++)
+        for (int64_t y = lo[1]; y < hi[1]; y++) {
+            const int64_t first = ((b->origin[2] + z) * gy + b->origin[1] + y) * gx + b->origin[0] + lo[0];
+            sum += ts_digest_points(grid + (z * b->local[1] + y) * b->local[0] + lo[0], (size_t)(hi[0] - lo[0]),
+                                    (uint64_t)first);
+        }
+    return sum;
+}
+
+int ts_rank_digest_sum(const struct ts_run_ranks *rk, uint64_t mine, uint64_t *sum, struct ts_error *err)
+{
+    *sum = 0;
+    uint64_t *all = rk->dist->rank == 0 ? calloc((size_t)rk->dist->size, sizeof *all) : NULL;
+    if (rk->dist->rank == 0 && !all)
+        return ts_fail(err, TS_RESOURCE_ERROR, "no memory for %d ranks' digests", rk->dist->size);
+    int status = ts_dist_gather(rk->dist, &mine, sizeof mine, all, err);
+    for (int r = 0; status == TS_OK && all && r < rk->dist->size; r++)
+        *sum += all[r];
+    free(all);
+    return status;
+}
