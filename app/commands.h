@@ -26,8 +26,13 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
 /* `touchstone check`: prints the resolved config and the memory it needs (nothing with
  * --quiet), warns on stderr of keys that have no effect, and with --restart checks that the
  * checkpoint is a readable HDF5 file. TS_BAD_INPUT (TS_RESOURCE_ERROR for a plan no memory
- * limit allows) when run would refuse to start for any of these. */
-int ts_check_cmd(const struct ts_config *cfg, const struct ts_cli *cli, struct ts_error *err);
+ * limit allows) when run would refuse to start for any of these. Under a launcher with more
+ * than one rank, every rank splits the problem as run does (app/run_ranks.h: a size too small
+ * for the ranks refused alike) and checks its part against the memory of its machine together
+ * with the ranks that share it; rank 0 prints the config, the decomposition and every rank's
+ * part (a summary of the smallest and largest beyond 16 ranks) and the verdict, which every
+ * rank shares (launch->agreed): an error names the first rank refused. */
+int ts_check_cmd(const struct ts_config *cfg, const struct ts_cli *cli, struct ts_launch *launch, struct ts_error *err);
 
 /* `touchstone topo`: the machine as hwloc sees it and where each OpenMP thread runs: under the
  * OMP_* environment this process started with, or, given a CONFIG, bound exactly as `run

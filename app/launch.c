@@ -8,18 +8,6 @@ int ts_launch_start(struct ts_launch *l, struct ts_error *err)
     return ts_dist_start(&l->dist, err);
 }
 
-int ts_launch_one_rank(struct ts_launch *l, const char *what, const char *missing, struct ts_error *err)
-{
-    if (l->dist.size <= 1)
-        return TS_OK;
-    /* Every rank knows the size, so every rank refuses alike; rank 0 alone says it. */
-    l->agreed = 1;
-    return ts_fail(err, TS_BAD_INPUT,
-                   "%s on %d ranks: %s not built yet (issue 14); one rank works (mpirun -np 1, srun -n 1, or "
-                   "touchstone without a launcher)",
-                   what, l->dist.size, missing);
-}
-
 /* This rank failed and the others may not know: they could wait for it in a collective. */
 static int failed_alone(const struct ts_launch *l, int status)
 {

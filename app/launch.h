@@ -1,7 +1,7 @@
 /* The ranks around a command, for main: MPI started once the process is bound (after the
- * binding re-execution, which must happen before MPI_Init), the commands that do not work
- * across ranks yet refused alike on every rank, and the end of main under a launcher: which
- * rank prints an error, MPI finalised, or the job aborted when one rank failed alone. */
+ * binding re-execution, which must happen before MPI_Init), and the end of main under a
+ * launcher: which rank prints an error, MPI finalised, or the job aborted when one rank failed
+ * alone. */
 #ifndef TOUCHSTONE_APP_LAUNCH_H
 #define TOUCHSTONE_APP_LAUNCH_H
 
@@ -16,11 +16,6 @@ struct ts_launch {
 /* ts_dist_start: MPI when a launcher started this process, nothing otherwise. Call after
  * ts_binding_apply. Its errors are this rank's own. */
 int ts_launch_start(struct ts_launch *l, struct ts_error *err);
-
-/* Until the ranks share the work (issue 14), `what` ("touchstone run") works on one rank only:
- * TS_OK for one rank (launched or not); TS_BAD_INPUT on every rank of a larger world, an
- * agreed error saying that `missing` ("runs across ranks are") is not built yet. */
-int ts_launch_one_rank(struct ts_launch *l, const char *what, const char *missing, struct ts_error *err);
 
 /* At the end of main, before the error is printed: MPI_Finalize on every normal path and on
  * agreed errors. An error of this rank alone in a world of several keeps MPI up for

@@ -51,9 +51,7 @@ int main(int argc, char **argv)
             if (status == TS_OK)
                 status = ts_launch_start(&launch, &err);
             if (status == TS_OK)
-                status = ts_launch_one_rank(&launch, "touchstone check", "checking a run across ranks is", &err);
-            if (status == TS_OK)
-                status = ts_check_cmd(&cfg, &cli, &err);
+                status = ts_check_cmd(&cfg, &cli, &launch, &err);
             break;
         case TS_CMD_TOPO: {
             /* With a CONFIG, bound exactly as run binds it (the same re-execution). */
@@ -65,9 +63,6 @@ int main(int argc, char **argv)
             }
             if (status == TS_OK)
                 status = ts_launch_start(&launch, &err);
-            if (status == TS_OK && cli.format == TS_FORMAT_JSON)
-                status = ts_launch_one_rank(&launch, "touchstone topo --format json",
-                                            "a JSON report of several ranks is", &err);
             if (status == TS_OK)
                 status = ts_topo_cmd(cli.format, cli.threads, cli.config_path ? &cfg : NULL,
                                      cli.config_path ? &binding : NULL, &launch.dist, &err);

@@ -116,6 +116,7 @@ static int gather(struct topo_state *st, int threads, const struct ts_config *cf
             .threads = st->rows,
         },
         .warnings = st->warnings,
+        .world = NULL,
     };
     rep->n_process_cpus = ts_affinity_available_cpus(st->cpus, sizeof st->cpus, &rep->process_cpus_source);
     rep->n_process_mask = -1;
@@ -176,12 +177,20 @@ int ts_topo_cmd(enum ts_format format, int threads, const struct ts_config *cfg,
         status = ts_topology_record(st->topo, &st->machine, err);
     if (status == TS_OK)
         status = gather(st, threads, cfg, &rep, err);
-    if (status == TS_OK && dist->rank == 0)
+    /* JSON across ranks: every rank's part gathered first, then rank 0's one document. One
+     * rank's JSON report (launched or not) is the one of a process alone. */
+    struct ts_topo_ranks_json *world = NULL;
+    const int json_ranks = format == TS_FORMAT_JSON && dist->started && dist->size > 1;
+    if (status == TS_OK && json_ranks)
+        status = ts_topo_ranks_json(dist, &rep, &world, err);
+    if (status == TS_OK && dist->rank == 0) {
+        rep.world = ts_topo_ranks_world(world);
         status = print(format, &rep, err);
-    /* Under a launcher, then every rank's threads, printed by rank 0 (main refuses JSON on
-     * several ranks; one rank's JSON report is the one of a process alone). */
+    }
+    /* Under a launcher, the text report then lists every rank's threads, printed by rank 0. */
     if (status == TS_OK && dist->started && format != TS_FORMAT_JSON)
         status = ts_topo_ranks_print(dist, &rep, stdout, err);
+    ts_topo_ranks_json_free(world);
 
     ts_topology_record_free(&st->machine);
     ts_topology_destroy(st->topo);

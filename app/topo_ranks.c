@@ -12,8 +12,9 @@ enum { MAX_CROSS = 64 };
 /* Each rank's part as text, so that one gather of variable-length text carries it. */
 struct rank_texts {
     char *facts;    /* "host boot_id\n": one line, this rank's */
-    char *rows;     /* one line a thread: "rank|the columns after host" */
-    char *warnings; /* one line a warning, ready to print */
+    char *rows;     /* text: one line a thread: "rank|the columns after host" */
+    char *warnings; /* text: one line a warning, ready to print */
+    char *json;     /* JSON: the rank as one line (ts_topo_rank_json_line) */
 };
 
 static const char *number(int value, char *buf, size_t len)
@@ -24,7 +25,14 @@ static const char *number(int value, char *buf, size_t len)
     return buf;
 }
 
-static int make_texts(const struct ts_dist *d, const struct ts_topo_report *rep, struct rank_texts *t)
+/* The mask the warnings across ranks compare: the one the process started with, else the CPUs
+ * its threads may use. */
+static const char *mask_of(const struct ts_topo_report *rep)
+{
+    return rep->process_mask && rep->process_mask[0] ? rep->process_mask : rep->process_cpus;
+}
+
+static int make_texts(const struct ts_dist *d, const struct ts_topo_report *rep, int json, struct rank_texts *t)
 {
     size_t len;
     FILE *f = open_memstream(&t->facts, &len);
@@ -35,6 +43,20 @@ static int make_texts(const struct ts_dist *d, const struct ts_topo_report *rep,
     fprintf(f, "%s %s\n", host, d->boot_id[0] ? d->boot_id : "-");
     if (fclose(f) != 0)
         return -1;
+    if (json) {
+        struct ts_topo_rank me = { .rank = d->rank,
+                                   .local_rank = d->local_rank,
+                                   .host = host,
+                                   .boot_id = d->boot_id,
+                                   .process_cpus = rep->process_cpus,
+                                   .process_mask = rep->process_mask,
+                                   .threads = rep->openmp.threads,
+                                   .n_threads = rep->openmp.num_threads,
+                                   .warnings = rep->warnings,
+                                   .n_warnings = rep->n_warnings };
+        t->json = ts_topo_rank_json_line(&me);
+        return t->json ? 0 : -1;
+    }
     if (!(f = open_memstream(&t->rows, &len)))
         return -1;
     char cpu[16], core[16], node[16];
@@ -115,28 +137,43 @@ static void print_section(const struct ts_dist *d, const char *facts, const char
         fprintf(out, "  across ranks: %s: %s\n", cross[i].note ? "note" : "warning", cross[i].text);
 }
 
-int ts_topo_ranks_print(const struct ts_dist *dist, const struct ts_topo_report *rep, FILE *out, struct ts_error *err)
+static void release(struct rank_texts *t)
 {
-    struct rank_texts mine = { 0 }, all = { 0 };
+    free(t->facts);
+    free(t->rows);
+    free(t->warnings);
+    free(t->json);
+    memset(t, 0, sizeof *t);
+}
+
+/* Collective: every rank's texts (the text report's rows and warnings, or its JSON line) and the
+ * warnings across ranks, on rank 0 into all, cross and n_cross (cross: MAX_CROSS, malloc'd). */
+static int gather_all(const struct ts_dist *dist, const struct ts_topo_report *rep, int json, struct rank_texts *all,
+                      struct ts_rank_line **cross, int *n_cross, struct ts_error *err)
+{
+    struct rank_texts mine = { 0 };
+    *cross = NULL;
+    *n_cross = 0;
     /* Every rank gathers even when its own text failed (an empty part), so that none waits. */
-    int made = make_texts(dist, rep, &mine) == 0;
-    int status = ts_dist_gather_text(dist, made && mine.facts ? mine.facts : "", &all.facts, err);
-    if (status == TS_OK)
-        status = ts_dist_gather_text(dist, made && mine.rows ? mine.rows : "", &all.rows, err);
-    if (status == TS_OK)
-        status = ts_dist_gather_text(dist, made && mine.warnings ? mine.warnings : "", &all.warnings, err);
+    int made = make_texts(dist, rep, json, &mine) == 0;
+    int status = ts_dist_gather_text(dist, made && mine.facts ? mine.facts : "", &all->facts, err);
+    if (status == TS_OK && json)
+        status = ts_dist_gather_text(dist, made && mine.json ? mine.json : "", &all->json, err);
+    if (status == TS_OK && !json)
+        status = ts_dist_gather_text(dist, made && mine.rows ? mine.rows : "", &all->rows, err);
+    if (status == TS_OK && !json)
+        status = ts_dist_gather_text(dist, made && mine.warnings ? mine.warnings : "", &all->warnings, err);
     /* The warnings across ranks: every rank's facts, compared on rank 0. Gathered whenever the
      * gathers above were, even when this rank has no line, so that no rank waits. */
     char *line = NULL;
-    struct ts_rank_line *cross = NULL;
-    int n_cross = 0, facts = TS_OK;
+    int facts = TS_OK;
     struct ts_error facts_err = { 0 };
     if (status == TS_OK) {
-        const char *mask = rep->process_mask && rep->process_mask[0] ? rep->process_mask : rep->process_cpus;
-        facts = ts_rank_facts_line(dist, rep->topology, mask, rep->openmp.threads, rep->openmp.num_threads, &line,
-                                   &facts_err);
-        cross = dist->rank == 0 ? calloc(MAX_CROSS, sizeof *cross) : NULL;
-        status = ts_rank_warnings_gather(dist, facts == TS_OK ? line : "", cross, cross ? MAX_CROSS : 0, &n_cross, err);
+        facts = ts_rank_facts_line(dist, rep->topology, mask_of(rep), rep->openmp.threads, rep->openmp.num_threads,
+                                   &line, &facts_err);
+        *cross = dist->rank == 0 ? calloc(MAX_CROSS, sizeof **cross) : NULL;
+        status =
+            ts_rank_warnings_gather(dist, facts == TS_OK ? line : "", *cross, *cross ? MAX_CROSS : 0, n_cross, err);
     }
     if (status == TS_OK && !made)
         status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot format the threads of rank %d", dist->rank);
@@ -144,17 +181,81 @@ int ts_topo_ranks_print(const struct ts_dist *dist, const struct ts_topo_report 
         *err = facts_err;
         status = facts;
     }
-    if (status == TS_OK && dist->rank == 0 && !cross)
+    if (status == TS_OK && dist->rank == 0 && !*cross)
         status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot hold the warnings across ranks");
+    free(line);
+    release(&mine);
+    return status;
+}
+
+int ts_topo_ranks_print(const struct ts_dist *dist, const struct ts_topo_report *rep, FILE *out, struct ts_error *err)
+{
+    struct rank_texts all = { 0 };
+    struct ts_rank_line *cross = NULL;
+    int n_cross = 0;
+    int status = gather_all(dist, rep, 0, &all, &cross, &n_cross, err);
     if (status == TS_OK && dist->rank == 0)
         print_section(dist, all.facts, all.rows, all.warnings, cross, n_cross, out);
-    free(line);
     free(cross);
-    free(mine.facts);
-    free(mine.rows);
-    free(mine.warnings);
-    free(all.facts);
-    free(all.rows);
-    free(all.warnings);
+    release(&all);
     return status;
+}
+
+struct ts_topo_ranks_json {
+    struct ts_topo_world world;
+    struct rank_texts all;
+    const char *cross[MAX_CROSS];
+    int note[MAX_CROSS];
+    struct ts_rank_line lines[];
+};
+
+int ts_topo_ranks_json(const struct ts_dist *dist, const struct ts_topo_report *rep, struct ts_topo_ranks_json **j,
+                       struct ts_error *err)
+{
+    struct rank_texts all = { 0 };
+    struct ts_rank_line *cross = NULL;
+    int n_cross = 0;
+    *j = NULL;
+    int status = gather_all(dist, rep, 1, &all, &cross, &n_cross, err);
+    if (status == TS_OK && dist->rank == 0) {
+        *j = calloc(1, sizeof **j + (size_t)n_cross * sizeof cross[0]);
+        if (!*j)
+            status =
+                ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot hold the JSON report of %d ranks", dist->size);
+    }
+    if (status == TS_OK && *j) {
+        struct ts_topo_ranks_json *r = *j;
+        memcpy(r->lines, cross, (size_t)n_cross * sizeof cross[0]);
+        for (int i = 0; i < n_cross; i++) {
+            r->cross[i] = r->lines[i].text;
+            r->note[i] = r->lines[i].note;
+        }
+        r->all = all;
+        memset(&all, 0, sizeof all);
+        r->world = (struct ts_topo_world){ .size = dist->size,
+                                           .hosts = distinct(r->all.facts, dist->size, 0),
+                                           .kernels = distinct(r->all.facts, dist->size, 1),
+                                           .library = dist->library,
+                                           .thread_level = dist->thread_level_name,
+                                           .launcher = dist->launcher,
+                                           .ranks = r->all.json,
+                                           .cross = r->cross,
+                                           .cross_note = r->note,
+                                           .n_cross = n_cross };
+    }
+    free(cross);
+    release(&all);
+    return status;
+}
+
+const struct ts_topo_world *ts_topo_ranks_world(const struct ts_topo_ranks_json *j)
+{
+    return j ? &j->world : NULL;
+}
+
+void ts_topo_ranks_json_free(struct ts_topo_ranks_json *j)
+{
+    if (j)
+        release(&j->all);
+    free(j);
 }

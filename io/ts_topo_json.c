@@ -4,6 +4,8 @@
 #include "ts_topo_report.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* JSON strings must be UTF-8 and jansson enforces it; the environment may hold any bytes, so
  * those outside ASCII become '?' rather than costing the whole report. NULL becomes null. */
@@ -116,6 +118,55 @@ static json_t *openmp_json(const struct ts_openmp_rec *o)
                      o->proc_bind, "places", places, "threads", ts_threads_json(o->threads, o->num_threads));
 }
 
+char *ts_topo_rank_json_line(const struct ts_topo_rank *r)
+{
+    json_t *o =
+        json_pack("{s:i, s:i, s:o, s:o, s:o, s:o, s:i, s:o, s:o}", "rank", r->rank, "local_rank", r->local_rank, "host",
+                  text(r->host), "boot_id", text(r->boot_id[0] ? r->boot_id : NULL), "process_cpus",
+                  text(r->process_cpus), "process_mask", text(r->process_mask), "num_threads", r->n_threads, "threads",
+                  ts_threads_json(r->threads, r->n_threads), "warnings", strings_json(r->warnings, r->n_warnings));
+    char *compact = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    size_t n = compact ? strlen(compact) : 0;
+    char *line = compact ? malloc(n + 2) : NULL;
+    if (line) {
+        memcpy(line, compact, n);
+        line[n] = '\n';
+        line[n + 1] = '\0';
+    }
+    free(compact);
+    return line;
+}
+
+/* Every rank's line (ts_topo_rank_json_line) parsed back into one array; NULL when one does
+ * not parse or memory ran out. */
+static json_t *ranks_json(const char *lines)
+{
+    json_t *a = json_array();
+    for (const char *p = lines; a && p && *p;) {
+        size_t n = strcspn(p, "\n");
+        json_t *rank = json_loadb(p, n, 0, NULL);
+        a = rank ? push(a, rank) : (json_decref(a), NULL);
+        p += n + (p[n] == '\n');
+    }
+    return a;
+}
+
+static json_t *world_json(const struct ts_topo_world *w)
+{
+    return json_pack("{s:i, s:i, s:i, s:b, s:o, s:o, s:o}", "size", w->size, "hosts", w->hosts, "kernels", w->kernels,
+                     "shared_kernel", w->kernels < w->hosts, "library", text(w->library), "thread_level",
+                     text(w->thread_level), "launcher", text(w->launcher));
+}
+
+static json_t *cross_json(const struct ts_topo_world *w)
+{
+    json_t *a = json_array();
+    for (int i = 0; a && i < w->n_cross; i++)
+        a = push(a, json_pack("{s:s, s:o}", "kind", w->cross_note[i] ? "note" : "warning", "text", text(w->cross[i])));
+    return a;
+}
+
 int ts_topo_report_json(const struct ts_topo_report *r, FILE *out)
 {
     json_t *root = json_pack("{s:s, s:s, s:o, s:s, s:i, s:s, s:s, s:i}", "host", r->host, "touchstone_version",
@@ -128,6 +179,11 @@ int ts_topo_report_json(const struct ts_topo_report *r, FILE *out)
 
     ok = ok && json_object_set_new(root, "openmp", openmp_json(&r->openmp)) == 0;
     ok = ok && json_object_set_new(root, "warnings", strings_json(r->warnings, r->n_warnings)) == 0;
+    if (r->world) {
+        ok = ok && json_object_set_new(root, "mpi", world_json(r->world)) == 0;
+        ok = ok && json_object_set_new(root, "ranks", ranks_json(r->world->ranks)) == 0;
+        ok = ok && json_object_set_new(root, "rank_warnings", cross_json(r->world)) == 0;
+    }
     ok = ok && json_dumpf(root, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF;
     json_decref(root);
     return ok ? 0 : -1;

@@ -30,6 +30,30 @@ struct ts_openmp_rec {
     const struct ts_thread_rec *threads; /* num_threads rows; cpu_start is "cpu" */
 };
 
+/* One rank of a report across ranks (topo under a launcher with more than one rank), as that
+ * rank knows itself; ts_topo_rank_json_line turns it into the line rank 0 gathers. */
+struct ts_topo_rank {
+    int32_t rank, local_rank;
+    const char *host;         /* SLURMD_NODENAME in a Slurm job step, else the host name */
+    const char *boot_id;      /* its kernel's boot id; "" unknown (null in JSON) */
+    const char *process_cpus; /* as in ts_topo_report */
+    const char *process_mask; /* "" unknown */
+    const struct ts_thread_rec *threads;
+    int32_t n_threads;
+    const char *const *warnings; /* its own binding warnings */
+    int32_t n_warnings;
+};
+
+/* The world of a report across ranks, on rank 0. */
+struct ts_topo_world {
+    int32_t size, hosts, kernels; /* kernels: distinct boot ids; fewer than hosts when node names share one */
+    const char *library, *thread_level, *launcher;
+    const char *ranks;        /* every rank's ts_topo_rank_json_line, in rank order */
+    const char *const *cross; /* the warnings and notes across ranks (topo/ts_rank_warnings.h) */
+    const int *cross_note;    /* 1: a note, 0: a warning */
+    int32_t n_cross;
+};
+
 struct ts_topo_report {
     const char *program_version;
     const char *host;
@@ -43,6 +67,7 @@ struct ts_topo_report {
     struct ts_openmp_rec openmp;
     const char *const *warnings;
     int32_t n_warnings;
+    const struct ts_topo_world *world; /* NULL: one process (launched on one rank or not) */
 };
 
 void ts_topo_report_text(const struct ts_topo_report *r, FILE *out);
@@ -50,8 +75,15 @@ void ts_topo_report_text(const struct ts_topo_report *r, FILE *out);
 /* Writes the report as one indented JSON object and a newline; -1 when memory ran out or the
  * write failed. Keys: see ts_topology_json, plus host, touchstone_version, config, process_cpus
  * (with process_cpu_count and process_cpus_source), process_mask (with process_mask_count),
- * openmp and warnings. */
+ * openmp and warnings. With r->world, also mpi (size, hosts, kernels, shared_kernel, library,
+ * thread_level, launcher), ranks (every rank's line parsed back: rank, local_rank, host,
+ * boot_id, process_cpus, process_mask, num_threads, threads, warnings) and rank_warnings
+ * (objects of kind "warning" or "note" and text); -1 too when a rank's line does not parse. */
 int ts_topo_report_json(const struct ts_topo_report *r, FILE *out);
+
+/* One rank as one line of compact JSON ending in '\n' (malloc'd, the caller frees it), the
+ * form in which rank 0 gathers every rank's part of the report; NULL when memory ran out. */
+char *ts_topo_rank_json_line(const struct ts_topo_rank *r);
 
 /* The topology as a JSON object (hwloc_version, thp, packages, cores, pus, numa_nodes,
  * distances, core_list, caches, cache_line) and the thread rows as an array, for every command that

@@ -50,4 +50,21 @@ if expect_run 0 "topo on two node names of one kernel" "$MPIRUN" --oversubscribe
     expect_not_in "$OUT" "across ranks: warning" "two node names of one kernel: a warning across ranks"
     expect_in "$OUT" "^  rank 1 \(n2\): warning: " "two node names: rank 1's warnings name its node"
 fi
+# The same as JSON: the world's hosts and kernel, each rank's node name, the note as a list item.
+if expect_run 0 "topo --format json on two node names of one kernel" "$MPIRUN" --oversubscribe --bind-to none \
+    -np 1 env SLURMD_NODENAME=n1 "$TS" topo --threads 1 --format json : \
+    -np 1 env SLURMD_NODENAME=n2 "$TS" topo --threads 1 --format json; then
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["mpi"]
+assert (m["size"], m["hosts"], m["kernels"], m["shared_kernel"]) == (2, 2, 1, True), m
+assert [r["host"] for r in d["ranks"]] == ["n1", "n2"], d["ranks"]
+assert all(r["num_threads"] == 1 and len(r["threads"]) == 1 for r in d["ranks"]), d["ranks"]
+assert d["ranks"][0]["boot_id"] == d["ranks"][1]["boot_id"]
+assert any(w["kind"] == "note" and w["text"].startswith("hosts n1, n2 share one kernel") for w in d["rank_warnings"]), d["rank_warnings"]
+assert not [w for w in d["rank_warnings"] if w["kind"] == "warning"], d["rank_warnings"]
+assert d["ranks"][1]["warnings"], "rank 1 has its own binding warnings"
+' "$OUT" || fail "topo --format json on two node names: not the document expected"
+fi
 finish

@@ -1,7 +1,8 @@
 #!/bin/sh
-# Several ranks: topo lists every thread of every rank in rank order; a problem too small for
-# the ranks, and check, refused with one message and exit 2 from rank 0 (the others exit 0),
-# no file; a rank that fails alone ends the whole job.
+# Several ranks: topo lists every thread of every rank in rank order, as text and as one JSON
+# document; check shows the run's split over the ranks; a problem too small for the ranks
+# refused by run and check with one message and exit 2 from rank 0 (the others exit 0), no
+# file; a rank that fails alone ends the whole job.
 # Usage: test_ranks.sh TOUCHSTONE SOURCE_DIR MPIRUN
 . "$(dirname "$0")/lib.sh"
 
@@ -21,9 +22,55 @@ for ranks in 2 3 4; do
     done
 done
 
-# The JSON report of several ranks is not built yet: refused like run.
-mpi_ts 2 "topo --format json on 2 ranks" 2 topo --format json
-[ "$(grep -c 'not built yet (issue 14)' "$ERR")" = 1 ] || fail "topo --format json on 2 ranks: not one refusal"
+# The JSON report of several ranks: one document (rank 0's), the machine as one rank's, plus
+# the world, every rank with its threads, and the warnings across ranks (3 ranks of 2 threads
+# on 2 CPUs: more threads than cores on the host).
+MPI_ARGS="-x OMP_PLACES=cores"
+if mpi_ts 0 "topo --format json on 3 ranks" 3 topo --format json --threads 2; then
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["mpi"]["size"] == 3 and d["mpi"]["hosts"] == 1 and d["mpi"]["shared_kernel"] is False, d["mpi"]
+assert d["mpi"]["launcher"].startswith("OMPI_COMM_WORLD_SIZE="), d["mpi"]
+assert "hwloc_version" in d and d["openmp"]["num_threads"] == 2, "the machine and rank 0 as alone"
+ranks = d["ranks"]
+assert len(ranks) == 3, len(ranks)
+for r, rank in enumerate(ranks):
+    assert rank["rank"] == r and rank["local_rank"] == r and rank["host"] == d["host"], rank
+    assert rank["num_threads"] == 2 and [t["thread"] for t in rank["threads"]] == [0, 1], rank
+    for t in rank["threads"]:
+        assert t["cpu"] >= 0 and t["core"] >= 0 and t["node"] >= 0 and t["place_cpus"], t
+assert len({r["boot_id"] for r in ranks}) == 1
+kinds = [w["kind"] for w in d["rank_warnings"]]
+assert "warning" in kinds and any("6 threads on" in w["text"] for w in d["rank_warnings"]), d["rank_warnings"]
+' "$OUT" || fail "topo --format json on 3 ranks: not the document expected"
+fi
+MPI_ARGS=""
+# One rank launched: the report of a process alone, no world in it.
+mpi_ts 0 "topo --format json on 1 rank" 1 topo --format json --threads 1 && cp "$OUT" "$WORK/one-rank.json"
+if run_ts 0 "topo --format json alone" topo --format json --threads 1; then
+    python3 -c '
+import json, sys
+one, alone = (json.load(open(f)) for f in sys.argv[1:3])
+assert list(one) == list(alone) and "ranks" not in one, (list(one), list(alone))
+' "$WORK/one-rank.json" "$OUT" || fail "topo --format json on 1 rank: not the keys of a process alone"
+fi
+
+# check on 4 ranks as 2 x 2 (mpi.dims): the decomposition and every rank's interior points,
+# printed once, by rank 0; run's split: 33 x 20 has 31 x 18 interior points.
+if mpi_ts 0 "check stencil2d on 4 ranks" 4 check "$SRC/configs/stencil2d.ini" --set stencil.nx=33 \
+    --set stencil.ny=20 --set mpi.dims=2x2; then
+    [ "$(grep -c ': valid$' "$OUT")" = 1 ] || fail "check on 4 ranks: not one report (rank 0's)"
+    expect_in "$OUT" "^ranks: 4 on 1 host; the 33x20 grid as 2x2 blocks \(mpi.dims = given\)" \
+        "check on 4 ranks: the decomposition"
+    expect_in "$OUT" "^  rank 0 \(.*\): x 1-16, y 1-9: 144 points, " "check on 4 ranks: rank 0's part"
+    expect_in "$OUT" "^  rank 1 \(.*\): x 17-31, y 1-9: 135 points, " "check on 4 ranks: rank 1's part"
+    expect_in "$OUT" "^  rank 2 \(.*\): x 1-16, y 10-18: 144 points, " "check on 4 ranks: rank 2's part"
+    expect_in "$OUT" "^  rank 3 \(.*\): x 17-31, y 10-18: 135 points, .*; its machine's 4 ranks " \
+        "check on 4 ranks: rank 3's part"
+    expect_in "$OUT" "^  machine .*\(the 4 ranks on .* together" "check on 4 ranks: the machine's total"
+    expect_not_in "$OUT" "REFUSED" "check on 4 ranks: a part refused"
+fi
 
 # A size too small for the ranks: refused before any allocation, exit 2, one message (rank
 # 0's) with the numbers, nothing written. 600 elements are 2 blocks of 512: not 3 ranks' worth.
@@ -47,10 +94,27 @@ expect_in "$ERR" "^touchstone: error: rank [01] of 2 \(.*\): sum: the 2 ranks on
     "sum on 2 ranks of a 60 MiB node: refused with the ranks' total"
 [ -e "$WORK/mem.h5" ] && fail "sum on 2 ranks of a 60 MiB node: a file was written"
 MPI_ARGS=""
-mpi_ts 2 "check on 2 ranks" 2 check "$SRC/configs/sum.ini"
-[ "$(grep -c '^touchstone: error: touchstone check on 2 ranks: checking a run across ranks is not built yet' "$ERR")" = 1 ] ||
-    fail "check on 2 ranks: expected the refusal once"
-[ -s "$OUT" ] && fail "check on 2 ranks: printed a report: $(head -3 "$OUT")"
+# check refuses what run refuses, with run's message: too small (every rank alike) ...
+mpi_ts 2 "check sum of 600 on 3 ranks" 3 check "$SRC/configs/sum.ini" --set sum.n=600
+[ "$(grep -c '^touchstone: error: sum on 3 ranks: 600 elements are 2 blocks of 512, fewer than the ranks' "$ERR")" = 1 ] ||
+    fail "check sum of 600 on 3 ranks: expected run's refusal once"
+[ "$(grep -c '^touchstone: error:' "$ERR")" = 1 ] || fail "check sum of 600 on 3 ranks: more than one error message"
+[ -s "$OUT" ] && fail "check sum of 600 on 3 ranks: printed a report: $(head -3 "$OUT")"
+# ... and the memory of the ranks on one machine together: the parts shown, both refused, one
+# error naming a rank (agreed: exit 2 from rank 0, no MPI_Abort).
+MPI_ARGS="-x SLURM_MEM_PER_NODE=60"
+if mpi_ts 2 "check sum of 76 MiB on 2 ranks of a 60 MiB node" 2 check "$SRC/configs/sum.ini" --set sum.n=10000000; then
+    expect_in "$OUT" "^ranks: 2 on 1 host; 10000000 elements in 2 slices of whole blocks of 512" \
+        "check on a 60 MiB node: the slices"
+    expect_in "$OUT" "^  rank 1 \(.*\): elements 5000192-9999999: 4999808 elements, .*REFUSED\$" \
+        "check on a 60 MiB node: rank 1's part, refused"
+    expect_in "$OUT" "^  limit EXCEEDED +60 MiB  \(SLURM_MEM_PER_NODE=60 MB\)" "check on a 60 MiB node: the limit"
+    expect_in "$ERR" "^touchstone: error: rank 0 of 2 \(.*\): sum: the 2 ranks on this machine need 7[0-9.]+ MiB together .* \(and 1 more rank refused\)\$" \
+        "check on a 60 MiB node: refused with the ranks' total"
+    [ "$(grep -c '^touchstone: error:' "$ERR")" = 1 ] || fail "check on a 60 MiB node: not one error message"
+    expect_not_in "$ERR" "MPI_ABORT" "check on a 60 MiB node: the job aborted"
+fi
+MPI_ARGS=""
 
 # A rank that fails alone, after MPI started (rank 1's stack limit is too small for its
 # threads; rank 0 waits for it in the gather): its message names it, MPI_Abort ends the job
