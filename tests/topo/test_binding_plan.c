@@ -1,0 +1,196 @@
+/* The binding planner on nodes written by hand (the shapes of real ones): where ranks and
+ * threads go, the lines that ask for it, and the invariants every plan keeps. */
+#include "topo_test.h"
+#include "ts_binding_plan.h"
+
+#include <stdlib.h>
+
+/* packages x domains a package x cores a domain x smt PUs a core; OS numbers as Intel and
+ * AMD number them: the first PU of every core, then the second of every core. */
+static struct ts_node shape(int packages, int domains, int cores, int smt)
+{
+    struct ts_node n = { 0 };
+    const int n_cores = packages * domains * cores;
+    n.n_pus = n_cores * smt;
+    n.pus = calloc((size_t)n.n_pus, sizeof *n.pus);
+    REQUIRE(n.pus != NULL, "out of memory");
+    for (int c = 0, i = 0; c < n_cores; c++)
+        for (int s = 0; s < smt; s++, i++)
+            n.pus[i] = (struct ts_node_pu){ .os_index = s * n_cores + c,
+                                            .core = c,
+                                            .package = c / (domains * cores),
+                                            .numa = c / cores,
+                                            .llc = c / cores,
+                                            .allowed = 1 };
+    n.n_cores = n_cores, n.n_packages = packages, n.n_numa = packages * domains, n.n_llc = n.n_numa, n.smt = smt;
+    snprintf(n.source, sizeof n.source, "synthetic %dx%dx%dx%d", packages, domains, cores, smt);
+    return n;
+}
+
+static struct ts_binding_plan plan_of(const struct ts_node *n, int ranks, int threads, int smt)
+{
+    struct ts_binding_plan p;
+    struct ts_error err = { 0 };
+    struct ts_plan_request req = { ranks, threads, smt };
+    REQUIRE(ts_binding_plan_make(n, &req, &p, &err) == TS_OK, "%s, %d x %d: %s", n->source, ranks, threads,
+            err.message);
+    return p;
+}
+
+/* What every plan keeps: threads on distinct cores while they fit, ranks on disjoint cores in
+ * one domain when the ranks divide the domains or are a multiple of them. */
+static void invariants(const struct ts_node *n, const struct ts_binding_plan *p)
+{
+    int *core_users = calloc((size_t)n->n_cores, sizeof *core_users);
+    int *core_rank = malloc((size_t)n->n_cores * sizeof *core_rank);
+    int *domain_rank = malloc((size_t)n->n_numa * sizeof *domain_rank);
+    for (int c = 0; c < n->n_cores; c++)
+        core_rank[c] = -1;
+    for (int d = 0; d < n->n_numa; d++)
+        domain_rank[d] = -1;
+    for (int i = 0; i < p->ranks * p->threads; i++) {
+        const struct ts_plan_thread *t = &p->thread[i];
+        REQUIRE(t->core >= 0 && t->core < n->n_cores, "%s: thread %d.%d on core %d", n->source, t->rank, t->thread,
+                t->core);
+        core_users[t->core]++;
+        CHECK(core_rank[t->core] < 0 || core_rank[t->core] == t->rank, "%s: core %d shared by ranks %d and %d",
+              n->source, t->core, core_rank[t->core], t->rank);
+        core_rank[t->core] = t->rank;
+        /* At least a domain's worth of ranks: each in one domain; fewer: whole domains each. */
+        if (!p->straddle && p->ranks >= n->n_numa)
+            CHECK(p->rank[t->rank].numa_first == p->rank[t->rank].numa_last, "%s: rank %d spans NUMA %d-%d", n->source,
+                  t->rank, p->rank[t->rank].numa_first, p->rank[t->rank].numa_last);
+        if (!p->straddle && p->ranks < n->n_numa)
+            CHECK(domain_rank[t->numa] < 0 || domain_rank[t->numa] == t->rank, "%s: NUMA %d shared by ranks %d and %d",
+                  n->source, t->numa, domain_rank[t->numa], t->rank);
+        domain_rank[t->numa] = t->rank;
+    }
+    for (int c = 0; c < n->n_cores; c++)
+        CHECK(core_users[c] <= 1 || p->threads > p->cores_per_rank, "%s, %d x %d: core %d holds %d threads", n->source,
+              p->ranks, p->threads, c, core_users[c]);
+    const int d = n->n_numa;
+    CHECK(!p->straddle || !((p->ranks <= d && d % p->ranks == 0) || (p->ranks > d && p->ranks % d == 0)),
+          "%s: %d ranks on %d domains, straddle %d", n->source, p->ranks, d, p->straddle);
+    free(core_users);
+    free(core_rank);
+    free(domain_rank);
+}
+
+/* A 2-socket node with 2 NUMA domains a socket (SNC), 4 cores each, SMT 2. */
+static void one_rank_per_domain(void)
+{
+    struct ts_node n = shape(2, 2, 4, 2);
+    struct ts_binding_plan p = plan_of(&n, 4, 0, 0);
+    CHECK(p.threads == 4 && p.cores_per_rank == 4 && !p.straddle && !p.oversubscribed, "4 ranks: %d threads",
+          p.threads);
+    CHECK(strcmp(p.rank[1].cpus, "4-7,20-23") == 0, "rank 1's CPUs: %s", p.rank[1].cpus);
+    CHECK(strcmp(p.env_line, "export OMP_NUM_THREADS=4 OMP_PLACES=cores OMP_PROC_BIND=spread") == 0, "%s", p.env_line);
+    CHECK(strcmp(p.srun_line, "srun --ntasks-per-node=4 --cpus-per-task=8 --distribution=block:block --cpu-bind=cores")
+              == 0,
+          "%s", p.srun_line);
+    CHECK(strcmp(p.mpirun_line,
+                 "mpirun --map-by ppr:1:numa:PE=4 --bind-to core -x OMP_NUM_THREADS -x OMP_PLACES -x OMP_PROC_BIND")
+              == 0,
+          "%s", p.mpirun_line);
+    CHECK(strstr(p.reason, "one rank per NUMA domain") && strstr(p.reason, "SMT siblings left idle"), "%s", p.reason);
+    for (int t = 0; t < 4; t++)
+        CHECK(p.thread[2 * 4 + t].core == 8 + t && p.thread[2 * 4 + t].pu == 8 + t, "rank 2 thread %d on core %d", t,
+              p.thread[2 * 4 + t].core);
+    invariants(&n, &p);
+    ts_binding_plan_free(&p);
+    /* Fewer threads than cores: spread, every other core. */
+    p = plan_of(&n, 4, 2, 0);
+    CHECK(p.thread[0].core == 0 && p.thread[1].core == 2, "2 threads on 4 cores: cores %d, %d", p.thread[0].core,
+          p.thread[1].core);
+    invariants(&n, &p);
+    ts_binding_plan_free(&p);
+    free(n.pus);
+}
+
+static void whole_and_shared_domains(void)
+{
+    struct ts_node n = shape(2, 2, 4, 2);
+    struct ts_binding_plan p = plan_of(&n, 2, 0, 0); /* a socket each */
+    CHECK(p.cores_per_rank == 8 && p.rank[0].numa_first == 0 && p.rank[0].numa_last == 1, "2 ranks: %d cores",
+          p.cores_per_rank);
+    CHECK(strstr(p.reason, "2 whole NUMA domains per rank") != NULL, "%s", p.reason);
+    invariants(&n, &p);
+    ts_binding_plan_free(&p);
+    p = plan_of(&n, 8, 0, 0); /* two a domain */
+    CHECK(p.cores_per_rank == 2 && p.rank[7].numa_first == 3 && strstr(p.mpirun_line, "ppr:2:numa:PE=2"), "%s",
+          p.mpirun_line);
+    invariants(&n, &p);
+    ts_binding_plan_free(&p);
+    p = plan_of(&n, 3, 0, 0); /* does not divide: some ranks straddle, and the plan says so */
+    CHECK(p.straddle && strstr(p.caution, "do not divide the 4 NUMA domains"), "3 ranks: %s", p.caution);
+    invariants(&n, &p);
+    ts_binding_plan_free(&p);
+    free(n.pus);
+}
+
+static void smt_and_oversubscription(void)
+{
+    struct ts_node n = shape(1, 1, 4, 2);
+    struct ts_binding_plan p = plan_of(&n, 1, 6, 0); /* more threads than cores: siblings where needed */
+    CHECK(strcmp(p.omp_places, "threads") == 0 && !p.oversubscribed, "6 threads on 4 cores: places %s", p.omp_places);
+    invariants(&n, &p);
+    ts_binding_plan_free(&p);
+    p = plan_of(&n, 1, 0, 1); /* SMT asked for: a thread a PU */
+    CHECK(p.threads == 8 && strcmp(p.omp_places, "threads") == 0, "SMT: %d threads", p.threads);
+    ts_binding_plan_free(&p);
+    p = plan_of(&n, 1, 12, 0);
+    CHECK(p.oversubscribed && strcmp(p.omp_proc_bind, "close") == 0 && strstr(p.caution, "more threads than PUs"),
+          "12 threads on 8 PUs: %s", p.caution);
+    ts_binding_plan_free(&p);
+    struct ts_error err = { 0 };
+    struct ts_plan_request too_many = { 5, 1, 0 };
+    CHECK(ts_binding_plan_make(&n, &too_many, &p, &err) == TS_BAD_INPUT && strstr(err.message, "5 ranks on 4"),
+          "5 ranks on 4 cores: %s", err.message);
+    free(n.pus);
+}
+
+/* A partial allocation (a cpuset of cores 2-5 of 8): only those are planned. */
+static void partial_allocation(void)
+{
+    struct ts_node n = shape(1, 2, 4, 1);
+    for (int i = 0; i < n.n_pus; i++)
+        n.pus[i].allowed = n.pus[i].core >= 2 && n.pus[i].core <= 5;
+    struct ts_binding_plan p = plan_of(&n, 2, 0, 0);
+    CHECK(p.usable_cores == 4 && strcmp(p.rank[0].cpus, "2-3") == 0 && strcmp(p.rank[1].cpus, "4-5") == 0,
+          "cpuset 2-5: %d cores, ranks %s and %s", p.usable_cores, p.rank[0].cpus, p.rank[1].cpus);
+    invariants(&n, &p);
+    ts_binding_plan_free(&p);
+    free(n.pus);
+}
+
+/* Every shape of 1, 2, 4, 8 domains, with and without SMT, every rank count up to the cores. */
+static void sweep(void)
+{
+    static const int shapes[][4] = { { 1, 1, 8, 1 }, { 1, 1, 4, 2 }, { 2, 1, 4, 2 }, { 2, 2, 4, 1 },
+                                     { 2, 4, 2, 2 }, { 1, 8, 2, 1 }, { 2, 2, 3, 2 } };
+    int plans = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        struct ts_node n = shape(shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3]);
+        for (int r = 1; r <= n.n_cores; r++)
+            for (int t = 0; t <= n.n_pus / r + 1; t++) {
+                struct ts_binding_plan p = plan_of(&n, r, t, 0);
+                invariants(&n, &p);
+                ts_binding_plan_free(&p);
+                plans++;
+            }
+        free(n.pus);
+    }
+    printf("%d plans checked\n", plans);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct ts_case cases[] = {
+        { "per_domain", one_rank_per_domain },
+        { "domains", whole_and_shared_domains },
+        { "smt", smt_and_oversubscription },
+        { "partial", partial_allocation },
+        { "sweep", sweep },
+    };
+    return TS_RUN_CASES(cases);
+}

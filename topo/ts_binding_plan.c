@@ -1,0 +1,304 @@
+#include "ts_binding_plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topology_internal.h"
+
+/* A core the job may use: its allowed PUs (indices into node->pus, consecutive). */
+struct usable_core {
+    int core, numa;
+    int first_pu, n_pus;
+};
+
+static int usable_cores(const struct ts_node *node, struct usable_core *out)
+{
+    int n = 0;
+    for (int i = 0; i < node->n_pus; i++) {
+        const struct ts_node_pu *p = &node->pus[i];
+        if (!p->allowed)
+            continue;
+        if (n > 0 && out[n - 1].core == p->core && out[n - 1].first_pu + out[n - 1].n_pus == i) {
+            out[n - 1].n_pus++;
+            continue;
+        }
+        out[n++] = (struct usable_core){ .core = p->core, .numa = p->numa, .first_pu = i, .n_pus = 1 };
+    }
+    return n;
+}
+
+/* Splits n items into parts of n / parts, the first n % parts one larger: where part i starts. */
+static int part_start(int n, int parts, int i)
+{
+    return i * (n / parts) + (i < n % parts ? i : n % parts);
+}
+
+/* The spec's spread of T threads over P places (T <= P): thread i takes the first place of the
+ * i-th of T subpartitions, the first P mod T of them one place larger (as libgomp cuts them). */
+static int spread_place(int places, int threads, int i)
+{
+    return part_start(places, threads, i);
+}
+
+/* The spec's close with more threads than places: consecutive threads share a place, the
+ * first T mod P places one thread more. */
+static int close_place(int places, int threads, int i)
+{
+    int place = 0;
+    while (place + 1 < places && part_start(threads, places, place + 1) <= i)
+        place++;
+    return place;
+}
+
+/* Each rank's cores (indices into cores, in order) by the rules in the header; returns 1 when
+ * some rank spans two domains. rank_of[c] receives the rank of usable core c. */
+static int assign_ranks(const struct usable_core *cores, int n, int ranks, int *rank_of, int *domains)
+{
+    /* Domains in order of first appearance; the domain of each core. */
+    int *domain_of = calloc((size_t)n, sizeof *domain_of), n_domains = 0;
+    int *domain_numa = calloc((size_t)n, sizeof *domain_numa);
+    if (!domain_of || !domain_numa) {
+        free(domain_of);
+        free(domain_numa);
+        return -1;
+    }
+    for (int c = 0; c < n; c++) {
+        int d = 0;
+        while (d < n_domains && domain_numa[d] != cores[c].numa)
+            d++;
+        if (d == n_domains)
+            domain_numa[n_domains++] = cores[c].numa;
+        domain_of[c] = d;
+    }
+    *domains = n_domains;
+    int straddle = 0;
+    if (ranks <= n_domains && n_domains % ranks == 0) { /* whole domains per rank */
+        for (int c = 0; c < n; c++)
+            rank_of[c] = domain_of[c] / (n_domains / ranks);
+    } else if (ranks > n_domains && ranks % n_domains == 0) { /* a domain's cores shared out */
+        const int per_domain = ranks / n_domains;
+        for (int d = 0; d < n_domains; d++) {
+            int in_domain = 0, seen = 0;
+            for (int c = 0; c < n; c++)
+                in_domain += domain_of[c] == d;
+            for (int c = 0; c < n; c++) {
+                if (domain_of[c] != d)
+                    continue;
+                int r = 0;
+                while (r + 1 < per_domain && part_start(in_domain, per_domain, r + 1) <= seen)
+                    r++;
+                rank_of[c] = d * per_domain + r;
+                seen++;
+            }
+        }
+    } else { /* consecutive cores, whatever the domains */
+        for (int c = 0; c < n; c++) {
+            int r = 0;
+            while (r + 1 < ranks && part_start(n, ranks, r + 1) <= c)
+                r++;
+            rank_of[c] = r;
+        }
+        for (int c = 1; c < n; c++)
+            straddle |= rank_of[c] == rank_of[c - 1] && domain_of[c] != domain_of[c - 1];
+    }
+    free(domain_of);
+    free(domain_numa);
+    return straddle;
+}
+
+/* The rank's threads: where each goes, given its cores in order. */
+static void place_threads(const struct ts_node *node, const struct usable_core *cores, const int *mine, int k, int pus,
+                          struct ts_binding_plan *plan, int r)
+{
+    const int t_count = plan->threads, by_pu = strcmp(plan->omp_places, "threads") == 0;
+    for (int i = 0; i < t_count; i++) {
+        struct ts_plan_thread *t = &plan->thread[(size_t)r * (size_t)t_count + (size_t)i];
+        t->rank = r;
+        t->thread = i;
+        int place = by_pu ? (t_count <= pus ? spread_place(pus, t_count, i) : close_place(pus, t_count, i))
+                          : spread_place(k, t_count, i);
+        const struct usable_core *c = NULL;
+        int pu_index = 0;
+        if (by_pu) { /* the place-th PU of the rank, cores in order */
+            for (int j = 0; j < k && !c; j++) {
+                if (place < cores[mine[j]].n_pus)
+                    c = &cores[mine[j]];
+                else
+                    place -= cores[mine[j]].n_pus;
+            }
+            pu_index = c ? c->first_pu + place : 0;
+        } else {
+            c = &cores[mine[place]];
+            pu_index = c->first_pu;
+        }
+        t->core = c ? c->core : -1;
+        t->numa = c ? c->numa : -1;
+        t->pu = node->pus[pu_index].os_index;
+    }
+}
+
+static void rank_cpus(const struct ts_node *node, const struct usable_core *cores, const int *mine, int k,
+                      struct ts_plan_rank *pr)
+{
+    /* OS numbers need not ascend in logical order: mark, then list ascending. */
+    int max_os = 0;
+    for (int i = 0; i < node->n_pus; i++)
+        max_os = node->pus[i].os_index > max_os ? node->pus[i].os_index : max_os;
+    unsigned char *in = calloc((size_t)max_os + 1, 1);
+    struct ts_list l;
+    ts_list_init(&l, pr->cpus, sizeof pr->cpus);
+    pr->numa_first = pr->numa_last = -1;
+    pr->n_cores = k;
+    pr->n_pus = 0;
+    for (int j = 0; j < k; j++) {
+        const struct usable_core *c = &cores[mine[j]];
+        pr->n_pus += c->n_pus;
+        if (c->numa >= 0 && (pr->numa_first < 0 || c->numa < pr->numa_first))
+            pr->numa_first = c->numa;
+        if (c->numa > pr->numa_last)
+            pr->numa_last = c->numa;
+        for (int p = 0; in && p < c->n_pus; p++)
+            in[node->pus[c->first_pu + p].os_index] = 1;
+    }
+    for (int os = 0; in && os <= max_os; os++)
+        if (in[os])
+            ts_list_add(&l, os);
+    ts_list_end(&l);
+    free(in);
+}
+
+static void describe(struct ts_binding_plan *p, int domains, int smt)
+{
+    const int r = p->ranks, t = p->threads, k = p->cores_per_rank;
+    char where[256];
+    if (domains <= 1)
+        snprintf(where, sizeof where, "%d rank%s on the node's %d cores (one NUMA domain)", r, r == 1 ? "" : "s",
+                 p->usable_cores);
+    else if (p->straddle)
+        snprintf(where, sizeof where, "%d ranks on %d consecutive cores each or more", r, k);
+    else if (r == domains)
+        snprintf(where, sizeof where, "one rank per NUMA domain (%d domains, %d cores each)", domains, k);
+    else if (r < domains)
+        snprintf(where, sizeof where, "%d whole NUMA domains per rank (%d domains, %d cores a rank)", domains / r,
+                 domains, k);
+    else
+        snprintf(where, sizeof where, "%d ranks per NUMA domain (%d domains, %d cores a rank)", r / domains, domains,
+                 k);
+    char how[256];
+    if (p->oversubscribed)
+        snprintf(how, sizeof how, "%d threads a rank on its PUs, several a PU (oversubscribed)", t);
+    else if (strcmp(p->omp_places, "threads") == 0)
+        snprintf(how, sizeof how, "%d threads a rank spread over its PUs, SMT siblings shared only where needed", t);
+    else
+        snprintf(how, sizeof how, "%d thread%s a rank spread over its cores, one a core%s", t, t == 1 ? "" : "s",
+                 smt > 1 ? ", SMT siblings left idle" : "");
+    snprintf(p->reason, sizeof p->reason, "%s; %s.", where, how);
+    p->caution[0] = '\0';
+    if (p->straddle)
+        snprintf(p->caution, sizeof p->caution,
+                 "%d ranks do not divide the %d NUMA domains, nor they the ranks: some ranks span two domains "
+                 "and reach half their memory remotely; a divisor or multiple of %d ranks keeps each in one",
+                 r, domains, domains);
+    else if (p->oversubscribed)
+        snprintf(p->caution, sizeof p->caution,
+                 "more threads than PUs: threads time-slice and every timing stretches; at most %d threads a rank",
+                 p->usable_pus / r);
+}
+
+static void launch_lines(struct ts_binding_plan *p, int domains, int min_pus)
+{
+    snprintf(p->env_line, sizeof p->env_line, "export OMP_NUM_THREADS=%d OMP_PLACES=%s OMP_PROC_BIND=%s", p->threads,
+             p->omp_places, p->omp_proc_bind);
+    /* block:block: Slurm's default block:cyclic deals a task's CPUs round-robin over the
+     * sockets, which spreads every rank over every socket. */
+    snprintf(p->srun_line, sizeof p->srun_line,
+             "srun --ntasks-per-node=%d --cpus-per-task=%d --distribution=block:block --cpu-bind=cores", p->ranks,
+             min_pus);
+    const char *pass = "-x OMP_NUM_THREADS -x OMP_PLACES -x OMP_PROC_BIND";
+    if (domains > 1 && !p->straddle && p->ranks >= domains)
+        snprintf(p->mpirun_line, sizeof p->mpirun_line, "mpirun --map-by ppr:%d:numa:PE=%d --bind-to core %s",
+                 p->ranks / domains, p->cores_per_rank, pass);
+    else
+        snprintf(p->mpirun_line, sizeof p->mpirun_line, "mpirun --map-by ppr:%d:node:PE=%d --bind-to core %s", p->ranks,
+                 p->cores_per_rank, pass);
+}
+
+int ts_binding_plan_make(const struct ts_node *node, const struct ts_plan_request *req, struct ts_binding_plan *plan,
+                         struct ts_error *err)
+{
+    memset(plan, 0, sizeof *plan);
+    if (req->ranks < 1 || req->threads < 0)
+        return ts_fail(err, TS_BAD_INPUT, "a job of %d ranks x %d threads cannot be planned", req->ranks, req->threads);
+    struct usable_core *cores = calloc(node->n_pus > 0 ? (size_t)node->n_pus : 1, sizeof *cores);
+    int *rank_of = calloc(node->n_pus > 0 ? (size_t)node->n_pus : 1, sizeof *rank_of);
+    int *mine = calloc(node->n_pus > 0 ? (size_t)node->n_pus : 1, sizeof *mine);
+    if (!cores || !rank_of || !mine) {
+        free(cores);
+        free(rank_of);
+        free(mine);
+        return ts_fail(err, TS_RESOURCE_ERROR, "no memory to plan %d PUs", node->n_pus);
+    }
+    const int n = usable_cores(node, cores);
+    int status = TS_OK, domains = 1;
+    if (req->ranks > n)
+        status = ts_fail(err, TS_BAD_INPUT, "%d ranks on %d usable cores (%s): at most one rank a core", req->ranks, n,
+                         node->source);
+    int straddle = status == TS_OK ? assign_ranks(cores, n, req->ranks, rank_of, &domains) : 0;
+    if (straddle < 0)
+        status = ts_fail(err, TS_RESOURCE_ERROR, "no memory to plan %d cores", n);
+    plan->ranks = req->ranks;
+    plan->usable_cores = n;
+    plan->straddle = straddle > 0;
+    plan->rank = status == TS_OK ? calloc((size_t)req->ranks, sizeof *plan->rank) : NULL;
+    if (status == TS_OK && !plan->rank)
+        status = ts_fail(err, TS_RESOURCE_ERROR, "no memory for %d ranks", req->ranks);
+    int min_cores = n, min_pus = node->n_pus;
+    for (int r = 0; status == TS_OK && r < req->ranks; r++) {
+        int k = 0;
+        for (int c = 0; c < n; c++)
+            if (rank_of[c] == r)
+                mine[k++] = c;
+        rank_cpus(node, cores, mine, k, &plan->rank[r]);
+        min_cores = k < min_cores ? k : min_cores;
+        min_pus = plan->rank[r].n_pus < min_pus ? plan->rank[r].n_pus : min_pus;
+        plan->usable_pus += plan->rank[r].n_pus;
+    }
+    if (status == TS_OK) {
+        plan->cores_per_rank = min_cores;
+        const int t = req->threads > 0 ? req->threads : req->use_smt ? min_pus : min_cores;
+        plan->threads = t;
+        const int by_pu = req->use_smt || t > min_cores;
+        plan->oversubscribed = t > min_pus;
+        snprintf(plan->omp_places, sizeof plan->omp_places, "%s", by_pu ? "threads" : "cores");
+        snprintf(plan->omp_proc_bind, sizeof plan->omp_proc_bind, "%s", plan->oversubscribed ? "close" : "spread");
+        plan->thread = calloc((size_t)req->ranks * (size_t)t, sizeof *plan->thread);
+        if (!plan->thread)
+            status = ts_fail(err, TS_RESOURCE_ERROR, "no memory for %d x %d threads", req->ranks, t);
+    }
+    for (int r = 0; status == TS_OK && r < req->ranks; r++) {
+        int k = 0;
+        for (int c = 0; c < n; c++)
+            if (rank_of[c] == r)
+                mine[k++] = c;
+        place_threads(node, cores, mine, k, plan->rank[r].n_pus, plan, r);
+    }
+    if (status == TS_OK) {
+        describe(plan, domains, node->smt);
+        launch_lines(plan, domains, min_pus);
+    }
+    free(cores);
+    free(rank_of);
+    free(mine);
+    if (status != TS_OK)
+        ts_binding_plan_free(plan);
+    return status;
+}
+
+void ts_binding_plan_free(struct ts_binding_plan *plan)
+{
+    free(plan->rank);
+    free(plan->thread);
+    plan->rank = NULL;
+    plan->thread = NULL;
+}
