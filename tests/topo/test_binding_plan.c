@@ -2,6 +2,7 @@
  * threads go, the lines that ask for it, and the invariants every plan keeps. */
 #include "topo_test.h"
 #include "ts_binding_plan.h"
+#include "ts_binding_verdict.h"
 
 #include <stdlib.h>
 
@@ -183,6 +184,88 @@ static void sweep(void)
     printf("%d plans checked\n", plans);
 }
 
+/* Observations made from a plan's own table: each thread bound to its core's PUs. */
+static int observe_plan(const struct ts_node *n, const struct ts_binding_plan *p, struct ts_observed_thread *obs)
+{
+    const int count = p->ranks * p->threads;
+    for (int i = 0; i < count; i++) {
+        const struct ts_plan_thread *t = &p->thread[i];
+        obs[i] = (struct ts_observed_thread){ .rank = t->rank, .thread = t->thread, .cpu = t->pu };
+        size_t used = 0;
+        for (int k = 0; k < n->n_pus; k++)
+            if (n->pus[k].core == t->core)
+                used += (size_t)snprintf(obs[i].mask + used, sizeof obs[i].mask - used, "%s%d", used ? "," : "",
+                                         n->pus[k].os_index);
+    }
+    return count;
+}
+
+static int judged(const struct ts_node *n, const struct ts_binding_plan *p, const struct ts_observed_thread *obs,
+                  int count, struct ts_finding *f, enum ts_finding_kind want)
+{
+    int found = 0;
+    struct ts_error err = { 0 };
+    REQUIRE(ts_binding_verdict(n, p, obs, count, f, &found, &err) == TS_OK, "verdict: %s", err.message);
+    int hit = 0;
+    for (int i = 0; i < found; i++)
+        hit |= f[i].kind == want;
+    return (int)want < 0 ? found : hit;
+}
+
+/* What the plan gives is judged clean; each way of losing is named, with its fix. */
+static void verdicts(void)
+{
+    struct ts_node n = shape(2, 2, 4, 2); /* OS CPU c and c + 16 are the siblings of core c */
+    struct ts_binding_plan p = plan_of(&n, 4, 4, 0);
+    struct ts_observed_thread obs[16];
+    struct ts_finding f[TS_VERDICT_MAX_FINDINGS];
+    int count = observe_plan(&n, &p, obs), found = 0;
+    struct ts_error err = { 0 };
+    CHECK(ts_binding_verdict(&n, &p, obs, count, f, &found, &err) == TS_OK && found == 0,
+          "the plan's own binding: %d findings (%s)", found, found ? f[0].text : "");
+
+    for (int i = 0; i < count; i++) /* OMP_PLACES='{0}': everything on CPU 0 */
+        snprintf(obs[i].mask, sizeof obs[i].mask, "0");
+    CHECK(judged(&n, &p, obs, count, f, TS_FINDING_STACKED) && strstr(f[0].text, "fix: export OMP_NUM_THREADS=4"),
+          "all on CPU 0: not stacked (%s)", f[0].text);
+    CHECK(judged(&n, &p, obs, count, f, TS_FINDING_IDLE_CORES), "all on CPU 0: no idle cores");
+
+    count = observe_plan(&n, &p, obs);
+    for (int i = 0; i < count; i++) /* OMP_PROC_BIND=false: every thread on the whole node */
+        snprintf(obs[i].mask, sizeof obs[i].mask, "0-31");
+    CHECK(judged(&n, &p, obs, count, f, TS_FINDING_UNBOUND), "unbound threads not found");
+
+    count = observe_plan(&n, &p, obs);
+    snprintf(obs[0].mask, sizeof obs[0].mask, "0"); /* OMP_PLACES=threads, close: rank 0's threads 0 and 1 */
+    snprintf(obs[1].mask, sizeof obs[1].mask, "16"); /* on the two siblings of core 0 */
+    CHECK(judged(&n, &p, obs, count, f, TS_FINDING_SMT_SHARED), "siblings shared not found");
+
+    count = observe_plan(&n, &p, obs);
+    snprintf(obs[2].mask, sizeof obs[2].mask, "4,20"); /* rank 0's thread 2 on core 4: domain 1 */
+    snprintf(obs[3].mask, sizeof obs[3].mask, "5,21");
+    snprintf(obs[4].mask, sizeof obs[4].mask, "2,18"); /* rank 1 moved onto rank 0's cores */
+    snprintf(obs[5].mask, sizeof obs[5].mask, "3,19");
+    CHECK(judged(&n, &p, obs, count, f, TS_FINDING_CROSSES_NUMA), "a rank across domains not found");
+
+    count = observe_plan(&n, &p, obs);
+    snprintf(obs[0].mask, sizeof obs[0].mask, "x");
+    CHECK(ts_binding_verdict(&n, &p, obs, count, f, &found, &err) == TS_BAD_INPUT && strstr(err.message, "'x'"),
+          "a mask that is no list: %s", err.message);
+    snprintf(obs[0].mask, sizeof obs[0].mask, "99");
+    CHECK(ts_binding_verdict(&n, &p, obs, count, f, &found, &err) == TS_BAD_INPUT && strstr(err.message, "CPU 99"),
+          "a CPU the node lacks: %s", err.message);
+    ts_binding_plan_free(&p);
+
+    for (int i = 0; i < n.n_pus; i++) /* a job given cores 0-7 only */
+        n.pus[i].allowed = n.pus[i].core < 8;
+    p = plan_of(&n, 1, 2, 0);
+    count = observe_plan(&n, &p, obs);
+    snprintf(obs[1].mask, sizeof obs[1].mask, "12,28");
+    CHECK(judged(&n, &p, obs, count, f, TS_FINDING_OUTSIDE), "a thread outside the cpuset not found");
+    ts_binding_plan_free(&p);
+    free(n.pus);
+}
+
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
@@ -191,6 +274,7 @@ int main(int argc, char **argv)
         { "smt", smt_and_oversubscription },
         { "partial", partial_allocation },
         { "sweep", sweep },
+        { "verdicts", verdicts },
     };
     return TS_RUN_CASES(cases);
 }
