@@ -46,6 +46,16 @@ int ts_check_cmd(const struct ts_config *cfg, const struct ts_cli *cli, struct t
 int ts_topo_cmd(enum ts_format format, int threads, const struct ts_config *cfg,
                 const struct ts_binding_choice *binding, const struct ts_dist *dist, struct ts_error *err);
 
+/* `touchstone advise`: the binding plan for a job shape (--ranks per node, --threads per rank,
+ * --smt) on this machine or the node an hwloc XML file or synthetic description gives, printed
+ * with the OMP_*, srun and mpirun lines and where each thread lands (ts_binding_plan.h). With
+ * --check, the threads of this process are observed (their masks and CPUs) and judged against
+ * the plan for the shape the job implies (the MPI ranks on this node or SLURM_NTASKS_PER_NODE,
+ * the runtime's team): TS_OK when nothing is lost, TS_VERIFY_FAILED (exit 1) with the findings
+ * printed when the job works but loses; TS_BAD_INPUT when the node cannot be read or the
+ * shape cannot be placed (exit 2). Under a launcher rank 0 prints. */
+int ts_advise_cmd(const struct ts_advise_args *a, const struct ts_dist *dist, struct ts_error *err);
+
 /* `touchstone compare`: the runs side by side, grouped into sides (app/compare_sides.h)
  * judged against the first side with the spread between runs; disturbed runs flagged. Runs
  * of different kernels or sizes are refused, naming the fields that differ, unless a->force.

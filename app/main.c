@@ -68,6 +68,11 @@ int main(int argc, char **argv)
                                      cli.config_path ? &binding : NULL, &launch.dist, &err);
             break;
         }
+        case TS_CMD_ADVISE:
+            status = ts_launch_start(&launch, &err);
+            if (status == TS_OK)
+                status = ts_advise_cmd(&cli.advise, &launch.dist, &err);
+            break;
         case TS_CMD_COMPARE: status = ts_compare_cmd(&cli.runs, &err); break;
         case TS_CMD_REPORT: status = ts_report_cmd(&cli.runs, &err); break;
         case TS_CMD_PLOT: status = ts_plot_cmd(&cli.runs, &err); break;

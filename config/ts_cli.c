@@ -11,6 +11,8 @@ static const char usage[] =
     "                         [-o FILE] [--overwrite] [--restart CHECKPOINT] [--quiet]\n"
     "       touchstone check CONFIG [the options of run]\n"
     "       touchstone topo [CONFIG] [--set section.key=value ...] [--threads N] [--format text|json]\n"
+    "       touchstone advise [--ranks R] [--threads T] [--smt] [--slurm] [--topology FILE.xml | --synthetic DESC]\n"
+    "                         [--check] [--format text|json]\n"
     "       touchstone compare A1.h5 [A2.h5 ...] [vs] B1.h5 [B2.h5 ...] [--format text|csv|json|markdown] [--force]\n"
     "       touchstone report FILE... | DIR [--format text|csv|json|markdown]\n"
     "       touchstone plot FILE... | DIR -o OUT.png|svg|pdf|jpg [--kind scaling|init|timeline] [--size WxH]\n"
@@ -22,6 +24,9 @@ static const char usage[] =
     "          and the memory it needs (--restart: the checkpoint must be readable)\n"
     "  topo    print the machine (NUMA nodes, distances, cores, caches) and where each OpenMP\n"
     "          thread runs under the current OMP_* environment, or as `run CONFIG` will bind them\n"
+    "  advise  the binding to ask for: for R ranks x T threads on this node (or an hwloc XML or\n"
+    "          synthetic one), the OMP_*, srun and mpirun lines and where each thread lands;\n"
+    "          --check: judge the running job against it (exit 0 as planned, 1 works but loses)\n"
     "  compare runs side by side in sides (consecutive runs of one configuration, or split by vs),\n"
     "          each side against the first: times, bandwidth, placement, imbalance, disturbed runs,\n"
     "          and a verdict from the spread between runs: 3+ runs per side (--force: even of\n"
@@ -38,9 +43,13 @@ static const char usage[] =
     "  --overwrite        replace an existing output file (same as --set output.overwrite=true)\n"
     "  --restart CKPT     continue the run a signal stopped, from its checkpoint\n"
     "  -q, --quiet        print only warnings and errors\n"
-    "  --format F         topo, show: text (default) or json; compare, report: also csv, markdown\n"
+    "  --format F         topo, advise, show: text (default) or json; compare, report: also csv, markdown\n"
+    "  --ranks R          advise: ranks per node (default: the job's, else 1)\n"
+    "  --smt              advise: a thread on every hardware thread, not one a core\n"
+    "  --slurm            advise: #SBATCH lines and srun first\n"
     "\n"
-    "exit status: 0 verified run, 1 run finished but verification failed,\n"
+    "exit status: 0 verified run, 1 run finished but verification failed (advise --check: the\n"
+    "             binding works but loses),\n"
     "             2 bad usage, bad config, or a run that could not start,\n"
     "             3 stopped by SIGTERM/SIGUSR1/SIGINT: checkpoint written, restart with --restart\n";
 
@@ -120,8 +129,14 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         cli->command = TS_CMD_CHECK;
     else if (strcmp(cmd, "topo") == 0)
         cli->command = TS_CMD_TOPO;
-    else if (strcmp(cmd, "compare") == 0 || strcmp(cmd, "report") == 0 || strcmp(cmd, "plot") == 0
-             || strcmp(cmd, "show") == 0) {
+    else if (strcmp(cmd, "advise") == 0) {
+        cli->command = TS_CMD_ADVISE;
+        int status = ts_advise_parse(&cli->advise, argc, argv, err);
+        if (status == TS_OK && cli->advise.help)
+            cli->command = TS_CMD_HELP;
+        return status;
+    } else if (strcmp(cmd, "compare") == 0 || strcmp(cmd, "report") == 0 || strcmp(cmd, "plot") == 0
+               || strcmp(cmd, "show") == 0) {
         cli->command = cmd[0] == 'c'   ? TS_CMD_COMPARE
                        : cmd[0] == 'r' ? TS_CMD_REPORT
                        : cmd[0] == 'p' ? TS_CMD_PLOT
@@ -133,7 +148,8 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
     } else
         return ts_fail(
             err, TS_BAD_INPUT,
-            "unknown command '%s' (commands: run, check, topo, compare, report, plot, show; see touchstone --help)",
+            "unknown command '%s' (commands: run, check, topo, advise, compare, report, plot, show; see touchstone "
+            "--help)",
             cmd);
 
     enum { OPT_SERIAL_INIT = 256, OPT_THREADS, OPT_SET, OPT_FORMAT, OPT_RESTART, OPT_OVERWRITE };

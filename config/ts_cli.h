@@ -2,6 +2,7 @@
 #ifndef TOUCHSTONE_CONFIG_TS_CLI_H
 #define TOUCHSTONE_CONFIG_TS_CLI_H
 
+#include "ts_cli_advise.h"
 #include "ts_cli_readback.h"
 #include "ts_config.h"
 #include "ts_error.h"
@@ -15,7 +16,8 @@ enum ts_command {
     TS_CMD_COMPARE,
     TS_CMD_REPORT,
     TS_CMD_PLOT,
-    TS_CMD_SHOW
+    TS_CMD_SHOW,
+    TS_CMD_ADVISE
 };
 
 /* --format of the commands that print reports. */
@@ -36,6 +38,7 @@ struct ts_cli {
     enum ts_format format;
     int threads;              /* topo --threads N; 0: as openmp.threads, OMP_NUM_THREADS or the runtime decides */
     struct ts_runs_args runs; /* compare, report, plot, show */
+    struct ts_advise_args advise;
 };
 
 int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err);

@@ -176,7 +176,8 @@ static void describe(struct ts_binding_plan *p, int domains, int smt)
         snprintf(where, sizeof where, "%d rank%s on the node's %d cores (one NUMA domain)", r, r == 1 ? "" : "s",
                  p->usable_cores);
     else if (p->straddle)
-        snprintf(where, sizeof where, "%d ranks on %d consecutive cores each or more", r, k);
+        snprintf(where, sizeof where, "%d ranks on %d%s consecutive cores each, some across two NUMA domains", r, k,
+                 p->usable_cores % r ? " or more" : "");
     else if (r == domains)
         snprintf(where, sizeof where, "one rank per NUMA domain (%d domains, %d cores each)", domains, k);
     else if (r < domains)
@@ -197,8 +198,9 @@ static void describe(struct ts_binding_plan *p, int domains, int smt)
     p->caution[0] = '\0';
     if (p->straddle)
         snprintf(p->caution, sizeof p->caution,
-                 "%d ranks do not divide the %d NUMA domains, nor they the ranks: some ranks span two domains "
-                 "and reach half their memory remotely; a divisor or multiple of %d ranks keeps each in one",
+                 "%d ranks neither divide the %d NUMA domains nor are a multiple of them: some ranks span two "
+                 "domains and reach part of their memory remotely; ranks that divide %d or are a multiple of it "
+                 "keep each rank in its domains",
                  r, domains, domains);
     else if (p->oversubscribed)
         snprintf(p->caution, sizeof p->caution,

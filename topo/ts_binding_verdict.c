@@ -132,19 +132,19 @@ static void judge_cores(const struct ts_node *node, const struct ts_binding_plan
         names_on_core(obs, s, n, c, names, sizeof names);
         if (same_pu || !sibling_shared)
             add(v, TS_FINDING_STACKED,
-                "threads %s are bound to core %d together while %d of the job's %d cores hold no thread: they "
-                "take turns on it; fix: %s",
+                "threads %s are bound to core %d together while %d of the job's %d cores have no thread: "
+                "they take turns on it; fix: %s",
                 names, c, free_cores, plan->usable_cores, plan->env_line);
         else
             add(v, TS_FINDING_SMT_SHARED,
-                "threads %s share the SMT siblings of core %d while %d of the job's %d cores hold no thread: "
+                "threads %s share the SMT siblings of core %d while %d of the job's %d cores have no thread: "
                 "each gets part of one core; fix: OMP_PLACES=cores (%s)",
                 names, c, free_cores, plan->usable_cores, plan->env_line);
         break; /* one core named is enough: the fix is the same for all */
     }
     if (free_cores > 0 && used_cores > 0 && n >= plan->usable_cores)
         add(v, TS_FINDING_IDLE_CORES,
-            "%d of the job's %d cores hold no thread while its %d threads are bound to %d: fix: %s", free_cores,
+            "%d of the job's %d cores have no thread while its %d threads are bound to %d: fix: %s", free_cores,
             plan->usable_cores, n, used_cores, plan->env_line);
     free(users);
     free(first_pu);
@@ -168,7 +168,14 @@ static void judge_ranks(const struct ts_binding_plan *plan, const struct ts_obse
                 "rank %d: threads bound to CPUs outside the job's cpuset (OMP_PLACES names CPUs the job was not "
                 "given): the runtime drops or ignores those places; fix: %s",
                 r, plan->env_line);
-        if (unbound)
+        /* With ranks, binding threads alone would put every rank's first thread on one core:
+         * the launcher must give each rank its cores first. */
+        if (unbound && plan->ranks > 1)
+            add(v, TS_FINDING_UNBOUND,
+                "rank %d: %d of its %d threads may run on several cores (mask %s): the scheduler moves them, "
+                "away from their caches and pages; fix: give each rank its cores (%s, or %s) and %s",
+                r, unbound, j - i, obs[i].mask, plan->srun_line, plan->mpirun_line, plan->env_line);
+        else if (unbound)
             add(v, TS_FINDING_UNBOUND,
                 "rank %d: %d of its %d threads may run on several cores (mask %s): the scheduler moves them, "
                 "away from their caches and pages; fix: %s",

@@ -123,7 +123,7 @@ static void whole_and_shared_domains(void)
     invariants(&n, &p);
     ts_binding_plan_free(&p);
     p = plan_of(&n, 3, 0, 0); /* does not divide: some ranks straddle, and the plan says so */
-    CHECK(p.straddle && strstr(p.caution, "do not divide the 4 NUMA domains"), "3 ranks: %s", p.caution);
+    CHECK(p.straddle && strstr(p.caution, "neither divide the 4 NUMA domains"), "3 ranks: %s", p.caution);
     invariants(&n, &p);
     ts_binding_plan_free(&p);
     free(n.pus);
@@ -236,7 +236,7 @@ static void verdicts(void)
     CHECK(judged(&n, &p, obs, count, f, TS_FINDING_UNBOUND), "unbound threads not found");
 
     count = observe_plan(&n, &p, obs);
-    snprintf(obs[0].mask, sizeof obs[0].mask, "0"); /* OMP_PLACES=threads, close: rank 0's threads 0 and 1 */
+    snprintf(obs[0].mask, sizeof obs[0].mask, "0");  /* OMP_PLACES=threads, close: rank 0's threads 0 and 1 */
     snprintf(obs[1].mask, sizeof obs[1].mask, "16"); /* on the two siblings of core 0 */
     CHECK(judged(&n, &p, obs, count, f, TS_FINDING_SMT_SHARED), "siblings shared not found");
 

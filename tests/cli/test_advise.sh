@@ -1,0 +1,73 @@
+#!/bin/sh
+# touchstone advise (issue 15): plans on synthetic nodes against golden tables reviewed once by
+# hand (tests/cli/advise/*.txt), the JSON of a plan, refusals, and --check's verdicts on this
+# machine: 0 under the binding it recommends, 1 with OMP_PLACES='{0}' (stacked) and with
+# OMP_PROC_BIND=false (unbound), 2 on a topology it cannot read.
+. "$(dirname "$0")/lib.sh"
+GOLDEN="$SRC/tests/cli/advise"
+SNC="package:2 numa:2 l3:1 core:4 pu:2"
+unset OMP_NUM_THREADS OMP_PLACES OMP_PROC_BIND
+
+# golden NAME ARGS...: the plan printed exactly as reviewed.
+golden() {
+    name=$1
+    shift
+    run_ts 0 "advise $name" advise "$@" || return
+    if ! cmp -s "$OUT" "$GOLDEN/$name.txt"; then
+        fail "advise $name: differs from $name.txt"
+        diff "$GOLDEN/$name.txt" "$OUT" | head -20 >&2
+    fi
+}
+golden snc-4x0 --synthetic "$SNC" --ranks 4
+golden snc-2x0 --synthetic "$SNC" --ranks 2
+golden snc-8x1 --synthetic "$SNC" --ranks 8 --threads 1
+golden snc-3x0 --synthetic "$SNC" --ranks 3
+golden snc-1x6-slurm --synthetic "$SNC" --ranks 4 --threads 6 --slurm
+golden flat-1x0-smt --synthetic "package:1 core:8 pu:2" --smt
+golden numa8-8x2 --synthetic "package:2 numa:4 l3:1 core:2 pu:1" --ranks 8 --threads 2
+
+# The JSON of a plan: every rank's threads on cores of their own, in the rank's NUMA domain.
+if run_ts 0 "advise --format json" advise --synthetic "$SNC" --ranks 4 --format json; then
+    python3 - "$OUT" <<'PY' || fail "advise --format json: the plan does not hold"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["node"]["numa_domains"] == 4 and d["node"]["cores"] == 16 and d["node"]["smt"] == 2, d["node"]
+assert d["openmp"] == {"OMP_NUM_THREADS": 4, "OMP_PLACES": "cores", "OMP_PROC_BIND": "spread"}, d["openmp"]
+assert d["srun"].startswith("srun --ntasks-per-node=4 --cpus-per-task=8"), d["srun"]
+assert len(d["ranks"]) == 4
+cores = [t["core"] for r in d["ranks"] for t in r["threads"]]
+assert len(cores) == 16 and len(set(cores)) == 16, cores
+for r in d["ranks"]:
+    assert r["numa_first"] == r["numa_last"] == r["rank"], r
+    assert all(t["numa"] == r["rank"] for t in r["threads"]), r
+assert "verdict" not in d
+PY
+fi
+
+# Refusals, exit 2 with the reason.
+run_ts 2 "17 ranks on 16 cores" advise --synthetic "$SNC" --ranks 17 &&
+    expect_in "$ERR" "17 ranks on 16 usable cores" "17 ranks: the reason"
+run_ts 2 "a missing topology file" advise --topology "$WORK/none.xml" &&
+    expect_in "$ERR" "none.xml: No such file or directory" "missing topology: the errno text"
+run_ts 2 "--ranks 0" advise --ranks 0
+run_ts 2 "--check on another node" advise --check --synthetic "$SNC"
+run_ts 2 "an unknown format" advise --format xml
+
+# --check on this machine, with as many threads as cores (at most 2: both verdicts hold).
+cores=$(nproc)
+[ "$cores" -gt 2 ] && cores=2
+if [ "$cores" -ge 2 ]; then
+    expect_run 0 "--check under the recommended binding" env OMP_NUM_THREADS=2 OMP_PLACES=cores OMP_PROC_BIND=spread \
+        "$TS" advise --check && expect_in "$OUT" "^verdict    0: as planned \(2 threads observed\)" "verdict 0"
+    expect_run 1 "--check with OMP_PLACES={0}" env OMP_NUM_THREADS=2 OMP_PLACES='{0}' "$TS" advise --check &&
+        expect_in "$OUT" "^  stacked: threads r0.t0, r0.t1 are bound to core 0 together" "stacked: the finding"
+    expect_run 1 "--check with OMP_PROC_BIND=false" env OMP_NUM_THREADS=2 OMP_PROC_BIND=false "$TS" advise --check &&
+        expect_in "$OUT" "^  unbound: rank 0: 2 of its 2 threads may run on several cores" "unbound: the finding"
+    [ -s "$ERR" ] && fail "--check: a verdict of 1 printed on stderr: $(head -3 "$ERR")"
+    expect_run 1 "--check --format json" env OMP_NUM_THREADS=2 OMP_PLACES='{0}' "$TS" advise --check --format json &&
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["verdict"] == 1 and d["observed_threads"] == 2 and "stacked" in [f["kind"] for f in d["findings"]], d' "$OUT" ||
+        fail "--check --format json: verdict 1 with the stacked finding expected"
+else
+    echo "one CPU: the --check verdicts need two"
+fi
+finish
