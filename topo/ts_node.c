@@ -67,7 +67,8 @@ int ts_node_from_topology(const ts_topology *topo, struct ts_node *node, struct 
         node->n_llc = p->llc + 1 > node->n_llc ? p->llc + 1 : node->n_llc;
     }
     node->n_pus = n;
-    snprintf(node->source, sizeof node->source, "this machine");
+    /* "this machine", the XML file or "synthetic: DESC", as the topology was loaded. */
+    snprintf(node->source, sizeof node->source, "%s", ts_topology_label(topo));
     return TS_OK;
 }
 

@@ -236,7 +236,7 @@ static void verdicts(void)
     CHECK(judged(&n, &p, obs, count, f, TS_FINDING_UNBOUND), "unbound threads not found");
 
     count = observe_plan(&n, &p, obs);
-    snprintf(obs[0].mask, sizeof obs[0].mask, "0"); /* OMP_PLACES=threads, close: rank 0's threads 0 and 1 */
+    snprintf(obs[0].mask, sizeof obs[0].mask, "0");  /* OMP_PLACES=threads, close: rank 0's threads 0 and 1 */
     snprintf(obs[1].mask, sizeof obs[1].mask, "16"); /* on the two siblings of core 0 */
     CHECK(judged(&n, &p, obs, count, f, TS_FINDING_SMT_SHARED), "siblings shared not found");
 
