@@ -16,32 +16,23 @@
 #include "ts_topology.h"
 
 /* The node to plan for: this machine, or the one an hwloc XML file or synthetic description
- * gives (hwloc reads them from its environment variables). */
+ * gives (its allowed PUs: a cpuset recorded in the XML is planned as the job's). */
 static int load_node(const struct ts_advise_args *a, struct ts_node *node, struct ts_error *err)
 {
-    if (a->topology) {
-        FILE *f = fopen(a->topology, "r");
-        if (!f)
-            return ts_fail_errno(err, ts_file_status(errno), errno, "advise: --topology %s", a->topology);
-        fclose(f);
-        setenv("HWLOC_XMLFILE", a->topology, 1);
-    }
-    if (a->synthetic)
-        setenv("HWLOC_SYNTHETIC", a->synthetic, 1);
+    struct ts_topology_source src = { TS_TOPOLOGY_THIS_MACHINE, NULL };
+    if (a->topology)
+        src = (struct ts_topology_source){ TS_TOPOLOGY_XML, a->topology };
+    else if (a->synthetic)
+        src = (struct ts_topology_source){ TS_TOPOLOGY_SYNTHETIC, a->synthetic };
     ts_topology *topo = NULL;
-    int status = ts_topology_create(&topo, err);
+    int status = ts_topology_load(&topo, &src, err);
     if (status != TS_OK) {
-        if (a->topology || a->synthetic)
-            ts_error_prefix(err, "advise: %s %s: ", a->topology ? "--topology" : "--synthetic",
-                            a->topology ? a->topology : a->synthetic);
-        return a->topology || a->synthetic ? (err->status = TS_BAD_INPUT) : status;
+        if (src.text)
+            ts_error_prefix(err, "advise: ");
+        return status;
     }
     status = ts_node_from_topology(topo, node, err);
     ts_topology_destroy(topo);
-    if (status == TS_OK && a->topology)
-        snprintf(node->source, sizeof node->source, "%s", a->topology);
-    else if (status == TS_OK && a->synthetic)
-        snprintf(node->source, sizeof node->source, "synthetic \"%s\"", a->synthetic);
     return status;
 }
 

@@ -5,17 +5,20 @@
 
 static void node_line(const struct ts_node *n, const struct ts_binding_plan *p, FILE *out)
 {
-    fprintf(out, "node       %s: %d package%s, %d NUMA domain%s, %d cores, %d PUs (SMT %d)", n->source, n->n_packages,
+    fprintf(out, "node       %d package%s, %d NUMA domain%s, %d cores, %d PUs (SMT %d)", n->n_packages,
             n->n_packages == 1 ? "" : "s", n->n_numa > 0 ? n->n_numa : 1, n->n_numa > 1 ? "s" : "", n->n_cores,
             n->n_pus, n->smt);
+    if (n->n_numa_all > n->n_numa)
+        fprintf(out, " and %d NUMA node%s of memory alone", n->n_numa_all - n->n_numa,
+                n->n_numa_all - n->n_numa == 1 ? "" : "s");
     if (p->usable_cores < n->n_cores)
         fprintf(out, "; the job may use %d cores (%d PUs)", p->usable_cores, p->usable_pus);
-    fputc('\n', out);
+    fprintf(out, " [%s]\n", n->source);
 }
 
 static void thread_table(const struct ts_binding_plan *p, FILE *out)
 {
-    fprintf(out, "rank  cpus                  numa   threads: thread core (cpu)\n");
+    fprintf(out, "rank  cpus                  numa   threads: thread core (its first CPU)\n");
     for (int r = 0; r < p->ranks; r++) {
         const struct ts_plan_rank *pr = &p->rank[r];
         char numa[32];
@@ -90,13 +93,14 @@ int ts_advise_print_json(const struct ts_advise_report *r, FILE *out)
     for (int i = 0; findings && i < r->n_findings; i++)
         json_array_append_new(findings, json_pack("{s:s, s:s}", "kind", ts_finding_kind_name(r->findings[i].kind),
                                                   "text", r->findings[i].text));
-    json_t *o = json_pack(
-        "{s:{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i}, s:{s:i, s:i, s:s}, s:s, s:s, s:{s:i, s:s, s:s}, s:s, s:s, s:o*}",
-        "node", "source", n->source, "packages", n->n_packages, "numa_domains", n->n_numa, "cores", n->n_cores, "pus",
-        n->n_pus, "smt", n->smt, "usable_cores", p->usable_cores, "usable_pus", p->usable_pus, "job", "ranks", p->ranks,
-        "threads", p->threads, "from", r->shape_source, "layout", p->reason, "caution", p->caution, "openmp",
-        "OMP_NUM_THREADS", p->threads, "OMP_PLACES", p->omp_places, "OMP_PROC_BIND", p->omp_proc_bind, "srun",
-        p->srun_line, "mpirun", p->mpirun_line, "ranks", ranks_json(p));
+    json_t *o = json_pack("{s:{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}, s:{s:i, s:i, s:s}, s:s, s:s, s:{s:i, s:s, "
+                          "s:s}, s:s, s:s, s:o*}",
+                          "node", "source", n->source, "packages", n->n_packages, "numa_domains", n->n_numa,
+                          "numa_nodes", n->n_numa_all, "cores", n->n_cores, "pus", n->n_pus, "smt", n->smt,
+                          "usable_cores", p->usable_cores, "usable_pus", p->usable_pus, "job", "ranks", p->ranks,
+                          "threads", p->threads, "from", r->shape_source, "layout", p->reason, "caution", p->caution,
+                          "openmp", "OMP_NUM_THREADS", p->threads, "OMP_PLACES", p->omp_places, "OMP_PROC_BIND",
+                          p->omp_proc_bind, "srun", p->srun_line, "mpirun", p->mpirun_line, "ranks", ranks_json(p));
     if (o && r->checked) {
         json_object_set_new(o, "verdict", json_integer(r->verdict));
         json_object_set_new(o, "observed_threads", json_integer(r->observed_threads));

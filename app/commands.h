@@ -42,9 +42,12 @@ int ts_check_cmd(const struct ts_config *cfg, const struct ts_cli *cli, struct t
  * chose count as in run. threads > 0 replaces openmp.threads and OMP_NUM_THREADS. Under a
  * launcher (dist->started), rank 0 prints its report and then every rank's threads and
  * warnings in rank order (app/topo_ranks.h); the other ranks print nothing. Fails
- * with TS_RESOURCE_ERROR when memory runs out, TS_IO_ERROR when stdout cannot be written. */
+ * with TS_RESOURCE_ERROR when memory runs out, TS_IO_ERROR when stdout cannot be written.
+ * machine (NULL: this one) other than this one: the machine an XML export or synthetic
+ * description gives, alone (no threads); TS_BAD_INPUT when hwloc cannot load it. */
 int ts_topo_cmd(enum ts_format format, int threads, const struct ts_config *cfg,
-                const struct ts_binding_choice *binding, const struct ts_dist *dist, struct ts_error *err);
+                const struct ts_binding_choice *binding, const struct ts_dist *dist,
+                const struct ts_cli_machine *machine, struct ts_error *err);
 
 /* `touchstone advise`: the binding plan for a job shape (--ranks per node, --threads per rank,
  * --smt) on this machine or the node an hwloc XML file or synthetic description gives, printed

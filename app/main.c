@@ -65,7 +65,7 @@ int main(int argc, char **argv)
                 status = ts_launch_start(&launch, &err);
             if (status == TS_OK)
                 status = ts_topo_cmd(cli.format, cli.threads, cli.config_path ? &cfg : NULL,
-                                     cli.config_path ? &binding : NULL, &launch.dist, &err);
+                                     cli.config_path ? &binding : NULL, &launch.dist, &cli.machine, &err);
             break;
         }
         case TS_CMD_ADVISE:

@@ -161,9 +161,58 @@ static int print(enum ts_format format, const struct ts_topo_report *rep, struct
     return TS_OK;
 }
 
-int ts_topo_cmd(enum ts_format format, int threads, const struct ts_config *cfg,
-                const struct ts_binding_choice *binding, const struct ts_dist *dist, struct ts_error *err)
+/* topo --topology FILE / --synthetic DESC: the described machine alone, printed by rank 0. */
+static int describe(enum ts_format format, const struct ts_cli_machine *machine, const struct ts_dist *dist,
+                    struct ts_error *err)
 {
+    const struct ts_topology_source src = {
+        .kind = machine->kind == TS_MACHINE_XML ? TS_TOPOLOGY_XML : TS_TOPOLOGY_SYNTHETIC,
+        .text = machine->text,
+    };
+    ts_topology *topo;
+    int status = ts_topology_load(&topo, &src, err);
+    if (status != TS_OK)
+        return status;
+    struct ts_topology_rec rec;
+    static struct ts_topology_allowed allowed; /* 2.5 KB of lists */
+    status = ts_topology_record(topo, &rec, err);
+    if (status == TS_OK) {
+        ts_topology_allowed(topo, &allowed);
+        const struct ts_topo_described rep = {
+            .program_version = TS_VERSION,
+            .describes = ts_topology_label(topo),
+            .kind = src.kind == TS_TOPOLOGY_XML ? "hwloc XML export" : "hwloc synthetic description",
+            .allowed_cpus = allowed.cpus,
+            .all_cpus = allowed.all_cpus,
+            .n_allowed_cpus = allowed.n_cpus,
+            .n_all_cpus = allowed.n_all_cpus,
+            .allowed_nodes = allowed.nodes,
+            .all_nodes = allowed.all_nodes,
+            .n_allowed_nodes = allowed.n_nodes,
+            .n_all_nodes = allowed.n_all_nodes,
+            .topology = &rec,
+        };
+        int failed = 0;
+        if (dist->rank == 0 && format == TS_FORMAT_JSON)
+            failed = ts_topo_described_json(&rep, stdout) != 0;
+        else if (dist->rank == 0)
+            ts_topo_described_text(&rep, stdout);
+        if (fflush(stdout) != 0 || ferror(stdout))
+            status = ts_fail_errno(err, TS_IO_ERROR, errno, "cannot write the topo report to stdout");
+        else if (failed)
+            status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot build the JSON report");
+        ts_topology_record_free(&rec);
+    }
+    ts_topology_destroy(topo);
+    return status;
+}
+
+int ts_topo_cmd(enum ts_format format, int threads, const struct ts_config *cfg,
+                const struct ts_binding_choice *binding, const struct ts_dist *dist,
+                const struct ts_cli_machine *machine, struct ts_error *err)
+{
+    if (machine && machine->kind != TS_MACHINE_THIS)
+        return describe(format, machine, dist, err);
     struct topo_state *st = calloc(1, sizeof *st);
     if (!st)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate the topo report");

@@ -11,6 +11,7 @@ static const char usage[] =
     "                         [-o FILE] [--overwrite] [--restart CHECKPOINT] [--quiet]\n"
     "       touchstone check CONFIG [the options of run]\n"
     "       touchstone topo [CONFIG] [--set section.key=value ...] [--threads N] [--format text|json]\n"
+    "       touchstone topo --topology FILE.xml | --synthetic DESC [--format text|json]\n"
     "       touchstone advise [--ranks R] [--threads T] [--smt] [--slurm] [--topology FILE.xml | --synthetic DESC]\n"
     "                         [--check] [--format text|json]\n"
     "       touchstone compare A1.h5 [A2.h5 ...] [vs] B1.h5 [B2.h5 ...] [--format text|csv|json|markdown] [--force]\n"
@@ -23,7 +24,8 @@ static const char usage[] =
     "  check   validate CONFIG and the options as run would, print the resolved configuration\n"
     "          and the memory it needs (--restart: the checkpoint must be readable)\n"
     "  topo    print the machine (NUMA nodes, distances, cores, caches) and where each OpenMP\n"
-    "          thread runs under the current OMP_* environment, or as `run CONFIG` will bind them\n"
+    "          thread runs under the current OMP_* environment, or as `run CONFIG` will bind them;\n"
+    "          with --topology or --synthetic, another machine's description (no threads run)\n"
     "  advise  the binding to ask for: for R ranks x T threads on this node (or an hwloc XML or\n"
     "          synthetic one), the OMP_*, srun and mpirun lines and where each thread lands;\n"
     "          --check: judge the running job against it (exit 0 as planned, 1 works but loses)\n"
@@ -44,6 +46,8 @@ static const char usage[] =
     "  --restart CKPT     continue the run a signal stopped, from its checkpoint\n"
     "  -q, --quiet        print only warnings and errors\n"
     "  --format F         topo, advise, show: text (default) or json; compare, report: also csv, markdown\n"
+    "  --topology FILE    topo, advise: the machine an hwloc XML export describes (lstopo FILE.xml on it)\n"
+    "  --synthetic DESC   topo, advise: an hwloc synthetic machine, e.g. \"package:2 numa:4 core:16 pu:2\"\n"
     "  --ranks R          advise: ranks per node (default: the job's, else 1)\n"
     "  --smt              advise: a thread on every hardware thread, not one a core\n"
     "  --slurm            advise: #SBATCH lines and srun first\n"
@@ -108,6 +112,37 @@ static int topo_format(struct ts_cli *cli, const char *value, struct ts_error *e
     return TS_OK;
 }
 
+/* --topology FILE or --synthetic DESC, for every command that can describe another machine:
+ * one of them, once, with a value. */
+static int machine_option(struct ts_cli_machine *m, const char *cmd, enum ts_machine_kind kind, const char *value,
+                          struct ts_error *err)
+{
+    const char *option = kind == TS_MACHINE_XML ? "--topology" : "--synthetic";
+    if (m->kind != TS_MACHINE_THIS)
+        return ts_fail(err, TS_BAD_INPUT,
+                       "%s: %s after %s: one machine at a time (give --topology or --synthetic once)", cmd, option,
+                       m->option);
+    if (!value[0])
+        return ts_fail(err, TS_BAD_INPUT, "%s: %s needs a value (%s)", cmd, option,
+                       kind == TS_MACHINE_XML ? "an hwloc XML file, as `lstopo FILE.xml` writes"
+                                              : "an hwloc synthetic description such as \"package:2 core:8 pu:2\"");
+    *m = (struct ts_cli_machine){ .kind = kind, .text = value, .option = option };
+    return TS_OK;
+}
+
+/* A described machine has no threads to observe and no config to bind them by. */
+static int machine_alone(const struct ts_cli *cli, const char *cmd, struct ts_error *err)
+{
+    const char *why = "describes another machine: nothing runs on it, so there is nothing to";
+    if (cli->config_path)
+        return ts_fail(err, TS_BAD_INPUT, "%s: %s %s %s apply CONFIG %s to (give one or the other)", cmd,
+                       cli->machine.option, cli->machine.text, why, cli->config_path);
+    if (cli->threads > 0)
+        return ts_fail(err, TS_BAD_INPUT, "%s: %s %s %s start --threads on", cmd, cli->machine.option,
+                       cli->machine.text, why);
+    return TS_OK;
+}
+
 int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err)
 {
     memset(cli, 0, sizeof *cli);
@@ -152,7 +187,16 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
             "--help)",
             cmd);
 
-    enum { OPT_SERIAL_INIT = 256, OPT_THREADS, OPT_SET, OPT_FORMAT, OPT_RESTART, OPT_OVERWRITE };
+    enum {
+        OPT_SERIAL_INIT = 256,
+        OPT_THREADS,
+        OPT_SET,
+        OPT_FORMAT,
+        OPT_RESTART,
+        OPT_OVERWRITE,
+        OPT_TOPOLOGY,
+        OPT_SYNTHETIC
+    };
     static const struct option run_options[] = {
         { "serial-init", no_argument, NULL, OPT_SERIAL_INIT },
         { "threads", required_argument, NULL, OPT_THREADS },
@@ -168,6 +212,8 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         { "format", required_argument, NULL, OPT_FORMAT },
         { "set", required_argument, NULL, OPT_SET },
         { "threads", required_argument, NULL, OPT_THREADS },
+        { "topology", required_argument, NULL, OPT_TOPOLOGY },
+        { "synthetic", required_argument, NULL, OPT_SYNTHETIC },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -195,6 +241,8 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
                                                  : add_override(cli, "--threads", "openmp.threads", optarg, err);
             break;
         case OPT_FORMAT: status = topo_format(cli, optarg, err); break;
+        case OPT_TOPOLOGY: status = machine_option(&cli->machine, cmd, TS_MACHINE_XML, optarg, err); break;
+        case OPT_SYNTHETIC: status = machine_option(&cli->machine, cmd, TS_MACHINE_SYNTHETIC, optarg, err); break;
         case OPT_SET: status = add_override(cli, "--set", NULL, optarg, err); break;
         case 'o': status = add_override(cli, long_index >= 0 ? "--output" : "-o", "output.file", optarg, err); break;
         case OPT_OVERWRITE: status = add_override(cli, "--overwrite", "output.overwrite", "true", err); break;
@@ -216,6 +264,8 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
             cli->config_path = argv[optind++];
         if (optind < argc)
             return ts_fail(err, TS_BAD_INPUT, "topo: unexpected argument '%s' (one CONFIG file at most)", argv[optind]);
+        if (cli->machine.kind != TS_MACHINE_THIS && machine_alone(cli, cmd, err) != TS_OK)
+            return err->status;
         if (!cli->config_path && cli->n_overrides > 0)
             return ts_fail(err, TS_BAD_INPUT, "topo: --set %s needs a CONFIG to apply it to", cli->overrides[0]);
         return TS_OK;

@@ -20,6 +20,15 @@ enum ts_command {
     TS_CMD_ADVISE
 };
 
+/* --topology FILE.xml or --synthetic DESC: the machine a command describes instead of this one
+ * (topo; advise takes the same two options). app/ hands it to topo/ts_topology_load. */
+enum ts_machine_kind { TS_MACHINE_THIS, TS_MACHINE_XML, TS_MACHINE_SYNTHETIC };
+struct ts_cli_machine {
+    enum ts_machine_kind kind;
+    const char *text;   /* the file or the description; NULL for this machine */
+    const char *option; /* "--topology" or "--synthetic", for messages; NULL for this machine */
+};
+
 /* --format of the commands that print reports. */
 enum ts_format { TS_FORMAT_TEXT, TS_FORMAT_JSON };
 
@@ -36,8 +45,9 @@ struct ts_cli {
     int quiet;
     const char *restart_path; /* run or check --restart CKPT, NULL otherwise */
     enum ts_format format;
-    int threads;              /* topo --threads N; 0: as openmp.threads, OMP_NUM_THREADS or the runtime decides */
-    struct ts_runs_args runs; /* compare, report, plot, show */
+    int threads;                   /* topo --threads N; 0: as openmp.threads, OMP_NUM_THREADS or the runtime decides */
+    struct ts_cli_machine machine; /* topo --topology / --synthetic; TS_MACHINE_THIS without them */
+    struct ts_runs_args runs;      /* compare, report, plot, show */
     struct ts_advise_args advise;
 };
 

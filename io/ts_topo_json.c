@@ -188,3 +188,30 @@ int ts_topo_report_json(const struct ts_topo_report *r, FILE *out)
     json_decref(root);
     return ok ? 0 : -1;
 }
+
+/* A size of 0 is a description without one (synthetic), not an empty node. */
+static void unknown_memory_null(json_t *nodes)
+{
+    size_t i;
+    json_t *node;
+    json_array_foreach(nodes, i, node) if (json_integer_value(json_object_get(node, "memory_bytes")) == 0)
+        json_object_set_new(node, "memory_bytes", json_null());
+}
+
+int ts_topo_described_json(const struct ts_topo_described *r, FILE *out)
+{
+    json_t *root = json_pack(
+        "{s:s, s:b, s:s, s:s, s:{s:s, s:i, s:s, s:i, s:s, s:i, s:s, s:i}}", "describes", r->describes, "this_machine",
+        0, "source", r->kind, "touchstone_version", r->program_version, "allowed", "cpus", r->allowed_cpus, "cpu_count",
+        r->n_allowed_cpus, "all_cpus", r->all_cpus, "all_cpu_count", r->n_all_cpus, "nodes", r->allowed_nodes,
+        "node_count", r->n_allowed_nodes, "all_nodes", r->all_nodes, "all_node_count", r->n_all_nodes);
+    json_t *topology = ts_topology_json(r->topology);
+    int ok = root && topology && json_object_del(topology, "thp") == 0;
+    if (ok)
+        unknown_memory_null(json_object_get(topology, "numa_nodes"));
+    ok = ok && json_object_update(root, topology) == 0;
+    json_decref(topology);
+    ok = ok && json_dumpf(root, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF;
+    json_decref(root);
+    return ok ? 0 : -1;
+}

@@ -179,3 +179,56 @@ void ts_topo_report_text(const struct ts_topo_report *r, FILE *out)
     for (int i = 0; i < r->n_warnings; i++)
         fprintf(out, "  warning: %s\n", r->warnings[i]);
 }
+
+/* A described machine: what describes it first, so that nobody mistakes it for this one. */
+static void print_described(const struct ts_topo_described *r, FILE *out)
+{
+    const struct ts_topology_rec *t = r->topology;
+    fprintf(out, "touchstone %s topo: %s, not this machine\n", r->program_version, r->describes);
+    fprintf(out, "  source     %s: described, not observed (nothing ran on it, no thread was bound)\n", r->kind);
+    fprintf(out, "  hwloc      %s\n", t->hwloc_version);
+    fprintf(out, "  machine    %d package%s, %d core%s, %d PU%s, %d NUMA node%s\n", t->n_packages,
+            plural(t->n_packages), t->n_cores, plural(t->n_cores), t->n_pus, plural(t->n_pus), t->n_numa,
+            plural(t->n_numa));
+    if (r->n_allowed_cpus == r->n_all_cpus)
+        fprintf(out, "  CPUs       %s: all %d PU%s allowed\n", r->all_cpus, r->n_all_cpus, plural(r->n_all_cpus));
+    else
+        fprintf(out,
+                "  CPUs       %s allowed: %d of the %d PUs (%s); the rest lie outside the cpuset the description "
+                "was made in\n",
+                r->allowed_cpus, r->n_allowed_cpus, r->n_all_cpus, r->all_cpus);
+    if (r->n_allowed_nodes == r->n_all_nodes)
+        fprintf(out, "  nodes      %s: all %d NUMA node%s allowed\n", r->all_nodes, r->n_all_nodes,
+                plural(r->n_all_nodes));
+    else
+        fprintf(out, "  nodes      %s allowed: %d of the %d NUMA nodes (%s)\n", r->allowed_nodes, r->n_allowed_nodes,
+                r->n_all_nodes, r->all_nodes);
+}
+
+/* As print_numa, with "?" for a node whose description has no memory size (synthetic ones). */
+static void print_described_numa(const struct ts_topology_rec *t, FILE *out)
+{
+    char mem[32];
+    int w = (int)strlen("memory");
+    for (int i = 0; i < t->n_numa; i++) {
+        ts_bytes_text(t->numa[i].memory_bytes, mem, sizeof mem);
+        w = max_int(w, (int)strlen(mem));
+    }
+    fprintf(out, "\nNUMA nodes (OS numbers, as numactl uses them)\n  node  %*s  CPUs\n", w, "memory");
+    for (int i = 0; i < t->n_numa; i++) {
+        if (t->numa[i].memory_bytes > 0)
+            ts_bytes_text(t->numa[i].memory_bytes, mem, sizeof mem);
+        else
+            snprintf(mem, sizeof mem, "?");
+        fprintf(out, "  %4d  %*s  %s\n", t->numa[i].os_index, w, mem, t->numa[i].cpus);
+    }
+}
+
+void ts_topo_described_text(const struct ts_topo_described *r, FILE *out)
+{
+    print_described(r, out);
+    print_described_numa(r->topology, out);
+    print_distances(r->topology, out);
+    print_cores(r->topology, out);
+    print_caches(r->topology, out);
+}

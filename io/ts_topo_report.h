@@ -85,6 +85,27 @@ int ts_topo_report_json(const struct ts_topo_report *r, FILE *out);
  * form in which rank 0 gathers every rank's part of the report; NULL when memory ran out. */
 char *ts_topo_rank_json_line(const struct ts_topo_rank *r);
 
+/* `topo --topology FILE.xml` or `topo --synthetic DESC`: a machine described, not observed. The
+ * report is the machine alone (no host, no process, no threads: nothing ran on it) and says so. */
+struct ts_topo_described {
+    const char *program_version;
+    const char *describes;               /* the XML file, or "synthetic: DESC" */
+    const char *kind;                    /* "hwloc XML export" or "hwloc synthetic description" */
+    const char *allowed_cpus, *all_cpus; /* the description's allowed cpuset against all its PUs */
+    int32_t n_allowed_cpus, n_all_cpus;
+    const char *allowed_nodes, *all_nodes;
+    int32_t n_allowed_nodes, n_all_nodes;
+    const struct ts_topology_rec *topology; /* a memory size of 0: the description has none */
+};
+
+void ts_topo_described_text(const struct ts_topo_described *r, FILE *out);
+/* One indented JSON object and a newline: describes, this_machine (false), source,
+ * touchstone_version, allowed (cpus, cpu_count, all_cpus, all_cpu_count, nodes, node_count,
+ * all_nodes, all_node_count) and ts_topology_json's keys but thp (this machine's), with
+ * memory_bytes null where the description has no size; -1 when memory ran out or the write
+ * failed. */
+int ts_topo_described_json(const struct ts_topo_described *r, FILE *out);
+
 /* The topology as a JSON object (hwloc_version, thp, packages, cores, pus, numa_nodes,
  * distances, core_list, caches, cache_line) and the thread rows as an array, for every command that
  * prints JSON; NULL when memory ran out. */

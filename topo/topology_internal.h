@@ -10,6 +10,8 @@
 
 struct ts_topology {
     hwloc_topology_t hw;
+    int this_machine; /* 0: an XML export or a synthetic description; this machine's files say nothing of it */
+    char label[256];  /* ts_topology_label */
 };
 
 /* The NUMA node a CPU set's first-touched pages land on; NULL when hwloc knows none. */

@@ -107,34 +107,24 @@ static int assign_ranks(const struct usable_core *cores, int n, int ranks, int *
     return straddle;
 }
 
-/* The rank's threads: where each goes, given its cores in order. */
-static void place_threads(const struct ts_node *node, const struct usable_core *cores, const int *mine, int k, int pus,
+/* The rank's threads: where each goes, given its cores in order. Places are always the rank's
+ * cores: OMP_PLACES=threads would order the places by OS number, which on most x86 nodes runs
+ * through the first PU of every core before any sibling, so a spread over them lands several
+ * threads on some cores and none on others. With more threads than cores, close puts T / k
+ * consecutive threads on each core, each bound to the whole core. */
+static void place_threads(const struct ts_node *node, const struct usable_core *cores, const int *mine, int k,
                           struct ts_binding_plan *plan, int r)
 {
-    const int t_count = plan->threads, by_pu = strcmp(plan->omp_places, "threads") == 0;
+    const int t_count = plan->threads;
     for (int i = 0; i < t_count; i++) {
         struct ts_plan_thread *t = &plan->thread[(size_t)r * (size_t)t_count + (size_t)i];
         t->rank = r;
         t->thread = i;
-        int place = by_pu ? (t_count <= pus ? spread_place(pus, t_count, i) : close_place(pus, t_count, i))
-                          : spread_place(k, t_count, i);
-        const struct usable_core *c = NULL;
-        int pu_index = 0;
-        if (by_pu) { /* the place-th PU of the rank, cores in order */
-            for (int j = 0; j < k && !c; j++) {
-                if (place < cores[mine[j]].n_pus)
-                    c = &cores[mine[j]];
-                else
-                    place -= cores[mine[j]].n_pus;
-            }
-            pu_index = c ? c->first_pu + place : 0;
-        } else {
-            c = &cores[mine[place]];
-            pu_index = c->first_pu;
-        }
-        t->core = c ? c->core : -1;
-        t->numa = c ? c->numa : -1;
-        t->pu = node->pus[pu_index].os_index;
+        const int place = t_count <= k ? spread_place(k, t_count, i) : close_place(k, t_count, i);
+        const struct usable_core *c = &cores[mine[place]];
+        t->core = c->core;
+        t->numa = c->numa;
+        t->pu = node->pus[c->first_pu].os_index;
     }
 }
 
@@ -171,6 +161,14 @@ static void rank_cpus(const struct ts_node *node, const struct usable_core *core
 static void describe(struct ts_binding_plan *p, int domains, int smt)
 {
     const int r = p->ranks, t = p->threads, k = p->cores_per_rank;
+    int most = k;
+    for (int i = 0; i < r; i++)
+        most = p->rank[i].n_cores > most ? p->rank[i].n_cores : most;
+    char cores[48]; /* a job's cpuset may give ranks unequal shares */
+    if (most > k)
+        snprintf(cores, sizeof cores, "%d to %d cores a rank", k, most);
+    else
+        snprintf(cores, sizeof cores, "%d cores a rank", k);
     char where[256];
     if (domains <= 1)
         snprintf(where, sizeof where, "%d rank%s on the node's %d cores (one NUMA domain)", r, r == 1 ? "" : "s",
@@ -179,18 +177,17 @@ static void describe(struct ts_binding_plan *p, int domains, int smt)
         snprintf(where, sizeof where, "%d ranks on %d%s consecutive cores each, some across two NUMA domains", r, k,
                  p->usable_cores % r ? " or more" : "");
     else if (r == domains)
-        snprintf(where, sizeof where, "one rank per NUMA domain (%d domains, %d cores each)", domains, k);
+        snprintf(where, sizeof where, "one rank per NUMA domain (%d domains, %s)", domains, cores);
     else if (r < domains)
-        snprintf(where, sizeof where, "%d whole NUMA domains per rank (%d domains, %d cores a rank)", domains / r,
-                 domains, k);
+        snprintf(where, sizeof where, "%d whole NUMA domains per rank (%d domains, %s)", domains / r, domains, cores);
     else
-        snprintf(where, sizeof where, "%d ranks per NUMA domain (%d domains, %d cores a rank)", r / domains, domains,
-                 k);
+        snprintf(where, sizeof where, "%d ranks per NUMA domain (%d domains, %s)", r / domains, domains, cores);
     char how[256];
     if (p->oversubscribed)
         snprintf(how, sizeof how, "%d threads a rank on its PUs, several a PU (oversubscribed)", t);
-    else if (strcmp(p->omp_places, "threads") == 0)
-        snprintf(how, sizeof how, "%d threads a rank spread over its PUs, SMT siblings shared only where needed", t);
+    else if (t > k)
+        snprintf(how, sizeof how, "%d threads a rank, up to %d a core, each bound to its core (its SMT siblings)", t,
+                 (t + k - 1) / k);
     else
         snprintf(how, sizeof how, "%d thread%s a rank spread over its cores, one a core%s", t, t == 1 ? "" : "s",
                  smt > 1 ? ", SMT siblings left idle" : "");
@@ -270,10 +267,9 @@ int ts_binding_plan_make(const struct ts_node *node, const struct ts_plan_reques
         plan->cores_per_rank = min_cores;
         const int t = req->threads > 0 ? req->threads : req->use_smt ? min_pus : min_cores;
         plan->threads = t;
-        const int by_pu = req->use_smt || t > min_cores;
         plan->oversubscribed = t > min_pus;
-        snprintf(plan->omp_places, sizeof plan->omp_places, "%s", by_pu ? "threads" : "cores");
-        snprintf(plan->omp_proc_bind, sizeof plan->omp_proc_bind, "%s", plan->oversubscribed ? "close" : "spread");
+        snprintf(plan->omp_places, sizeof plan->omp_places, "cores");
+        snprintf(plan->omp_proc_bind, sizeof plan->omp_proc_bind, "%s", t > min_cores ? "close" : "spread");
         plan->thread = calloc((size_t)req->ranks * (size_t)t, sizeof *plan->thread);
         if (!plan->thread)
             status = ts_fail(err, TS_RESOURCE_ERROR, "no memory for %d x %d threads", req->ranks, t);
@@ -283,7 +279,7 @@ int ts_binding_plan_make(const struct ts_node *node, const struct ts_plan_reques
         for (int c = 0; c < n; c++)
             if (rank_of[c] == r)
                 mine[k++] = c;
-        place_threads(node, cores, mine, k, plan->rank[r].n_pus, plan, r);
+        place_threads(node, cores, mine, k, plan, r);
     }
     if (status == TS_OK) {
         describe(plan, domains, node->smt);

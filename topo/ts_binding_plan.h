@@ -7,8 +7,9 @@
  *     of each domain shared out when the ranks are a multiple of the domains;
  *   - a rank's threads spread over its cores, one per core (OMP_PLACES=cores,
  *     OMP_PROC_BIND=spread), so each gets a core's share of the domain's caches and bandwidth;
- *   - SMT siblings stay idle unless there are more threads than cores (or use_smt asks);
- *   - more threads than PUs is planned (close, several a PU) and said to be oversubscribed.
+ *   - SMT siblings stay idle unless there are more threads than cores (or use_smt asks): then
+ *     consecutive threads share a core (OMP_PROC_BIND=close), each bound to the whole core;
+ *   - more threads than PUs is planned the same way and said to be oversubscribed.
  * Pure computation: nothing here looks at the running process. */
 #ifndef TOUCHSTONE_TOPO_TS_BINDING_PLAN_H
 #define TOUCHSTONE_TOPO_TS_BINDING_PLAN_H
@@ -42,7 +43,7 @@ struct ts_binding_plan {
     int cores_per_rank;     /* the fewest any rank has (what --cpus-per-task can ask for) */
     int straddle;           /* some rank spans two NUMA domains (ranks and domains do not divide) */
     int oversubscribed;     /* more threads in a rank than it has PUs */
-    char omp_places[16];    /* "cores" or "threads" */
+    char omp_places[16];    /* "cores" (place_threads in the .c says why never "threads") */
     char omp_proc_bind[16]; /* "spread" or "close" */
     char env_line[256];     /* export OMP_NUM_THREADS=... OMP_PLACES=... OMP_PROC_BIND=... */
     char srun_line[256];

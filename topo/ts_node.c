@@ -63,11 +63,19 @@ int ts_node_from_topology(const ts_topology *topo, struct ts_node *node, struct 
         node->smt = run > node->smt ? run : node->smt;
         node->n_cores = p->core + 1 > node->n_cores ? p->core + 1 : node->n_cores;
         node->n_packages = p->package + 1 > node->n_packages ? p->package + 1 : node->n_packages;
-        node->n_numa = p->numa + 1 > node->n_numa ? p->numa + 1 : node->n_numa;
         node->n_llc = p->llc + 1 > node->n_llc ? p->llc + 1 : node->n_llc;
     }
     node->n_pus = n;
-    snprintf(node->source, sizeof node->source, "this machine");
+    /* NUMA indices need not be dense among the PUs: count the distinct ones. */
+    for (int i = 0; i < n; i++) {
+        int seen = node->pus[i].numa < 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = node->pus[j].numa == node->pus[i].numa;
+        node->n_numa += !seen;
+    }
+    node->n_numa_all = hwloc_get_nbobjs_by_type(hw, HWLOC_OBJ_NUMANODE);
+    /* "this machine", the XML file or "synthetic: DESC", as the topology was loaded. */
+    snprintf(node->source, sizeof node->source, "%s", ts_topology_label(topo));
     return TS_OK;
 }
 

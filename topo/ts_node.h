@@ -22,7 +22,9 @@ struct ts_node_pu {
 struct ts_node {
     int n_pus;
     struct ts_node_pu *pus; /* logical order: the PUs of core 0, then core 1, ... */
-    int n_cores, n_packages, n_numa, n_llc;
+    int n_cores, n_packages, n_llc;
+    int n_numa;       /* NUMA nodes that hold PUs: the domains threads are placed in */
+    int n_numa_all;   /* every NUMA node, memory-only ones too (KNL's MCDRAM, CXL memory) */
     int smt;          /* most PUs per core */
     char source[256]; /* "this machine", "FILE.xml", "synthetic: package:2 ..." */
 };

@@ -2,8 +2,10 @@
 #include "topology_internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* On Linux, sysfs and /proc/cpuinfo tell hwloc everything we report (packages, cores, PUs,
@@ -20,9 +22,58 @@ static int skip_cpuid(hwloc_topology_t hw)
 #endif
 }
 
-int ts_topology_create(ts_topology **out, struct ts_error *err)
+/* The file must exist and be a readable regular file before hwloc sees it: hwloc reports
+ * every failure to import as EINVAL, which would call a typo in the path an invalid XML. */
+static int check_xml_file(const char *path, struct ts_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return ts_fail_errno(err, TS_BAD_INPUT, errno, "--topology %s", path);
+    if (S_ISDIR(st.st_mode))
+        return ts_fail_errno(err, TS_BAD_INPUT, EISDIR, "--topology %s", path);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return ts_fail_errno(err, TS_BAD_INPUT, errno, "--topology %s", path);
+    fclose(f);
+    return TS_OK;
+}
+
+/* Points hwloc at the source; for this machine, at the operating system (the default). */
+static int set_source(ts_topology *topo, const struct ts_topology_source *src, struct ts_error *err)
+{
+    switch (src->kind) {
+    case TS_TOPOLOGY_THIS_MACHINE:
+        topo->this_machine = 1;
+        snprintf(topo->label, sizeof topo->label, "this machine");
+        return skip_cpuid(topo->hw) == 0 ? TS_OK
+                                         : ts_fail_errno(err, TS_IO_ERROR, errno, "hwloc refused its components");
+    case TS_TOPOLOGY_XML:
+        snprintf(topo->label, sizeof topo->label, "%s", src->text);
+        if (check_xml_file(src->text, err) != TS_OK)
+            return err->status;
+        if (hwloc_topology_set_xml(topo->hw, src->text) != 0)
+            return ts_fail_errno(err, TS_BAD_INPUT, errno,
+                                 "--topology %s: not an hwloc XML topology hwloc %s can import", src->text,
+                                 HWLOC_VERSION);
+        return TS_OK;
+    case TS_TOPOLOGY_SYNTHETIC:
+        snprintf(topo->label, sizeof topo->label, "synthetic: %s", src->text);
+        if (hwloc_topology_set_synthetic(topo->hw, src->text) != 0)
+            return ts_fail_errno(err, TS_BAD_INPUT, errno,
+                                 "--synthetic '%s': hwloc cannot parse it (the form is \"package:2 numa:4 core:16 "
+                                 "pu:2\": levels from the top down, each TYPE:COUNT)",
+                                 src->text);
+        return TS_OK;
+    }
+    return ts_fail(err, TS_INTERNAL_ERROR, "unknown topology source %d", (int)src->kind);
+}
+
+int ts_topology_load(ts_topology **out, const struct ts_topology_source *src, struct ts_error *err)
 {
     *out = NULL;
+    if (src->kind != TS_TOPOLOGY_THIS_MACHINE && (!src->text || !src->text[0]))
+        return ts_fail(err, TS_BAD_INPUT, "%s needs a value",
+                       src->kind == TS_TOPOLOGY_XML ? "--topology" : "--synthetic");
     ts_topology *topo = calloc(1, sizeof *topo);
     if (!topo)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate the topology");
@@ -32,18 +83,69 @@ int ts_topology_create(ts_topology **out, struct ts_error *err)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, e, "hwloc_topology_init failed");
     }
     /* Inside a Slurm allocation or a taskset the restricted view would hide the rest of the
-     * machine, and the report must say what the job got compared with what exists. */
-    if (hwloc_topology_set_flags(topo->hw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) != 0 || skip_cpuid(topo->hw) != 0
-        || hwloc_topology_load(topo->hw) != 0) {
+     * machine, and the report must say what the job got compared with what exists; an XML
+     * export keeps the allowed set of the job that wrote it. */
+    int status = hwloc_topology_set_flags(topo->hw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) == 0
+                     ? set_source(topo, src, err)
+                     : ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "hwloc refused its flags");
+    if (status == TS_OK && hwloc_topology_load(topo->hw) != 0) {
         int e = errno;
+        if (src->kind == TS_TOPOLOGY_XML)
+            status =
+                ts_fail_errno(err, e == ENOMEM ? TS_RESOURCE_ERROR : TS_BAD_INPUT, e,
+                              "--topology %s: not an hwloc XML topology hwloc %s can import", src->text, HWLOC_VERSION);
+        else if (src->kind == TS_TOPOLOGY_SYNTHETIC)
+            status = ts_fail_errno(err, e == ENOMEM ? TS_RESOURCE_ERROR : TS_BAD_INPUT, e,
+                                   "--synthetic '%s': hwloc cannot build it", src->text);
+        else /* hwloc reads /sys and /proc: what fails there is a read, or memory. */
+            status = ts_fail_errno(err, e == ENOMEM ? TS_RESOURCE_ERROR : TS_IO_ERROR, e,
+                                   "hwloc could not load this machine's topology");
+    }
+    if (status != TS_OK) {
         hwloc_topology_destroy(topo->hw);
         free(topo);
-        /* hwloc reads /sys and /proc: what fails there is a read, or memory. */
-        return ts_fail_errno(err, e == ENOMEM ? TS_RESOURCE_ERROR : TS_IO_ERROR, e,
-                             "hwloc could not load this machine's topology");
+        return status;
     }
     *out = topo;
     return TS_OK;
+}
+
+int ts_topology_create(ts_topology **out, struct ts_error *err)
+{
+    const struct ts_topology_source here = { .kind = TS_TOPOLOGY_THIS_MACHINE };
+    return ts_topology_load(out, &here, err);
+}
+
+int ts_topology_is_this_machine(const ts_topology *topo)
+{
+    return topo->this_machine;
+}
+
+const char *ts_topology_label(const ts_topology *topo)
+{
+    return topo->label;
+}
+
+/* The weight of set, or -1 for an infinite one. */
+static int weight(hwloc_const_bitmap_t set)
+{
+    return set ? hwloc_bitmap_weight(set) : -1;
+}
+
+void ts_topology_allowed(const ts_topology *topo, struct ts_topology_allowed *out)
+{
+    memset(out, 0, sizeof *out);
+    hwloc_obj_t root = hwloc_get_root_obj(topo->hw);
+    hwloc_const_cpuset_t cpus = hwloc_topology_get_allowed_cpuset(topo->hw);
+    hwloc_const_nodeset_t nodes = hwloc_topology_get_allowed_nodeset(topo->hw);
+    ts_bitmap_format(cpus, out->cpus, sizeof out->cpus);
+    ts_bitmap_format(root->cpuset, out->all_cpus, sizeof out->all_cpus);
+    ts_bitmap_format(nodes, out->nodes, sizeof out->nodes);
+    ts_bitmap_format(root->nodeset, out->all_nodes, sizeof out->all_nodes);
+    out->n_cpus = weight(cpus);
+    out->n_all_cpus = weight(root->cpuset);
+    out->n_nodes = weight(nodes);
+    out->n_all_nodes = weight(root->nodeset);
 }
 
 void ts_topology_destroy(ts_topology *topo)
@@ -116,7 +218,8 @@ size_t ts_topology_cache_line(const ts_topology *topo, const char **source)
             return c->attr->cache.linesize;
         }
     }
-    long line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+    /* sysconf answers for this machine, not for a described one. */
+    long line = topo->this_machine ? sysconf(_SC_LEVEL1_DCACHE_LINESIZE) : -1;
     if (line > 0) {
         *source = "sysconf(_SC_LEVEL1_DCACHE_LINESIZE)";
         return (size_t)line;

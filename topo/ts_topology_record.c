@@ -47,7 +47,8 @@ static void fill_distances(const ts_topology *topo, struct ts_topology_rec *rec)
         hwloc_distances_release(topo->hw, d);
     }
 
-    int have_libnuma = numa_available() >= 0;
+    /* libnuma reads this machine's table: no answer for a described one. */
+    int have_libnuma = topo->this_machine && numa_available() >= 0;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
             int32_t *v = &rec->distances[i * n + j];
@@ -152,7 +153,10 @@ int ts_topology_record(const ts_topology *topo, struct ts_topology_rec *rec, str
     /* The headers' release, and the API of the library actually loaded, in case they differ. */
     snprintf(rec->hwloc_version, sizeof rec->hwloc_version, "%s (runtime API %#x)", HWLOC_VERSION,
              hwloc_get_api_version());
-    ts_thp_mode(TS_THP_ENABLED, rec->thp_enabled, sizeof rec->thp_enabled);
+    if (topo->this_machine)
+        ts_thp_mode(TS_THP_ENABLED, rec->thp_enabled, sizeof rec->thp_enabled);
+    else
+        snprintf(rec->thp_enabled, sizeof rec->thp_enabled, "unknown (not this machine)");
     return TS_OK;
 }
 

@@ -25,6 +25,15 @@ golden snc-3x0 --synthetic "$SNC" --ranks 3
 golden snc-1x6-slurm --synthetic "$SNC" --ranks 4 --threads 6 --slurm
 golden flat-1x0-smt --synthetic "package:1 core:8 pu:2" --smt
 golden numa8-8x2 --synthetic "package:2 numa:4 l3:1 core:2 pu:1" --ranks 8 --threads 2
+# Real nodes (tests/topologies/README.md says where each comes from).
+cd "$SRC/tests/topologies" || exit 1 # the plans name the file as given
+golden xeon-snc2-4x0 --topology xeon-6230-2s-snc2.xml --ranks 4
+golden epyc-8x0 --topology epyc-7451-2s-8numa.xml --ranks 8
+golden knl-4x8 --topology knl-snc4-hybrid.xml --ranks 4 --threads 8
+golden kunpeng-8x8 --topology kunpeng920-2s-4numa.xml --ranks 8 --threads 8
+golden power8-2x0-smt --topology power8-2s-smt2.xml --ranks 2 --smt
+golden opteron-cgroup-2x0 --topology opteron-4s-cgroup6.xml --ranks 2
+cd "$WORK" || exit 1
 
 # The JSON of a plan: every rank's threads on cores of their own, in the rank's NUMA domain.
 if run_ts 0 "advise --format json" advise --synthetic "$SNC" --ranks 4 --format json; then
@@ -49,6 +58,11 @@ run_ts 2 "17 ranks on 16 cores" advise --synthetic "$SNC" --ranks 17 &&
     expect_in "$ERR" "17 ranks on 16 usable cores" "17 ranks: the reason"
 run_ts 2 "a missing topology file" advise --topology "$WORK/none.xml" &&
     expect_in "$ERR" "none.xml: No such file or directory" "missing topology: the errno text"
+echo "not xml" >"$WORK/bad.xml"
+run_ts 2 "a topology that is not hwloc XML" advise --topology "$WORK/bad.xml" &&
+    expect_in "$ERR" "bad.xml" "bad topology: the file named"
+run_ts 2 "an invalid synthetic description" advise --synthetic "package:two" &&
+    expect_in "$ERR" "package:two" "bad synthetic: the description named"
 run_ts 2 "--ranks 0" advise --ranks 0
 run_ts 2 "--check on another node" advise --check --synthetic "$SNC"
 run_ts 2 "an unknown format" advise --format xml

@@ -133,11 +133,14 @@ static void smt_and_oversubscription(void)
 {
     struct ts_node n = shape(1, 1, 4, 2);
     struct ts_binding_plan p = plan_of(&n, 1, 6, 0); /* more threads than cores: siblings where needed */
-    CHECK(strcmp(p.omp_places, "threads") == 0 && !p.oversubscribed, "6 threads on 4 cores: places %s", p.omp_places);
+    CHECK(strcmp(p.omp_places, "cores") == 0 && strcmp(p.omp_proc_bind, "close") == 0 && !p.oversubscribed
+              && p.thread[0].core == 0 && p.thread[1].core == 0 && p.thread[2].core == 1 && p.thread[5].core == 3,
+          "6 threads on 4 cores: places %s, bind %s", p.omp_places, p.omp_proc_bind);
     invariants(&n, &p);
     ts_binding_plan_free(&p);
     p = plan_of(&n, 1, 0, 1); /* SMT asked for: a thread a PU */
-    CHECK(p.threads == 8 && strcmp(p.omp_places, "threads") == 0, "SMT: %d threads", p.threads);
+    CHECK(p.threads == 8 && strcmp(p.omp_proc_bind, "close") == 0 && p.thread[7].core == 3, "SMT: %d threads",
+          p.threads);
     ts_binding_plan_free(&p);
     p = plan_of(&n, 1, 12, 0);
     CHECK(p.oversubscribed && strcmp(p.omp_proc_bind, "close") == 0 && strstr(p.caution, "more threads than PUs"),
