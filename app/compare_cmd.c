@@ -175,6 +175,23 @@ static void print_notes(const struct ts_run_set *set, const struct ts_side *side
     for (size_t i = 0; i < set->n; i++)
         if (set->stats[i].disturbed > 0)
             fprintf(out, "%sdisturbed: %s: %s\n", bullet, set->runs[i].file, set->stats[i].disturbed_why);
+    /* The machine conditions that distort results, where a run differs from the first: one line
+     * each, nothing when they agree. */
+    int heading = 0;
+    for (int k = 0; k < TS_N_CONDITIONS; k++)
+        for (size_t i = 1; i < set->n; i++) {
+            const struct ts_run_summary *first = &set->runs[0], *run = &set->runs[i];
+            if (!ts_condition_differs(first, run, k))
+                continue;
+            if (!heading++)
+                fprintf(out, "%smachine conditions that differ from %s's (docs/how-it-works.md):\n", bullet,
+                        first->file);
+            fprintf(out, "%s%s  %s vs %s", format == TS_TABLE_MARKDOWN ? "  - " : "  ", ts_condition_name(k),
+                    first->conditions[k], run->conditions[k]);
+            if (set->n > 2)
+                fprintf(out, " (%s)", run->file);
+            fputc('\n', out);
+        }
 }
 
 static int print_all(const struct ts_run_set *set, const struct ts_side *sides, size_t n_sides, const char *title,

@@ -214,3 +214,57 @@ size_t ts_side_of(const struct ts_side *sides, size_t n_sides, size_t run)
         k++;
     return k;
 }
+
+static const char *const condition_names[TS_N_CONDITIONS] = TS_CONDITION_NAMES;
+
+const char *ts_condition_name(int k)
+{
+    return condition_names[k];
+}
+
+/* The numbers of a value, in order ("1200-3400" -> 1200 3400, "0:812 1:790" -> 0 812 1 790). */
+static int numbers(const char *text, double *v, int max)
+{
+    int n = 0;
+    for (const char *p = text; *p && n < max;) {
+        if (*p < '0' || *p > '9') {
+            p++;
+            continue;
+        }
+        char *end;
+        v[n++] = strtod(p, &end);
+        p = end;
+    }
+    return n;
+}
+
+static int measured(const char *name)
+{
+    static const char *const names[] = { "cpu_mhz", "memory_limit_mib", "numa_free_mib" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+int ts_condition_differs(const struct ts_run_summary *a, const struct ts_run_summary *b, int k)
+{
+    const char *x = a->conditions[k], *y = b->conditions[k];
+    if (!x[0] || !y[0] || strcmp(x, "unknown") == 0 || strcmp(y, "unknown") == 0 || strcmp(x, y) == 0)
+        return 0;
+    /* The load is each run's own affair: the notes on disturbed runs judge it. */
+    if (strcmp(condition_names[k], "load_average") == 0 || strcmp(condition_names[k], "others_busy_percent") == 0)
+        return 0;
+    if (!measured(condition_names[k]))
+        return 1;
+    double u[64], v[64];
+    int n = numbers(x, u, 64), m = numbers(y, v, 64);
+    if (n != m || n == 0)
+        return 1;
+    for (int i = 0; i < n; i++) {
+        double gap = fabs(u[i] - v[i]), scale = fmax(fabs(u[i]), fabs(v[i]));
+        if (gap > 0.1 * scale && gap > 1.0)
+            return 1;
+    }
+    return 0;
+}

@@ -36,6 +36,15 @@ struct ts_side {
  * sides, stored in *sides (malloc'd), or -1 when memory ran out. */
 long ts_sides_make(const struct ts_run_set *set, const unsigned char *split_before, struct ts_side **sides);
 
+/* Whether runs a and b differ in machine condition k (TS_CONDITION_NAMES order, /environment):
+ * settings when their words differ; measured values (cpu_mhz, memory_limit_mib, numa_free_mib)
+ * when one of their numbers differs by more than 10% and by more than 1, as machine noise
+ * moves them less. 0 when either run does not know it ("", "unknown": older files, kernels
+ * that do not say), and for the load (load_average, others_busy_percent), which compare's
+ * notes on disturbed runs judge run by run. */
+int ts_condition_differs(const struct ts_run_summary *a, const struct ts_run_summary *b, int k);
+const char *ts_condition_name(int k);
+
 /* The side of run i. */
 size_t ts_side_of(const struct ts_side *sides, size_t n_sides, size_t run);
 

@@ -220,6 +220,8 @@ static int write_results(struct ts_run_record *rr, const struct ts_config *cfg, 
     double tick = measured_timer_resolution();
     rr->timings.timer_resolution = tick;
     run_warnings(rr, tick);
+    for (int i = 0; i < rr->n_condition_warnings; i++) /* what distorts results: run_record.c */
+        warn(rr, rr->condition_warnings[i]);
     warn_unused_keys(rr, cfg);
     if (ex->out.checkpoint_failures) {
         char text[4800];

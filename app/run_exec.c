@@ -537,6 +537,7 @@ int ts_run_exec_init(struct ts_run_exec *ex, struct ts_error *err)
                        "the OpenMP runtime started %d threads instead of %d (check OMP_DYNAMIC and OMP_THREAD_LIMIT)",
                        team, ex->in.n_threads);
 
+    ts_conditions_read(getenv("TOUCHSTONE_CONDITIONS_ROOT"), NULL, &ex->out.conditions);
     first_touch(ex);
     if (ex->in.audit) {
         if (audit_placement(ex, &ex->out.placement, err) != TS_OK)
@@ -554,10 +555,24 @@ int ts_run_exec_compute(struct ts_run_exec *ex, struct ts_error *err)
         *err = ex->out.hook_err;
         return err->status;
     }
-    if (ex->in.audit && ex->in.audit_at_end) {
-        if (audit_placement(ex, &ex->out.placement_end, err) != TS_OK)
+    /* NUMA balancing moves pages behind the first audit's back: the second one counts them.
+     * Ranks gather /placement/end only when the config asks for it (balancing is each host's
+     * own, the config every rank's): otherwise the audit is counted and dropped. */
+    ex->out.pages_moved = -1;
+    ex->out.pages_compared = 0;
+    if (ex->in.audit && (ex->in.audit_at_end || ts_conditions_balancing(&ex->out.conditions))) {
+        const int keep = ex->in.audit_at_end || !ex->in.ranks_ctx;
+        struct ts_placement scratch, *end = keep ? &ex->out.placement_end : &scratch;
+        if (audit_placement(ex, end, err) != TS_OK)
             return err->status;
-        ex->out.have_placement_end = 1;
+        if (ex->out.have_placement)
+            ex->out.pages_moved = ts_placement_moved(&ex->out.placement.rec, &end->rec);
+        for (int t = 0; ex->out.have_placement && t < ex->in.n_threads; t++)
+            ex->out.pages_compared += ex->out.placement.thread_pages[t];
+        if (keep)
+            ex->out.have_placement_end = 1;
+        else
+            ts_placement_free(&scratch);
     }
     for (int t = 0; t < ex->in.n_threads; t++) {
         struct ts_range r = ts_partition_range(ex->own.part, t);

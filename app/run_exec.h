@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "run_plan.h"
+#include "ts_conditions.h"
 #include "ts_error.h"
 #include "ts_memory.h"
 #include "ts_placement.h"
@@ -109,6 +110,12 @@ struct ts_run_outputs {
     struct ts_placement placement;
     struct ts_placement placement_end;
     int have_placement, have_placement_end;
+    int64_t pages_moved;    /* between the two audits (ts_placement_moved), -1 without both */
+    int64_t pages_compared; /* of the sampled pages this process's threads own */
+
+    /* What distorts results, read before the first touch (root: TOUCHSTONE_CONDITIONS_ROOT,
+     * tests only, else "/"): NUMA balancing on makes the end audit run whatever the config says. */
+    struct ts_conditions conditions;
 };
 
 struct ts_run_exec {
@@ -126,8 +133,8 @@ int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err);
  * counts its own page faults and switches. */
 int ts_run_exec_init(struct ts_run_exec *ex, struct ts_error *err);
 
-/* The iterations from first_step on (stopping early when stop_signal is set), the end audit,
- * then the per-node and global combine of the partial results. */
+/* The iterations from first_step on (stopping early when stop_signal is set), the end audit
+ * (also when NUMA balancing is on: then pages_moved counts what moved since the first), then the per-node and global combine of the partial results. */
 int ts_run_exec_compute(struct ts_run_exec *ex, struct ts_error *err);
 
 void ts_run_exec_release(struct ts_run_exec *ex);

@@ -64,9 +64,46 @@ static char *join_command_line(int argc, char **argv)
     return out;
 }
 
-static int fill_environment(struct ts_run_record *rr)
+/* The share of the watched CPUs' time other processes used during the iterations. */
+static void others_busy(const struct ts_run_exec *ex, char *buf, size_t size)
 {
-    int count = 0;
+    const struct ts_machine_rec *m = &ex->out.machine;
+    if (ex->out.have_machine && m->elapsed > 0 && m->n_cpus > 0)
+        snprintf(buf, size, "%.0f", 100.0 * m->others_cpu / (m->elapsed * m->n_cpus));
+    else
+        snprintf(buf, size, "unknown");
+}
+
+/* NUMA balancing on: what the two audits saw move, and the fix. */
+static void balancing_warning(struct ts_run_record *rr, const struct ts_run_exec *ex)
+{
+    const struct ts_conditions *c = &ex->out.conditions;
+    char *text = rr->condition_warnings[rr->n_condition_warnings++];
+    const size_t len = sizeof rr->condition_warnings[0];
+    const char *fix = "echo 0 > /proc/sys/kernel/numa_balancing (root), or run under numactl --membind";
+    const int64_t audited = ex->out.pages_compared;
+    if (ex->out.pages_moved >= 0)
+        snprintf(text, len,
+                 "kernel.numa_balancing is %s: the kernel moved at least %lld of %lld sampled pages (%.1f%%) "
+                 "between the placement audit after init and the one after the last iteration%s; %s",
+                 c->numa_balancing, (long long)ex->out.pages_moved, (long long)audited,
+                 audited ? 100.0 * (double)ex->out.pages_moved / (double)audited : 0.0,
+                 ex->in.ranks_ctx ? " (rank 0's pages)" : "", fix);
+    else if (!ex->out.have_placement)
+        snprintf(text, len,
+                 "kernel.numa_balancing is %s: the kernel may move pages during the run, and without "
+                 "placement.audit nothing counted them; %s",
+                 c->numa_balancing, fix);
+    else
+        snprintf(text, len,
+                 "kernel.numa_balancing is %s: the kernel may move pages during the run (the two placement "
+                 "audits counted different pages and cannot say how many moved); %s",
+                 c->numa_balancing, fix);
+}
+
+static int fill_environment(struct ts_run_record *rr, const struct ts_run_exec *ex)
+{
+    int count = TS_N_CONDITIONS;
     for (char **e = environ; *e; e++)
         count++;
     rr->environment = calloc((size_t)count + 1, sizeof *rr->environment);
@@ -86,6 +123,14 @@ static int fill_environment(struct ts_run_record *rr)
         snprintf(rr->environment[n].value, sizeof rr->environment[n].value, "%s", eq + 1);
         n++;
     }
+    char busy[32];
+    others_busy(ex, busy, sizeof busy);
+    n += ts_conditions_attrs(&ex->out.conditions, busy, rr->environment + n);
+    rr->n_condition_warnings = 0;
+    if (ts_conditions_balancing(&ex->out.conditions))
+        balancing_warning(rr, ex);
+    rr->n_condition_warnings += ts_conditions_warnings(
+        &ex->out.conditions, rr->condition_warnings + rr->n_condition_warnings, 4 - rr->n_condition_warnings);
     rr->rec.environment = rr->environment;
     rr->rec.n_environment = n;
     return 0;
@@ -221,7 +266,7 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
         snprintf(rr->host, sizeof rr->host, "unknown");
     rec->host = rr->host;
     rec->start_time = rr->start_time;
-    if (!rr->command_line || fill_config(rr, cfg) != 0 || fill_environment(rr) != 0)
+    if (!rr->command_line || fill_config(rr, cfg) != 0 || fill_environment(rr, ex) != 0)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot build the output record");
 
     char buf[64];
@@ -283,6 +328,7 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
         rr->placement_end = ex->out.placement_end.rec;
         rr->placement_end.measured_after = "kernel";
         rr->placement_end.policy = cfg->policy;
+        rr->placement_end.pages_moved = ex->out.pages_moved;
         rec->placement_end = &rr->placement_end;
     }
     rr->counters = (struct ts_counters_rec){

@@ -32,11 +32,14 @@ struct ts_run_record {
     char start_time[64];
     const char *warnings[64];
     char warning_text[64][512];
+    char condition_warnings[4][512]; /* what distorts results (ts_conditions.h), for the caller to warn */
+    int n_condition_warnings;
     char *summary_text; /* the summary, its lines cut in place */
     const char **summary_lines;
 };
 
-/* Fills everything but topology, timings.total and the warnings. */
+/* Fills everything but topology, timings.total and the warnings; the machine conditions go to
+ * /environment, and what distorts results among them to condition_warnings, for the caller. */
 int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, const struct ts_binding_choice *binding,
                        const struct ts_run_exec *ex, const struct ts_verification *ver, int write_field, int argc,
                        char **argv, struct ts_error *err);

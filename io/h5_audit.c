@@ -71,7 +71,8 @@ int h5w_write_placement(struct h5w *w, hid_t g, const struct ts_record *rec)
     hid_t end = h5w_group(w, g, "end");
     if (end < 0)
         return w->err->status;
-    int failed = write_placement(w, end, rec->placement_end);
+    const struct h5w_num_attr moved = { "pages_moved", H5T_NATIVE_INT64, &rec->placement_end->pages_moved };
+    int failed = write_placement(w, end, rec->placement_end) || h5w_attr_nums(w, end, &moved, 1);
     H5Gclose(end);
     return failed ? w->err->status : TS_OK;
 }

@@ -184,10 +184,15 @@ static int read_job(struct h5r *r, S *s)
         return r->err->status;
     if (array[0] && task[0])
         snprintf(s->job_id, sizeof s->job_id, "%s_%s", array, task);
-    return optional_str(r, "/results", "variant", s->variant, sizeof s->variant)
-                   || optional_str(r, "/config", "init.huge_pages", s->huge_pages, sizeof s->huge_pages)
-               ? r->err->status
-               : TS_OK;
+    if (optional_str(r, "/results", "variant", s->variant, sizeof s->variant)
+        || optional_str(r, "/config", "init.huge_pages", s->huge_pages, sizeof s->huge_pages))
+        return r->err->status;
+    /* The machine conditions (TS_CONDITION_NAMES) in /environment; "" in files before them. */
+    static const char *const names[TS_N_CONDITIONS] = TS_CONDITION_NAMES;
+    for (int i = 0; i < TS_N_CONDITIONS; i++)
+        if (optional_str(r, "/environment", names[i], s->conditions[i], sizeof s->conditions[i]))
+            return r->err->status;
+    return TS_OK;
 }
 
 /* Switches of all threads over the iterations, from /counters/kernel when the file has it. */

@@ -72,11 +72,12 @@ struct ts_run_summary {
     struct ts_machine_rec machine;
 
     /* Read from every schema, "" or NaN when the file has no such item */
-    char job_id[160];              /* /job@job_id; in an array "<array_job_id>_<array_task_id>" */
-    char variant[160];             /* /results@variant: the kernel variant in words */
-    char huge_pages[16];           /* /config@init.huge_pages */
-    double kernel_time;            /* s, /timings/kernel */
-    double involuntary, voluntary; /* context switches of all threads over the iterations (/counters/kernel) */
+    char job_id[160];                      /* /job@job_id; in an array "<array_job_id>_<array_task_id>" */
+    char variant[160];                     /* /results@variant: the kernel variant in words */
+    char huge_pages[16];                   /* /config@init.huge_pages */
+    double kernel_time;                    /* s, /timings/kernel */
+    double involuntary, voluntary;         /* context switches of all threads over the iterations (/counters/kernel) */
+    char conditions[TS_N_CONDITIONS][256]; /* /environment's machine conditions, TS_CONDITION_NAMES order */
 
     /* Since schema 3: the ranks of a run an MPI launcher started (/mpi). n_ranks is 0 and the
      * arrays NULL without /mpi (not launched, or a file of schema 1 or 2): one process, every

@@ -15,6 +15,16 @@ struct ts_attr {
     char value[1024];
 };
 
+/* The machine conditions that distort results, kept in /environment under these lowercase
+ * names beside the variables (topo/ts_conditions.h reads them; docs/hdf5-schema.md says what
+ * each holds). compare shows those in which two runs differ. */
+#define TS_N_CONDITIONS 13
+#define TS_CONDITION_NAMES                                                                                             \
+    {                                                                                                                  \
+        "numa_balancing", "thp_enabled", "thp_defrag", "zone_reclaim_mode", "cpufreq_governor", "cpu_mhz", "smt",      \
+            "smt_active", "load_average", "others_busy_percent", "cpuset", "memory_limit_mib", "numa_free_mib"         \
+    }
+
 struct ts_numa_rec {
     int32_t os_index;      /* node number as the OS (and numactl) calls it */
     uint64_t memory_bytes; /* local memory of the node */
@@ -184,6 +194,8 @@ struct ts_placement_rec {
     const int64_t *array_error_pages;  /* n_arrays: any other error move_pages reported */
     double local_fraction;             /* all threads: local pages / pages owned by some thread */
     double time;                       /* seconds the audit took */
+    int64_t pages_moved;               /* end audit: sampled pages on another node than the first audit
+                                        * found them, at least (ts_placement_moved); -1: not compared */
 };
 
 /* One thread's counters over one phase, from the kernel (getrusage(RUSAGE_THREAD), perf). */

@@ -202,6 +202,23 @@ int ts_placement_audit(const struct ts_placement_input *in, struct ts_placement 
     r->array_absent_pages = out->array_absent_pages;
     r->array_error_pages = out->array_error_pages;
     r->local_fraction = owned ? (double)local / (double)owned : NAN;
+    r->pages_moved = -1;
     r->time = now() - started;
     return TS_OK;
+}
+
+int64_t ts_placement_moved(const struct ts_placement_rec *before, const struct ts_placement_rec *after)
+{
+    if (before->page_size != after->page_size || before->sample_stride != after->sample_stride
+        || before->n_threads != after->n_threads || before->n_nodes != after->n_nodes)
+        return -1;
+    for (int32_t c = 0; c < before->n_nodes; c++)
+        if (before->node_ids[c] != after->node_ids[c])
+            return -1;
+    int64_t moved = 0;
+    const size_t cells = (size_t)before->n_threads * (size_t)before->n_nodes;
+    for (size_t i = 0; i < cells; i++)
+        if (after->thread_node_pages[i] > before->thread_node_pages[i])
+            moved += after->thread_node_pages[i] - before->thread_node_pages[i];
+    return moved;
 }

@@ -45,4 +45,10 @@ struct ts_placement {
 int ts_placement_audit(const struct ts_placement_input *in, struct ts_placement *out, struct ts_error *err);
 void ts_placement_free(struct ts_placement *p);
 
+/* Pages an earlier audit of the same arrays found on another node than a later one did, at
+ * least: for each thread's chunk and node, what the later audit counts there beyond the
+ * earlier count (moves that cancel within one chunk are not seen). NUMA balancing moves pages
+ * this way. -1 when the audits counted in different pages (page size, stride, shape). */
+int64_t ts_placement_moved(const struct ts_placement_rec *before, const struct ts_placement_rec *after);
+
 #endif
