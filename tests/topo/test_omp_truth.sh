@@ -1,0 +1,112 @@
+#!/bin/sh
+# The OpenMP binding model against libgomp itself, on the machine this runs on: for every
+# OMP_PLACES x OMP_PROC_BIND x OMP_NUM_THREADS (1 .. 2 x CPUs) below, omp_truth reports the
+# places list libgomp built, its binding policy and the place of every thread, beside the
+# model's answer; they must be equal. libgomp's warnings (an OMP_PLACES it refuses) must match
+# what the model says it ignores. Prints how many combinations were compared.
+#
+# Usage: test_omp_truth.sh OMP_TRUTH [MAX_THREADS]
+#   OMP_TRUTH    the omp_truth program of a touchstone build (build/tests/topo/omp_truth)
+#   MAX_THREADS  the largest team (default: 2 x the CPUs this process may use)
+# It needs nothing but sh and the program, so it runs as it is inside the emulated two-node
+# machine (tests/numa_vm) given the build directory's omp_truth there.
+set -u
+TRUTH=${1:?path to the omp_truth program}
+CPUS=$(getconf _NPROCESSORS_ONLN)
+MAX=${2:-$((2 * CPUS))}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/omp-truth.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+# "-" stands for the variable unset. Explicit lists name CPUs 0 and 1, which every machine
+# the suite runs on has.
+PLACES='-
+threads
+cores
+sockets
+numa_domains
+ll_caches
+{0}
+{0},{1}
+{0:2}
+{0:1}:2:1
+0,1
+{0:2,!1}
+{0},{1},!{0}
+threads(1)
+cores(1)
+sockets(1)
+THREADS
+!{0}
+{0}:2:-1
+{0:2}:3
+{63}
+{64}
+cores(
+{0,}
+'
+BINDS='-
+false
+true
+master
+primary
+close
+spread
+spread,close
+close,spread
+true,close
+bogus'
+
+compared=0
+differ=0
+warned=0
+ignored=0
+old_ifs=$IFS
+IFS='
+'
+for places in $PLACES; do
+    for bind in $BINDS; do
+        t=1
+        while [ "$t" -le "$MAX" ]; do
+            IFS=$old_ifs
+            set -- env -u OMP_PLACES -u OMP_PROC_BIND -u GOMP_CPU_AFFINITY -u OMP_DISPLAY_ENV OMP_NUM_THREADS=$t
+            [ "$places" = - ] || set -- "$@" "OMP_PLACES=$places"
+            [ "$bind" = - ] || set -- "$@" "OMP_PROC_BIND=$bind"
+            "$@" "$TRUTH" >"$WORK/out" 2>"$WORK/err"
+            status=$?
+            compared=$((compared + 1))
+            if [ "$status" -ne 0 ]; then
+                differ=$((differ + 1))
+                echo "DIFFERS (exit status $status): OMP_PLACES='$places' OMP_PROC_BIND='$bind' OMP_NUM_THREADS=$t" >&2
+                sed 's/^/    /' "$WORK/out" "$WORK/err" | head -8 >&2
+            fi
+            if grep -q 'libgomp:' "$WORK/err"; then
+                warned=$((warned + 1))
+            fi
+            if grep -q 'places_ignored=1\|bind_ignored=1' "$WORK/out"; then
+                ignored=$((ignored + 1))
+            fi
+            # libgomp warns about OMP_PLACES (or OMP_PROC_BIND) exactly when the model says so
+            lib_places=0
+            grep 'libgomp:' "$WORK/err" | grep -qv OMP_PROC_BIND && lib_places=1
+            lib_bind=0
+            grep -q 'libgomp:.*OMP_PROC_BIND' "$WORK/err" && lib_bind=1
+            model_places=0
+            grep -q 'places_warned=1' "$WORK/out" && model_places=1
+            model_bind=0
+            grep -q 'bind_ignored=1' "$WORK/out" && model_bind=1
+            if [ "$lib_places$lib_bind" != "$model_places$model_bind" ]; then
+                differ=$((differ + 1))
+                echo "WARNINGS DIFFER: OMP_PLACES='$places' OMP_PROC_BIND='$bind' OMP_NUM_THREADS=$t:" \
+                    "libgomp warned about places/bind $lib_places/$lib_bind, model $model_places/$model_bind" >&2
+                sed 's/^/    /' "$WORK/out" "$WORK/err" | head -8 >&2
+            fi
+            IFS='
+'
+            t=$((t + 1))
+        done
+    done
+done
+IFS=$old_ifs
+echo "omp_truth: $compared combinations compared on $CPUS CPUs (threads 1..$MAX), $differ differ;" \
+    "libgomp warned in $warned, the model ignored OMP_PLACES or OMP_PROC_BIND in $ignored"
+[ "$differ" -eq 0 ]
