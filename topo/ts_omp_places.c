@@ -14,6 +14,7 @@
 
 /* libgomp refuses more places than this, and place intervals of this length or more. */
 #define MAX_PLACES 65536L
+#define NUMBER_CAP (1L << 40)
 
 struct parser {
     const char *s;
@@ -49,8 +50,8 @@ static void skip_ws(struct parser *ps)
 }
 
 /* A number as strtoul/strtol read it in libgomp: leading white space, then digits (a sign only
- * where signed, for strides). Values past MAX_PLACES * 64 are kept as LONG_MAX / LONG_MIN: they
- * are out of range for any place either way. */
+ * where signed, for strides). Values past 2^40 are kept at 2^40: out of range for any CPU or
+ * count either way, and sums of two of them cannot overflow. */
 static int number(struct parser *ps, long *v, int is_signed, const char *what)
 {
     skip_ws(ps);
@@ -64,7 +65,7 @@ static int number(struct parser *ps, long *v, int is_signed, const char *what)
     long x = 0;
     while (isdigit((unsigned char)ps->s[ps->pos])) {
         int d = ps->s[ps->pos++] - '0';
-        x = x > (LONG_MAX - d) / 10 ? LONG_MAX : x * 10 + d;
+        x = x > (NUMBER_CAP - d) / 10 ? NUMBER_CAP : x * 10 + d;
     }
     *v = neg ? -x : x;
     return TS_OK;
@@ -111,6 +112,8 @@ static int grow(struct parser *ps, int more)
  * its CPU mask, which covers the highest CPU the process may use rounded up to 64. */
 static int add_cpus(struct parser *ps, uint64_t *set, long num, long len, long stride)
 {
+    if (stride == 0) /* the same CPU len times */
+        len = 1;
     for (long k = 0; k < len; k++) {
         if (num < 0 || num >= ps->out->cpu_limit)
             return content(ps, "CPU number %ld out of range (libgomp's CPU mask ends at %d)", num, ps->out->cpu_limit);

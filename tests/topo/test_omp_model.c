@@ -127,6 +127,8 @@ static void places_explicit(void)
     expect_places(&node, "0:3:2", "{0},{2},{4}");
     expect_places(&node, " { 0 : 2 } , { 8 } ", "{0:2},{8}");
     expect_places(&node, "{7:3:-1}", "{5:3}");
+    /* stride 0 names one CPU however long the run: no loop over a length of 10^11 */
+    expect_places(&node, "{3:99999999999:0}", "{3}");
     /* a place with no allowed CPU is dropped (libgomp warns) */
     struct ts_omp_places p;
     struct ts_error err = { 0 };
@@ -158,6 +160,8 @@ static void places_errors(void)
     expect_refused(&node, "{0:2,!3}", "CPU 3 to be removed is not in the place");
     expect_refused(&node, "{64}", "CPU number 64 out of range");
     expect_refused(&node, "{0:2}:2:-1", "out of range");
+    expect_refused(&node, "{0:99999999999999999999}", "CPU number 64 out of range");
+    expect_refused(&node, "{0}:2:99999999999999999999", "out of range");
     expect_refused(&node, "{16:4}", "none of the places holds a CPU the job may use");
     expect_refused(&node, "threads(0)", "no places");
     struct ts_error err = { 0 };
