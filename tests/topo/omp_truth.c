@@ -11,8 +11,10 @@
  * thread's omp_get_place_num() (-1: unbound). Exit status 0 when the libgomp and model lines
  * are equal, 1 when they differ, 2 when something could not run.
  *
- * The model's node is hwloc's allowed cpuset; libgomp's is the process's CPU mask at startup.
- * Run it without taskset or numactl --physcpubind (which would make them differ). */
+ * The model's node is hwloc's allowed cpuset; libgomp's is the process's CPU mask at startup,
+ * which libgomp has already changed when main runs (it binds the initial thread to place 0).
+ * Under taskset or numactl --physcpubind, name the CPUs given in TS_TRUTH_CPUS ("1" or
+ * "0,2,5"): the model then uses only those. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +69,26 @@ static int observe(int n_threads, char *places, char *threads, int *bind)
     return 0;
 }
 
+/* Leaves allowed only the CPUs of list ("1", "0,2,5"; NULL: all hwloc allows). */
+static int restrict_cpus(struct ts_node *node, const char *list)
+{
+    if (!list)
+        return 0;
+    for (int i = 0; i < node->n_pus; i++) {
+        int listed = 0;
+        for (const char *c = list; *c;) {
+            char *end;
+            long v = strtol(c, &end, 10);
+            if (end == c)
+                break;
+            listed |= v == node->pus[i].os_index;
+            c = *end == ',' ? end + 1 : end;
+        }
+        node->pus[i].allowed &= listed;
+    }
+    return 0;
+}
+
 int main(void)
 {
     const char *places_env = getenv("OMP_PLACES"), *bind_env = getenv("OMP_PROC_BIND");
@@ -86,7 +108,7 @@ int main(void)
     struct ts_omp_outcome o;
     struct ts_error err = { 0 };
     if (ts_topology_create(&topo, &err) || ts_node_from_topology(topo, &node, &err)
-        || ts_omp_libgomp(&node, places_env, bind_env, &o, &err)) {
+        || restrict_cpus(&node, getenv("TS_TRUTH_CPUS")) || ts_omp_libgomp(&node, places_env, bind_env, &o, &err)) {
         fprintf(stderr, "omp_truth: %s\n", err.message);
         return 2;
     }
