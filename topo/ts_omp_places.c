@@ -435,10 +435,10 @@ static int finalize(struct parser *ps, const struct ts_node *node)
 static int parse(const struct ts_node *node, const char *omp_places, struct ts_omp_places *out, struct ts_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!node) {
-        static const struct ts_node none = { 0 };
+    static const struct ts_node none = { 0 };
+    const int syntax_only = node == NULL;
+    if (syntax_only)
         node = &none;
-    }
     /* libgomp sizes its CPU mask from the highest CPU the process may use, in 64-bit words */
     int highest = -1;
     for (int i = 0; i < node->n_pus; i++)
@@ -481,7 +481,7 @@ static int parse(const struct ts_node *node, const char *omp_places, struct ts_o
             if (omp_places[ps.pos] != '\0')
                 return syntax(&ps, "the end after ')'");
         }
-        if (node->n_pus == 0)
+        if (syntax_only)
             return TS_OK;
         snprintf(out->source, sizeof out->source, "%s", omp_places);
         ps.out = out;
@@ -493,7 +493,7 @@ static int parse(const struct ts_node *node, const char *omp_places, struct ts_o
 
     size_t start = ps.pos;
     int rc = explicit_list(&ps); /* the syntax first, as libgomp, so no error hides another */
-    if (rc || node->n_pus == 0)
+    if (rc || syntax_only)
         return rc;
     ps.pos = start;
     ps.out = out;

@@ -178,6 +178,11 @@ static void places_errors(void)
     expect_refused(&node, "ll_caches", "no places");
     expect_refused(&node, "numa_domains", "no places");
     ts_node_free(&node);
+
+    /* a node with no PU at all has no places */
+    struct ts_node empty = { 0 };
+    expect_refused(&empty, "threads", "no places");
+    expect_refused(&empty, "{0}", "none of the places");
 }
 
 static void places_format(void)
