@@ -4,6 +4,7 @@
  * checks the same model against libgomp itself on the machine the suite runs on. */
 #include "topo_test.h"
 #include "ts_omp_model.h"
+#include "ts_topology.h"
 
 /* A node of packages x NUMA nodes per package x cores per NUMA node x smt PUs, an LLC per NUMA
  * node. split: CPU numbers as Intel machines give them (the second PU of core c is c + cores),
@@ -348,6 +349,27 @@ static void libgomp_env(void)
     ts_node_free(&node);
 }
 
+/* A node from hwloc rather than by hand: a synthetic 2 packages x 2 NUMA nodes (an L3 each) x
+ * 4 cores x 2 PUs, through ts_node_from_topology, as advise will read an XML export. */
+static void from_hwloc(void)
+{
+    setenv("HWLOC_SYNTHETIC", "package:2 numa:2 l3:1 core:4 pu:2", 1);
+    ts_topology *topo;
+    struct ts_node node;
+    struct ts_error err = { 0 };
+    REQUIRE(ts_topology_create(&topo, &err) == TS_OK, "topology did not load: %s", err.message);
+    REQUIRE(ts_node_from_topology(topo, &node, &err) == TS_OK, "no node description: %s", err.message);
+    ts_topology_destroy(topo);
+    expect_places(&node, "numa_domains", "{0:8},{8:8},{16:8},{24:8}");
+    expect_places(&node, "ll_caches", "{0:8},{8:8},{16:8},{24:8}");
+    expect_places(&node, "sockets", "{0:16},{16:16}");
+    expect_places(&node, "cores(3)", "{0:2},{2:2},{4:2}");
+    expect_plan(&node, "numa_domains", TS_OMP_BIND_SPREAD, 4, "0,1,2,3");
+    expect_plan(&node, "cores", TS_OMP_BIND_SPREAD, 4, "0,4,8,12");
+    expect_plan(&node, "threads", TS_OMP_BIND_CLOSE, 3, "0,1,2");
+    ts_node_free(&node);
+}
+
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
@@ -360,6 +382,7 @@ int main(int argc, char **argv)
         { "spread", spread_tables },
         { "primary", primary_tables },
         { "libgomp_env", libgomp_env },
+        { "from_hwloc", from_hwloc },
     };
     return TS_RUN_CASES(cases);
 }
