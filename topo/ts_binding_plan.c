@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "topology_internal.h"
+#include "ts_omp_model.h"
 
 /* A core the job may use: its allowed PUs (indices into node->pus, consecutive). */
 struct usable_core {
@@ -32,23 +33,6 @@ static int usable_cores(const struct ts_node *node, struct usable_core *out)
 static int part_start(int n, int parts, int i)
 {
     return i * (n / parts) + (i < n % parts ? i : n % parts);
-}
-
-/* The spec's spread of T threads over P places (T <= P): thread i takes the first place of the
- * i-th of T subpartitions, the first P mod T of them one place larger (as libgomp cuts them). */
-static int spread_place(int places, int threads, int i)
-{
-    return part_start(places, threads, i);
-}
-
-/* The spec's close with more threads than places: consecutive threads share a place, the
- * first T mod P places one thread more. */
-static int close_place(int places, int threads, int i)
-{
-    int place = 0;
-    while (place + 1 < places && part_start(threads, places, place + 1) <= i)
-        place++;
-    return place;
 }
 
 /* Each rank's cores (indices into cores, in order) by the rules in the header; returns 1 when
@@ -107,25 +91,49 @@ static int assign_ranks(const struct usable_core *cores, int n, int ranks, int *
     return straddle;
 }
 
-/* The rank's threads: where each goes, given its cores in order. Places are always the rank's
- * cores: OMP_PLACES=threads would order the places by OS number, which on most x86 nodes runs
- * through the first PU of every core before any sibling, so a spread over them lands several
- * threads on some cores and none on others. With more threads than cores, close puts T / k
- * consecutive threads on each core, each bound to the whole core. */
-static void place_threads(const struct ts_node *node, const struct usable_core *cores, const int *mine, int k,
-                          struct ts_binding_plan *plan, int r)
+/* The rank's threads: where libgomp puts each (ts_omp_model.h) when the rank's mask is its
+ * cores and OMP_PLACES=cores, OMP_PROC_BIND as planned. Places are always cores: OMP_PLACES=threads
+ * orders places by OS number, which on most x86 nodes runs through the first PU of every core
+ * before any sibling, so a spread over them piles threads on some cores and leaves others idle.
+ * With more threads than cores, close shares every core among them, each bound to its core. */
+static int place_threads(const struct ts_node *node, const struct usable_core *cores, const int *mine, int k,
+                         struct ts_binding_plan *plan, int r, struct ts_error *err)
 {
-    const int t_count = plan->threads;
-    for (int i = 0; i < t_count; i++) {
-        struct ts_plan_thread *t = &plan->thread[(size_t)r * (size_t)t_count + (size_t)i];
-        t->rank = r;
-        t->thread = i;
-        const int place = t_count <= k ? spread_place(k, t_count, i) : close_place(k, t_count, i);
-        const struct usable_core *c = &cores[mine[place]];
-        t->core = c->core;
-        t->numa = c->numa;
-        t->pu = node->pus[c->first_pu].os_index;
+    struct ts_node mask = *node; /* the node as the rank sees it: its cores allowed, no others */
+    mask.pus = malloc((size_t)node->n_pus * sizeof *mask.pus);
+    int *place_of = malloc((size_t)plan->threads * sizeof *place_of);
+    if (!mask.pus || !place_of) {
+        free(mask.pus);
+        free(place_of);
+        return ts_fail(err, TS_RESOURCE_ERROR, "no memory to place %d threads", plan->threads);
     }
+    for (int i = 0; i < node->n_pus; i++) {
+        mask.pus[i] = node->pus[i];
+        mask.pus[i].allowed = 0;
+    }
+    for (int j = 0; j < k; j++)
+        for (int p = 0; p < cores[mine[j]].n_pus; p++)
+            mask.pus[cores[mine[j]].first_pu + p].allowed = 1;
+    struct ts_omp_outcome o;
+    int status = ts_omp_libgomp(&mask, plan->omp_places, plan->omp_proc_bind, &o, err);
+    if (status == TS_OK)
+        status = ts_omp_libgomp_plan(&o, plan->threads, place_of, err);
+    for (int i = 0; status == TS_OK && i < plan->threads; i++) {
+        struct ts_plan_thread *t = &plan->thread[(size_t)r * (size_t)plan->threads + (size_t)i];
+        *t = (struct ts_plan_thread){ .rank = r, .thread = i, .core = -1, .pu = -1, .numa = -1 };
+        for (int p = 0; place_of[i] >= 0 && p < node->n_pus && t->pu < 0; p++) /* its place's first CPU */
+            if (mask.pus[p].allowed && ts_omp_place_has(&o.places, place_of[i], node->pus[p].os_index)) {
+                t->pu = node->pus[p].os_index;
+                t->core = node->pus[p].core;
+                t->numa = node->pus[p].numa;
+            }
+        if (t->core < 0)
+            status = ts_fail(err, TS_INTERNAL_ERROR, "rank %d thread %d: libgomp's model gives it no core", r, i);
+    }
+    ts_omp_outcome_free(&o); /* filled whatever the status */
+    free(mask.pus);
+    free(place_of);
+    return status;
 }
 
 static void rank_cpus(const struct ts_node *node, const struct usable_core *cores, const int *mine, int k,
@@ -279,7 +287,7 @@ int ts_binding_plan_make(const struct ts_node *node, const struct ts_plan_reques
         for (int c = 0; c < n; c++)
             if (rank_of[c] == r)
                 mine[k++] = c;
-        place_threads(node, cores, mine, k, plan, r);
+        status = place_threads(node, cores, mine, k, plan, r, err);
     }
     if (status == TS_OK) {
         describe(plan, domains, node->smt);

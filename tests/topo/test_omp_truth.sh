@@ -1,0 +1,141 @@
+#!/bin/sh
+# The OpenMP binding model against libgomp itself, on the machine this runs on: for every
+# OMP_PLACES x OMP_PROC_BIND x OMP_NUM_THREADS (1 .. 2 x CPUs) below, omp_truth reports the
+# places list libgomp built, its binding policy and the place of every thread, beside the
+# model's answer; they must be equal. libgomp's warnings (an OMP_PLACES it refuses) must match
+# what the model says it ignores. Then the same under `taskset -c LAST_CPU` (a partial
+# allocation: places keep only the CPUs the process may use; the model is told which through
+# TS_TRUTH_CPUS), for every single policy and 1 .. 2 threads. Prints how many combinations
+# were compared.
+#
+# Usage: test_omp_truth.sh OMP_TRUTH [MAX_THREADS]
+#   OMP_TRUTH    the omp_truth program of a touchstone build (build/tests/topo/omp_truth)
+#   MAX_THREADS  the largest team (default: 2 x the CPUs this process may use)
+# It needs nothing but sh and the program, so it runs as it is inside the emulated two-node
+# machine (tests/numa_vm) given the build directory's omp_truth there.
+set -u
+TRUTH=${1:?path to the omp_truth program}
+CPUS=$(getconf _NPROCESSORS_ONLN)
+MAX=${2:-$((2 * CPUS))}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/omp-truth.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+# "-" stands for the variable unset. Explicit lists name CPUs 0 and 1, which every machine
+# the suite runs on has.
+PLACES='-
+threads
+cores
+sockets
+numa_domains
+ll_caches
+{0}
+{0},{1}
+{0:2}
+{0:1}:2:1
+0,1
+{0:2,!1}
+{0},{1},!{0}
+threads(1)
+cores(1)
+sockets(1)
+THREADS
+!{0}
+{0}:2:-1
+{0:2}:3
+{63}
+{64}
+cores(
+{0,}
+'
+BINDS='-
+false
+true
+master
+primary
+close
+spread
+spread,close
+close,spread
+true,close
+bogus'
+
+compared=0
+differ=0
+warned=0
+ignored=0
+
+# sweep BINDS MAX_THREADS: every OMP_PLACES x each of BINDS x 1 .. MAX_THREADS threads, each
+# run started through $LAUNCH (empty, or a taskset command line).
+sweep() {
+    binds=$1
+    max=$2
+    old_ifs=$IFS
+    IFS='
+'
+    for places in $PLACES; do
+        for bind in $binds; do
+            t=1
+            while [ "$t" -le "$max" ]; do
+                IFS=$old_ifs
+                set -- env -u OMP_PLACES -u OMP_PROC_BIND -u GOMP_CPU_AFFINITY -u OMP_DISPLAY_ENV -u OMP_DYNAMIC \
+                    -u OMP_THREAD_LIMIT OMP_NUM_THREADS=$t
+                [ "$places" = - ] || set -- "$@" "OMP_PLACES=$places"
+                [ "$bind" = - ] || set -- "$@" "OMP_PROC_BIND=$bind"
+                $LAUNCH "$@" "$TRUTH" >"$WORK/out" 2>"$WORK/err"
+                status=$?
+                compared=$((compared + 1))
+                if [ "$status" -ne 0 ]; then
+                    differ=$((differ + 1))
+                    echo "DIFFERS (exit status $status): ${LAUNCH:+$LAUNCH: }OMP_PLACES='$places' OMP_PROC_BIND='$bind' OMP_NUM_THREADS=$t" >&2
+                    sed 's/^/    /' "$WORK/out" "$WORK/err" | head -8 >&2
+                fi
+                # libgomp warns about OMP_PLACES (or OMP_PROC_BIND) exactly when the model says so:
+                # one awk over both files gives "warned ignored libgomp-places/bind model-places/bind"
+                verdict=$(awk '
+                    FILENAME ~ /err$/ && /libgomp:/ { warned = 1; if (/OMP_PROC_BIND/) lb = 1; else lp = 1 }
+                    /^model-says/ { mp = /places_warned=1/; mb = /bind_ignored=1/
+                                    ign = /places_ignored=1/ || mb }
+                    END { printf "%d %d %d%d %d%d\n", warned, ign, lp, lb, mp, mb }' "$WORK/out" "$WORK/err")
+                set -- $verdict
+                warned=$((warned + $1))
+                ignored=$((ignored + $2))
+                if [ "$3" != "$4" ]; then
+                    differ=$((differ + 1))
+                    echo "WARNINGS DIFFER: ${LAUNCH:+$LAUNCH: }OMP_PLACES='$places' OMP_PROC_BIND='$bind' OMP_NUM_THREADS=$t:" \
+                        "libgomp warned about places/bind $3, the model says $4" >&2
+                    sed 's/^/    /' "$WORK/out" "$WORK/err" | head -8 >&2
+                fi
+                IFS='
+'
+                t=$((t + 1))
+            done
+        done
+    done
+    IFS=$old_ifs
+}
+
+LAUNCH=
+sweep "$BINDS" "$MAX"
+echo "omp_truth: $compared combinations compared on $CPUS CPUs (threads 1..$MAX), $differ differ;" \
+    "libgomp warned in $warned, the model ignored OMP_PLACES or OMP_PROC_BIND in $ignored"
+total=$compared
+
+# A partial allocation: the process may use only its last CPU, as under srun on a shared node.
+# Places keep only that CPU, {0} has none left, and libgomp says so.
+last=$((CPUS - 1))
+if [ "$CPUS" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
+    compared=0
+    warned=0
+    ignored=0
+    LAUNCH="taskset -c $last"
+    export TS_TRUTH_CPUS=$last
+    sweep "$(printf '%s\n' $BINDS | grep -v ',')" 2
+    unset TS_TRUTH_CPUS
+    echo "omp_truth: $compared more compared under taskset -c $last (threads 1..2);" \
+        "libgomp warned in $warned, the model ignored OMP_PLACES or OMP_PROC_BIND in $ignored"
+    total=$((total + compared))
+else
+    echo "omp_truth: no taskset or a single CPU, partial allocation not checked"
+fi
+echo "omp_truth: $total combinations in all, $differ differ"
+[ "$differ" -eq 0 ]
