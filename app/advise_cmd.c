@@ -12,6 +12,7 @@
 #include "ts_affinity.h"
 #include "ts_binding_plan.h"
 #include "ts_binding_verdict.h"
+#include "ts_conditions.h"
 #include "ts_node.h"
 #include "ts_topology.h"
 
@@ -124,6 +125,29 @@ static int gather_host(const struct ts_dist *dist, struct ts_observed_thread **o
     return TS_OK;
 }
 
+/* What the machine does behind a run's back (ts_conditions.h), as findings with their fixes:
+ * NUMA balancing moves pages away from where first touch put them; zone reclaim and a governor
+ * other than performance (ts_conditions_warnings). */
+static int distorting_conditions(struct ts_finding *f, int room)
+{
+    struct ts_conditions c;
+    ts_conditions_read(getenv("TOUCHSTONE_CONDITIONS_ROOT"), NULL, &c);
+    char lines[5][512];
+    int n = 0;
+    if (ts_conditions_balancing(&c))
+        snprintf(lines[n++], sizeof lines[0],
+                 "kernel.numa_balancing is %s: the kernel migrates pages behind first touch's back, so placement "
+                 "and bandwidth drift during a run; fix: echo 0 > /proc/sys/kernel/numa_balancing (root), or run "
+                 "under numactl --membind",
+                 c.numa_balancing);
+    n += ts_conditions_warnings(&c, lines + n, 4);
+    for (int i = 0; i < n && i < room; i++) {
+        f[i].kind = TS_FINDING_CONDITION;
+        snprintf(f[i].text, sizeof f[i].text, "%.511s", lines[i]);
+    }
+    return n < room ? n : room;
+}
+
 int ts_advise_cmd(const struct ts_advise_args *a, const struct ts_dist *dist, struct ts_error *err)
 {
     struct ts_node node;
@@ -153,8 +177,11 @@ int ts_advise_cmd(const struct ts_advise_args *a, const struct ts_dist *dist, st
         status = ts_binding_plan_make(&node, &req, &plan, err);
     struct ts_finding findings[TS_VERDICT_MAX_FINDINGS];
     int n_findings = 0;
-    if (status == TS_OK && a->check && (!dist || dist->rank == 0)) /* rank 0 judges its host's ranks */
+    if (status == TS_OK && a->check && (!dist || dist->rank == 0)) { /* rank 0 judges its host's ranks */
         status = ts_binding_verdict(&node, &plan, obs, n_obs, findings, &n_findings, err);
+        if (status == TS_OK)
+            n_findings += distorting_conditions(findings + n_findings, TS_VERDICT_MAX_FINDINGS - n_findings);
+    }
     if (status == TS_OK && (!dist || dist->rank == 0)) {
         struct ts_advise_report r = { .node = &node,
                                       .plan = &plan,

@@ -24,6 +24,7 @@ const char *ts_finding_kind_name(enum ts_finding_kind kind)
     case TS_FINDING_CROSSES_NUMA: return "crosses_numa";
     case TS_FINDING_IDLE_CORES: return "idle_cores";
     case TS_FINDING_OUTSIDE: return "outside";
+    case TS_FINDING_CONDITION: return "condition";
     }
     return "?";
 }

@@ -21,7 +21,8 @@ enum ts_finding_kind {
     TS_FINDING_SMT_SHARED,   /* threads on SMT siblings of one core while whole cores are idle */
     TS_FINDING_CROSSES_NUMA, /* a rank's threads on several NUMA domains though the rank fits in one */
     TS_FINDING_IDLE_CORES,   /* cores of the job no thread is bound to */
-    TS_FINDING_OUTSIDE       /* a thread bound to CPUs outside the job's cpuset */
+    TS_FINDING_OUTSIDE,      /* a thread bound to CPUs outside the job's cpuset */
+    TS_FINDING_CONDITION     /* the machine distorts results: NUMA balancing, zone reclaim, a slow governor */
 };
 
 struct ts_finding {

@@ -67,7 +67,14 @@ run_ts 2 "--ranks 0" advise --ranks 0
 run_ts 2 "--check on another node" advise --check --synthetic "$SNC"
 run_ts 2 "an unknown format" advise --format xml
 
-# --check on this machine, with as many threads as cores (at most 2: both verdicts hold).
+# --check on this machine, with as many threads as cores (at most 2: both verdicts hold). The
+# machine's conditions come from a fake tree, quiet but for the case that turns NUMA balancing on,
+# so that the verdicts are about the binding whatever this machine's kernel settings.
+mkdir -p "$WORK/quiet/proc/sys/kernel" "$WORK/quiet/proc/sys/vm" "$WORK/balancing/proc/sys/kernel"
+echo 0 >"$WORK/quiet/proc/sys/kernel/numa_balancing"
+echo 0 >"$WORK/quiet/proc/sys/vm/zone_reclaim_mode"
+echo 1 >"$WORK/balancing/proc/sys/kernel/numa_balancing"
+export TOUCHSTONE_CONDITIONS_ROOT="$WORK/quiet"
 cores=$(nproc)
 [ "$cores" -gt 2 ] && cores=2
 if [ "$cores" -ge 2 ]; then
@@ -81,6 +88,10 @@ if [ "$cores" -ge 2 ]; then
     expect_run 1 "--check --format json" env OMP_NUM_THREADS=2 OMP_PLACES='{0}' "$TS" advise --check --format json &&
         python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["verdict"] == 1 and d["observed_threads"] == 2 and "stacked" in [f["kind"] for f in d["findings"]], d' "$OUT" ||
         fail "--check --format json: verdict 1 with the stacked finding expected"
+    expect_run 1 "--check with NUMA balancing on" env TOUCHSTONE_CONDITIONS_ROOT="$WORK/balancing" OMP_NUM_THREADS=2 \
+        OMP_PLACES=cores OMP_PROC_BIND=spread "$TS" advise --check &&
+        expect_in "$OUT" "^  condition: kernel.numa_balancing is 1: .*fix: echo 0 > /proc/sys/kernel/numa_balancing" \
+            "balancing: the finding"
 else
     echo "one CPU: the --check verdicts need two"
 fi
