@@ -86,7 +86,8 @@ static int observe(int threads, struct ts_observed_thread **obs, int *n, struct 
 /* Under a launcher: every rank's threads to rank 0, which keeps those of the ranks on its own
  * host, numbered by their local rank (the plan is of one node). Each thread travels as a line
  * "HOST LOCAL_RANK THREAD CPU MASK". */
-static int gather_host(const struct ts_dist *dist, struct ts_observed_thread **obs, int *n, struct ts_error *err)
+static int gather_host(const struct ts_dist *dist, struct ts_observed_thread **obs, int *n, int *ranks,
+                       struct ts_error *err)
 {
     size_t cap = (size_t)*n * 400 + 1, used = 0;
     char *mine = malloc(cap);
@@ -119,6 +120,11 @@ static int gather_host(const struct ts_dist *dist, struct ts_observed_thread **o
     free(all);
     if (!host)
         return ts_fail(err, TS_RESOURCE_ERROR, "no memory for %d threads", lines);
+    /* The ranks of this host by name: MPI_COMM_TYPE_SHARED would count the ranks of every
+     * "node" that shares the kernel, as an emulated cluster's do. */
+    *ranks = 0;
+    for (int i = 0; i < kept; i++)
+        *ranks = host[i].rank + 1 > *ranks ? host[i].rank + 1 : *ranks;
     free(*obs);
     *obs = host;
     *n = kept;
@@ -163,8 +169,14 @@ int ts_advise_cmd(const struct ts_advise_args *a, const struct ts_dist *dist, st
     if (a->check) {
         status = observe(a->threads, &obs, &n_obs, err);
         req.threads = n_obs; /* the team the runtime gives is the job's */
+        int host_ranks = 0;
         if (status == TS_OK && dist && dist->started)
-            status = gather_host(dist, &obs, &n_obs, err);
+            status = gather_host(dist, &obs, &n_obs, &host_ranks, err);
+        if (status == TS_OK && host_ranks > 0 && a->ranks == 0) {
+            req.ranks = host_ranks;
+            snprintf(shape, sizeof shape, "the job: %d MPI rank%s on this host", host_ranks,
+                     host_ranks == 1 ? "" : "s");
+        }
         size_t used = strlen(shape);
         snprintf(shape + used, sizeof shape - used, ", %d thread%s a rank from %s", req.threads,
                  req.threads == 1 ? "" : "s",

@@ -129,13 +129,24 @@ static void judge_cores(const struct ts_node *node, const struct ts_binding_plan
     for (int c = 0; c < node->n_cores && free_cores > 0; c++) {
         if (users[c] < 2)
             continue;
-        char names[256];
+        char names[256], fix[600];
         names_on_core(obs, s, n, c, names, sizeof names);
+        int first_rank = -1, ranks_mixed = 0;
+        for (int i = 0; i < n; i++)
+            if (s[i].core == c) {
+                ranks_mixed |= first_rank >= 0 && obs[i].rank != first_rank;
+                first_rank = first_rank < 0 ? obs[i].rank : first_rank;
+            }
+        /* Ranks sharing a core: their threads' binding cannot part them, the launcher must. */
+        if (ranks_mixed)
+            snprintf(fix, sizeof fix, "give each rank its own cores: %s, or %s", plan->srun_line, plan->mpirun_line);
+        else
+            snprintf(fix, sizeof fix, "%s", plan->env_line);
         if (same_pu || !sibling_shared)
             add(v, TS_FINDING_STACKED,
                 "threads %s are bound to core %d together while %d of the job's %d cores have no thread: "
                 "they take turns on it; fix: %s",
-                names, c, free_cores, plan->usable_cores, plan->env_line);
+                names, c, free_cores, plan->usable_cores, fix);
         else
             add(v, TS_FINDING_SMT_SHARED,
                 "threads %s share the SMT siblings of core %d while %d of the job's %d cores have no thread: "

@@ -229,7 +229,8 @@ static void verdicts(void)
 
     for (int i = 0; i < count; i++) /* OMP_PLACES='{0}': everything on CPU 0 */
         snprintf(obs[i].mask, sizeof obs[i].mask, "0");
-    CHECK(judged(&n, &p, obs, count, f, TS_FINDING_STACKED) && strstr(f[0].text, "fix: export OMP_NUM_THREADS=4"),
+    CHECK(judged(&n, &p, obs, count, f, TS_FINDING_STACKED)
+              && strstr(f[0].text, "fix: give each rank its own cores: srun"),
           "all on CPU 0: not stacked (%s)", f[0].text);
     CHECK(judged(&n, &p, obs, count, f, TS_FINDING_IDLE_CORES), "all on CPU 0: no idle cores");
 
