@@ -42,6 +42,9 @@ for l in $layouts; do
         fail "$what: a stacking warning"
         grep -E -- "$STACKED" "topo-$name.txt" | sed 's/^/    /' >&2
     fi
+    # advise --check through the same srun (issue 15): the binding is the plan's.
+    expect_in "$log" "^hybrid.sbatch: advise --check: exit status 0" "$what: advise --check as planned"
+    expect_in "$log" "^verdict    0: as planned" "$what: the verdict printed"
     expect_in "$log" "^==> run" "$what: the run step"
     expect_job_ok "$id" "$log"
     expect_in "$log" "^hybrid.sbatch: run: exit status 0" "$what: touchstone run"

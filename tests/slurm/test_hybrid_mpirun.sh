@@ -50,6 +50,12 @@ for r in 0 1; do
     [ "$threads" -eq 2 ] && [ "$got" -eq 1 ] ||
         fail "$what: plain mpirun: rank $r's $threads threads on $got CPU(s), expected 2 threads on 1 CPU (the pitfall)"
 done
+# advise --check judges it (issue 15): 1, both threads of the rank stacked on one core, while
+# PE=2 and --bind-to none (OMP_PLACES=cores spreads them) are as planned.
+expect_in "$log" "^plain: advise exit status 1$" "$what: plain mpirun: advise --check says the binding loses"
+expect_in "$log" "^  stacked: threads r0.t0, r0.t1 are bound to core [0-9]+ together" "$what: plain mpirun: the stacked finding"
+expect_in "$log" "^pe: advise exit status 0$" "$what: PE=2: advise --check as planned"
+expect_in "$log" "^none: advise exit status 0$" "$what: --bind-to none: advise --check as planned"
 # touchstone names the pitfall: each rank's threads all on one core, with the fix.
 for r in 0 1; do
     expect_in plain.txt "rank $r \\(n[12]\\): its 2 threads all run on core .*as when mpirun binds each rank to one core" \
@@ -68,6 +74,8 @@ expect_in "$log" "^pe: rank 0 mask 0$" "$what: PE=1: rank 0 on CPU 0"
 expect_in "$log" "^pe: rank 1 mask 1$" "$what: PE=1: rank 1 on CPU 1"
 section "$log" pe >pe1.txt
 expect_layout pe1.txt "$(job_nodes "$pit1")" 2 1 "$what: --map-by slot:PE=1 --bind-to core"
+expect_in "$log" "^pe: advise exit status 0$" "$what: PE=1: advise --check as planned"
+expect_in "$log" "^none: advise exit status 1$" "$what: --bind-to none: advise --check says the ranks share a core"
 section "$log" none >none1.txt
 cpus=$(rank_rows none1.txt | awk '{ print $5 }' | sort -u | wc -l)
 [ "$cpus" -eq 1 ] || fail "$what: --bind-to none: the two ranks on $cpus CPUs, expected both on one (each binds its thread to the node's first core)"
