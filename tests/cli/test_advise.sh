@@ -92,6 +92,15 @@ if [ "$cores" -ge 2 ]; then
         OMP_PLACES=cores OMP_PROC_BIND=spread "$TS" advise --check &&
         expect_in "$OUT" "^  condition: kernel.numa_balancing is 1: .*fix: echo 0 > /proc/sys/kernel/numa_balancing" \
             "balancing: the finding"
+    # jobs/check-binding.sh, the first step of a job: the launcher is what comes before touchstone.
+    expect_run 0 "check-binding.sh, a binding that loses" env TOUCHSTONE="$TS" "$SRC/jobs/check-binding.sh" \
+        env OMP_NUM_THREADS=2 OMP_PLACES='{0}' &&
+        expect_in "$OUT" "^check-binding.sh: the binding works but loses" "check-binding.sh: the verdict"
+    expect_run 1 "check-binding.sh, strict" env TOUCHSTONE="$TS" TOUCHSTONE_BINDING=strict "$SRC/jobs/check-binding.sh" \
+        env OMP_NUM_THREADS=2 OMP_PLACES='{0}'
+    expect_run 0 "check-binding.sh, as planned" env TOUCHSTONE="$TS" TOUCHSTONE_BINDING=strict \
+        "$SRC/jobs/check-binding.sh" env OMP_NUM_THREADS=2 OMP_PLACES=cores OMP_PROC_BIND=spread &&
+        expect_in "$OUT" "^check-binding.sh: binding as planned" "check-binding.sh: as planned"
 else
     echo "one CPU: the --check verdicts need two"
 fi
