@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binding_check.h"
 #include "binding_warnings.h"
 #include "rank_files.h"
 #include "rank_warnings.h"
@@ -366,6 +367,21 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         launch->agreed = ranks.agreed;
     }
     int64_t restored_steps = ex.in.first_step;
+    if (status == TS_OK && strcmp(cfg->check_binding, "strict") == 0) {
+        if (ranks.spread) { /* every rank reaches this alike */
+            status = ts_fail(err, TS_BAD_INPUT,
+                             "check.binding = strict judges the threads of one process; across ranks, run "
+                             "jobs/check-binding.sh with the job's launcher as its first step");
+            launch->agreed = 1;
+        } else {
+            status = ts_binding_check_strict(topo, ex.in.n_threads, err);
+        }
+        if (status != TS_OK) {
+            ts_run_exec_release(&ex);
+            ts_topology_destroy(topo);
+            return status;
+        }
+    }
     if (status == TS_OK)
         status = ts_run_exec_compute(&ex, err);
     if (status == TS_OK)

@@ -99,6 +99,9 @@ static const struct key keys[] = {
     INT_KEY("placement", "sample_stride", sample_stride, "0", 0, POW2(30),
             "audit every k-th page; 0 picks the smallest stride that keeps the audit under 2^18 pages per array"),
     KEY("placement", "at_end", T_BOOL, placement_at_end, "false", "audit again after the last iteration"),
+    ENUM_KEY("check", "binding", check_binding, "off", "off|strict",
+             "strict: before the timed iterations, judge the threads' binding against touchstone advise's plan; "
+             "a binding that loses stops the run (exit 1) with the findings"),
     KEY("mpi", "dims", T_DIMS, dims_text, "auto",
         "stencils under an MPI launcher: ranks along x, y (and z), x first; auto: MPI_Dims_create's grid, "
         "the most ranks along the slowest axis"),

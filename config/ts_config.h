@@ -66,6 +66,8 @@ struct ts_config {
     bool placement_audit;
     int64_t sample_stride; /* 0: automatic */
     bool placement_at_end;
+    /* [check] */
+    char check_binding[16]; /* off | strict */
     /* [mpi] */
     char dims_text[32]; /* the rank grid of the stencils as given: auto | AxB | AxBxC (x first) */
     int dims[3];        /* the same as numbers, x, y, z: all 0 for auto, dims[2] = 0 for AxB */

@@ -92,6 +92,17 @@ if [ "$cores" -ge 2 ]; then
         OMP_PLACES=cores OMP_PROC_BIND=spread "$TS" advise --check &&
         expect_in "$OUT" "^  condition: kernel.numa_balancing is 1: .*fix: echo 0 > /proc/sys/kernel/numa_balancing" \
             "balancing: the finding"
+    # A run with check.binding = strict: judged before anything is timed.
+    SUM="$SRC/configs/sum.ini --set sum.n=100000 --set run.iterations=2 --threads 2 -q --set check.binding=strict"
+    # shellcheck disable=SC2086
+    run_ts 0 "run, check.binding=strict, bound as planned" run $SUM --set openmp.places=cores \
+        --set openmp.proc_bind=spread -o "$WORK/strict-ok.h5" && [ -s "$WORK/strict-ok.h5" ] ||
+        fail "run, strict, as planned: no results file"
+    # shellcheck disable=SC2086
+    run_ts 1 "run, check.binding=strict, all on CPU 0" run $SUM --set 'openmp.places={0}' -o "$WORK/strict-bad.h5" &&
+        expect_in "$ERR" "^touchstone: binding: stacked: threads r0.t0, r0.t1 are bound to core 0" "strict: the finding" &&
+        expect_in "$ERR" "^touchstone: check.binding = strict: the binding of these 2 threads loses" "strict: the verdict"
+    [ -e "$WORK/strict-bad.h5" ] && fail "run, strict, a binding that loses: a results file was written"
     # jobs/check-binding.sh, the first step of a job: the launcher is what comes before touchstone.
     expect_run 0 "check-binding.sh, a binding that loses" env TOUCHSTONE="$TS" "$SRC/jobs/check-binding.sh" \
         env OMP_NUM_THREADS=2 OMP_PLACES='{0}' &&

@@ -299,7 +299,7 @@ static const struct bad_case bad_cases[] = {
       { 0 },
       0,
       { "%f:3: unknown section [stencl] (known sections: run, sum, triad, stencil, init, openmp, output, "
-        "placement, mpi)" } },
+        "placement, check, mpi)" } },
     { "section names are case-sensitive", "[RUN]\nkernel = sum\n", NULL, { 0 }, 0, { "%f:1: unknown section [RUN]" } },
     /* A section is refused at its header, keys or not (inih only reports sections with keys). */
     { "unknown section without keys",
@@ -807,7 +807,7 @@ static void test_fields(void)
                               "[openmp]\nthreads = 8\nplaces = {0:4},{4:4}\nproc_bind = spread\n"
                               "[output]\nfile = x-%k.h5\noverwrite = yes\nwrite_field = on\ncheckpoint_every = 7\n"
                               "[placement]\naudit = off\nsample_stride = 16\nat_end = yes\n"
-                              "[mpi]\ndims = 2x1x3\n";
+                              "[check]\nbinding = strict\n[mpi]\ndims = 2x1x3\n";
     const char *const no_sets[MAX_SETS] = { 0 };
     struct ts_config cfg;
     struct ts_error err;
@@ -824,7 +824,8 @@ static void test_fields(void)
         || !cfg.write_field || cfg.checkpoint_every != 7 || strcmp(cfg.policy, "bind:1") || cfg.placement_audit
         || cfg.sample_stride != 16 || !cfg.placement_at_end || strcmp(cfg.sum_mode, "fast") || !cfg.triad_nontemporal
         || !cfg.stencil_nontemporal || cfg.time_block != 3 || cfg.block_y != 5 || cfg.huge_pages || !cfg.overwrite
-        || strcmp(cfg.dims_text, "2x1x3") || cfg.dims[0] != 2 || cfg.dims[1] != 1 || cfg.dims[2] != 3)
+        || strcmp(cfg.check_binding, "strict") || strcmp(cfg.dims_text, "2x1x3") || cfg.dims[0] != 2 || cfg.dims[1] != 1
+        || cfg.dims[2] != 3)
         FAIL("%s: a member differs from the file (kernel %s, iterations %lld, nx %lld, places %s, file %s)", name,
              cfg.kernel, (long long)cfg.iterations, (long long)cfg.nx, cfg.places, cfg.file);
     for (size_t i = 0; i < ts_config_key_count(); i++)
@@ -963,8 +964,8 @@ static void test_keys(void)
     if (ts_config_validate(&cfg, &err) != TS_OK)
         FAIL("%s: the defaults do not validate: %s", name, err.message);
     size_t n = ts_config_key_count();
-    if (n != 30 || n > TS_CONFIG_MAX_KEYS)
-        FAIL("%s: %zu keys, expected 30", name, n);
+    if (n != 31 || n > TS_CONFIG_MAX_KEYS)
+        FAIL("%s: %zu keys, expected 31", name, n);
     for (size_t i = 0; i < n; i++) {
         const char *key = ts_config_key_name(i), *doc = ts_config_key_doc(i);
         char value[1200], want[1300];
@@ -1067,6 +1068,7 @@ static const struct word_range {
     { "output.overwrite", { "true", "false", "yes", "no", "on", "off", "1", "0" } },
     { "placement.audit", { "true", "false", "yes", "no", "on", "off", "1", "0" } },
     { "placement.at_end", { "true", "false", "yes", "no", "on", "off", "1", "0" } },
+    { "check.binding", { "off", "strict" } },
     { "mpi.dims", { "auto", "2x2", "1x1x1", "3x1x4", "1048576x1", "1x1x1048576" } },
 };
 
