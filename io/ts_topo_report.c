@@ -46,7 +46,8 @@ static void print_machine(const struct ts_topo_report *r, FILE *out)
                 r->config_path);
 }
 
-static void print_numa(const struct ts_topology_rec *t, FILE *out)
+/* unknown_zero: a described node (synthetic) may have no memory size: "?" rather than 0 B. */
+static void print_numa(const struct ts_topology_rec *t, int unknown_zero, FILE *out)
 {
     char mem[32];
     int w = (int)strlen("memory");
@@ -56,7 +57,10 @@ static void print_numa(const struct ts_topology_rec *t, FILE *out)
     }
     fprintf(out, "\nNUMA nodes (OS numbers, as numactl uses them)\n  node  %*s  CPUs\n", w, "memory");
     for (int i = 0; i < t->n_numa; i++) {
-        ts_bytes_text(t->numa[i].memory_bytes, mem, sizeof mem);
+        if (unknown_zero && t->numa[i].memory_bytes <= 0)
+            snprintf(mem, sizeof mem, "?");
+        else
+            ts_bytes_text(t->numa[i].memory_bytes, mem, sizeof mem);
         fprintf(out, "  %4d  %*s  %s\n", t->numa[i].os_index, w, mem, t->numa[i].cpus);
     }
 }
@@ -169,7 +173,7 @@ static void print_threads(const struct ts_openmp_rec *o, FILE *out)
 void ts_topo_report_text(const struct ts_topo_report *r, FILE *out)
 {
     print_machine(r, out);
-    print_numa(r->topology, out);
+    print_numa(r->topology, 0, out);
     print_distances(r->topology, out);
     print_cores(r->topology, out);
     print_caches(r->topology, out);
@@ -205,29 +209,10 @@ static void print_described(const struct ts_topo_described *r, FILE *out)
                 r->n_all_nodes, r->all_nodes);
 }
 
-/* As print_numa, with "?" for a node whose description has no memory size (synthetic ones). */
-static void print_described_numa(const struct ts_topology_rec *t, FILE *out)
-{
-    char mem[32];
-    int w = (int)strlen("memory");
-    for (int i = 0; i < t->n_numa; i++) {
-        ts_bytes_text(t->numa[i].memory_bytes, mem, sizeof mem);
-        w = max_int(w, (int)strlen(mem));
-    }
-    fprintf(out, "\nNUMA nodes (OS numbers, as numactl uses them)\n  node  %*s  CPUs\n", w, "memory");
-    for (int i = 0; i < t->n_numa; i++) {
-        if (t->numa[i].memory_bytes > 0)
-            ts_bytes_text(t->numa[i].memory_bytes, mem, sizeof mem);
-        else
-            snprintf(mem, sizeof mem, "?");
-        fprintf(out, "  %4d  %*s  %s\n", t->numa[i].os_index, w, mem, t->numa[i].cpus);
-    }
-}
-
 void ts_topo_described_text(const struct ts_topo_described *r, FILE *out)
 {
     print_described(r, out);
-    print_described_numa(r->topology, out);
+    print_numa(r->topology, 1, out);
     print_distances(r->topology, out);
     print_cores(r->topology, out);
     print_caches(r->topology, out);

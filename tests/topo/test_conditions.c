@@ -1,6 +1,7 @@
 /* The machine conditions that distort results (topo/ts_conditions.h), read from fake /proc and
  * /sys trees (present, absent, garbage) and from this machine's; and what the placement audits
  * count as moved between them (ts_placement_moved). */
+#include "fake_tree.h"
 #include "topo_test.h"
 #include "ts_conditions.h"
 #include "ts_placement.h"
@@ -10,32 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char fake[64];
 static struct ts_conditions c;
 
 static void make_fake(void)
 {
     snprintf(fake, sizeof fake, "/tmp/ts_topo_conditions_XXXXXX");
     REQUIRE(mkdtemp(fake), "mkdtemp: %s", strerror(errno));
-}
-
-static void fake_file(const char *rel, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", fake, rel);
-    for (char *s = strchr(path + strlen(fake) + 1, '/'); s; s = strchr(s + 1, '/')) {
-        *s = '\0';
-        mkdir(path, 0700);
-        *s = '/';
-    }
-    FILE *f = fopen(path, "w");
-    REQUIRE(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
 }
 
 /* Reads the fake tree, prints what it found (a failing run shows it), removes the tree. */
@@ -46,7 +27,7 @@ static void read_fake(const char *cpus)
     ts_conditions_attrs(&c, NULL, attrs);
     for (int i = 0; i < TS_N_CONDITIONS; i++)
         printf("%s = %s\n", attrs[i].name, attrs[i].value);
-    nftw(fake, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    fake_tree_remove();
 }
 
 #define EXPECT(field, want) REQUIRE(strcmp(c.field, want) == 0, #field " is \"%s\", want \"%s\"", c.field, want)

@@ -1,4 +1,5 @@
 #include "memory_internal.h"
+#include "fake_tree.h"
 #include "topo_test.h"
 #include "ts_memory.h"
 
@@ -67,26 +68,6 @@ static void limits_have_slurm(void)
 }
 
 /* A fake /proc/self/cgroup and cgroup tree in a temporary directory. */
-static char fake[64];
-
-static void fake_file(const char *rel, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", fake, rel);
-    for (char *s = strchr(path + strlen(fake) + 1, '/'); s; s = strchr(s + 1, '/')) {
-        *s = '\0';
-        mkdir(path, 0700);
-        *s = '/';
-    }
-    FILE *f = fopen(path, "w");
-    REQUIRE(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s", path);
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
 
 static int fake_limits(void)
 {
@@ -94,7 +75,7 @@ static int fake_limits(void)
     snprintf(proc, sizeof proc, "%s/proc_self_cgroup", fake);
     snprintf(root, sizeof root, "%s/sys", fake);
     int n = show(ts_memory_cgroup_limits(proc, root, limits, 32));
-    nftw(fake, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    fake_tree_remove();
     return n;
 }
 
