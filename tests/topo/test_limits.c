@@ -67,8 +67,7 @@ static void limits_have_slurm(void)
             "SLURM_MEM_PER_NODE=4G is not a number of MB but was taken as one");
 }
 
-/* A fake /proc/self/cgroup and cgroup tree in a temporary directory. */
-
+/* The limits read from a fake /proc/self/cgroup and cgroup tree (fake_tree.h), then removed. */
 static int fake_limits(void)
 {
     char proc[128], root[128];
