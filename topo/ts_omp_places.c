@@ -364,7 +364,11 @@ static int level_places(struct parser *ps, const struct ts_node *node, enum leve
             p->n += opened;
         }
     } else {
-        for (int k = 0; k < n_allowed && p->n < count && rc == TS_OK; k++) {
+        /* libgomp 12 builds one ll_caches place only: it names the first CPU's shared_cpu_list
+         * file once and reads that same file for every later CPU, whose CPUs are all taken by
+         * then (docs/binding-model.md, departure 8). */
+        long most = level == LEVEL_LL_CACHES ? 1 : count;
+        for (int k = 0; k < n_allowed && p->n < most && rc == TS_OK; k++) {
             const struct ts_node_pu *first = &node->pus[order[k]];
             int group = group_of(first, level);
             if (taken[order[k]] || group < 0)

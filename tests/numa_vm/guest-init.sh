@@ -106,6 +106,30 @@ for kernel in sum stencil2d; do
         say "$name: exit $status ($(( $(cut -d. -f1 /proc/uptime) - start )) s)"
     done
 done
+# advise (issue 15) on this two-node machine: the plan for 2 ranks (one per node), and the
+# verdicts on the binding the MPI runs above used (one rank per node, its 2 threads on the
+# node's cores) and on ranks left unbound (--bind-to none: both ranks on the first node's cores).
+timeout -s KILL 60 touchstone advise --ranks 2 --format json >advise.json 2>advise.err
+echo $? >advise.status
+for how in numa none; do
+    timeout -s KILL 120 mpirun --map-by numa --bind-to "$how" -np 2 -x OMP_NUM_THREADS=2 -x OMP_PLACES=cores \
+        -x OMP_PROC_BIND=spread touchstone advise --check --format json >"advise-$how.json" 2>"advise-$how.err"
+    echo $? >"advise-$how.status"
+    say "advise --check, --bind-to $how: exit $(cat "advise-$how.status")"
+done
+# The OpenMP binding model against this libgomp (issue 15), where two NUMA nodes (and an L3
+# per socket) change the answer: the abstract places and lists across the nodes, the binding
+# policies, 1 .. 4 threads (the guest's CPUs), and under taskset on the second node's last CPU.
+# The host's topo.omp_truth runs the whole sweep; the whole of it here takes 3 minutes.
+if [ -x /bin/omp_truth ]; then
+    start=$(cut -d. -f1 /proc/uptime)
+    TRUTH_PLACES=$(printf '%s\n' - threads cores sockets numa_domains ll_caches 'numa_domains(1)' '{0:2}' '{0},{2}')
+    TRUTH_BINDS=$(printf '%s\n' - false true master close spread)
+    export TRUTH_PLACES TRUTH_BINDS
+    TMPDIR=/tmp timeout -s KILL 900 sh /bin/test_omp_truth.sh /bin/omp_truth 4 >omp_truth.txt 2>&1
+    echo $? >omp_truth.status
+    say "omp_truth: $(tail -n 1 omp_truth.txt) ($(( $(cut -d. -f1 /proc/uptime) - start )) s)"
+fi
 dmesg >dmesg.txt
 
 tar czf /tmp/results.tgz . 2>/dev/null

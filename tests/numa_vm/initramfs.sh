@@ -1,5 +1,5 @@
 #!/bin/sh
-# Usage: initramfs.sh OUT.cpio TOUCHSTONE GUEST_INIT CONFIG_INI [MPIRUN]
+# Usage: initramfs.sh OUT.cpio TOUCHSTONE GUEST_INIT CONFIG_INI [MPIRUN [OMP_TRUTH TRUTH_SCRIPT]]
 # Builds the guest's whole root file system: static busybox, /init, and the touchstone
 # binary with exactly the shared libraries the host's loader resolves for it, at the same
 # paths, so the guest's loader finds them as the host's does. Left uncompressed: the
@@ -7,13 +7,17 @@
 # With MPIRUN (Open MPI's mpirun), also Open MPI as the host has it, at the same paths: mpirun
 # and orted, every plugin of Open MPI and of PMIx, their help files and configuration, and the
 # libraries all of them need (about 30 MB).
+# With OMP_TRUTH, the OpenMP binding model's check against libgomp (tests/topo/omp_truth and
+# TRUTH_SCRIPT, test_omp_truth.sh) as /bin/omp_truth and /bin/test_omp_truth.sh.
 set -eu
 
-out=${1:?usage: initramfs.sh OUT.cpio TOUCHSTONE GUEST_INIT CONFIG_INI [MPIRUN]}
+out=${1:?usage: initramfs.sh OUT.cpio TOUCHSTONE GUEST_INIT CONFIG_INI [MPIRUN [OMP_TRUTH TRUTH_SCRIPT]]}
 ts=${2:?}
 init=${3:?}
 ini=${4:?}
 mpirun=${5:-}
+omp_truth=${6:-}
+truth_script=${7:-}
 
 die() { echo "numa_vm: initramfs: $*" >&2; exit 1; }
 
@@ -47,6 +51,12 @@ copy_libs() {
     cp -L --parents $libs "$root"
 }
 copy_libs "$ts"
+if [ -n "$omp_truth" ]; then
+    [ -x "$omp_truth" ] && [ -f "$truth_script" ] || die "omp_truth $omp_truth or its script $truth_script missing"
+    cp "$omp_truth" "$root/bin/omp_truth"
+    cp "$truth_script" "$root/bin/test_omp_truth.sh"
+    copy_libs "$omp_truth"
+fi
 
 # copy_tree DIR: DIR as it is (symbolic links kept, static archives left out).
 copy_tree() {

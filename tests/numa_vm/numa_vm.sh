@@ -1,5 +1,5 @@
 #!/bin/sh
-# Usage: numa_vm.sh [--shell] TOUCHSTONE CHECKER WORK_DIR CACHE_DIR [MPIRUN]
+# Usage: numa_vm.sh [--shell] TOUCHSTONE CHECKER WORK_DIR CACHE_DIR [MPIRUN [OMP_TRUTH]]
 #
 # Boots an emulated two-node NUMA machine (qemu TCG, 2 sockets x 2 cores, 512 MiB per node),
 # runs TOUCHSTONE (a build without -march=native: TCG has no AVX-512) inside it in every
@@ -8,6 +8,8 @@
 # on the host, with CHECKER (numa_vm_check), where threads and pages really were, and that
 # the ranks' results are the bits of the same runs on the host without a launcher. WORK_DIR
 # holds this run's files (console.log, out/, host/), CACHE_DIR the Debian kernel, fetched once.
+# With OMP_TRUTH (tests/topo/omp_truth of the same portable build), the OpenMP binding model is
+# also checked against the guest's libgomp on its two nodes (tests/topo/test_omp_truth.sh).
 # --shell boots the same VM with a shell on this terminal instead (Ctrl-A x quits qemu).
 set -u
 
@@ -18,11 +20,12 @@ if [ "${1:-}" = "--shell" ]; then
     shell=1
     shift
 fi
-ts=${1:?usage: numa_vm.sh [--shell] TOUCHSTONE CHECKER WORK_DIR CACHE_DIR [MPIRUN]}
+ts=${1:?usage: numa_vm.sh [--shell] TOUCHSTONE CHECKER WORK_DIR CACHE_DIR [MPIRUN [OMP_TRUTH]]}
 checker=${2:?}
 work=${3:?}
 cache=${4:?}
 mpirun=${5:-mpirun}
+omp_truth=${6:-}
 
 FAILURES=0
 CHECKS=0
@@ -59,7 +62,8 @@ mkdir -p "$work" "$cache" || die "cannot create $work or $cache"
 work=$(cd "$work" && pwd)
 kernel=$(sh "$here/kernel.sh" "$cache") || die "no guest kernel (see kernel.sh above)"
 [ "${kernel##*/}" = vmlinux ] || echo "numa_vm: no PVH entry in the kernel, booting the bzImage $kernel (slower)"
-sh "$here/initramfs.sh" "$work/initramfs.cpio" "$ts" "$here/guest-init.sh" "$src/configs/default.ini" "$mpirun" ||
+sh "$here/initramfs.sh" "$work/initramfs.cpio" "$ts" "$here/guest-init.sh" "$src/configs/default.ini" "$mpirun" \
+    ${omp_truth:+"$omp_truth" "$src/tests/topo/test_omp_truth.sh"} ||
     die "cannot build the initramfs"
 
 # The machine: two sockets of two cores, each socket its own NUMA node with its own RAM.
@@ -125,6 +129,33 @@ else
     case $nodes in
         "$(printf '0 0-1\n1 2-3')" | "$(printf '0 0,1\n1 2,3')") ;;
         *) fail "touchstone topo --format json: numa_nodes are [$(echo "$nodes" | tr '\n' ';')], expected node 0 with CPUs 0-1 and node 1 with CPUs 2-3" ;;
+    esac
+fi
+
+# advise (issue 15): one rank per NUMA node planned; the MPI runs' binding judged as planned
+# (findings about the guest kernel's conditions aside), ranks left unbound judged as losing
+# (their threads stacked on the first node's cores).
+CHECKS=$((CHECKS + 1))
+plan=$(jq -r '[.ranks[] | "\(.rank):\(.numa_first)-\(.numa_last):\(.threads | length)"] | join(" ")' \
+    "$out/advise.json" 2>&1)
+[ "$(cat "$out/advise.status")" = 0 ] && [ "$plan" = "0:0-0:2 1:1-1:2" ] ||
+    fail "advise --ranks 2: exit $(cat "$out/advise.status"), ranks [$plan], expected one per node with 2 threads each"
+CHECKS=$((CHECKS + 1))
+kinds=$(jq -r '[.findings[].kind | select(. != "condition")] | join(",")' "$out/advise-numa.json" 2>&1)
+[ -z "$kinds" ] && jq -e '.observed_threads == 4' "$out/advise-numa.json" >/dev/null 2>&1 ||
+    fail "advise --check, one rank bound per node: findings [$kinds] (exit $(cat "$out/advise-numa.status")), expected none on the binding"
+CHECKS=$((CHECKS + 1))
+[ "$(cat "$out/advise-none.status")" = 1 ] && jq -e '[.findings[].kind] | index("stacked")' "$out/advise-none.json" \
+    >/dev/null 2>&1 || fail "advise --check, ranks unbound: exit $(cat "$out/advise-none.status"), expected 1 with a stacked finding"
+
+# The OpenMP binding model against the guest's libgomp (issue 15): on two NUMA nodes,
+# numa_domains and sockets make two places, which this host's one node never shows.
+if [ -n "$omp_truth" ]; then
+    CHECKS=$((CHECKS + 1))
+    truth=$(tail -n 1 "$out/omp_truth.txt" 2>/dev/null)
+    case "$(cat "$out/omp_truth.status" 2>/dev/null):$truth" in
+        "0:omp_truth: "*" combinations in all, 0 differ") echo "numa_vm: ${truth#omp_truth: } (in the guest)" ;;
+        *) fail "omp_truth in the guest: exit $(cat "$out/omp_truth.status" 2>/dev/null), $(grep -m 5 DIFFER "$out/omp_truth.txt")" ;;
     esac
 fi
 

@@ -84,7 +84,9 @@ static void places_abstract(void)
     expect_places(&node, "cores", "{0,8},{1,9},{2,10},{3,11},{4,12},{5,13},{6,14},{7,15}");
     expect_places(&node, "sockets", "{0:4,8:4},{4:4,12:4}");
     expect_places(&node, "numa_domains", "{0:4,8:4},{4:4,12:4}");
-    expect_places(&node, "ll_caches", "{0:4,8:4},{4:4,12:4}");
+    /* libgomp 12 builds the first CPU's last-level cache only (departure 8 in
+     * docs/binding-model.md, seen in the two-node VM) */
+    expect_places(&node, "ll_caches", "{0:4,8:4}");
     expect_places(&node, " Cores ( 2 ) ", "{0,8},{1,9}");
     expect_places(&node, "threads(3)", "{0},{8},{1}");
     expect_places(&node, "sockets(9)", "{0:4,8:4},{4:4,12:4}");
@@ -93,7 +95,7 @@ static void places_abstract(void)
     /* 4 NUMA domains, each its own L3: numa_domains and ll_caches split the sockets */
     node = make_node(2, 2, 2, 1, 0);
     expect_places(&node, "numa_domains", "{0:2},{2:2},{4:2},{6:2}");
-    expect_places(&node, "ll_caches", "{0:2},{2:2},{4:2},{6:2}");
+    expect_places(&node, "ll_caches", "{0:2}");
     expect_places(&node, "numa_domains(3)", "{0:2},{2:2},{4:2}");
     expect_places(&node, "sockets", "{0:4},{4:4}");
     expect_places(&node, "cores", "{0},{1},{2},{3},{4},{5},{6},{7}");
@@ -280,7 +282,7 @@ static void spread_tables(void)
     node = make_node(2, 2, 2, 1, 0);
     expect_plan(&node, "numa_domains", TS_OMP_BIND_SPREAD, 2, "0,2");
     expect_plan(&node, "numa_domains", TS_OMP_BIND_SPREAD, 3, "0,2,3");
-    expect_plan(&node, "ll_caches", TS_OMP_BIND_SPREAD, 4, "0,1,2,3");
+    expect_plan(&node, "ll_caches", TS_OMP_BIND_SPREAD, 4, "0,0,0,0");
     ts_node_free(&node);
 }
 
@@ -361,7 +363,7 @@ static void from_hwloc(void)
     REQUIRE(ts_node_from_topology(topo, &node, &err) == TS_OK, "no node description: %s", err.message);
     ts_topology_destroy(topo);
     expect_places(&node, "numa_domains", "{0:8},{8:8},{16:8},{24:8}");
-    expect_places(&node, "ll_caches", "{0:8},{8:8},{16:8},{24:8}");
+    expect_places(&node, "ll_caches", "{0:8}");
     expect_places(&node, "sockets", "{0:16},{16:16}");
     expect_places(&node, "cores(3)", "{0:2},{2:2},{4:2}");
     expect_plan(&node, "numa_domains", TS_OMP_BIND_SPREAD, 4, "0,1,2,3");

@@ -8,14 +8,14 @@
 # TS_TRUTH_CPUS), for every single policy and 1 .. 2 threads. Prints how many combinations
 # were compared.
 #
-# Usage: test_omp_truth.sh OMP_TRUTH [MAX_THREADS]
+# Usage: [TRUTH_PLACES=...] [TRUTH_BINDS=...] test_omp_truth.sh OMP_TRUTH [MAX_THREADS]
 #   OMP_TRUTH    the omp_truth program of a touchstone build (build/tests/topo/omp_truth)
 #   MAX_THREADS  the largest team (default: 2 x the CPUs this process may use)
 # It needs nothing but sh and the program, so it runs as it is inside the emulated two-node
 # machine (tests/numa_vm) given the build directory's omp_truth there.
 set -u
 TRUTH=${1:?path to the omp_truth program}
-CPUS=$(getconf _NPROCESSORS_ONLN)
+CPUS=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc) # busybox (the VM) has only nproc
 MAX=${2:-$((2 * CPUS))}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/omp-truth.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -58,6 +58,11 @@ spread,close
 close,spread
 true,close
 bogus'
+
+# TRUTH_PLACES and TRUTH_BINDS (one value a line) replace the lists: the emulated machine,
+# where each run costs some 20 times more, checks the values its two NUMA nodes change.
+PLACES=${TRUTH_PLACES:-$PLACES}
+BINDS=${TRUTH_BINDS:-$BINDS}
 
 compared=0
 differ=0
