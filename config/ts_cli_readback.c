@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_FORMAT = 256, OPT_FORCE, OPT_KIND, OPT_SIZE };
+enum { OPT_FORMAT = 256, OPT_FORCE, OPT_KIND, OPT_SIZE, OPT_HTML };
 
 static const char *const plot_kinds[] = { "scaling", "init", "timeline" };
 
@@ -54,6 +54,7 @@ int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv
     static const struct option compare_options[] = {
         { "format", required_argument, NULL, OPT_FORMAT },
         { "force", no_argument, NULL, OPT_FORCE },
+        { "html", required_argument, NULL, OPT_HTML },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -65,7 +66,7 @@ int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv
         { NULL, 0, NULL, 0 },
     };
     int is_plot = strcmp(cmd, "plot") == 0;
-    /* report shares compare's table; its --force is refused below. */
+    /* report shares compare's table; its --force is refused below, as --html is for compare and show. */
     const struct option *options = is_plot ? plot_options : compare_options;
     opterr = 0;
     /* getopt sees the arguments after the command, with the command as its argv[0]. optind = 0
@@ -90,6 +91,14 @@ int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv
                 break;
             }
             st = ts_fail(err, TS_BAD_INPUT, "%s: unknown option '--force' (only compare refuses runs)", cmd);
+            break;
+        case OPT_HTML:
+            if (strcmp(cmd, "report") == 0) {
+                a->html = optarg;
+                break;
+            }
+            st = ts_fail(err, TS_BAD_INPUT, "%s: unknown option '--html' (touchstone report --html FILE writes one)",
+                         cmd);
             break;
         case OPT_KIND: st = parse_kind(a, optarg, err); break;
         case OPT_SIZE: st = parse_size(a, optarg, err); break;
