@@ -34,4 +34,12 @@ int ts_html_build(const struct ts_survey_rec *survey, const struct ts_run_summar
 int ts_html_write(const char *path, const struct ts_survey_rec *survey /* NULL for a plain set of runs */,
                   const struct ts_run_summary *runs, int n_runs, struct ts_error *err);
 
+/* A survey's report: reads each done run's file (survey->runs[i].file, relative to survey_dir,
+ * the folder of the survey file) in an isolated reader, then ts_html_write. A file name that is
+ * absolute or climbs out of the folder ("..") is refused (the survey file is input too); a run
+ * file that does not read fails with the reader's message naming it. Pending and failed runs are
+ * not read (shown as such). */
+int ts_html_write_survey(const char *path, const struct ts_survey_rec *survey, const char *survey_dir,
+                         struct ts_error *err);
+
 #endif

@@ -8,12 +8,15 @@
  *            and to the matrix, the misplaced cell marked, the emulation said
  *   write    the file as built, replaced atomically; a missing directory refused with its errno
  *            text; summaries that do not match the survey refused
+ *   survey_files  a survey's report from its folder (ts_html_write_survey): the done run read
+ *            from there, the pending one not; a file outside the folder or gone refused
  * TS_HTML_DUMP=DIR keeps the reports of hostile and survey there (hostile.html, survey.html). */
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io_fixture.h"
@@ -405,11 +408,11 @@ static void readable(struct io_fixture *f)
     f->rec.steps_done = f->rec.steps_planned = FX_WARMUP + FX_ITER;
 }
 
-static void layout(void)
+/* The full fixture, readable, with a placement audit of its threads on its 2 nodes. */
+static void placed_fixture(struct io_fixture *fp)
 {
-    static struct io_fixture f;
-    io_fixture_full(&f);
-    readable(&f);
+    io_fixture_full(fp);
+    readable(fp);
     static int32_t node_ids[FX_NUMA] = { 0, 1 }, thread_node[FX_THREADS];
     static int64_t pages[FX_THREADS], tnp[FX_THREADS * FX_NUMA], anp[FX_NUMA] = { 12, 0 }, zero[1];
     static double fraction[FX_THREADS];
@@ -417,30 +420,37 @@ static void layout(void)
         pages[t] = 4;
         fraction[t] = 1;
         tnp[t * FX_NUMA] = 4;
-        thread_node[t] = f.threads[t].node;
+        thread_node[t] = fp->threads[t].node;
     }
-    struct ts_placement_rec audit = { .measured_after = "init",
-                                      .policy = "firsttouch",
-                                      .sample_stride = 1,
-                                      .page_size = 4096,
-                                      .granule_bytes = 4096,
-                                      .requested_page_size = 4096,
-                                      .madvise = "none",
-                                      .n_nodes = FX_NUMA,
-                                      .node_ids = node_ids,
-                                      .n_threads = FX_THREADS,
-                                      .thread_node = thread_node,
-                                      .thread_pages = pages,
-                                      .thread_local_pages = pages,
-                                      .thread_local_fraction = fraction,
-                                      .thread_node_pages = tnp,
-                                      .n_arrays = 1,
-                                      .array_node_pages = anp,
-                                      .array_absent_pages = zero,
-                                      .array_error_pages = zero,
-                                      .local_fraction = 1,
-                                      .time = 0.001 };
-    f.rec.placement = &audit;
+    static struct ts_placement_rec audit;
+    audit = (struct ts_placement_rec){ .measured_after = "init",
+                                       .policy = "firsttouch",
+                                       .sample_stride = 1,
+                                       .page_size = 4096,
+                                       .granule_bytes = 4096,
+                                       .requested_page_size = 4096,
+                                       .madvise = "none",
+                                       .n_nodes = FX_NUMA,
+                                       .node_ids = node_ids,
+                                       .n_threads = FX_THREADS,
+                                       .thread_node = thread_node,
+                                       .thread_pages = pages,
+                                       .thread_local_pages = pages,
+                                       .thread_local_fraction = fraction,
+                                       .thread_node_pages = tnp,
+                                       .n_arrays = 1,
+                                       .array_node_pages = anp,
+                                       .array_absent_pages = zero,
+                                       .array_error_pages = zero,
+                                       .local_fraction = 1,
+                                       .time = 0.001 };
+    fp->rec.placement = &audit;
+}
+
+static void layout(void)
+{
+    static struct io_fixture f;
+    placed_fixture(&f);
     char path[4200];
     snprintf(path, sizeof path, "%s/layout.h5", dir);
     struct ts_error err;
@@ -465,17 +475,68 @@ static void layout(void)
     ts_run_summary_free(&s);
 }
 
+/* A survey's report from its folder: the done run's file read from there, the pending one not;
+ * a file outside the folder and a missing file refused. */
+static void survey_files(void)
+{
+    static struct io_fixture f;
+    placed_fixture(&f);
+    char runs_dir[4200], path[4300], out[4300];
+    snprintf(runs_dir, sizeof runs_dir, "%s/runs", dir);
+    REQUIRE(mkdir(runs_dir, 0700) == 0, "mkdir %s", runs_dir);
+    snprintf(path, sizeof path, "%s/one.h5", runs_dir);
+    struct ts_error err;
+    ts_error_clear(&err);
+    REQUIRE(ts_record_write(&f.rec, path, &err) == TS_OK, "ts_record_write: %s", err.message);
+    static struct ts_survey_run rr[2];
+    static struct ts_survey_rec sv;
+    memset(rr, 0, sizeof rr);
+    snprintf(rr[0].name, sizeof rr[0].name, "one");
+    snprintf(rr[0].file, sizeof rr[0].file, "runs/one.h5");
+    rr[0].state = TS_SURVEY_DONE;
+    snprintf(rr[1].name, sizeof rr[1].name, "two");
+    snprintf(rr[1].file, sizeof rr[1].file, "runs/two.h5"); /* not there: pending */
+    rr[1].state = TS_SURVEY_PENDING;
+    sv = (struct ts_survey_rec){ .format = TS_SURVEY_FORMAT, .n_runs = 2, .runs = rr };
+    snprintf(out, sizeof out, "%s/survey.html", dir);
+    CHECK(ts_html_write_survey(out, &sv, dir, &err) == TS_OK, "ts_html_write_survey: %s", err.message);
+    FILE *in = fopen(out, "r");
+    static char html[1 << 20];
+    size_t n = in ? fread(html, 1, sizeof html - 1, in) : 0;
+    html[n] = '\0';
+    if (in)
+        fclose(in);
+    check_sections(html);
+    CHECK(strstr(html, "id=\"run-one\"") && strstr(html, "id=\"run-two\""), "the runs' anchors");
+    char *placement = section_text(html, "placement");
+    CHECK(strstr(placement, "href=\"#run-one\"") && !strstr(placement, "href=\"#run-two\""),
+          "the done run is drawn, the pending one not");
+    free(placement);
+    snprintf(rr[0].file, sizeof rr[0].file, "../one.h5");
+    ts_error_clear(&err);
+    CHECK(ts_html_write_survey(out, &sv, runs_dir, &err) == TS_BAD_INPUT && strstr(err.message, "not inside"),
+          "a file outside the survey's folder: %s", err.message);
+    snprintf(rr[0].file, sizeof rr[0].file, "runs/gone.h5");
+    ts_error_clear(&err);
+    CHECK(ts_html_write_survey(out, &sv, dir, &err) == TS_BAD_INPUT && strstr(err.message, "runs/gone.h5"),
+          "a done run whose file is gone: status %d, %s", err.status, err.message);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         void (*run)(void);
-    } modes[] = { { "layout", layout }, { "hostile", hostile }, { "survey", survey }, { "write", write_file } };
+    } modes[] = { { "layout", layout },
+                  { "hostile", hostile },
+                  { "survey", survey },
+                  { "write", write_file },
+                  { "survey_files", survey_files } };
     size_t m = 0;
     while (m < sizeof modes / sizeof modes[0] && (argc < 2 || strcmp(argv[1], modes[m].name)))
         m++;
     if (m == sizeof modes / sizeof modes[0]) {
-        fprintf(stderr, "usage: %s layout|hostile|survey|write\n", argv[0]);
+        fprintf(stderr, "usage: %s layout|hostile|survey|write|survey_files\n", argv[0]);
         return 2;
     }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
