@@ -56,7 +56,8 @@ void hb_fmt(struct hbuf *b, const char *fmt, ...)
 
 void hb_escn(struct hbuf *b, const char *s, size_t n)
 {
-    for (size_t i = 0; i < n && s[i]; i++) {
+    /* Past n, only the rest of a UTF-8 sequence begun before it: a cut never splits a character. */
+    for (size_t i = 0; s[i] && (i < n || ((unsigned char)s[i] & 0xc0) == 0x80); i++) {
         const unsigned char ch = (unsigned char)s[i];
         switch (ch) {
         case '&': hb_raw(b, "&amp;"); break;

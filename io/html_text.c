@@ -208,6 +208,15 @@ void html_conditions(struct hbuf *b, const struct html_ctx *c)
     hb_raw(b, "</section>\n");
 }
 
+/* A run file's name as a link: relative, of plain characters only, so that no scheme
+ * ("javascript:", "http:") and no markup can ride on it. */
+static int linkable(const char *file)
+{
+    const size_t n = strnlen(file, sizeof((struct ts_survey_run *)0)->file);
+    return n > 0 && n < sizeof((struct ts_survey_run *)0)->file && file[0] != '/'
+           && strspn(file, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/=,+") == n;
+}
+
 static void one_command(struct hbuf *b, const struct html_ctx *c, int i)
 {
     const struct ts_run_summary *s = &c->runs[i];
@@ -235,12 +244,16 @@ static void one_command(struct hbuf *b, const struct html_ctx *c, int i)
         if (st == TS_SURVEY_FAILED)
             hb_fmt(b, " (exit status %d)", (int)r->exit_status);
         hb_raw(b, "</span>");
-        if (r->file[0]) {
+        if (r->file[0] && linkable(r->file)) {
             hb_raw(b, ", file <a href=\"");
             hb_esc(b, r->file);
             hb_raw(b, "\">");
             hb_esc(b, r->file);
             hb_raw(b, "</a>");
+        } else if (r->file[0]) {
+            hb_raw(b, ", file <code>");
+            hb_escn(b, r->file, sizeof r->file);
+            hb_raw(b, "</code>");
         }
         hb_raw(b, ".</p>\n<pre><code>");
         hb_esc(b, r->command[0] ? r->command : "(no command recorded)");

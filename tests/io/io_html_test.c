@@ -282,6 +282,12 @@ static void survey(void)
     dump("survey", &sv, s, 3);
     char *html = build(&sv, s, 3);
     check_sections(html);
+    /* A file name that is a script URL is shown, never linked. */
+    snprintf(rr[2].file, sizeof rr[2].file, "javascript:alert(1)");
+    char *scheme = build(&sv, s, 3);
+    CHECK(!strstr(scheme, "href=\"javascript:") && strstr(scheme, "<code>javascript:alert(1)</code>"),
+          "a run file named as a script URL became a link");
+    free(scheme);
     for (int i = 0; i < 3; i++) {
         char anchor[128];
         snprintf(anchor, sizeof anchor, "id=\"run-%s\"", names[i]);
