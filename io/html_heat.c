@@ -293,7 +293,8 @@ static void thread_map(struct hbuf *b, const struct html_ctx *c, int i)
     hb_raw(b, "<h3>");
     html_run_link(b, c, i);
     hb_raw(b, "</h3>\n<p class=\"muted\">");
-    hb_fmt(b, "%d threads x %lld iterations", (int)s->n_threads, (long long)iters);
+    hb_fmt(b, "%d thread%s x %lld iteration%s", (int)s->n_threads, s->n_threads == 1 ? "" : "s", (long long)iters,
+           iters == 1 ? "" : "s");
     if (step > 1)
         hb_fmt(b, " (each column the mean of %d iterations)", step);
     if (counted)
