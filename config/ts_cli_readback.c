@@ -75,11 +75,12 @@ int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv
     argc--;
     argv++;
     optind = 0;
-    int c;
+    int c, format_given = 0;
     while ((c = getopt_long(argc, argv, is_plot ? ":o:h" : ":h", options, NULL)) != -1) {
         int st = TS_OK;
         switch (c) {
         case OPT_FORMAT:
+            format_given = 1;
             if (ts_table_format_parse(optarg, &a->format) != 0
                 || (strcmp(cmd, "show") == 0 && a->format != TS_TABLE_TEXT && a->format != TS_TABLE_JSON))
                 st = ts_fail(err, TS_BAD_INPUT, "%s: unknown --format '%s' (formats: %s)", cmd, optarg,
@@ -112,6 +113,10 @@ int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv
         if (st != TS_OK)
             return st;
     }
+    if (a->html && format_given)
+        return ts_fail(err, TS_BAD_INPUT,
+                       "report: --html writes the HTML report, --format prints the table: one or the "
+                       "other");
     a->files = argv + optind;
     a->n_files = argc - optind;
     return check_counts(a, cmd, err);

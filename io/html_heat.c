@@ -11,6 +11,7 @@
 #define MAX_COLS 120
 #define MAX_ROWS 256
 #define MAX_MAPS 8
+#define MAX_MATRIX_NODES 64
 
 struct heat {
     const char *title, *unit, *row_name, *col_name;
@@ -154,6 +155,11 @@ void html_matrix(struct hbuf *b, const struct html_ctx *c)
         return;
     }
     const struct ts_survey_matrix *m = &c->survey->matrix;
+    if (m->n_cpu_nodes > MAX_MATRIX_NODES || m->n_mem_nodes > MAX_MATRIX_NODES) {
+        hb_fmt(b, "<p class=\"empty\">A matrix of %d x %d nodes: more than this report draws.</p>\n</section>\n",
+               (int)m->n_cpu_nodes, (int)m->n_mem_nodes);
+        return;
+    }
     const int cells = m->n_cpu_nodes * m->n_mem_nodes;
     if (!c->survey->has_matrix || m->n_cpu_nodes <= 0 || m->n_mem_nodes <= 0 || !m->cell || !m->cpu_nodes
         || !m->mem_nodes) {

@@ -18,6 +18,11 @@
 #define WIDTH (6 * PAD + COLS * (CORE_W + GAP) - GAP)
 #define MAX_PICTURES 8
 #define MAX_THREAD_ROWS 256
+/* What is drawn at most: larger machines (or files claiming them) are described in words, so
+ * that drawing stays fast whatever a file holds. */
+#define MAX_DRAWN_CORES 2048
+#define MAX_DRAWN_GROUPS 64
+#define MAX_DRAWN_THREADS 4096
 
 /* Cores of package p on node (numa) in the order of /topology/cores. */
 static int cores_on(const struct ts_topology_rec *t, int32_t p, int32_t numa, int *idx)
@@ -107,6 +112,11 @@ static int by_int(const void *a, const void *b)
 static void draw_topology(struct hbuf *b, const struct ts_topology_rec *t, const struct ts_run_summary *s,
                           const char *title)
 {
+    if (t->n_cores_rec > MAX_DRAWN_CORES || t->n_numa > MAX_DRAWN_GROUPS) {
+        hb_fmt(b, "<p class=\"empty\">%d cores and %d NUMA nodes: more than this report draws.</p>\n",
+               (int)t->n_cores_rec, (int)t->n_numa);
+        return;
+    }
     int *idx = malloc((size_t)t->n_cores_rec * sizeof *idx);
     int32_t *packages = malloc((size_t)t->n_cores_rec * sizeof *packages);
     int32_t *nodes = malloc(((size_t)t->n_numa + 1) * sizeof *nodes);
@@ -126,6 +136,13 @@ static void draw_topology(struct hbuf *b, const struct ts_topology_rec *t, const
             packages[n_packages++] = t->cores[i].package;
     }
     qsort(packages, (size_t)n_packages, sizeof *packages, by_int);
+    if (n_packages > MAX_DRAWN_GROUPS) {
+        hb_fmt(b, "<p class=\"empty\">%d packages: more than this report draws.</p>\n", n_packages);
+        free(idx);
+        free(packages);
+        free(nodes);
+        return;
+    }
     /* The height first: the SVG's viewBox needs it before its content. */
     struct hbuf body = { 0 };
     int y = 4;
@@ -337,11 +354,15 @@ void html_placement(struct hbuf *b, const struct html_ctx *c)
         hb_raw(b, "; local fraction ");
         hb_num(b, "%.3f", s->local_fraction);
         hb_raw(b, "</p>\n");
-        if (s->topology.n_cores_rec > 0 && s->threads)
+        if (s->topology.n_cores_rec > 0 && s->threads && s->n_threads <= MAX_DRAWN_THREADS)
             draw_topology(b, &s->topology, s, "threads on their cores");
         else
-            hb_raw(b, "<p class=\"empty\">The file records no topology or thread table to draw.</p>\n");
-        if (s->thread_node_pages && s->n_place_nodes > 0)
+            hb_raw(b, "<p class=\"empty\">The file records no topology or thread table to draw, or more threads "
+                      "than this report draws.</p>\n");
+        if (s->thread_node_pages && s->n_place_nodes > MAX_DRAWN_GROUPS)
+            hb_fmt(b, "<p class=\"empty\">Pages on %d nodes: more than this report draws.</p>\n",
+                   (int)s->n_place_nodes);
+        else if (s->thread_node_pages && s->n_place_nodes > 0)
             pages_bars(b, s);
         else
             hb_raw(b, "<p class=\"empty\">No page-placement audit in this file (<code>placement.audit = "

@@ -67,6 +67,8 @@ expect_in "$ERR" "$WORK/bad.h5" "the unreadable run is named"
 run_ts 2 "report --html into a missing directory" report --html "$WORK/no/such/dir/r.html" "$RUNS/par-1.h5"
 expect_in "$ERR" "$WORK/no/such/dir/r.html.*No such file or directory" "the missing directory's errno text"
 run_ts 2 "report --html without a file" report --html
+run_ts 2 "report --html with --format" report --html "$WORK/r3.html" --format csv "$RUNS/par-1.h5"
+expect_in "$ERR" "one or the other" "--html and --format refused together"
 run_ts 2 "compare --html" compare --html "$WORK/c.html" "$RUNS/par-1.h5" "$RUNS/par-2.h5"
 expect_in "$ERR" "compare: unknown option '--html'" "compare refuses --html"
 finish
