@@ -138,7 +138,7 @@ const char *html_category_color(int k)
 void html_bars(struct hbuf *b, const char *title, const char *unit, const char *const *labels, const double *values,
                int n, const char *fmt)
 {
-    const int label_w = 190, bar_w = 300, row_h = 22, top = 26, bottom = 34;
+    const int label_w = 170, bar_w = 220, row_h = 22, top = 26, bottom = 34;
     double max = 0;
     for (int i = 0; i < n; i++)
         if (isfinite(values[i]) && values[i] > max)
@@ -155,7 +155,7 @@ void html_bars(struct hbuf *b, const char *title, const char *unit, const char *
     for (int i = 0; i < n; i++) {
         const int y = top + i * row_h;
         hb_fmt(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", label_w - 6, y + 15);
-        hb_escn(b, labels[i], 40);
+        hb_escn(b, labels[i], 28);
         hb_raw(b, "</text>");
         if (!isfinite(values[i]) || max <= 0) {
             hb_fmt(b, "<text x=\"%d\" y=\"%d\" class=\"muted\">not measured</text>", label_w + 4, y + 15);

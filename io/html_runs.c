@@ -98,12 +98,14 @@ static void group_bars(struct hbuf *b, const struct html_ctx *c, const int *idx,
         v[3 * n + m] = s->local_fraction * 100;
         m++;
     }
+    hb_raw(b, "<div class=\"charts\">\n");
     if (with_init)
         html_bars(b, "init (first touch) time", "s", names, v, m, "%.3g");
     html_bars(b, "median time per iteration", "ms", names, v + n, m, "%.4g");
     if (!with_init)
         html_bars(b, "median bandwidth", "GB/s", names, v + 2 * n, m, "%.4g");
     html_bars(b, "pages on the node of the thread that owns them", "%", names, v + 3 * n, m, "%.1f");
+    hb_raw(b, "</div>\n");
     free(labels);
     free(names);
     free(v);

@@ -23,6 +23,7 @@ static const char css[] =
     "padding-bottom:.2em;margin-top:1.6em}h3{font-size:1.05em}\n"
     "nav{font-size:.9em;margin:.4em 0 1em}nav a{margin-right:.8em;white-space:nowrap}\n"
     "section{margin-bottom:1.5em}figure{margin:.6em 0;overflow-x:auto}\n"
+    ".charts{display:flex;flex-wrap:wrap;gap:0 1.5em}.charts figure{flex:0 1 460px}\n"
     "svg{max-width:100%;height:auto;font:12px system-ui,sans-serif}svg .ct{font-weight:600}\n"
     "svg .muted,.muted{color:var(--muted);fill:var(--muted)}svg .axis{stroke:#333;stroke-width:1}\n"
     "svg .grid{stroke:#ddd;stroke-width:1}svg .bad{stroke:var(--bad);stroke-width:3;fill:none}\n"
@@ -93,7 +94,7 @@ void html_config_key(const struct ts_run_summary *s, int leave_out, char *buf, s
             snprintf(threads, sizeof threads, ", %d ranks x %d threads", (int)s->n_ranks,
                      (int)(s->n_threads / s->n_ranks));
         else
-            snprintf(threads, sizeof threads, ", %d threads", (int)s->n_threads);
+            snprintf(threads, sizeof threads, ", %d thread%s", (int)s->n_threads, s->n_threads == 1 ? "" : "s");
     }
     if (!(leave_out & HTML_KEY_INIT))
         snprintf(init, sizeof init, ", %s init", s->init_mode);
