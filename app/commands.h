@@ -66,7 +66,7 @@ int ts_advise_cmd(const struct ts_advise_args *a, const struct ts_dist *dist, st
 int ts_compare_cmd(const struct ts_runs_args *a, struct ts_error *err);
 
 /* `touchstone report`: one row per run, grouped by configuration and sorted by threads:
- * scaling tables. */
+ * scaling tables; with a->html, the HTML report of the runs written there instead (io/ts_html.h). */
 int ts_report_cmd(const struct ts_runs_args *a, struct ts_error *err);
 
 /* `touchstone plot`: validates the files as compare does, then runs tools/plot.py on them. */

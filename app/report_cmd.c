@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "readback_set.h"
 #include "readback_table.h"
+#include "ts_html.h"
 
 /* The configuration columns are in the group heading for people, in every row for programs. */
 static const struct ts_column columns[] = {
@@ -155,6 +156,16 @@ int ts_report_cmd(const struct ts_runs_args *a, struct ts_error *err)
     if (ts_run_set_load(&set, a->files, a->n_files, 1, "report", err)) {
         ts_run_set_free(&set);
         return err->status;
+    }
+    if (a->html) {
+        /* The file is the output: nothing on stdout but where it went. */
+        int st = ts_html_write(a->html, NULL, set.runs, (int)set.n, err);
+        if (st == TS_OK
+            && (printf("report: %s written (%zu run%s)\n", a->html, set.n, set.n == 1 ? "" : "s") < 0
+                || fflush(stdout) != 0))
+            st = ts_fail_errno(err, TS_IO_ERROR, errno ? errno : EIO, "report: cannot print to standard output");
+        ts_run_set_free(&set);
+        return st;
     }
     char(*labels)[1024] = malloc(set.n * sizeof *labels);
     struct entry *e = labels ? grouped(&set, labels) : NULL;

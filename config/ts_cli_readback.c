@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_FORMAT = 256, OPT_FORCE, OPT_KIND, OPT_SIZE };
+enum { OPT_FORMAT = 256, OPT_FORCE, OPT_KIND, OPT_SIZE, OPT_HTML };
 
 static const char *const plot_kinds[] = { "scaling", "init", "timeline" };
 
@@ -54,6 +54,7 @@ int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv
     static const struct option compare_options[] = {
         { "format", required_argument, NULL, OPT_FORMAT },
         { "force", no_argument, NULL, OPT_FORCE },
+        { "html", required_argument, NULL, OPT_HTML },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -65,7 +66,7 @@ int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv
         { NULL, 0, NULL, 0 },
     };
     int is_plot = strcmp(cmd, "plot") == 0;
-    /* report shares compare's table; its --force is refused below. */
+    /* report shares compare's table; its --force is refused below, as --html is for compare and show. */
     const struct option *options = is_plot ? plot_options : compare_options;
     opterr = 0;
     /* getopt sees the arguments after the command, with the command as its argv[0]. optind = 0
@@ -74,11 +75,12 @@ int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv
     argc--;
     argv++;
     optind = 0;
-    int c;
+    int c, format_given = 0;
     while ((c = getopt_long(argc, argv, is_plot ? ":o:h" : ":h", options, NULL)) != -1) {
         int st = TS_OK;
         switch (c) {
         case OPT_FORMAT:
+            format_given = 1;
             if (ts_table_format_parse(optarg, &a->format) != 0
                 || (strcmp(cmd, "show") == 0 && a->format != TS_TABLE_TEXT && a->format != TS_TABLE_JSON))
                 st = ts_fail(err, TS_BAD_INPUT, "%s: unknown --format '%s' (formats: %s)", cmd, optarg,
@@ -90,6 +92,14 @@ int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv
                 break;
             }
             st = ts_fail(err, TS_BAD_INPUT, "%s: unknown option '--force' (only compare refuses runs)", cmd);
+            break;
+        case OPT_HTML:
+            if (strcmp(cmd, "report") == 0) {
+                a->html = optarg;
+                break;
+            }
+            st = ts_fail(err, TS_BAD_INPUT, "%s: unknown option '--html' (touchstone report --html FILE writes one)",
+                         cmd);
             break;
         case OPT_KIND: st = parse_kind(a, optarg, err); break;
         case OPT_SIZE: st = parse_size(a, optarg, err); break;
@@ -103,6 +113,10 @@ int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv
         if (st != TS_OK)
             return st;
     }
+    if (a->html && format_given)
+        return ts_fail(err, TS_BAD_INPUT,
+                       "report: --html writes the HTML report, --format prints the table: one or the "
+                       "other");
     a->files = argv + optind;
     a->n_files = argc - optind;
     return check_counts(a, cmd, err);

@@ -11,6 +11,7 @@ struct ts_runs_args {
     enum ts_table_format format; /* compare, report, show: --format */
     int force;                   /* compare: --force */
     const char *output;          /* plot: -o FILE */
+    const char *html;            /* report: --html FILE, the self-contained HTML report instead of the table */
     const char *kind;            /* plot: --kind scaling|init|timeline */
     const char *size;            /* plot: --size WIDTHxHEIGHT in pixels, NULL for the default */
     int help;                    /* --help was given */

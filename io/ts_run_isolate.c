@@ -87,6 +87,48 @@ static size_t text_sizes(const struct ts_run_summary *s, char **texts[2], size_t
     return 2;
 }
 
+/* The layout (h5_layout_read.h) last: the rows of the machine and of the threads, each
+ * count validated by the child. */
+#define N_LAYOUT 7
+static void layout_sizes(const struct ts_run_summary *s, void **blobs[N_LAYOUT], size_t bytes[N_LAYOUT])
+{
+    struct ts_run_summary *w = (struct ts_run_summary *)s;
+    const struct ts_topology_rec *t = &s->topology;
+    blobs[0] = (void **)&w->topology.numa;
+    blobs[1] = (void **)&w->topology.distances;
+    blobs[2] = (void **)&w->topology.cores;
+    blobs[3] = (void **)&w->topology.caches;
+    blobs[4] = (void **)&w->threads;
+    blobs[5] = (void **)&w->place_node_ids;
+    blobs[6] = (void **)&w->thread_node_pages;
+    bytes[0] = t->numa ? (size_t)t->n_numa * sizeof *t->numa : 0;
+    bytes[1] = t->distances ? (size_t)t->n_numa * (size_t)t->n_numa * sizeof *t->distances : 0;
+    bytes[2] = t->cores ? (size_t)t->n_cores_rec * sizeof *t->cores : 0;
+    bytes[3] = t->caches ? (size_t)t->n_caches * sizeof *t->caches : 0;
+    bytes[4] = s->threads ? (size_t)s->n_threads * sizeof *s->threads : 0;
+    bytes[5] = s->place_node_ids ? (size_t)s->n_place_nodes * sizeof *s->place_node_ids : 0;
+    bytes[6] =
+        s->thread_node_pages ? (size_t)s->n_place_nodes * (size_t)s->n_threads * sizeof *s->thread_node_pages : 0;
+}
+
+/* The strings of the received rows, terminated in the child: kept so whatever the pipe held. */
+static void terminate_layout(struct ts_run_summary *s)
+{
+#define END(str) (str)[sizeof(str) - 1] = '\0'
+    for (int32_t i = 0; s->topology.numa && i < s->topology.n_numa; i++)
+        END(s->topology.numa[i].cpus);
+    for (int32_t i = 0; s->topology.cores && i < s->topology.n_cores_rec; i++)
+        END(s->topology.cores[i].cpus);
+    for (int32_t i = 0; s->topology.caches && i < s->topology.n_caches; i++)
+        END(s->topology.caches[i].type);
+    for (int32_t i = 0; s->threads && i < s->n_threads; i++) {
+        END(s->threads[i].place_cpus);
+        END(s->threads[i].affinity);
+        END(s->threads[i].host);
+    }
+#undef END
+}
+
 static void child(int fd, ts_run_reader *reader, const void *ctx, unsigned seconds)
 {
     signal(SIGALRM, SIG_DFL);
@@ -109,6 +151,11 @@ static void child(int fd, ts_run_reader *reader, const void *ctx, unsigned secon
     size_t bytes[2];
     for (size_t i = 0, n = text_sizes(&s, texts, bytes); !bad && st == TS_OK && i < n; i++)
         bad = write_all(fd, *texts[i], bytes[i]);
+    void **blobs[N_LAYOUT];
+    size_t blob_bytes[N_LAYOUT];
+    layout_sizes(&s, blobs, blob_bytes);
+    for (size_t i = 0; !bad && st == TS_OK && i < N_LAYOUT; i++)
+        bad = write_all(fd, *blobs[i], blob_bytes[i]);
     _exit(bad ? 1 : 0); /* no atexit handlers, no flushing of the parent's buffers */
 }
 
@@ -123,6 +170,11 @@ static int receive(int fd, struct ts_run_summary *out, struct ts_error *err)
     size_t bytes[2];
     size_t n_arrays = array_sizes(out, arrays, counts), n_texts = text_sizes(out, texts, bytes);
     const size_t ranks = rank_bytes(out);
+    void **blobs[N_LAYOUT];
+    size_t blob_bytes[N_LAYOUT];
+    layout_sizes(out, blobs, blob_bytes);
+    for (size_t i = 0; i < N_LAYOUT; i++)
+        *blobs[i] = NULL;
     /* The child's pointers mean nothing here. */
     out->iteration = out->thread_iteration = out->thread_local_fraction = NULL;
     out->rank_iteration = out->rank_halo_iteration = NULL;
@@ -156,6 +208,16 @@ static int receive(int fd, struct ts_run_summary *out, struct ts_error *err)
         }
         (*texts[i])[bytes[i] - 1] = '\0'; /* the child sent a terminated string; keep it one */
     }
+    for (size_t i = 0; st == TS_OK && i < N_LAYOUT; i++) {
+        if (blob_bytes[i] == 0)
+            continue;
+        if (!(*blobs[i] = malloc(blob_bytes[i])) || read_all(fd, *blobs[i], blob_bytes[i])) {
+            ts_run_summary_free(out);
+            return -1;
+        }
+    }
+    if (st == TS_OK)
+        terminate_layout(out);
     return st;
 }
 

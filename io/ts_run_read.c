@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "h5_layout_read.h"
 #include "h5_mpi_read.h"
 #include "h5_reader.h"
 #include "ts_record.h"
@@ -362,7 +363,9 @@ static int read_run(struct h5r *r, S *s)
         return r->err->status;
     if (read_texts(r, s) || read_job(r, s) || read_counters(r, s) || read_machine(r, s) || read_placement(r, s))
         return r->err->status;
-    return h5r_read_mpi(r, s);
+    if (optional_str(r, "/", "command_line", s->command_line, sizeof s->command_line) || h5r_read_mpi(r, s))
+        return r->err->status;
+    return h5r_read_layout(r, s);
 }
 
 /* Tells checkpoints and other programs' HDF5 files apart from broken run files, so that a
@@ -438,6 +441,13 @@ void ts_run_summary_free(S *s)
     free(s->ranks);
     free(s->rank_iteration);
     free(s->rank_halo_iteration);
+    free(s->topology.numa);
+    free(s->topology.distances);
+    free(s->topology.cores);
+    free(s->topology.caches);
+    free(s->threads);
+    free(s->place_node_ids);
+    free(s->thread_node_pages);
     char file[sizeof s->file];
     memcpy(file, s->file, sizeof file);
     memset(s, 0, sizeof *s);

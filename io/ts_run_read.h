@@ -94,6 +94,16 @@ struct ts_run_summary {
     struct ts_rank_rec *ranks;   /* n_ranks rows of /mpi/ranks */
     double *rank_iteration;      /* n_ranks x n_iterations, s, [rank][iteration]; NaN: not measured */
     double *rank_halo_iteration; /* of which in the halo exchange */
+
+    /* Where the run ran, for the HTML report (io/ts_html.h); read from every schema, empty
+     * ("", 0, NULL) when the file lacks the item. */
+    char command_line[1024];         /* /@command_line: the command as typed */
+    struct ts_topology_rec topology; /* /topology: counts, numa_nodes, distances, cores, caches (owned) */
+    struct ts_thread_rec *threads;   /* n_threads rows of /threads/table: bound where, ran where (rank,
+                                        local_rank and host as /mpi says; "" host before schema 3) */
+    int32_t n_place_nodes;           /* /placement/node_ids: the columns of thread_node_pages */
+    int32_t *place_node_ids;         /* OS node numbers, ascending */
+    int64_t *thread_node_pages;      /* n_threads x n_place_nodes, [thread][node]: sampled pages */
 };
 
 /* Reads and validates the run file at path. On failure everything is freed, err names the

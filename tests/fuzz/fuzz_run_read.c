@@ -1,6 +1,7 @@
 /* The run-file reader behind compare, report and plot (ts_run_read_image: the bytes of a file,
  * read in this process). Every input ends in a summary that keeps the schema's promises or
- * in an error naming the file; either way nothing of the file stays open in HDF5.
+ * in an error naming the file; either way nothing of the file stays open in HDF5. A summary
+ * read also makes an HTML report (io/ts_html.h), which must build.
  * HDF5 1.10 itself crashes or hangs on some corrupted files (its global heap): the commands
  * read in a child process for that reason, this harness reads in-process so that libFuzzer
  * sees coverage, and tests/fuzz/run_fuzz.sh sorts each crash by whose code crashed. */
@@ -10,7 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "fuzz_util.h"
+#include "ts_html.h"
 #include "ts_run_ranks.h"
 #include "ts_run_read.h"
 
@@ -161,6 +165,36 @@ static void check_summary(const struct ts_run_summary *s)
     json_t *ranks = ts_ranks_json(s);
     FUZZ_CHECK(ranks != NULL, "no JSON for the ranks");
     json_decref(ranks);
+    /* The layout the HTML report draws (h5_layout_read.c): rows as counted, nodes known. */
+    const struct ts_topology_rec *t = &s->topology;
+    FUZZ_CHECK((t->n_numa > 0) == (t->numa != NULL) && (t->n_cores_rec > 0) == (t->cores != NULL)
+                   && (t->n_caches > 0) == (t->caches != NULL) && (t->numa != NULL) == (t->distances != NULL),
+               "topology rows and counts disagree (%d nodes, %d cores, %d caches)", t->n_numa, t->n_cores_rec,
+               t->n_caches);
+    for (int32_t i = 0; i < t->n_numa; i++)
+        TEXT(topology.numa[i].cpus);
+    for (int32_t i = 0; i < t->n_cores_rec; i++)
+        TEXT(topology.cores[i].cpus);
+    for (int32_t i = 0; i < t->n_caches; i++)
+        TEXT(topology.caches[i].type);
+    for (int32_t i = 0; s->threads && i < s->n_threads; i++) {
+        TEXT(threads[i].place_cpus);
+        TEXT(threads[i].affinity);
+        TEXT(threads[i].host);
+    }
+    FUZZ_CHECK((s->n_place_nodes > 0) == (s->place_node_ids != NULL)
+                   && (s->place_node_ids != NULL) == (s->thread_node_pages != NULL),
+               "placement nodes %d and their arrays disagree", s->n_place_nodes);
+    TEXT(command_line);
+    /* The HTML report of whatever the reader let through builds, and says what it is. */
+    char *html = NULL;
+    size_t bytes = 0;
+    struct ts_error err;
+    ts_error_clear(&err);
+    FUZZ_CHECK(ts_html_build(NULL, s, 1, &html, &bytes, &err) == TS_OK, "the HTML report: %s", err.message);
+    FUZZ_CHECK(html && strlen(html) == bytes && strstr(html, "<section id=\"commands\">"),
+               "the HTML report is incomplete");
+    free(html);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -173,4 +173,11 @@ for b in bad:
     print("FAILED: " + b, file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
+# 4. report --html: ranks x threads per rank in the tables, one curve over threads in all, each
+# rank's threads drawn (their host from /threads/table).
+run_ts 0 "report --html of ranks" report --html report.html sweep &&
+    expect_in report.html '<td class="n" data-v="4">4 x 1</td>' "report --html: the 4 x 1 run as ranks x threads" &&
+    expect_in report.html 'parallel efficiency' "report --html: the scaling curves" &&
+    expect_in report.html 'id="run-4x1"' "report --html: the 4 x 1 run's anchor" &&
+    expect_in report.html 'thread 3 on node' "report --html: the fourth thread's pages (rank 3's)"
 finish

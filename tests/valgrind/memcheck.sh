@@ -2,8 +2,8 @@
 # Usage: memcheck.sh TOUCHSTONE SOURCE_DIR VALGRIND SUPPRESSIONS
 #
 # Every command a user types, on the default config made small, under valgrind's memcheck:
-# run (two ways), check, topo, compare, report, a run a signal stops with a checkpoint and
-# its --restart, and bad input (an unknown config key, a truncated run file). Each must show
+# run (two ways), check, topo, compare, report (table and --html), a run a signal stops with a
+# checkpoint and its --restart, and bad input (an unknown config key, a truncated run file). Each must show
 # no memcheck error (invalid read or write, uninitialised value, bad free, ...) and nothing
 # "definitely lost", in touchstone and in the children it forks to read files, and must end
 # with touchstone's own exit status. "possibly lost" and "still reachable" are not errors:
@@ -131,6 +131,8 @@ mkdir "$WORK/runs"
 cp "$WORK/a.h5" "$WORK/b.h5" "$WORK/runs/"
 vg report "$WORK/runs"
 verdict 0 "report" && expect_in "$OUT" "b\.h5" "report: both runs"
+vg report --html "$WORK/report.html" "$WORK/runs"
+verdict 0 "report --html" && expect_in "$WORK/report.html" 'id="run-b"' "report --html: both runs"
 
 # A run a signal stops: a checkpoint after every iteration (slow under valgrind, so the
 # signal arrives long before the 1000 iterations end), SIGUSR1 once the first exists: exit 3
