@@ -73,6 +73,7 @@ int main(int argc, char **argv)
             if (status == TS_OK)
                 status = ts_advise_cmd(&cli.advise, &launch.dist, &err);
             break;
+        case TS_CMD_SURVEY: status = ts_survey_cmd(&cli.survey, argc, argv, &err); break;
         case TS_CMD_COMPARE: status = ts_compare_cmd(&cli.runs, &err); break;
         case TS_CMD_REPORT: status = ts_report_cmd(&cli.runs, &err); break;
         case TS_CMD_PLOT: status = ts_plot_cmd(&cli.runs, &err); break;

@@ -14,6 +14,7 @@ static const char usage[] =
     "       touchstone topo --topology FILE.xml | --synthetic DESC [--format text|json]\n"
     "       touchstone advise [--ranks R] [--threads T] [--smt] [--slurm] [--topology FILE.xml | --synthetic DESC]\n"
     "                         [--check] [--format text|json]\n"
+    "       touchstone survey [--quick | --full] [-o DIR] [--dump]\n"
     "       touchstone compare A1.h5 [A2.h5 ...] [vs] B1.h5 [B2.h5 ...] [--format text|csv|json|markdown] [--force]\n"
     "       touchstone report FILE... | DIR [--format text|csv|json|markdown]\n"
     "       touchstone plot FILE... | DIR -o OUT.png|svg|pdf|jpg [--kind scaling|init|timeline] [--size WxH]\n"
@@ -29,6 +30,8 @@ static const char usage[] =
     "  advise  the binding to ask for: for R ranks x T threads on this node (or an hwloc XML or\n"
     "          synthetic one), the OMP_*, srun and mpirun lines and where each thread lands;\n"
     "          --check: judge the running job against it (exit 0 as planned, 1 works but loses)\n"
+    "  survey  init, binding, scaling and policy runs sized from this node, the NUMA matrix and a\n"
+    "          verdict into DIR (touchstone-survey)/survey.h5; again: resumes (docs/survey.md)\n"
     "  compare runs side by side in sides (consecutive runs of one configuration, or split by vs),\n"
     "          each side against the first: times, bandwidth, placement, imbalance, disturbed runs,\n"
     "          and a verdict from the spread between runs: 3+ runs per side (--force: even of\n"
@@ -170,6 +173,12 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         if (status == TS_OK && cli->advise.help)
             cli->command = TS_CMD_HELP;
         return status;
+    } else if (strcmp(cmd, "survey") == 0) {
+        cli->command = TS_CMD_SURVEY;
+        int status = ts_survey_parse(&cli->survey, argc, argv, err);
+        if (status == TS_OK && cli->survey.help)
+            cli->command = TS_CMD_HELP;
+        return status;
     } else if (strcmp(cmd, "compare") == 0 || strcmp(cmd, "report") == 0 || strcmp(cmd, "plot") == 0
                || strcmp(cmd, "show") == 0) {
         cli->command = cmd[0] == 'c'   ? TS_CMD_COMPARE
@@ -183,7 +192,8 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
     } else
         return ts_fail(
             err, TS_BAD_INPUT,
-            "unknown command '%s' (commands: run, check, topo, advise, compare, report, plot, show; see touchstone "
+            "unknown command '%s' (commands: run, check, topo, advise, survey, compare, report, plot, show; see "
+            "touchstone "
             "--help)",
             cmd);
 
