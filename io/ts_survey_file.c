@@ -392,19 +392,32 @@ static int read_opened(struct h5r *r, struct ts_survey_rec *s)
     return TS_OK;
 }
 
-int ts_survey_read_direct(const char *path, struct ts_survey_rec *out, struct ts_error *err)
+static int read_file(struct h5r *r, int st, struct ts_survey_rec *out, struct ts_error *err)
 {
-    memset(out, 0, sizeof *out);
-    struct h5r r;
-    int st = h5r_open_path(&r, path, err);
-    if (st == TS_OK && r.file >= 0) {
-        st = read_opened(&r, out);
-        h5r_close(&r);
+    if (st == TS_OK && r->file >= 0) {
+        st = read_opened(r, out);
+        h5r_close(r);
     } else if (st == TS_OK)
         st = err->status;
     if (st != TS_OK)
         ts_survey_free(out);
     return st;
+}
+
+int ts_survey_read_direct(const char *path, struct ts_survey_rec *out, struct ts_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct h5r r;
+    int st = h5r_open_path(&r, path, err);
+    return read_file(&r, st, out, err);
+}
+
+int ts_survey_read_image(const void *bytes, size_t n, const char *name, struct ts_survey_rec *out, struct ts_error *err)
+{
+    memset(out, 0, sizeof *out);
+    struct h5r r;
+    int st = h5r_open_image(&r, bytes, n, name, err);
+    return read_file(&r, st, out, err);
 }
 
 static int check_read(const void *ctx, struct ts_error *err)

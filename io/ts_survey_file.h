@@ -5,6 +5,8 @@
 #ifndef TOUCHSTONE_IO_TS_SURVEY_FILE_H
 #define TOUCHSTONE_IO_TS_SURVEY_FILE_H
 
+#include <stddef.h>
+
 #include "ts_error.h"
 #include "ts_survey_rec.h"
 
@@ -30,6 +32,11 @@ int ts_survey_read(const char *path, struct ts_survey_rec *out, struct ts_error 
 
 /* The same without the child process (the fuzz harness, and the child itself). */
 int ts_survey_read_direct(const char *path, struct ts_survey_rec *out, struct ts_error *err);
+
+/* The same for a file image in memory (n bytes, copied; the fuzz harness); name appears in
+ * messages. */
+int ts_survey_read_image(const void *bytes, size_t n, const char *name, struct ts_survey_rec *out,
+                         struct ts_error *err);
 
 /* Frees what a read allocated (runs, matrix) and zeroes out. */
 void ts_survey_free(struct ts_survey_rec *s);
