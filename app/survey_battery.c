@@ -208,6 +208,7 @@ static int choose_size(struct ts_battery *b, const ts_topology *topo, const stru
         bytes = LLC_MULTIPLE * LLC_FALLBACK;
         snprintf(why, sizeof why, "%dx an assumed 32 MiB last-level cache (hwloc knows none here)", LLC_MULTIPLE);
     }
+    b->uncapped_bytes = bytes;
     struct ts_memory_limit limits[8];
     int nl = ts_memory_limits(limits, 8);
     int tightest = -1;
@@ -215,6 +216,7 @@ static int choose_size(struct ts_battery *b, const ts_topology *topo, const stru
         if (tightest < 0 || limits[i].bytes < limits[tightest].bytes)
             tightest = i;
     size_t used = (size_t)snprintf(b->size_reason, sizeof b->size_reason, "%s", why);
+    b->cap_bytes = tightest >= 0 ? (int64_t)(limits[tightest].bytes / 6) : 0;
     if (tightest >= 0 && (int64_t)(limits[tightest].bytes / 6) < bytes) {
         bytes = (int64_t)(limits[tightest].bytes / 6);
         snprintf(b->size_reason + used, sizeof b->size_reason - used,
@@ -231,6 +233,7 @@ static int choose_size(struct ts_battery *b, const ts_topology *topo, const stru
             return ts_fail(err, TS_BAD_INPUT, "survey: TOUCHSTONE_SURVEY_SCALE=%s: not a number in (0, 1]", scale_text);
         bytes = (int64_t)((double)bytes * scale);
         b->scale = scale;
+        b->uncapped_bytes = (int64_t)((double)b->uncapped_bytes * scale);
         snprintf(b->size_reason + used, sizeof b->size_reason - used, ", scaled by TOUCHSTONE_SURVEY_SCALE=%s",
                  scale_text);
         used = strlen(b->size_reason);
@@ -243,8 +246,8 @@ static int choose_size(struct ts_battery *b, const ts_topology *topo, const stru
     return TS_OK;
 }
 
-int ts_battery_plan(const char *mode, const ts_topology *topo, const char *dir, const char *exe, struct ts_battery *b,
-                    struct ts_error *err)
+int ts_battery_plan(const char *mode, const ts_topology *topo, const char *dir, const char *exe, int64_t keep_bytes,
+                    struct ts_battery *b, struct ts_error *err)
 {
     memset(b, 0, sizeof *b);
     b->scale = 1.0;
@@ -272,6 +275,11 @@ int ts_battery_plan(const char *mode, const ts_topology *topo, const char *dir, 
     ts_node_free(&node);
     if (status != TS_OK)
         return status;
+    if (keep_bytes > 0 && keep_bytes != b->array_bytes) {
+        b->array_bytes = keep_bytes;
+        snprintf(b->size_reason, sizeof b->size_reason, "kept from the survey being resumed (%lld MiB now)",
+                 (long long)(b->uncapped_bytes >> 20));
+    }
     if (snprintf(b->config, sizeof b->config, "%s/survey.ini", dir) >= (int)sizeof b->config)
         return ts_fail(err, TS_BAD_INPUT, "survey: folder name too long: %s", dir);
 

@@ -25,21 +25,25 @@ struct ts_battery_run {
 
 struct ts_battery {
     char mode[16];
-    int cores;             /* allowed cores: the "all cores" of the battery */
-    int64_t llc_bytes;     /* hwloc's last-level caches of the allowed cores; 0: unknown */
-    int64_t array_bytes;   /* per array */
-    double scale;          /* TOUCHSTONE_SURVEY_SCALE (tests), 1 without it */
-    char size_reason[256]; /* how array_bytes was chosen */
-    char config[4096];     /* DIR/survey.ini, the config every run reads */
+    int cores;              /* allowed cores: the "all cores" of the battery */
+    int64_t llc_bytes;      /* hwloc's last-level caches of the allowed cores; 0: unknown */
+    int64_t array_bytes;    /* per array */
+    double scale;           /* TOUCHSTONE_SURVEY_SCALE (tests), 1 without it */
+    int64_t uncapped_bytes; /* the size before the memory cap */
+    int64_t cap_bytes;      /* the memory cap per array; 0: no limit known */
+    char size_reason[256];  /* how array_bytes was chosen */
+    char config[4096];      /* DIR/survey.ini, the config every run reads */
     int n_runs;
     struct ts_battery_run *runs;
 };
 
 /* Plans the battery of mode ("quick" or "full") for the node of topo, its files under dir
- * (absolute), run by the program at exe. TS_RESOURCE_ERROR when memory runs out, TS_BAD_INPUT
- * for a TOUCHSTONE_SURVEY_SCALE that is not a number in (0, 1]. */
-int ts_battery_plan(const char *mode, const ts_topology *topo, const char *dir, const char *exe, struct ts_battery *b,
-                    struct ts_error *err);
+ * (absolute), run by the program at exe. keep_bytes > 0: arrays of that size instead of the
+ * node's choice (a survey resumed on a node whose free memory changed meanwhile).
+ * TS_RESOURCE_ERROR when memory runs out, TS_BAD_INPUT for a TOUCHSTONE_SURVEY_SCALE that is not
+ * a number in (0, 1]. */
+int ts_battery_plan(const char *mode, const ts_topology *topo, const char *dir, const char *exe, int64_t keep_bytes,
+                    struct ts_battery *b, struct ts_error *err);
 void ts_battery_free(struct ts_battery *b);
 
 /* The text of DIR/survey.ini: comments only, every run's settings are on its command line. */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,12 +22,36 @@
 #include "survey_battery.h"
 #include "survey_matrix.h"
 #include "survey_verdict.h"
+#include "ts_affinity.h"
+#include "ts_machine.h"
 #include "ts_run_read.h"
 #include "ts_survey_file.h"
 
 extern char **environ;
 
 static volatile sig_atomic_t stop_signal;
+
+/* The CPUs the survey was started on: the OpenMP runtime narrowed this process's own mask to
+ * its first place as it loaded when OMP_PROC_BIND was set, and a child inherits the mask. */
+static cpu_set_t launch_set;
+static int launch_known;
+
+static void read_launch_set(const ts_topology *topo)
+{
+    char list[4096];
+    if (ts_affinity_launch_cpus(list, sizeof list) <= 0) {
+        struct ts_topology_allowed allowed;
+        ts_topology_allowed(topo, &allowed);
+        snprintf(list, sizeof list, "%s", allowed.cpus);
+    }
+    static int cpus[CPU_SETSIZE];
+    int n = ts_machine_parse_cpus(list, cpus, CPU_SETSIZE);
+    CPU_ZERO(&launch_set);
+    for (int i = 0; i < n; i++)
+        if (cpus[i] >= 0 && cpus[i] < CPU_SETSIZE)
+            CPU_SET(cpus[i], &launch_set);
+    launch_known = n > 0;
+}
 
 static void on_stop_signal(int signo)
 {
@@ -182,6 +207,8 @@ static int run_child(const char *exe, const char *dir, const struct ts_battery_r
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGUSR1, SIG_DFL);
+        if (launch_known)
+            sched_setaffinity(0, sizeof launch_set, &launch_set);
         ts_startup_unblock_stop_signals();
         execve(exe, argv, env);
         _exit(127);
@@ -473,7 +500,16 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
     memset(&s, 0, sizeof s);
     st = ts_topology_create(&topo, err);
     if (st == TS_OK)
-        st = ts_battery_plan(mode, topo, dir, exe, &b, err);
+        st = ts_battery_plan(mode, topo, dir, exe, 0, &b, err);
+    /* The size follows free memory where that caps it: a survey resumed after it changed keeps
+     * its own size when that is still no more than this node would choose and still fits. */
+    if (st == TS_OK && has_old && old.array_bytes != b.array_bytes && strcmp(old.mode, mode) == 0
+        && old.array_bytes <= b.uncapped_bytes / 4096 * 4096 && (b.cap_bytes == 0 || old.array_bytes <= b.cap_bytes)) {
+        ts_battery_free(&b);
+        st = ts_battery_plan(mode, topo, dir, exe, old.array_bytes, &b, err);
+        if (st == TS_OK)
+            snprintf(b.size_reason, sizeof b.size_reason, "%s", old.size_reason);
+    }
     if (st == TS_OK && has_old)
         st = check_same_plan(&old, &b, path, err);
     if (st == TS_OK)
@@ -514,6 +550,7 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
     fprintf(stderr, "touchstone survey --%s: %d runs into %s, arrays of %lld MiB (%s)\n", mode, b.n_runs, dir,
             (long long)(b.array_bytes >> 20), b.size_reason);
 
+    read_launch_set(topo);
     install_stop_handlers();
     st = save(path, &s, err);
     if (st == TS_OK)

@@ -2,12 +2,15 @@
 # touchstone survey --quick end to end, at a tiny size (TOUCHSTONE_SURVEY_SCALE: the tests' knob,
 # docs/survey.md): every run done and its file read back, survey.h5 read back with every run, the
 # NUMA matrix with its placement verified, a verdict whose sentences name their runs; a run's
-# recorded command runs as pasted; another mode on the same folder refused; damaged survey files
+# recorded command runs as pasted; the runs do not inherit the survey's own binding; another mode on the same folder refused; damaged survey files
 # (truncated, another format version) refused with exit 2 and their path.
 # Arguments: TOUCHSTONE SOURCE_DIR IO_SURVEY_TEST (tests/io, edits a survey file's format)
 . "$(dirname "$0")/lib.sh" "$@"
 DOCTOR=${3:?path to io_survey_test}
 export TOUCHSTONE_SURVEY_SCALE=0.005 OMP_WAIT_POLICY=passive
+# As on many clusters: the runtime binds the survey's own thread at start-up, which the runs
+# must not inherit (each gets the CPUs the survey started with and its own OMP_* values).
+export OMP_PLACES=cores OMP_PROC_BIND=spread
 D=$WORK/s
 
 run_ts 0 "survey --quick" survey --quick -o "$D"
@@ -37,6 +40,13 @@ for f in $(sed -n 's/^run .* file=\(.*\)$/\1/p' "$WORK/dump"); do
     [ -f "$D/$f" ] || fail "run file $f missing"
 done
 run_ts 0 "report reads every run file back" report "$D/runs"
+# Each run's threads on CPUs of their own (close binding, one thread per core), though the
+# survey's own thread was bound to the first place.
+close=$(ls "$D"/runs/stencil2d-binding-close-t*.log)
+t=${close##*-t}
+t=${t%.log}
+cpus=$(sed -n 's/^  ran on *//p' "$close" | grep -o 'cpu[0-9]*' | sort -u | wc -l)
+[ "$cpus" = "$t" ] || fail "the close run's $t threads ran on $cpus distinct CPUs: $(grep 'ran on' "$close")"
 # The exact commands: the OMP_* environment and run's options; one pasted runs as it is.
 expect_in "$WORK/dump" "^run-command stencil2d-binding-stacked-t[0-9]+ OMP_NUM_THREADS=[0-9]+ OMP_PLACES='\{[0-9]+\}' OMP_PROC_BIND=close " "the stacked run's command, OMP_PLACES quoted"
 expect_in "$WORK/dump" "^run-command triad-scaling-t1 OMP_NUM_THREADS=1 OMP_PLACES=cores OMP_PROC_BIND=close .* run $D/survey.ini .*--set run.kernel=triad .*-o $D/runs/triad-scaling-t1.h5 --overwrite$" "a scaling run's command"
