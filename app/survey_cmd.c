@@ -581,8 +581,9 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
     }
     if (st == TS_OK) {
         print_summary(stdout, &s, path);
-        st = stop_signal ? TS_INTERRUPTED : failed ? TS_VERIFY_FAILED : TS_OK;
-        if (stop_signal)
+        /* A signal during the matrix, the battery done: the survey is complete all the same. */
+        st = stop_signal && !s.complete ? TS_INTERRUPTED : failed ? TS_VERIFY_FAILED : TS_OK;
+        if (st == TS_INTERRUPTED)
             fprintf(stderr,
                     "survey: stopped by a signal with %d runs pending: run the same command again to "
                     "resume (finished runs are kept)\n",
