@@ -2,8 +2,9 @@
 # touchstone survey --quick end to end, at a tiny size (TOUCHSTONE_SURVEY_SCALE: the tests' knob,
 # docs/survey.md): every run done and its file read back, survey.h5 read back with every run, the
 # NUMA matrix with its placement verified, a verdict whose sentences name their runs; a run's
-# recorded command runs as pasted; the runs do not inherit the survey's own binding; another mode on the same folder refused; damaged survey files
-# (truncated, another format version) refused with exit 2 and their path.
+# recorded command runs as pasted; the runs do not inherit the survey's own binding; a failed run
+# makes exit 1 and is retried on the next call; another mode on the same folder refused; damaged
+# survey files (truncated, another format version) refused with exit 2 and their path.
 # Arguments: TOUCHSTONE SOURCE_DIR IO_SURVEY_TEST (tests/io, edits a survey file's format)
 . "$(dirname "$0")/lib.sh" "$@"
 DOCTOR=${3:?path to io_survey_test}
@@ -83,6 +84,20 @@ kept=$(grep -c ' kept (runs/' "$ERR")
 # Another mode on the same folder: refused, naming both.
 run_ts 2 "survey --full on a quick folder" survey --full -o "$D"
 expect_in "$ERR" "holds a survey --quick .* this survey --full" "the refusal names both modes"
+
+# A run that fails (its output name taken by a directory: run refuses it, exit 2): the survey
+# goes on, completes with that run failed and exits 1; run again, only that run is retried.
+F=$WORK/f
+mkdir -p "$F/runs/triad-scaling-t1.h5"
+run_ts 1 "a survey with a failing run" survey --quick -o "$F"
+expect_in "$ERR" "triad scaling threads t1 \.\.\. FAILED \(exit status 2\)" "the failed run on stderr"
+run_ts 0 "--dump of a survey with a failed run" survey --dump -o "$F"
+expect_in "$OUT" '^complete 1$' "a failed run still finishes the survey"
+expect_in "$OUT" '^run triad-scaling-t1 .* state=failed exit_status=2 ' "the failed run's state and exit status"
+[ "$(grep -c '^run .* state=failed ' "$OUT")" = 1 ] || fail "other runs failed too"
+rmdir "$F/runs/triad-scaling-t1.h5"
+run_ts 0 "the failed run retried" survey --quick -o "$F"
+[ "$(grep -c ' kept (runs/' "$ERR")" = $((n_runs - 1)) ] || fail "not every run but the failed one kept"
 
 # Damaged survey files: refused with the path, by --dump and by a resume.
 mkdir -p "$WORK/cut" "$WORK/v2"
