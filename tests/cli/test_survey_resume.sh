@@ -3,9 +3,9 @@
 # (TOUCHSTONE_SURVEY_STOP_AFTER, deterministic) it exits 3 with a valid partial survey.h5 (the k
 # runs done, the rest pending, no matrix, complete 0); the same command then runs only the rest,
 # and the result has the structure of an uninterrupted survey's (same runs, commands and states:
-# every line of `survey --dump` but the measured ones, folder names aside). A survey sized under a
-# memory limit resumes at its size once the limit is gone. A real SIGINT while a run is under
-# way: exit 3 and a valid partial survey file.
+# every line of `survey --dump` but the measured ones, folder names aside). A real SIGINT while a
+# run is under way: exit 3 and a valid partial survey file. (Resuming after the memory limit
+# changed: test_survey_memory.sh.)
 # Arguments: TOUCHSTONE SOURCE_DIR
 . "$(dirname "$0")/lib.sh" "$@"
 export TOUCHSTONE_SURVEY_SCALE=0.005 OMP_WAIT_POLICY=passive
@@ -36,19 +36,6 @@ if ! diff "$WORK/a.txt" "$WORK/b.txt" >"$WORK/diff"; then
     fail "the resumed survey differs from the uninterrupted one"
     sed 's/^/    /' "$WORK/diff" | head -20 >&2
 fi
-
-# Resumed after the memory limit changed: a survey sized under `ulimit -v` (its arrays capped
-# to a sixth of RLIMIT_AS) resumes without the limit at its own size, not refused as another plan.
-( ulimit -v 1500000 && TOUCHSTONE_SURVEY_STOP_AFTER=2 exec "$TS" survey --quick -o "$WORK/m" ) >"$OUT" 2>"$ERR"
-status=$?
-[ "$status" = 3 ] || { fail "survey under ulimit -v: exit $status, expected 3"; sed 's/^/    /' "$ERR" | head >&2; }
-expect_in "$ERR" "capped to a sixth of RLIMIT_AS" "the size capped by the memory limit"
-capped=$("$TS" survey --dump -o "$WORK/m" | sed -n 's/^array_bytes //p')
-run_ts 0 "resumed without the memory limit" survey --quick -o "$WORK/m"
-[ "$(grep -c ' kept (runs/' "$ERR")" = 2 ] || fail "the 2 runs done under the limit were not kept"
-now=$("$TS" survey --dump -o "$WORK/m" | sed -n 's/^array_bytes //p')
-[ -n "$capped" ] && [ "$now" = "$capped" ] || fail "resumed with arrays of $now bytes, the survey had $capped"
-[ "$capped" != "$(sed -n 's/^array_bytes //p' "$WORK/partial")" ] || fail "ulimit -v did not cap the size: the test proves nothing"
 
 # A real SIGINT while the battery runs (larger runs, so that one is under way when it lands).
 TOUCHSTONE_SURVEY_SCALE=0.05 "$TS" survey --quick -o "$WORK/c" >"$WORK/c.out" 2>"$WORK/c.err" &
