@@ -457,8 +457,9 @@ static int battery(const char *exe, const char *dir, const char *path, const str
             weight_left -= b->runs[i].weight;
             weight_done += b->runs[i].weight;
             seconds_done += took;
-            fprintf(stderr, " (estimate %.0f s left)\n",
-                    weight_done > 0 ? seconds_done / weight_done * weight_left : 0);
+            /* Never "-0 s": the weights left, subtracted back to zero, can end a hair below it. */
+            const double left = weight_done > 0 && weight_left > 0 ? seconds_done / weight_done * weight_left : 0;
+            fprintf(stderr, " (estimate %.0f s left)\n", left);
         }
         st = save(path, s, err);
         if (st != TS_OK)
