@@ -59,6 +59,16 @@ int ts_topo_cmd(enum ts_format format, int threads, const struct ts_config *cfg,
  * shape cannot be placed (exit 2). Under a launcher rank 0 prints. */
 int ts_advise_cmd(const struct ts_advise_args *a, const struct ts_dist *dist, struct ts_error *err);
 
+/* `touchstone survey`: the battery of runs (init, binding, scaling, memory policy) as child
+ * `touchstone run`s, the NUMA matrix and the verdict, in a->dir with its survey file
+ * (docs/survey.md); a survey already there is resumed (finished runs kept) when it has the same
+ * plan, refused (TS_BAD_INPUT) otherwise. TS_OK when complete, TS_VERIFY_FAILED when a run
+ * failed, TS_INTERRUPTED when a signal (or TOUCHSTONE_SURVEY_STOP_AFTER) stopped it, the survey
+ * file then written with the runs left pending; errors: TS_BAD_INPUT for the folder or a survey
+ * file that cannot be read, the matrix's and the writer's statuses. With a->dump, prints the
+ * survey file read back, one field a line, and runs nothing. */
+int ts_survey_cmd(const struct ts_survey_args *a, int argc, char **argv, struct ts_error *err);
+
 /* `touchstone compare`: the runs side by side, grouped into sides (app/compare_sides.h)
  * judged against the first side with the spread between runs; disturbed runs flagged. Runs
  * of different kernels or sizes are refused, naming the fields that differ, unless a->force.

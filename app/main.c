@@ -44,7 +44,10 @@ int main(int argc, char **argv)
         status = ts_startup_command(cli.command, &err);
     if (status == TS_OK) {
         switch (cli.command) {
-        case TS_CMD_HELP: fputs(ts_cli_usage(), stdout); break;
+        case TS_CMD_HELP:
+            for (int part = 0; ts_cli_usage(part); part++)
+                fputs(ts_cli_usage(part), stdout);
+            break;
         case TS_CMD_VERSION: printf("touchstone %s\n", TS_VERSION); break;
         case TS_CMD_CHECK:
             status = load_config(&cfg, &cli, &err);
@@ -73,6 +76,7 @@ int main(int argc, char **argv)
             if (status == TS_OK)
                 status = ts_advise_cmd(&cli.advise, &launch.dist, &err);
             break;
+        case TS_CMD_SURVEY: status = ts_survey_cmd(&cli.survey, argc, argv, &err); break;
         case TS_CMD_COMPARE: status = ts_compare_cmd(&cli.runs, &err); break;
         case TS_CMD_REPORT: status = ts_report_cmd(&cli.runs, &err); break;
         case TS_CMD_PLOT: status = ts_plot_cmd(&cli.runs, &err); break;

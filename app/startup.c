@@ -249,7 +249,7 @@ static int check_openmp_environment(struct ts_error *err)
 
 int ts_startup_command(enum ts_command command, struct ts_error *err)
 {
-    if (command != TS_CMD_RUN)
+    if (command != TS_CMD_RUN && command != TS_CMD_SURVEY) /* both install their handlers */
         sigprocmask(SIG_SETMASK, &inherited_mask, NULL);
     else
         ending = "run";

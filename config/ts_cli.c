@@ -6,7 +6,8 @@
 
 #include "ts_config_values.h"
 
-static const char usage[] =
+/* In two parts: C17 promises string literals of 4095 bytes only. */
+static const char usage_commands[] =
     "usage: touchstone run CONFIG [--serial-init] [--threads N] [--set section.key=value ...]\n"
     "                         [-o FILE] [--overwrite] [--restart CHECKPOINT] [--quiet]\n"
     "       touchstone check CONFIG [the options of run]\n"
@@ -14,6 +15,7 @@ static const char usage[] =
     "       touchstone topo --topology FILE.xml | --synthetic DESC [--format text|json]\n"
     "       touchstone advise [--ranks R] [--threads T] [--smt] [--slurm] [--topology FILE.xml | --synthetic DESC]\n"
     "                         [--check] [--format text|json]\n"
+    "       touchstone survey [--quick | --full] [-o DIR] [--dump]\n"
     "       touchstone compare A1.h5 [A2.h5 ...] [vs] B1.h5 [B2.h5 ...] [--format text|csv|json|markdown] [--force]\n"
     "       touchstone report FILE... | DIR [--format text|csv|json|markdown | --html OUT.html]\n"
     "       touchstone plot FILE... | DIR -o OUT.png|svg|pdf|jpg [--kind scaling|init|timeline] [--size WxH]\n"
@@ -29,6 +31,8 @@ static const char usage[] =
     "  advise  the binding to ask for: for R ranks x T threads on this node (or an hwloc XML or\n"
     "          synthetic one), the OMP_*, srun and mpirun lines and where each thread lands;\n"
     "          --check: judge the running job against it (exit 0 as planned, 1 works but loses)\n"
+    "  survey  init, binding, scaling and policy runs sized from this node, the NUMA matrix and a\n"
+    "          verdict into DIR (touchstone-survey)/survey.h5; again: resumes (docs/survey.md)\n"
     "  compare runs side by side in sides (consecutive runs of one configuration, or split by vs),\n"
     "          each side against the first: times, bandwidth, placement, imbalance, disturbed runs,\n"
     "          and a verdict from the spread between runs: 3+ runs per side (--force: even of\n"
@@ -38,7 +42,8 @@ static const char usage[] =
     "          scaling, per-thread times, conditions, commands) instead of the table\n"
     "  plot    scaling curves, init and page placement, or per-thread times as PNG, SVG, PDF or JPEG\n"
     "  show    a run file's warnings and summary again, as the run printed them (for a ticket)\n"
-    "\n"
+    "\n";
+static const char usage_options[] =
     "  --serial-init      first-touch every array from one thread (same as --set init.mode=serial)\n"
     "  --threads N        OpenMP threads (run, check: --set openmp.threads=N; topo: instead of\n"
     "                     openmp.threads and OMP_NUM_THREADS)\n"
@@ -59,9 +64,9 @@ static const char usage[] =
     "             2 bad usage, bad config, or a run that could not start,\n"
     "             3 stopped by SIGTERM/SIGUSR1/SIGINT: checkpoint written, restart with --restart\n";
 
-const char *ts_cli_usage(void)
+const char *ts_cli_usage(int part)
 {
-    return usage;
+    return part == 0 ? usage_commands : part == 1 ? usage_options : NULL;
 }
 
 /* An override: --set's argument itself (key NULL), or key=value for the option that stands
@@ -149,7 +154,7 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
 {
     memset(cli, 0, sizeof *cli);
     if (argc < 2)
-        return ts_fail(err, TS_BAD_INPUT, "no command given\n%s", usage);
+        return ts_fail(err, TS_BAD_INPUT, "no command given\n%s", usage_commands);
 
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
@@ -172,6 +177,12 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         if (status == TS_OK && cli->advise.help)
             cli->command = TS_CMD_HELP;
         return status;
+    } else if (strcmp(cmd, "survey") == 0) {
+        cli->command = TS_CMD_SURVEY;
+        int status = ts_survey_parse(&cli->survey, argc, argv, err);
+        if (status == TS_OK && cli->survey.help)
+            cli->command = TS_CMD_HELP;
+        return status;
     } else if (strcmp(cmd, "compare") == 0 || strcmp(cmd, "report") == 0 || strcmp(cmd, "plot") == 0
                || strcmp(cmd, "show") == 0) {
         cli->command = cmd[0] == 'c'   ? TS_CMD_COMPARE
@@ -185,7 +196,8 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
     } else
         return ts_fail(
             err, TS_BAD_INPUT,
-            "unknown command '%s' (commands: run, check, topo, advise, compare, report, plot, show; see touchstone "
+            "unknown command '%s' (commands: run, check, topo, advise, survey, compare, report, plot, show; see "
+            "touchstone "
             "--help)",
             cmd);
 

@@ -4,6 +4,7 @@
 
 #include "ts_cli_advise.h"
 #include "ts_cli_readback.h"
+#include "ts_cli_survey.h"
 #include "ts_config.h"
 #include "ts_error.h"
 
@@ -17,7 +18,8 @@ enum ts_command {
     TS_CMD_REPORT,
     TS_CMD_PLOT,
     TS_CMD_SHOW,
-    TS_CMD_ADVISE
+    TS_CMD_ADVISE,
+    TS_CMD_SURVEY
 };
 
 /* --topology FILE.xml or --synthetic DESC: the machine a command describes instead of this one
@@ -49,11 +51,12 @@ struct ts_cli {
     struct ts_cli_machine machine; /* topo --topology / --synthetic; TS_MACHINE_THIS without them */
     struct ts_runs_args runs;      /* compare, report, plot, show */
     struct ts_advise_args advise;
+    struct ts_survey_args survey;
 };
 
 int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err);
 
-/* The --help text. */
-const char *ts_cli_usage(void);
+/* The --help text, part by part (0, 1, ...) until NULL. */
+const char *ts_cli_usage(int part);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "checkpoint_cases.h"
 #include "io_fixture.h"
+#include "ts_survey_file.h"
 #include "ts_checkpoint.h"
 #include "ts_h5_write.h"
 
@@ -340,6 +341,100 @@ static int write_runs(const char *dir, int all)
     return status;
 }
 
+/* The survey_read seeds: a complete survey of 3 runs (one failed) with a 2 x 2 matrix (one
+ * cell misplaced, one without 2 MiB pages) and a verdict, and the same survey interrupted. */
+static int write_surveys(const char *dir)
+{
+    static struct ts_survey_run runs[3];
+    static struct ts_survey_cell cells[4];
+    static int32_t nodes[2] = { 0, 1 };
+    static const char *const names[] = { "stencil2d-init-parallel-t2", "stencil2d-init-serial-t2", "triad-scaling-t1" };
+    for (int i = 0; i < 3; i++) {
+        struct ts_survey_run *r = &runs[i];
+        snprintf(r->name, sizeof r->name, "%s", names[i]);
+        snprintf(r->file, sizeof r->file, "runs/%s.h5", names[i]);
+        r->group = i < 2 ? TS_SURVEY_INIT : TS_SURVEY_SCALING;
+        snprintf(r->kernel, sizeof r->kernel, "%s", i < 2 ? "stencil2d" : "triad");
+        snprintf(r->variant, sizeof r->variant, "%s", i == 0 ? "parallel" : i == 1 ? "serial" : "threads=1");
+        r->threads = i < 2 ? 2 : 1;
+        snprintf(r->command, sizeof r->command,
+                 "OMP_NUM_THREADS=%d OMP_PLACES=cores OMP_PROC_BIND=close touchstone run s/survey.ini -o s/%s",
+                 r->threads, r->file);
+        r->state = i == 1 ? TS_SURVEY_FAILED : TS_SURVEY_DONE;
+        r->exit_status = i == 1 ? 2 : 0;
+        r->seconds = 1.25 + i;
+        r->time_median = i == 1 ? NAN : 0.0625 * (i + 1);
+        r->gbs_median = i == 1 ? NAN : 16.5;
+        r->local_fraction = i == 1 ? NAN : 1.0;
+    }
+    for (int k = 0; k < 4; k++) {
+        struct ts_survey_cell *c = &cells[k];
+        c->cpu_node = k / 2;
+        c->mem_node = k % 2;
+        c->threads = 2;
+        snprintf(c->cpus, sizeof c->cpus, "%s", k < 2 ? "0-1" : "2-3");
+        c->latency_ns = c->cpu_node == c->mem_node ? 90.5 : 141.25;
+        c->latency_huge_ns = k == 3 ? NAN : 80.5;
+        c->latency_loaded_ns = 120.0;
+        c->read_gbs = 20.0;
+        c->triad_gbs = 15.0;
+        c->fraction = k == 2 ? 0.5 : 1.0;
+        c->misplaced = k == 2;
+        c->huge_granted = k != 3;
+        if (k == 3)
+            snprintf(c->note, sizeof c->note, "2 MiB pages asked, not granted");
+    }
+    static struct ts_survey_rec s;
+    s = (struct ts_survey_rec){ .format = TS_SURVEY_FORMAT,
+                                .mode = "quick",
+                                .command = "touchstone survey -o s",
+                                .program_version = "0.1.0",
+                                .host = "node1",
+                                .start_time = "2026-12-04T09:00:00Z",
+                                .complete = 1,
+                                .emulated = 1,
+                                .emulated_why = "qemu's TCG emulates the CPU",
+                                .array_bytes = 335544320,
+                                .size_reason = "10x an assumed 32 MiB last-level cache",
+                                .n_runs = 3,
+                                .runs = runs,
+                                .has_matrix = 1,
+                                .n_sentences = 2 };
+    s.matrix = (struct ts_survey_matrix){ .n_cpu_nodes = 2,
+                                          .n_mem_nodes = 2,
+                                          .cpu_nodes = nodes,
+                                          .mem_nodes = nodes,
+                                          .cell = cells,
+                                          .chase_bytes = 64 << 20,
+                                          .stream_bytes = 64 << 20,
+                                          .byte_model_read = "8 B/element",
+                                          .byte_model_triad = "24 B/element",
+                                          .misplaced_cells = 1 };
+    snprintf(s.sentences[0].text, sizeof s.sentences[0].text, "Serial init costs 1.5x on stencil2d with 2 threads.");
+    snprintf(s.sentences[0].sources, sizeof s.sentences[0].sources, "%s,%s", names[1], names[0]);
+    snprintf(s.sentences[1].text, sizeof s.sentences[1].text, "Remote memory is 1.56x slower than local.");
+    snprintf(s.sentences[1].sources, sizeof s.sentences[1].sources, "matrix");
+    int status = 0;
+    for (int partial = 0; partial < 2; partial++) {
+        if (partial) {
+            s.complete = s.has_matrix = 0;
+            s.n_sentences = 1;
+            runs[2].state = TS_SURVEY_PENDING;
+            runs[2].seconds = runs[2].time_median = runs[2].gbs_median = runs[2].local_fraction = NAN;
+        }
+        char path[4200], again[4210];
+        snprintf(path, sizeof path, "%s/%s.h5", dir, partial ? "partial" : "complete");
+        snprintf(again, sizeof again, "%s~", path);
+        struct ts_error err;
+        ts_error_clear(&err);
+        int st = ts_survey_write(path, &s, &err) || ts_survey_write(again, &s, &err);
+        if (st != TS_OK)
+            fprintf(stderr, "fuzz_seeds: %s\n", err.message);
+        status |= st != TS_OK ? st : reproducible(path, again);
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2)
@@ -354,5 +449,8 @@ int main(int argc, char **argv)
     status |= write_case(run, &ckpt_cases[0], ckpt_cases[0].steps_done);
     status |= write_runs(run, 1);
     status |= write_runs(ckpt, 0);
+    char survey[4096];
+    snprintf(survey, sizeof survey, "%s/survey_read", argv[1]);
+    status |= write_surveys(survey);
     return status ? 1 : 0;
 }

@@ -49,6 +49,9 @@ product_reads() {
         "$TS" run "$SRC/configs/stencil2d.ini" --set stencil.nx=64 --set stencil.ny=48 \
             --set run.iterations=3 --threads 1 -q -o "$DIR/restart.h5" --restart "$1"
         ;;
+    survey_read)
+        mkdir -p "$DIR/survey" && cp "$1" "$DIR/survey/survey.h5" && "$TS" survey --dump -o "$DIR/survey"
+        ;;
     *) return 2 ;;
     esac
 }

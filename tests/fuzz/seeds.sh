@@ -5,7 +5,8 @@
 # fixed (fuzz.seeds: the replays and the deterministic exploration of `make test`): the same
 # bytes on every run and machine at one commit. config: every file in configs/, alone and
 # followed by --set overrides; cli: command lines of the README; run_read and checkpoint:
-# files written by touchstone's writers from fixed records (fuzz_seeds.c).
+# files written by touchstone's writers from fixed records (fuzz_seeds.c); survey_read: survey
+# files from fixed records (fuzz_seeds.c).
 # fresh (fuzz.seeds.fresh: `make fuzz` only): run files of real touchstone runs of each kernel
 # (timings, host and start time differ every time), and one as a checkpoint seed.
 set -eu
@@ -13,7 +14,7 @@ MODE=$1
 OUT=$4
 SRC=$3
 rm -rf "$OUT"
-mkdir -p "$OUT/config" "$OUT/cli" "$OUT/run_read" "$OUT/checkpoint"
+mkdir -p "$OUT/config" "$OUT/cli" "$OUT/run_read" "$OUT/checkpoint" "$OUT/survey_read"
 
 if [ "$MODE" = fresh ]; then
     TS=$2
@@ -30,6 +31,12 @@ if [ "$MODE" = fresh ]; then
     run stencil3d "$SRC/configs/stencil3d.ini" --set stencil.nx=16 --set stencil.ny=12 --set stencil.nz=8 \
         --set run.iterations=2 --set placement.at_end=true
     cp "$OUT/run_read/sum.h5" "$OUT/checkpoint/run-sum.h5"
+    # A real survey at a tiny size (docs/survey.md, "For tests"), complete and stopped after 2 runs.
+    TOUCHSTONE_SURVEY_SCALE=0.005 "$TS" survey --quick -o "$OUT/s1" >/dev/null 2>&1
+    TOUCHSTONE_SURVEY_SCALE=0.005 TOUCHSTONE_SURVEY_STOP_AFTER=2 "$TS" survey --quick -o "$OUT/s2" >/dev/null 2>&1 || true
+    cp "$OUT/s1/survey.h5" "$OUT/survey_read/complete.h5"
+    cp "$OUT/s2/survey.h5" "$OUT/survey_read/partial.h5"
+    rm -rf "$OUT/s1" "$OUT/s2"
     ls -l "$OUT"/* >&2
     exit 0
 fi

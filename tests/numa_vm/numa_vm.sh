@@ -231,6 +231,26 @@ if has_passed sum-r2t2-parallel && has_passed stencil2d-r2t2-parallel; then
     fi
 fi
 
+# touchstone survey --quick in the guest: complete, its matrix 2 x 2 with every cell's pages on
+# its memory node and nothing marked, the machine called emulated (qemu TCG), and its runs placed
+# as runs are: parallel init >= 99% local (as numa_vm_check asks: a stencil's row boundaries
+# share pages), serial init at most 60% (the pages of node 1's threads are on node 0).
+CHECKS=$((CHECKS + 1))
+dump=$out/survey.dump
+if [ "$(cat "$out/survey.status" 2>/dev/null)" != 0 ]; then
+    fail "touchstone survey --quick: exit $(cat "$out/survey.status" 2>/dev/null) inside the VM; its output:"
+    sed 's/^/    | /' "$out/survey.log" | tail -n 20
+elif ! grep -q '^complete 1$' "$dump" || ! grep -q '^matrix 2x2 ' "$dump" ||
+    [ "$(grep -c '^cell [01] [01] ' "$dump")" != 4 ] ||
+    [ "$(grep -c '^measured cell [01] [01] .* fraction=1 misplaced=0 ' "$dump")" != 4 ] ||
+    ! grep -q '^emulated 1$' "$dump" || ! grep -q '^measured sentence .*Remote memory is .*emulated machine' "$dump" ||
+    [ "$(awk '/^measured run [a-z0-9]*-init-parallel-t4 / { split($NF, f, "="); n += f[2] >= 0.99 }
+              /^measured run [a-z0-9]*-init-serial-t4 / { split($NF, f, "="); n += f[2] <= 0.6 } END { print n + 0 }' \
+        "$dump")" != 4 ]; then
+    fail "touchstone survey --quick: expected a complete survey, a 2 x 2 matrix with every cell's pages on its node, the machine called emulated; its dump:"
+    grep -E '^(complete|emulated|matrix|cell|measured cell|measured sentence|measured run [a-z0-9]*-init)' "$dump" | sed 's/^/    | /'
+fi
+
 if [ "$FAILURES" -ne 0 ]; then
     echo "numa_vm: $FAILURES of $CHECKS checks failed (files in $out)"
     exit 1

@@ -3,7 +3,8 @@
 #
 # Every command a user types, on the default config made small, under valgrind's memcheck:
 # run (two ways), check, topo, compare, report (table and --html), a run a signal stops with a
-# checkpoint and its --restart, and bad input (an unknown config key, a truncated run file). Each must show
+# checkpoint and its --restart, bad input (an unknown config key, a truncated run file), and
+# survey. Each must show
 # no memcheck error (invalid read or write, uninitialised value, bad free, ...) and nothing
 # "definitely lost", in touchstone and in the children it forks to read files, and must end
 # with touchstone's own exit status. "possibly lost" and "still reachable" are not errors:
@@ -180,4 +181,13 @@ if [ "$FAILURES" -ne 0 ]; then
     echo "$FAILURES check(s) failed" >&2
     exit 1
 fi
+# survey: the battery at a tiny size, stopped after two runs as an interrupt would (its runs are
+# children of their own, exec'ed outside memcheck; the survey, its forks reading the run files
+# back and its file written twice under it; the NUMA matrix engine has its own tests), then its
+# file read back.
+TOUCHSTONE_SURVEY_SCALE=0.005 TOUCHSTONE_SURVEY_STOP_AFTER=2 vg survey --quick -o "$WORK/survey"
+verdict 3 "survey --quick, stopped after 2 runs" && expect_in "$OUT" "survey file: $WORK/survey/survey.h5" "survey: its summary"
+vg survey --dump -o "$WORK/survey"
+verdict 0 "survey --dump" && expect_in "$OUT" "^complete 0$" "survey --dump: the partial survey read back"
+
 echo "memcheck: $N touchstone processes (and their reading children) clean"

@@ -1,0 +1,56 @@
+/* The survey's battery (docs/survey.md, "The battery"): which runs, in which order, with which
+ * sizes, threads and binding, each a `touchstone run` of this binary with its command line and
+ * OMP_* environment written out. The plan depends on the mode, the node (allowed cores, the
+ * last-level cache, free memory) and TOUCHSTONE_SURVEY_SCALE alone, so that a rerun on the
+ * same node makes the same plan and can resume a survey. */
+#ifndef TOUCHSTONE_APP_SURVEY_BATTERY_H
+#define TOUCHSTONE_APP_SURVEY_BATTERY_H
+
+#include <stdint.h>
+
+#include "ts_error.h"
+#include "ts_survey_rec.h"
+#include "ts_topology.h"
+
+#define TS_BATTERY_MAX_ARGS 24
+
+struct ts_battery_run {
+    struct ts_survey_run rec; /* name, file, group, kernel, variant, threads, command; state pending */
+    char env[3][300];         /* OMP_NUM_THREADS=, OMP_PLACES=, OMP_PROC_BIND= */
+    int n_args;
+    char args[TS_BATTERY_MAX_ARGS][1100]; /* argv of the child after the program: run CONFIG --set ... */
+    int iterations;
+    double weight; /* relative cost, for the estimate: bytes x (iterations + init) / parallel share */
+};
+
+struct ts_battery {
+    char mode[16];
+    int cores;              /* allowed cores: the "all cores" of the battery */
+    int64_t llc_bytes;      /* hwloc's last-level caches of the allowed cores; 0: unknown */
+    int64_t array_bytes;    /* per array */
+    double scale;           /* TOUCHSTONE_SURVEY_SCALE (tests), 1 without it */
+    int64_t uncapped_bytes; /* the size before the memory cap */
+    int64_t cap_bytes;      /* the memory cap per array; 0: no limit known */
+    char size_reason[256];  /* how array_bytes was chosen */
+    char config[4096];      /* DIR/survey.ini, the config every run reads */
+    int n_runs;
+    struct ts_battery_run *runs;
+};
+
+/* Plans the battery of mode ("quick" or "full") for the node of topo, its files under dir
+ * (absolute), run by the program at exe. keep_bytes > 0: arrays of that size instead of the
+ * node's choice (a survey resumed on a node whose free memory changed meanwhile).
+ * TS_RESOURCE_ERROR when memory runs out, TS_BAD_INPUT for a TOUCHSTONE_SURVEY_SCALE that is not
+ * a number in (0, 1]. */
+int ts_battery_plan(const char *mode, const ts_topology *topo, const char *dir, const char *exe, int64_t keep_bytes,
+                    struct ts_battery *b, struct ts_error *err);
+void ts_battery_free(struct ts_battery *b);
+
+/* The text of DIR/survey.ini: comments only, every run's settings are on its command line. */
+const char *ts_battery_config_text(void);
+
+/* Appends word to the command line in buf, a space before it and quoted for a POSIX shell when
+ * it holds anything but plain word characters. */
+void ts_battery_append_word(char *buf, size_t size, const char *word);
+
+#endif

@@ -1,0 +1,622 @@
+/* `touchstone survey`: the battery (app/survey_battery.h) run as child `touchstone run`s of this
+ * binary, each file read back; the NUMA matrix (app/survey_matrix.h); the verdict
+ * (app/survey_verdict.h); everything indexed in DIR/survey.h5 (io/ts_survey_file.h), rewritten
+ * after every run so that an interrupted survey leaves a valid partial one to resume. */
+#include "commands.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "startup.h"
+#include "survey_battery.h"
+#include "survey_matrix.h"
+#include "survey_verdict.h"
+#include "ts_affinity.h"
+#include "ts_machine.h"
+#include "ts_run_read.h"
+#include "ts_survey_file.h"
+
+extern char **environ;
+
+static volatile sig_atomic_t stop_signal;
+
+/* The CPUs the survey was started on: the OpenMP runtime narrowed this process's own mask to
+ * its first place as it loaded when OMP_PROC_BIND was set, and a child inherits the mask. */
+static cpu_set_t launch_set;
+static int launch_known;
+
+static void read_launch_set(const ts_topology *topo)
+{
+    char list[4096];
+    if (ts_affinity_launch_cpus(list, sizeof list) <= 0) {
+        struct ts_topology_allowed allowed;
+        ts_topology_allowed(topo, &allowed);
+        snprintf(list, sizeof list, "%s", allowed.cpus);
+    }
+    static int cpus[CPU_SETSIZE];
+    int n = ts_machine_parse_cpus(list, cpus, CPU_SETSIZE);
+    CPU_ZERO(&launch_set);
+    for (int i = 0; i < n; i++)
+        if (cpus[i] >= 0 && cpus[i] < CPU_SETSIZE)
+            CPU_SET(cpus[i], &launch_set);
+    launch_known = n > 0;
+}
+
+static void on_stop_signal(int signo)
+{
+    stop_signal = signo;
+}
+
+/* SIGINT, SIGTERM (Slurm's time limit) and SIGUSR1 stop the survey after the current run, which
+ * gets the same signal (and checkpoints, as any run does); a second one kills (SA_RESETHAND).
+ * They have been blocked since main began (app/startup.c). No SA_RESTART: the wait for the
+ * child must return to pass the signal on. */
+static void install_stop_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    ts_startup_unblock_stop_signals();
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int make_dir(const char *path, struct ts_error *err)
+{
+    if (mkdir(path, 0777) == 0)
+        return TS_OK;
+    int e = errno;
+    struct stat st;
+    if (e == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return TS_OK;
+    return ts_fail_errno(err, ts_file_status(e == EEXIST ? ENOTDIR : e), e == EEXIST ? ENOTDIR : e,
+                         "survey: cannot use folder %s", path);
+}
+
+/* DIR/survey.ini, written when it is missing or differs. */
+static int write_config(const char *path, struct ts_error *err)
+{
+    const char *text = ts_battery_config_text();
+    char have[2048] = "";
+    FILE *f = fopen(path, "r");
+    if (f) {
+        size_t n = fread(have, 1, sizeof have - 1, f);
+        have[n] = '\0';
+        fclose(f);
+        if (strcmp(have, text) == 0)
+            return TS_OK;
+    }
+    f = fopen(path, "w");
+    if (!f)
+        return ts_fail_errno(err, ts_file_status(errno), errno, "survey: cannot write %s", path);
+    int bad = fputs(text, f) < 0;
+    bad |= fclose(f) != 0;
+    if (bad)
+        return ts_fail_errno(err, TS_IO_ERROR, errno ? errno : EIO, "survey: cannot write %s", path);
+    return TS_OK;
+}
+
+static void iso_now(char *buf, size_t size)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* A run file that reads back complete and verified, of the run's kernel and threads: kept. */
+static int read_done(const char *dir, struct ts_survey_run *r, const struct ts_survey_rec *old)
+{
+    char path[PATH_MAX + 300];
+    snprintf(path, sizeof path, "%s/%s", dir, r->file);
+    if (access(path, F_OK) != 0)
+        return 0;
+    struct ts_run_summary s;
+    struct ts_error err;
+    ts_error_clear(&err);
+    int ok = ts_run_read_file_isolated(path, &s, &err) == TS_OK;
+    ok = ok && s.complete && s.verified && strcmp(s.kernel, r->kernel) == 0 && s.n_threads == r->threads
+         && s.n_iterations > 0;
+    if (ok) {
+        r->state = TS_SURVEY_DONE;
+        r->exit_status = 0;
+        r->time_median = s.time_median;
+        r->gbs_median = s.gbs_median;
+        r->local_fraction = s.has_placement ? s.local_fraction : NAN;
+        r->seconds = s.init_time + s.kernel_time; /* the run's own part, when no survey timed it */
+        for (int i = 0; old && i < old->n_runs; i++)
+            if (strcmp(old->runs[i].name, r->name) == 0 && old->runs[i].state == TS_SURVEY_DONE
+                && !isnan(old->runs[i].seconds))
+                r->seconds = old->runs[i].seconds;
+    }
+    if (ok || s.kind != TS_FILE_UNREADABLE)
+        ts_run_summary_free(&s);
+    return ok;
+}
+
+/* The child's environment: this one without OMP_* and GOMP_* (the run's own come instead) and
+ * without the survey's test hooks. */
+static char **child_env(const struct ts_battery_run *b)
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 4, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "OMP_", 4) != 0 && strncmp(environ[i], "GOMP_", 5) != 0
+            && strncmp(environ[i], "TOUCHSTONE_SURVEY_", 18) != 0)
+            env[k++] = environ[i];
+    for (int i = 0; i < 3; i++)
+        env[k++] = (char *)b->env[i];
+    env[k] = NULL;
+    return env;
+}
+
+/* Runs one battery run to its end; *exit_status is the child's (-signal when a signal ended it).
+ * TS_RESOURCE_ERROR when it cannot be started. */
+static int run_child(const char *exe, const char *dir, const struct ts_battery_run *b, int *exit_status,
+                     struct ts_error *err)
+{
+    char log[PATH_MAX + 300];
+    snprintf(log, sizeof log, "%s/runs/%s.log", dir, b->rec.name);
+    char *argv[TS_BATTERY_MAX_ARGS + 2];
+    argv[0] = (char *)exe;
+    for (int i = 0; i < b->n_args; i++)
+        argv[i + 1] = (char *)b->args[i];
+    argv[b->n_args + 1] = NULL;
+    char **env = child_env(b);
+    if (!env)
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "survey: the environment of run %s", b->rec.name);
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        free(env);
+        return ts_fail_errno(err, ts_file_status(errno), errno, "survey: cannot write %s", log);
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0)
+            dup2(null, STDIN_FILENO);
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGUSR1, SIG_DFL);
+        if (launch_known)
+            sched_setaffinity(0, sizeof launch_set, &launch_set);
+        ts_startup_unblock_stop_signals();
+        execve(exe, argv, env);
+        _exit(127);
+    }
+    int e = errno;
+    close(fd);
+    free(env);
+    if (pid < 0)
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, e, "survey: cannot start run %s", b->rec.name);
+    int forwarded = 0, st = 0;
+    for (;;) {
+        if (stop_signal && !forwarded) {
+            kill(pid, stop_signal);
+            forwarded = 1;
+        }
+        pid_t got = waitpid(pid, &st, 0);
+        if (got == pid)
+            break;
+        if (got < 0 && errno != EINTR)
+            return ts_fail_errno(err, TS_INTERNAL_ERROR, errno, "survey: waiting for run %s", b->rec.name);
+    }
+    *exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? -WTERMSIG(st) : -1;
+    return TS_OK;
+}
+
+/* The last non-empty line of a run's log, for a failed run's message. */
+static void last_line(const char *dir, const char *name, char *buf, size_t size)
+{
+    char log[PATH_MAX + 300];
+    snprintf(log, sizeof log, "%s/runs/%s.log", dir, name);
+    buf[0] = '\0';
+    FILE *f = fopen(log, "r");
+    if (!f)
+        return;
+    char line[1024];
+    while (fgets(line, sizeof line, f))
+        if (line[0] != '\n')
+            snprintf(buf, size, "%.*s", (int)strcspn(line, "\n"), line);
+    fclose(f);
+}
+
+static const char *group_name(int g)
+{
+    static const char *const names[] = TS_SURVEY_GROUP_NAMES;
+    return g >= 0 && g < TS_SURVEY_N_GROUPS ? names[g] : "?";
+}
+
+static const char *state_name(int s)
+{
+    static const char *const names[] = TS_SURVEY_STATE_NAMES;
+    return s >= 0 && s <= TS_SURVEY_FAILED ? names[s] : "?";
+}
+
+/* --- Printing ------------------------------------------------------------------------------------ */
+
+static void matrix_table(FILE *out, const struct ts_survey_matrix *m, const char *title, size_t offset)
+{
+    fprintf(out, "  %s\n    cpu\\mem", title);
+    for (int j = 0; j < m->n_mem_nodes; j++)
+        fprintf(out, " %9d", m->mem_nodes[j]);
+    fputc('\n', out);
+    for (int i = 0; i < m->n_cpu_nodes; i++) {
+        fprintf(out, "    %7d", m->cpu_nodes[i]);
+        for (int j = 0; j < m->n_mem_nodes; j++) {
+            const struct ts_survey_cell *c = &m->cell[i * m->n_mem_nodes + j];
+            const double v = *(const double *)(const void *)((const char *)c + offset);
+            if (isnan(v))
+                fprintf(out, " %9s", "-");
+            else
+                fprintf(out, " %8.4g%c", v, c->misplaced ? '!' : ' ');
+        }
+        fputc('\n', out);
+    }
+}
+
+static void print_summary(FILE *out, const struct ts_survey_rec *s, const char *path)
+{
+    int done = 0, failed = 0, pending = 0;
+    for (int i = 0; i < s->n_runs; i++) {
+        done += s->runs[i].state == TS_SURVEY_DONE;
+        failed += s->runs[i].state == TS_SURVEY_FAILED;
+        pending += s->runs[i].state == TS_SURVEY_PENDING;
+    }
+    fprintf(out, "touchstone survey --%s on %s: %d runs done, %d failed, %d pending%s\n", s->mode, s->host, done,
+            failed, pending, s->complete ? "" : " (incomplete: run the same command again to resume)");
+    fprintf(out, "  arrays   %lld MiB each: %s\n", (long long)(s->array_bytes >> 20), s->size_reason);
+    if (s->emulated)
+        fprintf(out, "  EMULATED %s\n", s->emulated_why);
+    fprintf(out, "\nverdict\n");
+    if (s->n_sentences == 0)
+        fprintf(out, "  (nothing yet: no group has a finished pair of runs)\n");
+    for (int i = 0; i < s->n_sentences; i++)
+        fprintf(out, "  %d. %s\n     [%s]\n", i + 1, s->sentences[i].text, s->sentences[i].sources);
+    fprintf(out, "\nruns (time per iteration, median; pages local to their thread)\n");
+    fprintf(out, "  %-34s %-8s %-7s %11s %9s %6s\n", "name", "group", "state", "s/iter", "GB/s", "local");
+    for (int i = 0; i < s->n_runs; i++) {
+        const struct ts_survey_run *r = &s->runs[i];
+        char local[16] = "-";
+        if (!isnan(r->local_fraction))
+            snprintf(local, sizeof local, "%.0f%%", 100.0 * r->local_fraction);
+        fprintf(out, "  %-34s %-8s %-7s %11.4g %9.4g %6s\n", r->name, group_name(r->group), state_name(r->state),
+                r->time_median, r->gbs_median, local);
+    }
+    if (s->has_matrix) {
+        const struct ts_survey_matrix *m = &s->matrix;
+        fprintf(out,
+                "\nNUMA matrix (rows: CPU node, columns: memory node; ! marks a cell whose pages were not all on "
+                "its memory node; %d such)\n",
+                m->misplaced_cells);
+        matrix_table(out, m, "idle latency, ns (4 KiB pages)", offsetof(struct ts_survey_cell, latency_ns));
+        matrix_table(out, m, "idle latency, ns (2 MiB pages)", offsetof(struct ts_survey_cell, latency_huge_ns));
+        matrix_table(out, m, "loaded latency, ns (the other cores streaming)",
+                     offsetof(struct ts_survey_cell, latency_loaded_ns));
+        char title[200];
+        snprintf(title, sizeof title, "read bandwidth, GB/s (sum: %s)", m->byte_model_read);
+        matrix_table(out, m, title, offsetof(struct ts_survey_cell, read_gbs));
+        snprintf(title, sizeof title, "triad bandwidth, GB/s (%s)", m->byte_model_triad);
+        matrix_table(out, m, title, offsetof(struct ts_survey_cell, triad_gbs));
+        matrix_table(out, m, "pages on the memory node (smallest fraction of a buffer)",
+                     offsetof(struct ts_survey_cell, fraction));
+        fprintf(out, "  chase %lld MiB, streams %lld MiB per array\n", (long long)(m->chase_bytes >> 20),
+                (long long)(m->stream_bytes >> 20));
+    } else
+        fprintf(out, "\nNUMA matrix: not measured yet (measured after the battery)\n");
+    fprintf(out, "\nsurvey file: %s\n", path);
+}
+
+/* --dump: every field of the file read back, one per line. Lines that start with "measured"
+ * hold what changes from one survey to the next (timings, times of day, placement fractions,
+ * the verdict's text); the others describe the survey's structure. */
+static void dump(FILE *out, const struct ts_survey_rec *s)
+{
+    fprintf(out, "format %d\nmode %s\ncomplete %d\nemulated %d\nemulated_why %s\narray_bytes %lld\nsize_reason %s\n",
+            s->format, s->mode, s->complete, s->emulated, s->emulated_why, (long long)s->array_bytes, s->size_reason);
+    fprintf(out, "command %s\nprogram_version %s\nhost %s\nmeasured start_time %s\nn_runs %d\n", s->command,
+            s->program_version, s->host, s->start_time, s->n_runs);
+    for (int i = 0; i < s->n_runs; i++) {
+        const struct ts_survey_run *r = &s->runs[i];
+        fprintf(out, "run %s group=%s kernel=%s variant=%s threads=%d state=%s exit_status=%d file=%s\n", r->name,
+                group_name(r->group), r->kernel, r->variant, r->threads, state_name(r->state), r->exit_status, r->file);
+        fprintf(out, "run-command %s %s\n", r->name, r->command);
+        fprintf(out, "measured run %s seconds=%.6g time_median=%.6g gbs_median=%.6g local_fraction=%.6g\n", r->name,
+                r->seconds, r->time_median, r->gbs_median, r->local_fraction);
+    }
+    fprintf(out, "has_matrix %d\n", s->has_matrix);
+    if (s->has_matrix) {
+        const struct ts_survey_matrix *m = &s->matrix;
+        fprintf(out, "matrix %dx%d chase_bytes=%lld stream_bytes=%lld llc_bytes=%lld\n", m->n_cpu_nodes, m->n_mem_nodes,
+                (long long)m->chase_bytes, (long long)m->stream_bytes, (long long)m->llc_bytes);
+        fprintf(out, "matrix byte_model_read=%s\nmatrix byte_model_triad=%s\n", m->byte_model_read,
+                m->byte_model_triad);
+        fprintf(out, "measured matrix misplaced_cells=%d\n", m->misplaced_cells);
+        for (int k = 0; k < m->n_cpu_nodes * m->n_mem_nodes; k++) {
+            const struct ts_survey_cell *c = &m->cell[k];
+            fprintf(out, "cell %d %d threads=%d cpus=%s\n", c->cpu_node, c->mem_node, c->threads, c->cpus);
+            fprintf(out,
+                    "measured cell %d %d latency_ns=%.6g latency_huge_ns=%.6g latency_loaded_ns=%.6g read_gbs=%.6g "
+                    "triad_gbs=%.6g fraction=%.6g misplaced=%d huge_granted=%d note=%s\n",
+                    c->cpu_node, c->mem_node, c->latency_ns, c->latency_huge_ns, c->latency_loaded_ns, c->read_gbs,
+                    c->triad_gbs, c->fraction, c->misplaced, c->huge_granted, c->note);
+        }
+    }
+    fprintf(out, "n_sentences %d\n", s->n_sentences);
+    for (int i = 0; i < s->n_sentences; i++)
+        fprintf(out, "measured sentence %d %s [%s]\n", i + 1, s->sentences[i].text, s->sentences[i].sources);
+}
+
+/* --- The survey ---------------------------------------------------------------------------------- */
+
+/* The survey already in dir must be the one planned: same mode, same sizes, same runs. */
+static int check_same_plan(const struct ts_survey_rec *old, const struct ts_battery *b, const char *path,
+                           struct ts_error *err)
+{
+    int same = strcmp(old->mode, b->mode) == 0 && old->array_bytes == b->array_bytes && old->n_runs == b->n_runs;
+    for (int i = 0; same && i < b->n_runs; i++)
+        same = strcmp(old->runs[i].name, b->runs[i].rec.name) == 0;
+    if (same)
+        return TS_OK;
+    return ts_fail(
+        err, TS_BAD_INPUT,
+        "survey: %s holds a survey --%s of %d runs with arrays of %lld bytes; this survey --%s plans %d runs "
+        "of %lld bytes (%s): resume it with the same mode on the same node, or give another -o DIR",
+        path, old->mode, old->n_runs, (long long)old->array_bytes, b->mode, b->n_runs, (long long)b->array_bytes,
+        b->size_reason);
+}
+
+static int save(const char *path, struct ts_survey_rec *s, struct ts_error *err)
+{
+    ts_survey_verdict(s);
+    int st = ts_survey_write(path, s, err);
+    if (st != TS_OK)
+        ts_error_prefix(err, "survey: ");
+    return st;
+}
+
+static long stop_after(void)
+{
+    const char *v = getenv("TOUCHSTONE_SURVEY_STOP_AFTER");
+    return v && *v ? strtol(v, NULL, 10) : -1;
+}
+
+static int battery(const char *exe, const char *dir, const char *path, const struct ts_battery *b,
+                   struct ts_survey_rec *s, struct ts_error *err)
+{
+    double weight_left = 0, weight_done = 0, seconds_done = 0;
+    for (int i = 0; i < b->n_runs; i++)
+        if (s->runs[i].state != TS_SURVEY_DONE)
+            weight_left += b->runs[i].weight;
+    const long limit = stop_after();
+    long ran = 0;
+    for (int i = 0; i < b->n_runs && !stop_signal; i++) {
+        struct ts_survey_run *r = &s->runs[i];
+        fprintf(stderr, "[%d/%d] %s %s %s t%d ... ", i + 1, b->n_runs, r->kernel, group_name(r->group),
+                r->group == TS_SURVEY_SCALING ? "threads" : r->variant, r->threads);
+        if (r->state == TS_SURVEY_DONE) {
+            fprintf(stderr, "kept (%s)\n", r->file);
+            continue;
+        }
+        fflush(stderr);
+        const double t0 = now();
+        int code = 0;
+        int st = run_child(exe, dir, &b->runs[i], &code, err);
+        if (st != TS_OK)
+            return st;
+        const double took = now() - t0;
+        r->exit_status = code;
+        r->seconds = took;
+        r->time_median = r->gbs_median = r->local_fraction = NAN;
+        if (stop_signal && code != 0) {
+            /* Stopped with the survey: it runs again when the survey is resumed. */
+            r->state = TS_SURVEY_PENDING;
+            r->seconds = NAN;
+            r->exit_status = 0;
+            fprintf(stderr, "stopped\n");
+        } else if (code == 0 && read_done(dir, r, NULL)) {
+            r->seconds = took;
+            fprintf(stderr, "%.1f s", took);
+        } else {
+            r->state = TS_SURVEY_FAILED;
+            char line[300];
+            last_line(dir, r->name, line, sizeof line);
+            fprintf(stderr, "FAILED (exit status %d): %s; see %s/runs/%s.log", code,
+                    code == 0 ? "its file did not read back complete and verified" : line, dir, r->name);
+        }
+        if (r->state != TS_SURVEY_PENDING) {
+            weight_left -= b->runs[i].weight;
+            weight_done += b->runs[i].weight;
+            seconds_done += took;
+            /* Never "-0 s": the weights left, subtracted back to zero, can end a hair below it. */
+            const double left = weight_done > 0 && weight_left > 0 ? seconds_done / weight_done * weight_left : 0;
+            fprintf(stderr, " (estimate %.0f s left)\n", left);
+        }
+        st = save(path, s, err);
+        if (st != TS_OK)
+            return st;
+        if (limit >= 0 && ++ran >= limit && !stop_signal) {
+            stop_signal = SIGINT; /* TOUCHSTONE_SURVEY_STOP_AFTER: as if interrupted (tests) */
+            fprintf(stderr, "survey: TOUCHSTONE_SURVEY_STOP_AFTER=%ld: stopping as if interrupted\n", limit);
+        }
+    }
+    return TS_OK;
+}
+
+static int survey(const struct ts_survey_args *a, int argc, char **argv, const char *dir, struct ts_error *err)
+{
+    char path[PATH_MAX + 32], exe[PATH_MAX];
+    snprintf(path, sizeof path, "%s/survey.h5", dir);
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "survey: cannot find this program (/proc/self/exe)");
+    exe[n] = '\0';
+
+    static struct ts_survey_rec old;
+    int has_old = access(path, F_OK) == 0;
+    int st = TS_OK;
+    if (has_old && (st = ts_survey_read(path, &old, err)) != TS_OK) {
+        ts_error_prefix(err,
+                        "survey: %s holds a survey file that cannot be resumed (remove it or give another -o "
+                        "DIR): ",
+                        dir);
+        return st;
+    }
+    const char *mode = a->mode == TS_SURVEY_MODE_FULL    ? "full"
+                       : a->mode == TS_SURVEY_MODE_QUICK ? "quick"
+                       : has_old                         ? old.mode
+                                                         : "quick";
+    ts_topology *topo = NULL;
+    static struct ts_battery b;
+    static struct ts_survey_rec s;
+    memset(&s, 0, sizeof s);
+    st = ts_topology_create(&topo, err);
+    if (st == TS_OK)
+        st = ts_battery_plan(mode, topo, dir, exe, 0, &b, err);
+    /* The size follows free memory where that caps it: a survey resumed after it changed keeps
+     * its own size when that is still no more than this node would choose and still fits. */
+    if (st == TS_OK && has_old && old.array_bytes != b.array_bytes && strcmp(old.mode, mode) == 0
+        && old.array_bytes <= b.uncapped_bytes / 4096 * 4096 && (b.cap_bytes == 0 || old.array_bytes <= b.cap_bytes)) {
+        ts_battery_free(&b);
+        st = ts_battery_plan(mode, topo, dir, exe, old.array_bytes, &b, err);
+        if (st == TS_OK)
+            snprintf(b.size_reason, sizeof b.size_reason, "%s", old.size_reason);
+    }
+    if (st == TS_OK && has_old)
+        st = check_same_plan(&old, &b, path, err);
+    if (st == TS_OK)
+        st = write_config(b.config, err);
+    if (st == TS_OK && !(s.runs = calloc((size_t)b.n_runs, sizeof *s.runs)))
+        st = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "survey: %d runs", b.n_runs);
+    if (st != TS_OK) {
+        ts_battery_free(&b);
+        ts_topology_destroy(topo);
+        ts_survey_free(&old);
+        return st;
+    }
+    s.format = TS_SURVEY_FORMAT;
+    snprintf(s.mode, sizeof s.mode, "%s", mode);
+    for (int i = 0; i < argc; i++)
+        ts_battery_append_word(s.command, sizeof s.command, i == 0 ? "touchstone" : argv[i]);
+    snprintf(s.program_version, sizeof s.program_version, "%s", TS_VERSION);
+    if (gethostname(s.host, sizeof s.host - 1) != 0)
+        snprintf(s.host, sizeof s.host, "unknown");
+    if (has_old && old.start_time[0])
+        snprintf(s.start_time, sizeof s.start_time, "%s", old.start_time);
+    else
+        iso_now(s.start_time, sizeof s.start_time);
+    s.emulated = ts_survey_emulated(s.emulated_why, sizeof s.emulated_why);
+    s.array_bytes = b.array_bytes;
+    snprintf(s.size_reason, sizeof s.size_reason, "%s", b.size_reason);
+    s.n_runs = b.n_runs;
+    for (int i = 0; i < b.n_runs; i++) {
+        s.runs[i] = b.runs[i].rec;
+        read_done(dir, &s.runs[i], has_old ? &old : NULL);
+    }
+    if (has_old && old.has_matrix) { /* measured once the battery was done: kept */
+        s.has_matrix = 1;
+        s.matrix = old.matrix;
+        memset(&old.matrix, 0, sizeof old.matrix);
+    }
+    ts_survey_free(&old);
+    fprintf(stderr, "touchstone survey --%s: %d runs into %s, arrays of %lld MiB (%s)\n", mode, b.n_runs, dir,
+            (long long)(b.array_bytes >> 20), b.size_reason);
+
+    read_launch_set(topo);
+    install_stop_handlers();
+    st = save(path, &s, err);
+    if (st == TS_OK)
+        st = battery(exe, dir, path, &b, &s, err);
+    if (st == TS_OK && !stop_signal && !s.has_matrix) {
+        fprintf(stderr, "[matrix] NUMA matrix ... ");
+        fflush(stderr);
+        const double t0 = now();
+        st = ts_survey_matrix_measure(topo, strcmp(mode, "quick") == 0, b.scale, &s.matrix, err);
+        if (st == TS_OK) {
+            s.has_matrix = 1;
+            fprintf(stderr, "%.1f s\n", now() - t0);
+        } else
+            fprintf(stderr, "failed\n");
+    }
+    int failed = 0, pending = 0;
+    for (int i = 0; i < s.n_runs; i++) {
+        failed += s.runs[i].state == TS_SURVEY_FAILED;
+        pending += s.runs[i].state == TS_SURVEY_PENDING;
+    }
+    s.complete = !pending && s.has_matrix;
+    if (st == TS_OK)
+        st = save(path, &s, err);
+    else {
+        struct ts_error ignored; /* the first error is the one to report */
+        ts_error_clear(&ignored);
+        save(path, &s, &ignored);
+    }
+    if (st == TS_OK) {
+        print_summary(stdout, &s, path);
+        /* A signal during the matrix, the battery done: the survey is complete all the same. */
+        st = stop_signal && !s.complete ? TS_INTERRUPTED : failed ? TS_VERIFY_FAILED : TS_OK;
+        if (st == TS_INTERRUPTED)
+            fprintf(stderr,
+                    "survey: stopped by a signal with %d runs pending: run the same command again to "
+                    "resume (finished runs are kept)\n",
+                    pending);
+    }
+    ts_survey_free(&s);
+    ts_battery_free(&b);
+    ts_topology_destroy(topo);
+    return st;
+}
+
+int ts_survey_cmd(const struct ts_survey_args *a, int argc, char **argv, struct ts_error *err)
+{
+    const char *given = a->dir ? a->dir : "touchstone-survey";
+    if (a->dump) {
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/survey.h5", given);
+        static struct ts_survey_rec s;
+        int st = ts_survey_read(path, &s, err);
+        if (st != TS_OK)
+            return st;
+        dump(stdout, &s);
+        ts_survey_free(&s);
+        return TS_OK;
+    }
+    int st = make_dir(given, err);
+    char dir[PATH_MAX], runs[PATH_MAX + 8];
+    if (st == TS_OK && !realpath(given, dir))
+        st = ts_fail_errno(err, ts_file_status(errno), errno, "survey: cannot use folder %s", given);
+    if (st == TS_OK) {
+        snprintf(runs, sizeof runs, "%s/runs", dir);
+        st = make_dir(runs, err);
+    }
+    return st == TS_OK ? survey(a, argc, argv, dir, err) : st;
+}

@@ -1,0 +1,121 @@
+#!/bin/sh
+# touchstone survey --quick end to end, at a tiny size (TOUCHSTONE_SURVEY_SCALE: the tests' knob,
+# docs/survey.md): every run done and its file read back, survey.h5 read back with every run, the
+# NUMA matrix with its placement verified, a verdict whose sentences name their runs; a run's
+# recorded command runs as pasted; the runs do not inherit the survey's own binding; a failed run
+# makes exit 1 and is retried on the next call; another mode on the same folder refused; damaged
+# survey files (truncated, another format version) refused with exit 2 and their path.
+# Arguments: TOUCHSTONE SOURCE_DIR IO_SURVEY_TEST (tests/io, edits a survey file's format)
+. "$(dirname "$0")/lib.sh" "$@"
+DOCTOR=${3:?path to io_survey_test}
+export TOUCHSTONE_SURVEY_SCALE=0.005 OMP_WAIT_POLICY=passive
+# As on many clusters: the runtime binds the survey's own thread at start-up, which the runs
+# must not inherit (each gets the CPUs the survey started with and its own OMP_* values).
+export OMP_PLACES=cores OMP_PROC_BIND=spread
+D=$WORK/s
+
+run_ts 0 "survey --quick" survey --quick -o "$D"
+expect_in "$OUT" "survey file: $D/survey.h5" "the summary names the survey file"
+expect_in "$OUT" "^verdict" "the summary has a verdict"
+expect_in "$OUT" "NUMA matrix" "the summary prints the matrix"
+expect_in "$ERR" '^\[1/[0-9]+\] ' "progress on stderr"
+expect_in "$ERR" 'estimate [0-9]+ s left' "progress with an estimate"
+
+run_ts 0 "survey --dump" survey --dump -o "$D"
+cp "$OUT" "$WORK/dump"
+expect_in "$WORK/dump" '^complete 1$' "the survey is complete"
+expect_in "$WORK/dump" '^format 1$' "format 1"
+n_runs=$(sed -n 's/^n_runs //p' "$WORK/dump")
+rows=$(grep -c '^run ' "$WORK/dump")
+done=$(grep -c '^run .* state=done ' "$WORK/dump")
+[ "${n_runs:-0}" -ge 10 ] || fail "quick battery of $n_runs runs, expected at least 10 (init, binding, scaling, policy)"
+[ "$rows" = "$n_runs" ] && [ "$done" = "$n_runs" ] || fail "$done of $rows runs done, $n_runs planned"
+for g in init binding scaling policy; do
+    expect_in "$WORK/dump" "^run .* group=$g " "a run of group $g"
+done
+for v in parallel serial close spread unbound stacked firsttouch interleave threads=1; do
+    expect_in "$WORK/dump" "^run .* variant=$v " "a run of variant $v"
+done
+# Every run's file exists and reads back (report refuses a damaged or incomplete one).
+for f in $(sed -n 's/^run .* file=\(.*\)$/\1/p' "$WORK/dump"); do
+    [ -f "$D/$f" ] || fail "run file $f missing"
+done
+run_ts 0 "report reads every run file back" report "$D/runs"
+# Each run's threads on CPUs of their own (close binding, one thread per core), though the
+# survey's own thread was bound to the first place.
+close=$(ls "$D"/runs/stencil2d-binding-close-t*.log)
+t=${close##*-t}
+t=${t%.log}
+cpus=$(sed -n 's/^  ran on *//p' "$close" | grep -o 'cpu[0-9]*' | sort -u | wc -l)
+[ "$cpus" = "$t" ] || fail "the close run's $t threads ran on $cpus distinct CPUs: $(grep 'ran on' "$close")"
+# The exact commands: the OMP_* environment and run's options; one pasted runs as it is.
+expect_in "$WORK/dump" "^run-command stencil2d-binding-stacked-t[0-9]+ OMP_NUM_THREADS=[0-9]+ OMP_PLACES='\{[0-9]+\}' OMP_PROC_BIND=close " "the stacked run's command, OMP_PLACES quoted"
+expect_in "$WORK/dump" "^run-command triad-scaling-t1 OMP_NUM_THREADS=1 OMP_PLACES=cores OMP_PROC_BIND=close .* run $D/survey.ini .*--set run.kernel=triad .*-o $D/runs/triad-scaling-t1.h5 --overwrite$" "a scaling run's command"
+expect_in "$WORK/dump" "^run-command [a-z0-9-]+-unbound-t[0-9]+ .*OMP_PROC_BIND=false " "the unbound run's command"
+cmd=$(sed -n 's/^run-command triad-policy-interleave-t[0-9]* //p' "$WORK/dump")
+expect_run 0 "a recorded command pasted into a shell" sh -c "$cmd"
+expect_in "$OUT" "output +$D/runs/triad-policy-interleave" "the pasted command writes its run file"
+# The matrix: every cell's pages verified on its memory node, nothing marked; 1 x 1 on one node.
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+expect_in "$WORK/dump" '^has_matrix 1$' "the matrix was measured"
+if [ "$nodes" -eq 1 ]; then
+    expect_in "$WORK/dump" '^matrix 1x1 ' "one node: a 1 x 1 matrix"
+    expect_in "$WORK/dump" '^cell 0 0 threads=' "the one cell"
+fi
+expect_not_in "$WORK/dump" '^measured cell .* misplaced=1' "a cell marked misplaced"
+expect_in "$WORK/dump" '^measured cell .* fraction=1 misplaced=0' "pages verified on the memory node"
+# The verdict: 3 to 5 sentences, each naming runs of the survey (or the matrix) as its sources.
+ns=$(sed -n 's/^n_sentences //p' "$WORK/dump")
+[ "${ns:-0}" -ge 3 ] && [ "${ns:-0}" -le 5 ] || fail "$ns sentences in the verdict, expected 3 to 5"
+sed -n 's/^measured sentence [0-9]* .*\[\(.*\)\]$/\1/p' "$WORK/dump" | tr ',' '\n' >"$WORK/sources"
+[ "$(wc -l <"$WORK/sources")" -ge "$ns" ] || fail "a sentence without sources"
+while read -r src; do
+    [ "$src" = matrix ] || grep -q "^run $src " "$WORK/dump" || fail "verdict source '$src' is no run of the survey"
+done <"$WORK/sources"
+expect_in "$WORK/dump" '^measured sentence [0-9]+ Serial init costs .*[0-9]' "an init sentence with its number"
+if [ "$nodes" -eq 1 ]; then
+    expect_in "$WORK/dump" '^measured sentence [0-9]+ The NUMA matrix is 1x1 .*no remote memory.*\[matrix\]$' "one node: no remote memory, said"
+fi
+
+# Rerun on a complete survey: everything kept, nothing run again.
+run_ts 0 "survey again on a complete folder" survey -o "$D"
+kept=$(grep -c ' kept (runs/' "$ERR")
+[ "$kept" = "$n_runs" ] || fail "$kept of $n_runs runs kept on a rerun"
+# Another mode on the same folder: refused, naming both.
+run_ts 2 "survey --full on a quick folder" survey --full -o "$D"
+expect_in "$ERR" "holds a survey --quick .* this survey --full" "the refusal names both modes"
+
+# A run that fails (its output name taken by a directory: run refuses it, exit 2): the survey
+# goes on, completes with that run failed and exits 1; run again, only that run is retried.
+F=$WORK/f
+mkdir -p "$F/runs/triad-scaling-t1.h5"
+run_ts 1 "a survey with a failing run" survey --quick -o "$F"
+expect_in "$ERR" "triad scaling threads t1 \.\.\. FAILED \(exit status 2\)" "the failed run on stderr"
+run_ts 0 "--dump of a survey with a failed run" survey --dump -o "$F"
+expect_in "$OUT" '^complete 1$' "a failed run still finishes the survey"
+expect_in "$OUT" '^run triad-scaling-t1 .* state=failed exit_status=2 ' "the failed run's state and exit status"
+[ "$(grep -c '^run .* state=failed ' "$OUT")" = 1 ] || fail "other runs failed too"
+rmdir "$F/runs/triad-scaling-t1.h5"
+run_ts 0 "the failed run retried" survey --quick -o "$F"
+[ "$(grep -c ' kept (runs/' "$ERR")" = $((n_runs - 1)) ] || fail "not every run but the failed one kept"
+
+# Damaged survey files: refused with the path, by --dump and by a resume.
+mkdir -p "$WORK/cut" "$WORK/v2"
+head -c 3000 "$D/survey.h5" >"$WORK/cut/survey.h5"
+run_ts 2 "--dump of a truncated survey file" survey --dump -o "$WORK/cut"
+expect_in "$ERR" "$WORK/cut/survey.h5" "the truncated file's path in the message"
+run_ts 2 "resuming a truncated survey file" survey --quick -o "$WORK/cut"
+expect_in "$ERR" "$WORK/cut/survey.h5" "the truncated file's path in the message (resume)"
+"$DOCTOR" format "$D/survey.h5" "$WORK/v2/survey.h5" 99 || fail "io_survey_test format failed"
+run_ts 2 "--dump of a survey file of format 99" survey --dump -o "$WORK/v2"
+expect_in "$ERR" "$WORK/v2/survey.h5.*format 99, this touchstone reads format 1" "the format version refused, with the path"
+run_ts 2 "--dump of a folder without a survey" survey --dump -o "$WORK/none"
+expect_in "$ERR" "$WORK/none/survey.h5" "the missing file's path"
+
+# Usage.
+run_ts 2 "--quick and --full" survey --quick --full -o "$WORK/x"
+run_ts 2 "an argument" survey stray
+expect_in "$ERR" "unexpected argument 'stray'" "the stray argument named"
+TOUCHSTONE_SURVEY_SCALE=2 run_ts 2 "a scale out of range" survey -o "$WORK/x"
+expect_in "$ERR" "TOUCHSTONE_SURVEY_SCALE=2" "the bad scale named"
+finish

@@ -1,0 +1,56 @@
+#!/bin/sh
+# An interrupted survey resumes to the same survey file: stopped after k runs
+# (TOUCHSTONE_SURVEY_STOP_AFTER, deterministic) it exits 3 with a valid partial survey.h5 (the k
+# runs done, the rest pending, no matrix, complete 0); the same command then runs only the rest,
+# and the result has the structure of an uninterrupted survey's (same runs, commands and states:
+# every line of `survey --dump` but the measured ones, folder names aside). A real SIGINT while a
+# run is under way: exit 3 and a valid partial survey file. (Resuming after the memory limit
+# changed: test_survey_memory.sh.)
+# Arguments: TOUCHSTONE SOURCE_DIR
+. "$(dirname "$0")/lib.sh" "$@"
+export TOUCHSTONE_SURVEY_SCALE=0.005 OMP_WAIT_POLICY=passive
+
+structure() { # the dump of survey folder $1 without what is measured, the folder named DIR
+    "$TS" survey --dump -o "$1" | grep -v '^measured' | sed "s#$1#DIR#g"
+}
+
+run_ts 0 "an uninterrupted survey" survey --quick -o "$WORK/a"
+structure "$WORK/a" >"$WORK/a.txt" || fail "dump of the uninterrupted survey"
+
+TOUCHSTONE_SURVEY_STOP_AFTER=3 run_ts 3 "a survey stopped after 3 runs" survey --quick -o "$WORK/b"
+expect_in "$ERR" "stopped by a signal with [0-9]+ runs pending" "the stop says what is pending"
+run_ts 0 "--dump of the partial survey" survey --dump -o "$WORK/b"
+cp "$OUT" "$WORK/partial"
+expect_in "$WORK/partial" '^complete 0$' "the partial survey is incomplete"
+expect_in "$WORK/partial" '^has_matrix 0$' "no matrix before the battery is done"
+[ "$(grep -c '^run .* state=done ' "$WORK/partial")" = 3 ] || fail "not 3 runs done after TOUCHSTONE_SURVEY_STOP_AFTER=3"
+n_runs=$(sed -n 's/^n_runs //p' "$WORK/partial")
+[ "$(grep -c '^run .* state=pending ' "$WORK/partial")" = $((n_runs - 3)) ] || fail "the other runs are not pending"
+
+run_ts 0 "the same command resumes" survey --quick -o "$WORK/b"
+[ "$(grep -c ' kept (runs/' "$ERR")" = 3 ] || fail "the 3 finished runs were not kept"
+[ "$(grep -c ' [0-9.]* s (estimate' "$ERR")" = $((n_runs - 3)) ] || fail "not exactly the $((n_runs - 3)) others ran"
+structure "$WORK/b" >"$WORK/b.txt" || fail "dump of the resumed survey"
+# The survey's own command differs only by its folder; start_time is measured.
+if ! diff "$WORK/a.txt" "$WORK/b.txt" >"$WORK/diff"; then
+    fail "the resumed survey differs from the uninterrupted one"
+    sed 's/^/    /' "$WORK/diff" | head -20 >&2
+fi
+
+# A real SIGINT while the battery runs (larger runs, so that one is under way when it lands).
+TOUCHSTONE_SURVEY_SCALE=0.05 "$TS" survey --quick -o "$WORK/c" >"$WORK/c.out" 2>"$WORK/c.err" &
+pid=$!
+i=0
+while ! grep -q '^\[2/' "$WORK/c.err" 2>/dev/null && [ $i -lt 600 ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+kill -INT "$pid"
+wait "$pid"
+status=$?
+[ "$status" = 3 ] || fail "SIGINT: exit status $status, expected 3"
+run_ts 0 "--dump after SIGINT" survey --dump -o "$WORK/c"
+expect_in "$OUT" '^complete 0$' "the interrupted survey is incomplete"
+expect_in "$OUT" '^run .* state=pending ' "runs left pending"
+expect_not_in "$OUT" 'state=failed' "a run failed by the interrupt"
+finish
