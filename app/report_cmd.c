@@ -2,11 +2,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "readback_set.h"
 #include "readback_table.h"
 #include "ts_html.h"
+#include "ts_survey_file.h"
 
 /* The configuration columns are in the group heading for people, in every row for programs. */
 static const struct ts_column columns[] = {
@@ -150,8 +152,36 @@ static int print_disturbed(const struct ts_run_set *set, enum ts_table_format fo
     return fflush(out) == 0 && !ferror(out) ? 0 : -1;
 }
 
+/* report --html of a survey: its one argument is the survey's folder (holding survey.h5, the
+ * folder `touchstone survey -o DIR` made), and the report is the one survey --html writes. */
+static int report_survey(const char *html, const char *dir, struct ts_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/survey.h5", dir);
+    static struct ts_survey_rec s;
+    int st = ts_survey_read(path, &s, err);
+    if (st != TS_OK)
+        return st;
+    st = ts_html_write_survey(html, &s, dir, err);
+    if (st == TS_OK
+        && (printf("report: %s written (a survey of %d runs)\n", html, s.n_runs) < 0 || fflush(stdout) != 0))
+        st = ts_fail_errno(err, TS_IO_ERROR, errno ? errno : EIO, "report: cannot print to standard output");
+    ts_survey_free(&s);
+    return st;
+}
+
+static int is_survey_dir(const char *arg)
+{
+    struct stat st;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/survey.h5", arg);
+    return stat(arg, &st) == 0 && S_ISDIR(st.st_mode) && stat(path, &st) == 0;
+}
+
 int ts_report_cmd(const struct ts_runs_args *a, struct ts_error *err)
 {
+    if (a->html && a->n_files == 1 && is_survey_dir(a->files[0]))
+        return report_survey(a->html, a->files[0], err);
     struct ts_run_set set;
     if (ts_run_set_load(&set, a->files, a->n_files, 1, "report", err)) {
         ts_run_set_free(&set);

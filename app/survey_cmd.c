@@ -25,6 +25,7 @@
 #include "ts_affinity.h"
 #include "ts_machine.h"
 #include "ts_run_read.h"
+#include "ts_html.h"
 #include "ts_survey_file.h"
 
 extern char **environ;
@@ -580,8 +581,16 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
         ts_error_clear(&ignored);
         save(path, &s, &ignored);
     }
+    char html[PATH_MAX + 32] = "";
+    if (st == TS_OK && a->html) {
+        /* Also of a survey a signal stopped: the report shows what is pending. */
+        snprintf(html, sizeof html, "%s/survey.html", dir);
+        st = ts_html_write_survey(html, &s, dir, err);
+    }
     if (st == TS_OK) {
         print_summary(stdout, &s, path);
+        if (html[0])
+            printf("report: %s\n", html);
         /* A signal during the matrix, the battery done: the survey is complete all the same. */
         st = stop_signal && !s.complete ? TS_INTERRUPTED : failed ? TS_VERIFY_FAILED : TS_OK;
         if (st == TS_INTERRUPTED)

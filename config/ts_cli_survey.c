@@ -3,15 +3,19 @@
 #include <getopt.h>
 #include <string.h>
 
-enum { OPT_QUICK = 256, OPT_FULL, OPT_DUMP };
+enum { OPT_QUICK = 256, OPT_FULL, OPT_DUMP, OPT_HTML };
 
 int ts_survey_parse(struct ts_survey_args *a, int argc, char **argv, struct ts_error *err)
 {
     memset(a, 0, sizeof *a);
     static const struct option options[] = {
-        { "quick", no_argument, NULL, OPT_QUICK },  { "full", no_argument, NULL, OPT_FULL },
-        { "output", required_argument, NULL, 'o' }, { "dump", no_argument, NULL, OPT_DUMP },
-        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+        { "quick", no_argument, NULL, OPT_QUICK },
+        { "full", no_argument, NULL, OPT_FULL },
+        { "output", required_argument, NULL, 'o' },
+        { "dump", no_argument, NULL, OPT_DUMP },
+        { "html", no_argument, NULL, OPT_HTML },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
     opterr = 0;
     argc--;
@@ -34,6 +38,7 @@ int ts_survey_parse(struct ts_survey_args *a, int argc, char **argv, struct ts_e
             a->dir = optarg;
             break;
         case OPT_DUMP: a->dump = 1; break;
+        case OPT_HTML: a->html = 1; break;
         case 'h': a->help = 1; return TS_OK;
         case ':': return ts_fail(err, TS_BAD_INPUT, "survey: option '%s' needs a value", argv[optind - 1]);
         default:
@@ -42,6 +47,10 @@ int ts_survey_parse(struct ts_survey_args *a, int argc, char **argv, struct ts_e
     }
     if (optind < argc)
         return ts_fail(err, TS_BAD_INPUT, "survey: unexpected argument '%s' (the folder goes after -o)", argv[optind]);
+    if (a->dump && a->html)
+        return ts_fail(err, TS_BAD_INPUT,
+                       "survey: --dump prints the survey file, --html writes its report: one or the other "
+                       "(touchstone report --html OUT.html DIR reports a survey without resuming it)");
     if (a->dump && a->mode != TS_SURVEY_MODE_UNSET)
         return ts_fail(err, TS_BAD_INPUT,
                        "survey: --dump reads the survey in the folder and runs nothing: without "

@@ -10,6 +10,7 @@ struct ts_survey_args {
     enum ts_survey_mode mode; /* --quick, --full; unset: the mode of the survey in dir, else quick */
     const char *dir;          /* -o DIR; NULL: touchstone-survey in the current directory */
     int dump;                 /* --dump: print the survey file in dir read back, run nothing */
+    int html;                 /* --html: also write DIR/survey.html (io/ts_html.h) */
     int help;
 };
 

@@ -81,6 +81,23 @@ fi
 run_ts 0 "survey again on a complete folder" survey -o "$D"
 kept=$(grep -c ' kept (runs/' "$ERR")
 [ "$kept" = "$n_runs" ] || fail "$kept of $n_runs runs kept on a rerun"
+# --html on the complete survey: its report beside survey.h5 (nothing run again), every section,
+# an anchor per run, the verdict's sources linked; report --html of the folder writes the same.
+run_ts 0 "survey --html on a complete folder" survey --html -o "$D"
+kept=$(grep -c ' kept (runs/' "$ERR")
+[ "$kept" = "$n_runs" ] || fail "--html: $kept of $n_runs runs kept"
+expect_in "$OUT" "^report: $D/survey.html$" "the report's path printed"
+for id in verdict node placement init binding scaling matrix threads conditions commands; do
+    expect_in "$D/survey.html" "<section id=\"$id\"" "section $id in the survey's report"
+done
+for name in $(sed -n 's/^run \([^ ]*\) .*/\1/p' "$WORK/dump"); do
+    expect_in "$D/survey.html" "id=\"run-$name\"" "the anchor of run $name"
+done
+expect_in "$D/survey.html" 'href="#run-triad-scaling-t1"' "a verdict source linked to its run"
+run_ts 0 "report --html of the survey's folder" report --html "$WORK/report.html" "$D"
+expect_in "$OUT" "a survey of $n_runs runs" "report names the survey"
+cmp -s "$D/survey.html" "$WORK/report.html" || fail "report --html DIR differs from survey --html"
+run_ts 2 "--dump with --html" survey --dump --html -o "$D"
 # Another mode on the same folder: refused, naming both.
 run_ts 2 "survey --full on a quick folder" survey --full -o "$D"
 expect_in "$ERR" "holds a survey --quick .* this survey --full" "the refusal names both modes"
