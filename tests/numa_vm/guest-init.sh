@@ -138,10 +138,10 @@ fi
 echo madvise >/sys/kernel/mm/transparent_hugepage/enabled
 say "touchstone survey --quick"
 start=$(cut -d. -f1 /proc/uptime)
-TOUCHSTONE_SURVEY_SCALE=0.02 timeout -s KILL 400 touchstone survey --quick -o "$out/survey" >survey.log 2>&1
+TOUCHSTONE_SURVEY_SCALE=0.02 timeout -s KILL 400 touchstone survey --quick --html -o "$out/survey" >survey.log 2>&1
 echo $? >survey.status
 timeout -s KILL 60 touchstone survey --dump -o "$out/survey" >survey.dump 2>>survey.log
-rm -f "$out"/survey/runs/*.h5 # the dump holds what the host checks; the archive stays small
+rm -f "$out"/survey/runs/*.h5 # the dump and survey.html hold what the host checks; the archive stays small
 say "survey: exit $(cat survey.status) ($(( $(cut -d. -f1 /proc/uptime) - start )) s)"
 dmesg >dmesg.txt
 
