@@ -66,15 +66,18 @@ if [ "${1:-}" != "--inner" ]; then
     # A private network and PID namespace when one can be had: first as root, then as a user
     # mapped to root in a user namespace.
     how=""
+    why=""
     if [ "${BROWSER_CHECK_NETWORK:-auto}" != flags ]; then
         if [ "$(id -u)" -eq 0 ] && unshare --net --pid --fork --mount-proc true 2>/dev/null; then
             how="unshare --net --pid --fork --mount-proc --kill-child"
+            why="as root"
         elif unshare --user --map-root-user --net --pid --fork --mount-proc true 2>/dev/null; then
             how="unshare --user --map-root-user --net --pid --fork --mount-proc --kill-child"
+            why="in a user namespace"
         fi
     fi
     # shellcheck disable=SC2086 # $how is a command line
-    timeout -k 5 "$limit" $how sh "$0" --inner "$file" "$out" "$work" "${how:+namespace}"
+    timeout -k 5 "$limit" $how sh "$0" --inner "$file" "$out" "$work" "$why"
     status=$?
     if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
         say "hang guard: not finished after $limit s (BROWSER_CHECK_TIMEOUT); every process of the check was stopped"
@@ -119,7 +122,7 @@ trap 'exit 2' INT TERM HUP
 
 if [ -n "$NAMESPACE" ]; then
     ip link set lo up 2>/dev/null || broken "cannot bring up the loopback of the private network namespace (ip link set lo up)"
-    echo "network: off (a private network namespace: unshare --net)"
+    echo "network: off (a private network namespace, $NAMESPACE: unshare --net)"
 else
     echo "network: the host's, with every name unresolvable and every request sent to a dead proxy (chromium flags; no namespace here)"
 fi
@@ -334,13 +337,16 @@ fi
 # shot NAME WIDTH: the whole page (not only the screen) as OUT/NAME.png, checked.
 shot() {
     metrics=$(cdp Page.getLayoutMetrics '{}') || { fail "screenshot $1: cannot measure the page"; return; }
-    height=$(printf "%s\n" "$metrics" | jq '[.cssContentSize.height, 16000] | min | ceil')
+    full=$(printf "%s\n" "$metrics" | jq '.cssContentSize.height | ceil')
+    height=$((full > 16000 ? 16000 : full))
+    cut=""
+    [ "$full" -gt "$height" ] && cut=" (the first $height px of $full)"
     cdp Page.captureScreenshot "{\"format\":\"png\",\"captureBeyondViewport\":true,\"clip\":{\"x\":0,\"y\":0,\"width\":$2,\"height\":$height,\"scale\":1}}" \
         | jq -r '.data' | base64 -d >"$OUT/$1.png" 2>/dev/null
     if ! result=$("$PNG_CHECK" "$OUT/$1.png" "$2" 2>&1); then
         fail "screenshot $1 ($2 px): $result"
     else
-        pass "screenshot $1 ($2 px): $OUT/$1.png, $result"
+        pass "screenshot $1 ($2 px): $OUT/$1.png$cut, $result"
     fi
 }
 shot desktop 1280
