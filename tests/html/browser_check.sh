@@ -252,6 +252,24 @@ check_svg() { # WHERE
 }
 check_svg "1280 px"
 
+# --- screenshots --------------------------------------------------------------------------
+# shot NAME WIDTH: the whole page (not only the screen) as OUT/NAME.png, checked.
+shot() {
+    metrics=$(cdp Page.getLayoutMetrics '{}') || { fail "screenshot $1: cannot measure the page"; return; }
+    full=$(printf "%s\n" "$metrics" | jq '.cssContentSize.height | ceil')
+    height=$((full > 16000 ? 16000 : full))
+    cut=""
+    [ "$full" -gt "$height" ] && cut=" (the first $height px of $full)"
+    cdp Page.captureScreenshot "{\"format\":\"png\",\"captureBeyondViewport\":true,\"clip\":{\"x\":0,\"y\":0,\"width\":$2,\"height\":$height,\"scale\":1}}" \
+        | jq -r '.data' | base64 -d >"$OUT/$1.png" 2>/dev/null
+    if ! result=$("$PNG_CHECK" "$OUT/$1.png" "$2" 2>&1); then
+        fail "screenshot $1 ($2 px): $result"
+    else
+        pass "screenshot $1 ($2 px): $OUT/$1.png$cut, $result"
+    fi
+}
+shot desktop 1280
+
 # --- sortable tables: WebDriver clicks on the headers ----------------------------------------
 # READ_JS TABLE COLUMN FINISH: reads the column's keys and the rows' order into the page's
 # window.__browserCheck (three readings: before, after one click, after two); with FINISH,
@@ -333,23 +351,6 @@ LINES
     fi
 fi
 
-# --- screenshots --------------------------------------------------------------------------
-# shot NAME WIDTH: the whole page (not only the screen) as OUT/NAME.png, checked.
-shot() {
-    metrics=$(cdp Page.getLayoutMetrics '{}') || { fail "screenshot $1: cannot measure the page"; return; }
-    full=$(printf "%s\n" "$metrics" | jq '.cssContentSize.height | ceil')
-    height=$((full > 16000 ? 16000 : full))
-    cut=""
-    [ "$full" -gt "$height" ] && cut=" (the first $height px of $full)"
-    cdp Page.captureScreenshot "{\"format\":\"png\",\"captureBeyondViewport\":true,\"clip\":{\"x\":0,\"y\":0,\"width\":$2,\"height\":$height,\"scale\":1}}" \
-        | jq -r '.data' | base64 -d >"$OUT/$1.png" 2>/dev/null
-    if ! result=$("$PNG_CHECK" "$OUT/$1.png" "$2" 2>&1); then
-        fail "screenshot $1 ($2 px): $result"
-    else
-        pass "screenshot $1 ($2 px): $OUT/$1.png$cut, $result"
-    fi
-}
-shot desktop 1280
 
 # --- the phone ------------------------------------------------------------------------------
 viewport 390 844 true || broken "cannot set the phone viewport"
