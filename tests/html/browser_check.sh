@@ -40,6 +40,18 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 say() { echo "browser_check: $*" >&2; }
 
+# kill_ours DIR: SIGKILL to every process whose command line names a file under DIR (the run's
+# own temporary directory: chromium's --user-data-dir, chromedriver's --log-path), never one
+# found by a name alone.
+kill_ours() {
+    for cmdline in /proc/[0-9]*/cmdline; do
+        pid=${cmdline#/proc/}
+        pid=${pid%/cmdline}
+        [ "$pid" = "$$" ] && continue
+        { tr '\0' ' ' <"$cmdline"; } 2>/dev/null | grep -qF -- "$1/" && kill -9 "$pid" 2>/dev/null
+    done
+}
+
 if [ "${1:-}" != "--inner" ]; then
     # --- outside: arguments, tools, then the inner part under unshare and a hang guard ------
     [ $# -eq 2 ] || { say "usage: browser_check.sh HTML_FILE OUT_DIR"; exit 2; }
@@ -54,7 +66,9 @@ if [ "${1:-}" != "--inner" ]; then
             || { say "$tool is missing (scripts/setup-deps.sh --test installs chromium, chromium-driver, jq, curl)"; exit 2; }
     done
     work=$(mktemp -d "${TMPDIR:-/tmp}/browser-check.XXXXXX") || { say "cannot create a temporary directory"; exit 2; }
-    trap 'rm -rf "$work"' EXIT
+    # Whatever the inner part left behind (killed by the hang guard before its own clean-up
+    # ran) goes with the directory.
+    trap 'kill_ours "$work"; rm -rf "$work"' EXIT
     trap 'exit 2' INT TERM HUP
     if [ -z "${PNG_CHECK:-}" ]; then
         PNG_CHECK=$work/png_check
@@ -103,16 +117,12 @@ pass() { echo "PASS $*"; PASSED=$((PASSED + 1)); }
 fail() { echo "FAIL $*"; FAILED=$((FAILED + 1)); }
 broken() { say "$*"; exit 2; }
 
-# Whatever happens: the session closed, chromedriver and every process that uses our profile
-# stopped (in a namespace the kernel does the rest when this shell, its init, exits).
+# Whatever happens: the session closed, chromedriver and every process that names our
+# directory stopped (in a namespace the kernel does the rest when this shell, its init, exits).
 cleanup() {
     [ -n "$SESSION" ] && curl -s -m 5 -X DELETE "http://127.0.0.1:$PORT/session/$SESSION" >/dev/null 2>&1
     [ -n "$DRIVER_PID" ] && kill "$DRIVER_PID" 2>/dev/null
-    for cmdline in /proc/[0-9]*/cmdline; do
-        pid=${cmdline#/proc/}
-        pid=${pid%/cmdline}
-        { tr '\0' ' ' <"$cmdline"; } 2>/dev/null | grep -qF -- "--user-data-dir=$PROFILE" && kill -9 "$pid" 2>/dev/null
-    done
+    kill_ours "$WORK"
     [ -n "$DRIVER_PID" ] && wait "$DRIVER_PID" 2>/dev/null
     SESSION=""
     DRIVER_PID=""
