@@ -17,7 +17,7 @@
 #   network   no request leaves the file: the browser's performance log (Network.requestWillBeSent)
 #             and the page's resource timing entries name nothing but the file itself, data:,
 #             blob: and about: URLs
-#   screens   full-page screenshots at 1280 px (desktop.png) and 390 px (phone.png) in OUT_DIR,
+#   screenshot full-page screenshots at 1280 px (desktop.png) and 390 px (phone.png) in OUT_DIR,
 #             each a PNG of that width that is not a single colour (png_check)
 # Exits 0 when every check passed, 1 when one failed, 2 when the check itself could not run
 # (no chromium, chromedriver or jq; the browser did not start; the hang guard fired).
