@@ -69,9 +69,12 @@ trap 'rm -rf "$WORK"' EXIT INT TERM
 if [ ! -x "$BUILD/app/touchstone" ]; then
     cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null || say "cmake configure failed"
 fi
-cmake --build "$BUILD" --target touchstone bench_baseline -j "$(nproc)" >/dev/null 2>&1 || say "build failed"
+cmake --build "$BUILD" --target touchstone bench_baseline bench_plain_chase bench_numa_cells -j "$(nproc)" >/dev/null 2>&1 \
+    || say "build failed"
 TS=$BUILD/app/touchstone
 BASELINE=$BUILD/bench/bench_baseline
+CELLS=$BUILD/tests/bench/bench_numa_cells # the NUMA matrix engine (tests/bench/numa_cells.c)
+PLAIN_CHASE=$BUILD/bench/bench_plain_chase
 [ -x "$TS" ] || { say "no touchstone binary in $BUILD; nothing to measure"; exit 0; }
 
 # mpirun for the rank rows. touchstone takes itself for launched when one of these variables
@@ -323,6 +326,103 @@ rank_rows | while IFS='|' read -r name target args; do
     fi
     echo "| $name | $(stats "$WORK/r$j.one") | $(stats "$WORK/r$j.many") | $ratio | $target${verdict:+ $verdict} | $same |"
 done
+
+# --- the NUMA matrix (issue 16) --------------------------------------------------------------
+# Its bandwidth cells against likwid-bench, and its idle latency against the obvious chase, in
+# alternate rounds like the rows above. For every cell (CPU node c, memory node m) the engine's
+# threads (one per core of c, bench_numa_cells) sweep arrays of MATRIX_KB kB each (SIZE_MB / 3:
+# triad's three arrays hold the working set of the triad row), MATRIX_REPS sweeps per kernel,
+# and likwid-bench runs the same number of threads of NUMA domain M<c> on streams placed in
+# M<m> (-w M<c>:SIZE:THREADS-0:M<m>[,1:M<m>,2:M<m>], SIZE the working set over all streams: one array for
+# sum, three for stream), -i MATRIX_REPS. The engine's figure is the median of its sweeps,
+# likwid's the mean over its iterations, both by the same byte model (8 B per element for sum,
+# 24 B for triad/stream). likwid's M domains are numbered as the OS numbers nodes when every
+# node has memory. The latency: a chase of CHASE_MB (min(SIZE_MB, max(8 x LLC_MB, 64)) MB) on
+# 4 KiB pages, CHASE_STEPS steps (2^21) per repetition, 5 repetitions, on the first CPU of the
+# first cell's CPU node with the memory on that node; the engine's ts_numa_latency_measure
+# against bench/plain_chase.c, the median ns per step of each.
+# shellcheck disable=SC2254 # ONLY is a pattern on purpose
+case "matrix" in $ONLY) MATRIX_ON=1 ;; *) MATRIX_ON=0 ;; esac
+MATRIX_KB=$((SIZE_MB * 1000 / 3))
+MATRIX_REPS=$(iterations $((SIZE_MB / 3 > 0 ? SIZE_MB / 3 : 1)))
+[ "$MATRIX_REPS" -gt 64 ] && MATRIX_REPS=64
+CHASE_MB=$((8 * LLC_MB > 64 ? 8 * LLC_MB : 64))
+[ "$CHASE_MB" -gt "$SIZE_MB" ] && CHASE_MB=$SIZE_MB
+CHASE_STEPS=${CHASE_STEPS:-2097152}
+if [ "$MATRIX_ON" = 1 ] && [ ! -x "$CELLS" ]; then
+    say "no $CELLS (cmake --build $BUILD --target bench_numa_cells): the matrix rows say n/a"
+    MATRIX_ON=0
+fi
+if [ "$MATRIX_ON" = 1 ]; then
+    round=1
+    while [ "$round" -le "$ROUNDS" ]; do
+        if ! "$CELLS" cells $((MATRIX_KB * 1000)) "$MATRIX_REPS" >"$WORK/cells.out" 2>"$WORK/cells.err"; then
+            say "round $round/$ROUNDS: the matrix engine failed: $(tail -n 1 "$WORK/cells.err")"
+        fi
+        # cell C M threads T cpus LIST read MEDIAN BEST triad MEDIAN BEST bytes B placed R T
+        while read -r _ c m _ t _ cpus _ read _ _ triad _ _ _ _ placed_read placed_triad; do
+            echo "$c $m $t $cpus" >>"$WORK/mx.cells"
+            echo "$read" >>"$WORK/mx.$c.$m.read.ts"
+            echo "$triad" >>"$WORK/mx.$c.$m.triad.ts"
+            echo "$placed_read $placed_triad" >>"$WORK/mx.$c.$m.placed"
+            if [ -n "$LIKWID" ]; then
+                ITERS=$MATRIX_REPS
+                likwid-bench -t "$(lw sum)" -w "M$c:${MATRIX_KB}kB:$t-0:M$m" -i "$MATRIX_REPS" 2>/dev/null \
+                    | awk '/^MByte\/s:/ { printf "%.4f\n", $2 / 1000 }' >>"$WORK/mx.$c.$m.read.ref"
+                likwid-bench -t "$(lw stream)${FMA:+_fma}" -w "M$c:$((3 * MATRIX_KB))kB:$t-0:M$m,1:M$m,2:M$m" \
+                    -i "$MATRIX_REPS" 2>/dev/null | awk '/^MByte\/s:/ { printf "%.4f\n", $2 / 1000 }' >>"$WORK/mx.$c.$m.triad.ref"
+            fi
+            say "round $round/$ROUNDS: matrix cell ($c, $m): read $read likwid $(tail -n 1 "$WORK/mx.$c.$m.read.ref" 2>/dev/null)," \
+                "triad $triad likwid $(tail -n 1 "$WORK/mx.$c.$m.triad.ref" 2>/dev/null)"
+        done <"$WORK/cells.out"
+        # The idle latency: the engine, then the plain chase, on the first cell's node.
+        first=$(head -n 1 "$WORK/cells.out")
+        if [ -n "$first" ]; then
+            node=$(echo "$first" | awk '{ print $2 }')
+            cpu=$(echo "$first" | awk '{ sub(/[^0-9].*/, "", $7); print $7 }')
+            echo "$node $cpu" >"$WORK/mx.latency.where"
+            "$CELLS" latency $((CHASE_MB * 1000000)) "$CHASE_STEPS" 5 "$node" "$node" 2>/dev/null \
+                | awk '/^latency/ { print $2 }' >>"$WORK/mx.latency.ts"
+            if [ -x "$PLAIN_CHASE" ]; then
+                "$PLAIN_CHASE" $((CHASE_MB * 1000000)) "$CHASE_STEPS" 5 "$cpu" 2>/dev/null \
+                    | awk '/^latency/ { print $2 }' >>"$WORK/mx.latency.plain"
+            fi
+            say "round $round/$ROUNDS: matrix latency: engine $(tail -n 1 "$WORK/mx.latency.ts" 2>/dev/null) ns," \
+                "plain chase $(tail -n 1 "$WORK/mx.latency.plain" 2>/dev/null) ns"
+        fi
+        round=$((round + 1))
+    done
+fi
+echo
+echo "NUMA matrix cells against likwid-bench, alternately: each cell's threads (one per core of the CPU node) on" \
+    "arrays of $MATRIX_KB kB on the memory node, $MATRIX_REPS sweeps; the engine's median sweep against likwid's mean"
+echo
+echo "| matrix cell (CPU node, memory node) | likwid test | likwid GB/s median (min-max) | matrix GB/s median (min-max) | ratio | target |"
+echo "| --- | --- | --- | --- | --- | --- |"
+if [ -s "$WORK/mx.cells" ]; then
+    sort -u "$WORK/mx.cells" | sort -n -k1,1 -k2,2 | while read -r c m t cpus; do
+        placed=$(awk '$1 != 1 || $2 != 1 { bad = 1 } END { print bad ? "" : "all pages on the node" }' "$WORK/mx.$c.$m.placed")
+        for k in read triad; do
+            test=$(lw sum)
+            [ "$k" = triad ] && test="$(lw stream)${FMA:+_fma}"
+            ratio=$(median_ratio "$WORK/mx.$c.$m.$k.ts" "$WORK/mx.$c.$m.$k.ref")
+            verdict=""
+            [ "$ratio" != n/a ] && verdict=$(awk -v r="$ratio" 'BEGIN { print (r >= 0.95 ? "met" : "NOT met") }')
+            echo "| matrix cell ($c, $m) $k, $t threads on CPUs $cpus${placed:+, $placed} | $test | $(stats "$WORK/mx.$c.$m.$k.ref") |" \
+                "$(stats "$WORK/mx.$c.$m.$k.ts") | $ratio | 0.95${verdict:+ $verdict} |"
+        done
+    done
+else
+    echo "| matrix cells | $(lw sum) | n/a | n/a | n/a | 0.95 |"
+fi
+echo
+where=$(cat "$WORK/mx.latency.where" 2>/dev/null)
+echo "| matrix idle latency, $CHASE_MB MB chase, 4 KiB pages${where:+, node ${where% *}, CPU ${where#* }} | plain chase ns median (min-max) | matrix ns median (min-max) | ratio | target |"
+echo "| --- | --- | --- | --- | --- |"
+ratio=$(median_ratio "$WORK/mx.latency.ts" "$WORK/mx.latency.plain")
+verdict=""
+[ "$ratio" != n/a ] && verdict=$(awk -v r="$ratio" 'BEGIN { print (r >= 0.95 && r <= 1.05 ? "met" : "NOT met") }')
+echo "| bench/plain_chase.c (i = next[i]) against ts_numa_latency_measure | $(stats "$WORK/mx.latency.plain") | $(stats "$WORK/mx.latency.ts") | $ratio | 0.95-1.05${verdict:+ $verdict} |"
 
 # --- touchstone's own overhead in a default run ---------------------------------------------
 # Everything but the work (allocation, init, warm-up, kernel, result pass, combine, verify)

@@ -4,9 +4,10 @@
 # (make run / make test call it every time).
 set -eu
 
-# One package list per purpose; the test list is only needed by `make test`.
-BUILD_PKGS="gcc make cmake pkg-config libc6-dev libgomp1 libhwloc-dev libnuma-dev libinih-dev libhdf5-dev libjansson-dev openmpi-bin libopenmpi-dev libhdf5-openmpi-dev"
-TEST_PKGS="hdf5-tools python3 python3-h5py python3-matplotlib qemu-system-x86 busybox-static xz-utils jq util-linux valgrind clang-format-14"
+# One package list per purpose; the test list is only needed by `make test`. chromium and
+# chromium-driver: the HTML report in a headless browser (tests/html).
+BUILD_PKGS="gcc make cmake pkg-config libc6-dev libgomp1 libhwloc-dev libnuma-dev libinih-dev libhdf5-dev libjansson-dev zlib1g-dev openmpi-bin libopenmpi-dev libhdf5-openmpi-dev"
+TEST_PKGS="hdf5-tools python3 python3-h5py python3-matplotlib qemu-system-x86 busybox-static xz-utils jq util-linux valgrind clang-format-14 chromium chromium-driver"
 # The libFuzzer harnesses of tests/fuzz (build-fuzz; docs/testing.md, "Fuzzing").
 FUZZ_PKGS="clang-14 libclang-rt-14-dev"
 # A private single-node Slurm for tests/slurm (started by hand: no systemd, nothing in /etc).

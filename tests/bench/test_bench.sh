@@ -32,6 +32,14 @@ for row in 'stencil2d' 'stencil3d' 'sum (reproducible)'; do
         || fail "no ranks-against-threads row for $row with the same result on ranks as on threads"
 done
 grep -q '^under mpirun .*overhead ' "$OUT" || fail "no overhead line for the default run under mpirun"
+# The NUMA matrix (issue 16): every cell's read and triad against likwid-bench, the engine's
+# column measured; the idle latency against the plain chase, both columns measured.
+for k in read triad; do
+    awk -F'|' -v k="$k" '$2 ~ "^ matrix cell \\([0-9]+, [0-9]+\\) " k ", " && $5 ~ /[0-9]/ { found = 1 } END { exit !found }' "$OUT" \
+        || fail "no NUMA matrix $k row with the engine's GB/s"
+done
+awk -F'|' '$2 ~ /plain_chase/ && $3 ~ /[0-9]/ && $4 ~ /[0-9]/ && $5 ~ /[0-9]/ { found = 1 } END { exit !found }' "$OUT" \
+    || fail "no NUMA matrix latency row with both chases measured and their ratio"
 # Without a usable likwid-bench the script must say why, not leave the column silently empty.
 if awk -F'|' '/^\| sum \(reproducible\)/ { exit $4 ~ /n\/a/ ? 0 : 1 }' "$OUT"; then
     grep -q 'likwid-bench' "$ERR" || fail "likwid column empty but no word on likwid-bench on stderr"
