@@ -23,6 +23,7 @@ static const char css[] =
     "padding-bottom:.2em;margin-top:1.6em}h3{font-size:1.05em}\n"
     "nav{font-size:.9em;margin:.4em 0 1em}nav a{margin-right:.8em;white-space:nowrap}\n"
     "section{margin-bottom:1.5em}figure{margin:.6em 0;overflow-x:auto}\n"
+    "p,li,h3,dd,figcaption{overflow-wrap:anywhere}\n" /* paths: a phone's width is 390 px */
     ".charts{display:flex;flex-wrap:wrap;gap:0 1.5em}.charts figure{flex:0 1 460px}\n"
     "svg{max-width:100%;height:auto;font:12px system-ui,sans-serif}svg .ct{font-weight:600}\n"
     "svg .muted,.muted{color:var(--muted);fill:var(--muted)}svg .axis{stroke:#333;stroke-width:1}\n"
@@ -41,7 +42,8 @@ static const char css[] =
     "table.sortable th:after{content:''}}\n"
     "</style>\n";
 
-/* Sorts a table of class sortable by the clicked column: numbers by data-v, text otherwise. */
+/* Sorts a table of class sortable by the clicked column: numbers by data-v, text otherwise
+ * ("0:23570", a node and its free MiB, is text: parseFloat would read every row as 0). */
 static const char script[] =
     "<script>\n"
     "(function(){\n"
@@ -51,9 +53,9 @@ static const char script[] =
     "var up=th.getAttribute('data-dir')!=='a';th.setAttribute('data-dir',up?'a':'d');\n"
     "var rows=Array.prototype.slice.call(b.rows);\n"
     "rows.sort(function(x,y){var p=x.cells[i],q=y.cells[i];if(!p||!q)return 0;\n"
-    "var u=key(p),v=key(q),nu=parseFloat(u),nv=parseFloat(v),c;\n"
+    "var u=key(p),v=key(q),nu=Number(u),nv=Number(v),c;\n"
     "if(u===''&&v!=='')c=1;else if(v===''&&u!=='')c=-1;\n"
-    "else c=(!isNaN(nu)&&!isNaN(nv))?nu-nv:u.localeCompare(v);return up?c:-c;});\n"
+    "else c=(isFinite(nu)&&isFinite(nv))?nu-nv:0;if(c===0)c=u.localeCompare(v);return up?c:-c;});\n"
     "rows.forEach(function(r){b.appendChild(r);});}\n"
     "var hs=document.querySelectorAll('table.sortable thead th');\n"
     "for(var k=0;k<hs.length;k++){hs[k].addEventListener('click',function(e){sortBy(e.currentTarget);});}\n"
