@@ -197,14 +197,13 @@ int ts_survey_emulated(char *why, size_t size)
     cpu_model(model, sizeof model);
     why[0] = '\0';
     if (strcmp(sig, "TCGTCGTCGTCG") == 0) {
-        snprintf(why, size, "qemu's TCG emulates the CPU (CPUID hypervisor signature %s): timings mean nothing here",
-                 sig);
+        snprintf(why, size, "qemu's TCG emulates the CPU (CPUID hypervisor signature %s)", sig);
         return 1;
     }
     if (strncmp(sig, "KVMKVMKVM", 9) != 0 && strstr(model, "QEMU")) {
         snprintf(why, size,
-                 "qemu emulates the CPU (model '%s', no KVM signature in CPUID): timings mean nothing here, "
-                 "remote memory is no slower than local",
+                 "qemu emulates the CPU (model '%s', no KVM signature in CPUID); remote memory is no slower than "
+                 "local",
                  model);
         return 1;
     }

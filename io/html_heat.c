@@ -33,7 +33,7 @@ static void heat_map(struct hbuf *b, const struct heat *h)
             lo = fmin(lo, h->v[i]);
             hi = fmax(hi, h->v[i]);
         }
-    const int L = 96, T = 26, legend_h = 44;
+    const int L = 96, T = 26, legend_h = h->marked ? 58 : 44;
     const int W = L + h->cols * h->cell_w + 12, H = T + 18 + h->rows * h->cell_h + legend_h;
     const int shown_w = W < 560 ? 560 : W;
     hb_fmt(b, "<figure><svg class=\"heat\" viewBox=\"0 0 %d %d\" width=\"%d\" role=\"img\"><title>", shown_w, H,
@@ -110,8 +110,11 @@ static void heat_map(struct hbuf *b, const struct heat *h)
     hb_raw(b, " ");
     hb_esc(b, h->unit);
     hb_fmt(b, "</text><text x=\"%d\" y=\"%d\" class=\"muted\">grey: not measured", L, ly + 26);
-    if (h->marked)
-        hb_raw(b, "; red outline and cross: misplaced (pages not all on the memory node)");
+    if (h->marked) /* a line of its own: a phone-wide figure is 560 units */
+        hb_fmt(b,
+               "</text><text x=\"%d\" y=\"%d\" class=\"muted\">red outline and cross: misplaced (pages not "
+               "all on the memory node)",
+               L - 90, ly + 40);
     hb_raw(b, "</text></svg></figure>\n");
 }
 
@@ -173,15 +176,22 @@ void html_matrix(struct hbuf *b, const struct html_ctx *c)
     ts_bytes_text((uint64_t)(m->stream_bytes > 0 ? m->stream_bytes : 0), stream, sizeof stream);
     hb_fmt(b,
            "<p class=\"muted\">Threads on each CPU node (rows) using memory of each node (columns). Latency: a "
-           "dependent pointer chase over a random cycle in %s (past the %s LLC); bandwidth: ",
-           chase, llc);
+           "dependent pointer chase over a random cycle in %s (%s%s%s); bandwidth: ",
+           chase,
+           m->llc_bytes <= 0               ? "no last-level cache size known"
+           : m->chase_bytes > m->llc_bytes ? "past the "
+                                           : "within the ",
+           m->llc_bytes > 0 ? llc : "",
+           m->llc_bytes <= 0               ? ""
+           : m->chase_bytes > m->llc_bytes ? " LLC"
+                                           : " LLC: a cache's latency, not memory's");
     hb_escn(b, m->byte_model_read, sizeof m->byte_model_read);
     hb_raw(b, " and ");
     hb_escn(b, m->byte_model_triad, sizeof m->byte_model_triad);
     hb_fmt(b, " over %s. Every buffer's pages were checked on its memory node before its number counts.</p>\n", stream);
     if (c->survey->emulated) {
         hb_raw(b, "<p class=\"warn\">Emulated machine: timings mean nothing here (");
-        hb_esc(b, c->survey->emulated_why);
+        hb_esc(b, c->survey->emulated_why[0] ? c->survey->emulated_why : "the survey says so");
         hb_raw(b, "). The placement of each cell is still verified.</p>\n");
     }
     if (m->misplaced_cells > 0)

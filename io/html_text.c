@@ -61,7 +61,7 @@ static void survey_verdict(struct hbuf *b, const struct html_ctx *c)
     hb_raw(b, "</p>\n");
     if (s->emulated) {
         hb_raw(b, "<p class=\"warn\">This machine is emulated: timings mean nothing here (");
-        hb_esc(b, s->emulated_why);
+        hb_esc(b, s->emulated_why[0] ? s->emulated_why : "the survey says so");
         hb_raw(b, "); placement is still verified.</p>\n");
     }
     const int n = s->n_sentences < 0                         ? 0
