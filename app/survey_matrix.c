@@ -11,34 +11,8 @@
 #endif
 
 #include "ts_chase.h"
-#include "ts_kernel.h"
+#include "ts_kernel_probe.h"
 #include "ts_numa_matrix.h"
-#include "ts_xsum.h"
-
-/* The kernel table's sum (the fast one: one deposit per sweep) and triad as the engine's
- * stream kernels, as tests/topo/test_numa_matrix.c hands them over. */
-static volatile double sum_sink;
-
-struct stream_ctx {
-    const struct ts_kernel *k;
-    struct ts_problem pb;
-};
-
-static void stream_init(const void *ctx, double *const *arrays, int64_t begin, int64_t end)
-{
-    const struct stream_ctx *s = ctx;
-    s->k->init(&s->pb, arrays, (struct ts_range){ .begin = begin, .end = end });
-}
-
-static void stream_step(const void *ctx, double *const *arrays, int64_t begin, int64_t end)
-{
-    const struct stream_ctx *s = ctx;
-    struct ts_xsum partial;
-    ts_xsum_init(&partial);
-    s->k->step(&s->pb, arrays, (struct ts_range){ .begin = begin, .end = end }, 1, &partial);
-    if (s->k->id == TS_KERNEL_SUM)
-        sum_sink = ts_xsum_round(&partial);
-}
 
 static double median_or_nan(int measured, double v)
 {
@@ -123,18 +97,17 @@ static int convert(const struct ts_numa_matrix *m, const struct ts_numa_probes *
 int ts_survey_matrix_measure(const ts_topology *topo, int quick, double scale, struct ts_survey_matrix *out,
                              struct ts_error *err)
 {
-    static struct stream_ctx sum_ctx, triad_ctx;
-    sum_ctx.k = ts_kernel_get(TS_KERNEL_SUM);
-    sum_ctx.pb = (struct ts_problem){ .kernel = TS_KERNEL_SUM, .seed = 1, .sum_mode = TS_SUM_FAST };
-    triad_ctx.k = ts_kernel_get(TS_KERNEL_TRIAD);
-    triad_ctx.pb = (struct ts_problem){ .kernel = TS_KERNEL_TRIAD, .seed = 1, .scalar = 3.0 };
+    static struct ts_kernel_probe sum, triad;
+    ts_kernel_probe_setup(&sum, TS_KERNEL_SUM);
+    ts_kernel_probe_setup(&triad, TS_KERNEL_TRIAD);
     const struct ts_numa_probes probes = {
         .chase_line = TS_CHASE_LINE,
         .chase_build = ts_chase_build,
         .chase_run = ts_chase_run,
-        .read = { "sum", 1, sum_ctx.k->bytes_per_unit, sum_ctx.k->byte_model, stream_init, stream_step, &sum_ctx },
-        .triad = { "triad", 3, triad_ctx.k->bytes_per_unit, triad_ctx.k->byte_model, stream_init, stream_step,
-                   &triad_ctx },
+        .read = { "sum", 1, sum.kernel->bytes_per_unit, sum.kernel->byte_model, ts_kernel_probe_init,
+                  ts_kernel_probe_step, &sum },
+        .triad = { "triad", 3, triad.kernel->bytes_per_unit, triad.kernel->byte_model, ts_kernel_probe_init,
+                   ts_kernel_probe_step, &triad },
     };
     struct ts_numa_options opt = { .repetitions = quick ? 3 : 5, .seed = 1 };
     if (scale < 1.0) {

@@ -15,7 +15,7 @@
  * median and the best of REPETITIONS timed sweeps. Exit 2 when the engine fails. */
 #include "ts_chase.h"
 #include "ts_error.h"
-#include "ts_kernel.h"
+#include "ts_kernel_probe.h"
 #include "ts_numa_matrix.h"
 #include "ts_topology.h"
 
@@ -23,45 +23,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static volatile double sum_sink;
-
-struct stream_ctx {
-    const struct ts_kernel *k;
-    struct ts_problem pb;
-};
-
-static void stream_init(const void *ctx, double *const *arrays, int64_t begin, int64_t end)
-{
-    const struct stream_ctx *s = ctx;
-    s->k->init(&s->pb, arrays, (struct ts_range){ .begin = begin, .end = end });
-}
-
-static void stream_step(const void *ctx, double *const *arrays, int64_t begin, int64_t end)
-{
-    const struct stream_ctx *s = ctx;
-    struct ts_xsum partial;
-    ts_xsum_init(&partial);
-    s->k->step(&s->pb, arrays, (struct ts_range){ .begin = begin, .end = end }, 1, &partial);
-    if (s->k->id == TS_KERNEL_SUM)
-        sum_sink = ts_xsum_round(&partial);
-}
-
-static struct stream_ctx sum_ctx, triad_ctx;
-
-/* As the survey hands them over (tests/topo/test_numa_matrix.c does the same). */
+/* As the survey hands them over (app/survey_matrix.c): kernels/ts_chase.h and the kernel
+ * table's fast sum and triad. */
 static struct ts_numa_probes probes(void)
 {
-    sum_ctx.k = ts_kernel_get(TS_KERNEL_SUM);
-    sum_ctx.pb = (struct ts_problem){ .kernel = TS_KERNEL_SUM, .seed = 1, .sum_mode = TS_SUM_FAST };
-    triad_ctx.k = ts_kernel_get(TS_KERNEL_TRIAD);
-    triad_ctx.pb = (struct ts_problem){ .kernel = TS_KERNEL_TRIAD, .seed = 1, .scalar = 3.0 };
+    static struct ts_kernel_probe sum, triad;
+    ts_kernel_probe_setup(&sum, TS_KERNEL_SUM);
+    ts_kernel_probe_setup(&triad, TS_KERNEL_TRIAD);
     struct ts_numa_probes p = {
         .chase_line = TS_CHASE_LINE,
         .chase_build = ts_chase_build,
         .chase_run = ts_chase_run,
-        .read = { "sum", 1, sum_ctx.k->bytes_per_unit, sum_ctx.k->byte_model, stream_init, stream_step, &sum_ctx },
-        .triad = { "triad", 3, triad_ctx.k->bytes_per_unit, triad_ctx.k->byte_model, stream_init, stream_step,
-                   &triad_ctx },
+        .read = { "sum", 1, sum.kernel->bytes_per_unit, sum.kernel->byte_model, ts_kernel_probe_init,
+                  ts_kernel_probe_step, &sum },
+        .triad = { "triad", 3, triad.kernel->bytes_per_unit, triad.kernel->byte_model, ts_kernel_probe_init,
+                   ts_kernel_probe_step, &triad },
     };
     return p;
 }
