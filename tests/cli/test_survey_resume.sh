@@ -4,7 +4,8 @@
 # runs done, the rest pending, no matrix, complete 0); the same command then runs only the rest,
 # and the result has the structure of an uninterrupted survey's (same runs, commands and states:
 # every line of `survey --dump` but the measured ones, folder names aside). A real SIGINT while a
-# run is under way: exit 3 and a valid partial survey file. (Resuming after the memory limit
+# run is under way: exit 3 and a valid partial survey file, which resumes to the structure of an
+# uninterrupted survey of the same size. (Resuming after the memory limit
 # changed: test_survey_memory.sh.)
 # Arguments: TOUCHSTONE SOURCE_DIR
 . "$(dirname "$0")/lib.sh" "$@"
@@ -53,4 +54,13 @@ run_ts 0 "--dump after SIGINT" survey --dump -o "$WORK/c"
 expect_in "$OUT" '^complete 0$' "the interrupted survey is incomplete"
 expect_in "$OUT" '^run .* state=pending ' "runs left pending"
 expect_not_in "$OUT" 'state=failed' "a run failed by the interrupt"
+# Resumed, it is the survey an uninterrupted one at the same size is, wherever the signal landed.
+TOUCHSTONE_SURVEY_SCALE=0.05 run_ts 0 "the survey SIGINT stopped, resumed" survey --quick -o "$WORK/c"
+TOUCHSTONE_SURVEY_SCALE=0.05 run_ts 0 "an uninterrupted survey of that size" survey --quick -o "$WORK/d"
+structure "$WORK/c" >"$WORK/c.txt" || fail "dump of the resumed survey"
+structure "$WORK/d" >"$WORK/d.txt" || fail "dump of the uninterrupted survey"
+if ! diff "$WORK/d.txt" "$WORK/c.txt" >"$WORK/diff"; then
+    fail "the survey resumed after SIGINT differs from the uninterrupted one"
+    sed 's/^/    /' "$WORK/diff" | head -20 >&2
+fi
 finish
