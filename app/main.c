@@ -1,4 +1,5 @@
 /* The one place that prints errors and chooses the exit status (ts_exit_status). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -45,8 +46,10 @@ int main(int argc, char **argv)
     if (status == TS_OK) {
         switch (cli.command) {
         case TS_CMD_HELP:
-            for (int part = 0; ts_cli_usage(part); part++)
-                fputs(ts_cli_usage(part), stdout);
+            /* The failing write's errno, which a later flush no longer has (ulimit -f, a full disk). */
+            for (int part = 0; ts_cli_usage(part) && status == TS_OK; part++)
+                if (fputs(ts_cli_usage(part), stdout) == EOF)
+                    status = ts_fail_errno(&err, TS_IO_ERROR, errno ? errno : EIO, "cannot write to standard output");
             break;
         case TS_CMD_VERSION: printf("touchstone %s\n", TS_VERSION); break;
         case TS_CMD_CHECK:
