@@ -16,13 +16,17 @@ bits() {
     "$H5GET" -x "$1" "$2" 2>/dev/null || echo missing
 }
 
+# Under ASan (make test-asan sets ASAN_OPTIONS) the odd split alone: its memory errors are the
+# others' too, and the normal pass checks the bits of every count.
+RANK_COUNTS="2 3 4"
+[ -n "${ASAN_OPTIONS:-}" ] && RANK_COUNTS=3
 for kernel in sum triad stencil2d stencil3d; do
     # shellcheck disable=SC2086
     run_ts 0 "$kernel without a launcher" run "$SRC/configs/$kernel.ini" $SIZES --threads 2 \
         -o "$WORK/$kernel-alone.h5" || continue
     want=$(bits "$WORK/$kernel-alone.h5" /results/global)
     [ "$want" = missing ] && { fail "$kernel without a launcher: no /results/global"; continue; }
-    for ranks in 2 3 4; do # one rank: mpi.unlaunched
+    for ranks in $RANK_COUNTS; do # one rank: mpi.unlaunched
         threads=$((ranks == 2 ? 2 : 1))
         # shellcheck disable=SC2086
         mpi_ts 0 "$kernel on $ranks ranks x $threads threads" "$ranks" run "$SRC/configs/$kernel.ini" $SIZES \
