@@ -1,6 +1,6 @@
 /* The node and where the threads ran on it: the topology drawn as packages holding NUMA nodes
- * (with their memory) holding cores (with their PUs), the caches below; the same picture with
- * each run's threads on their cores, and a bar of each thread's pages by node. */
+ * (with their memory) holding cores (with their PUs), the caches on the box that shares them; the
+ * same picture with each run's threads on their cores, and a bar of each thread's pages by node. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +42,60 @@ static const struct ts_numa_rec *node_of(const struct ts_topology_rec *t, int32_
     return NULL;
 }
 
+/* The file counts each kind of cache in the machine, not which cores share one: a kind with as
+ * many instances as packages is drawn on each package, as many as NUMA nodes with cores on each
+ * node, as many as cores in the legend as each core's; any other count is listed as it is. */
+enum cache_place { CACHE_PACKAGE, CACHE_NODE, CACHE_CORE, CACHE_ELSEWHERE };
+
+static enum cache_place cache_place(const struct ts_cache_rec *c, int n_packages, int n_cpu_nodes, int n_cores)
+{
+    if (c->count == n_packages)
+        return CACHE_PACKAGE;
+    if (c->count == n_cpu_nodes)
+        return CACHE_NODE;
+    if (c->count == n_cores)
+        return CACHE_CORE;
+    return CACHE_ELSEWHERE;
+}
+
+/* "L3 32 MiB" */
+static void cache_name(const struct ts_cache_rec *c, char *buf, size_t n)
+{
+    char size[32];
+    ts_bytes_text(c->size_bytes, size, sizeof size);
+    snprintf(buf, n, "L%d%s %s", (int)c->level,
+             strcmp(c->type, "data") == 0          ? "d"
+             : strcmp(c->type, "instruction") == 0 ? "i"
+                                                   : "",
+             size);
+}
+
+/* The caches at one place as a box at (x, y), right-aligned to x_end; nothing when none. */
+static void draw_caches(struct hbuf *b, const struct ts_topology_rec *t, enum cache_place where, const int counts[3],
+                        int x_end, int y)
+{
+    char text[160] = "";
+    size_t len = 0;
+    for (int32_t i = 0; i < t->n_caches && i < 16; i++) {
+        if (cache_place(&t->caches[i], counts[0], counts[1], counts[2]) != where)
+            continue;
+        char name[48];
+        cache_name(&t->caches[i], name, sizeof name);
+        if (len + strlen(name) + 3 < sizeof text)
+            len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", len ? ", " : "", name);
+    }
+    if (!len)
+        return;
+    const int w = (int)len * 7 + 12;
+    hb_fmt(
+        b,
+        "<g><title>cache shared by the cores inside</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"16\" rx=\"2\" "
+        "fill=\"#e3eefb\" stroke=\"#6f8fb5\"/><text x=\"%d\" y=\"%d\" class=\"muted\">",
+        x_end - w, y, w, x_end - w + 6, y + 12);
+    hb_esc(b, text);
+    hb_raw(b, "</text></g>");
+}
+
 static void draw_core(struct hbuf *b, const struct ts_core_rec *core, int x, int y, const struct ts_run_summary *s)
 {
     int used = 0;
@@ -79,7 +133,7 @@ static void draw_core(struct hbuf *b, const struct ts_core_rec *core, int x, int
 
 /* One NUMA node's box at y with its cores; returns its height. */
 static int draw_node(struct hbuf *b, const struct ts_topology_rec *t, int32_t numa, const int *idx, int n, int x, int y,
-                     const struct ts_run_summary *s)
+                     const struct ts_run_summary *s, const int counts[3])
 {
     const int rows = n ? (n + COLS - 1) / COLS : 0;
     const int h = HEAD + rows * (CORE_H + GAP) + PAD;
@@ -96,6 +150,7 @@ static int draw_node(struct hbuf *b, const struct ts_topology_rec *t, int32_t nu
         hb_raw(b, "cores of no known NUMA node");
     }
     hb_raw(b, "</text>");
+    draw_caches(b, t, CACHE_NODE, counts, x + w - 4, y + 3);
     for (int k = 0; k < n; k++)
         draw_core(b, &t->cores[idx[k]], x + PAD + (k % COLS) * (CORE_W + GAP), y + HEAD + (k / COLS) * (CORE_H + GAP),
                   s);
@@ -143,6 +198,14 @@ static void draw_topology(struct hbuf *b, const struct ts_topology_rec *t, const
         free(nodes);
         return;
     }
+    int n_cpu_nodes = 0;
+    for (int32_t i = 0; i < t->n_numa; i++)
+        for (int32_t k = 0; k < t->n_cores_rec; k++)
+            if (t->cores[k].numa == t->numa[i].os_index) {
+                n_cpu_nodes++;
+                break;
+            }
+    const int counts[3] = { n_packages, n_cpu_nodes, (int)t->n_cores_rec };
     /* The height first: the SVG's viewBox needs it before its content. */
     struct hbuf body = { 0 };
     int y = 4;
@@ -157,12 +220,13 @@ static void draw_topology(struct hbuf *b, const struct ts_topology_rec *t, const
         for (int k = 0; k < n_nodes; k++) {
             const int n = cores_on(t, packages[p], nodes[k], idx);
             if (n > 0)
-                y += draw_node(&inner, t, nodes[k], idx, n, PAD + PAD, y, s) + GAP;
+                y += draw_node(&inner, t, nodes[k], idx, n, PAD + PAD, y, s, counts) + GAP;
         }
         y += PAD - GAP;
         hb_fmt(&body, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"5\" fill=\"none\" stroke=\"#444\"/>",
                PAD, top, WIDTH - 2 * PAD, y - top);
         hb_fmt(&body, "<text x=\"%d\" y=\"%d\" class=\"ct\">package %d</text>", PAD + 6, top + 15, (int)packages[p]);
+        draw_caches(&body, t, CACHE_PACKAGE, counts, WIDTH - 2 * PAD, top + 3);
         hb_raw(&body, inner.p ? inner.p : "");
         body.failed |= inner.failed;
         free(inner.p);
@@ -183,20 +247,22 @@ static void draw_topology(struct hbuf *b, const struct ts_topology_rec *t, const
                PAD, y, WIDTH - 2 * PAD, PAD + 6, y + 16, (int)t->numa[i].os_index, mem);
         y += 24 + GAP;
     }
-    /* The caches: hwloc's count of each kind, not drawn per core (the file keeps no mapping). */
+    /* The caches each core has, and those whose count fits no box (drawn on packages and nodes). */
     hb_fmt(&body, "<text x=\"%d\" y=\"%d\">caches: ", PAD, y + 14);
+    int listed = 0;
     for (int32_t i = 0; i < t->n_caches; i++) {
-        char size[32];
-        ts_bytes_text(t->caches[i].size_bytes, size, sizeof size);
-        const char *type = t->caches[i].type;
-        hb_fmt(&body, "%sL%d%s %s x %d", i ? ", " : "", (int)t->caches[i].level,
-               strcmp(type, "data") == 0          ? "d"
-               : strcmp(type, "instruction") == 0 ? "i"
-                                                  : "",
-               size, (int)t->caches[i].count);
+        const enum cache_place where = cache_place(&t->caches[i], counts[0], counts[1], counts[2]);
+        char name[48];
+        cache_name(&t->caches[i], name, sizeof name);
+        if (where == CACHE_CORE)
+            hb_fmt(&body, "%s%s per core", listed++ ? ", " : "", name);
+        else if (where == CACHE_ELSEWHERE)
+            hb_fmt(&body, "%s%s x %d", listed++ ? ", " : "", name, (int)t->caches[i].count);
     }
     if (t->n_caches == 0)
         hb_raw(&body, "none recorded");
+    else if (!listed)
+        hb_raw(&body, "as drawn");
     hb_raw(&body, "</text>");
     y += 22;
     if (s)

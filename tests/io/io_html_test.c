@@ -75,7 +75,7 @@ struct fake {
     struct ts_numa_rec numa[2];
     int32_t distances[4];
     struct ts_core_rec cores[4];
-    struct ts_cache_rec caches[1];
+    struct ts_cache_rec caches[3];
     struct ts_thread_rec threads[2];
     int32_t node_ids[2];
     int64_t pages[4];
@@ -134,7 +134,10 @@ static void fake_run(struct fake *f, const char *file, const char *init, int thr
         f->cores[c] = (struct ts_core_rec){ .index = c, .os_index = c, .package = 0, .numa = c / 2 };
         snprintf(f->cores[c].cpus, sizeof f->cores[c].cpus, "%s", text);
     }
+    /* One L3 for the package, an L2 per NUMA node (two cores each), an L1d per core. */
     f->caches[0] = (struct ts_cache_rec){ 3, "unified", 1 << 25, 64, 1 };
+    f->caches[1] = (struct ts_cache_rec){ 2, "unified", 1 << 21, 64, 2 };
+    f->caches[2] = (struct ts_cache_rec){ 1, "data", 1 << 15, 64, 4 };
     f->distances[0] = f->distances[3] = 10;
     f->distances[1] = f->distances[2] = 21;
     s->topology = (struct ts_topology_rec){ .n_packages = 1,
@@ -145,7 +148,7 @@ static void fake_run(struct fake *f, const char *file, const char *init, int thr
                                             .distances = f->distances,
                                             .n_cores_rec = 4,
                                             .cores = f->cores,
-                                            .n_caches = 1,
+                                            .n_caches = 3,
                                             .caches = f->caches };
     for (int t = 0; t < 2; t++) {
         f->threads[t] = (struct ts_thread_rec){ .thread = t, .cpu_start = 2 * t, .core = 2 * t, .node = t };
@@ -209,6 +212,12 @@ static void hostile(void)
     char *placement = section_text(html, "placement");
     CHECK(strstr(placement, "remote") != NULL, "thread 1's remote pages are not shown");
     free(placement);
+    /* Each cache on the box whose cores share it: by the counts, as the file keeps no mapping. */
+    char *node = section_text(html, "node");
+    CHECK(count(node, ">L3 32 MiB</text>") >= 1, "the package's L3 is not drawn on it");
+    CHECK(count(node, ">L2 2 MiB</text>") >= 2, "an L2 is not drawn on each of the 2 NUMA nodes");
+    CHECK(strstr(node, "L1d 32 KiB per core") != NULL, "the cores' L1d is not in the legend");
+    free(node);
     char *matrix = section_text(html, "matrix");
     CHECK(strstr(matrix, "no NUMA matrix") != NULL, "the plain set's matrix does not say why it is empty");
     free(matrix);
