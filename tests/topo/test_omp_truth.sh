@@ -86,29 +86,17 @@ sweep() {
                     -u OMP_THREAD_LIMIT OMP_NUM_THREADS=$t
                 [ "$places" = - ] || set -- "$@" "OMP_PLACES=$places"
                 [ "$bind" = - ] || set -- "$@" "OMP_PROC_BIND=$bind"
-                $LAUNCH "$@" "$TRUTH" >"$WORK/out" 2>"$WORK/err"
+                # Every run's output and libgomp's warnings after a line naming the run, into one
+                # file that one awk reads at the end (an awk per run was a third of the time).
+                name="${LAUNCH:+$LAUNCH: }OMP_PLACES='$places' OMP_PROC_BIND='$bind' OMP_NUM_THREADS=$t"
+                echo "@@ $name" >>"$WORK/all"
+                $LAUNCH "$@" "$TRUTH" >>"$WORK/all" 2>&1
                 status=$?
                 compared=$((compared + 1))
                 if [ "$status" -ne 0 ]; then
                     differ=$((differ + 1))
-                    echo "DIFFERS (exit status $status): ${LAUNCH:+$LAUNCH: }OMP_PLACES='$places' OMP_PROC_BIND='$bind' OMP_NUM_THREADS=$t" >&2
-                    sed 's/^/    /' "$WORK/out" "$WORK/err" | head -8 >&2
-                fi
-                # libgomp warns about OMP_PLACES (or OMP_PROC_BIND) exactly when the model says so:
-                # one awk over both files gives "warned ignored libgomp-places/bind model-places/bind"
-                verdict=$(awk '
-                    FILENAME ~ /err$/ && /libgomp:/ { warned = 1; if (/OMP_PROC_BIND/) lb = 1; else lp = 1 }
-                    /^model-says/ { mp = /places_warned=1/; mb = /bind_ignored=1/
-                                    ign = /places_ignored=1/ || mb }
-                    END { printf "%d %d %d%d %d%d\n", warned, ign, lp, lb, mp, mb }' "$WORK/out" "$WORK/err")
-                set -- $verdict
-                warned=$((warned + $1))
-                ignored=$((ignored + $2))
-                if [ "$3" != "$4" ]; then
-                    differ=$((differ + 1))
-                    echo "WARNINGS DIFFER: ${LAUNCH:+$LAUNCH: }OMP_PLACES='$places' OMP_PROC_BIND='$bind' OMP_NUM_THREADS=$t:" \
-                        "libgomp warned about places/bind $3, the model says $4" >&2
-                    sed 's/^/    /' "$WORK/out" "$WORK/err" | head -8 >&2
+                    echo "DIFFERS (exit status $status): $name" >&2
+                    awk '/^@@ / { b = "" } { b = b "    " $0 "\n" } END { printf "%s", b }' "$WORK/all" | head -8 >&2
                 fi
                 IFS='
 '
@@ -117,6 +105,29 @@ sweep() {
         done
     done
     IFS=$old_ifs
+    # libgomp warns about OMP_PLACES (or OMP_PROC_BIND) exactly when the model says so, run by
+    # run: the differing runs, then "TOTALS warned ignored differing".
+    awk '
+        function end_run() {
+            if (name == "") return
+            warned += w; ignored += ign
+            if (lp lb != mp mb) {
+                printf "WARNINGS DIFFER: %s: libgomp warned about places/bind %d%d, the model says %d%d\n", name, lp, lb, mp, mb
+                printf "%s", block
+                bad++
+            }
+        }
+        /^@@ / { end_run(); name = substr($0, 4); w = lp = lb = mp = mb = ign = 0; block = ""; next }
+        { if (length(block) < 600) block = block "    " $0 "\n" }
+        /libgomp:/ { w = 1; if (/OMP_PROC_BIND/) lb = 1; else lp = 1 }
+        /^model-says/ { mp = /places_warned=1/; mb = /bind_ignored=1/; ign = /places_ignored=1/ || mb }
+        END { end_run(); printf "TOTALS %d %d %d\n", warned, ignored, bad }' "$WORK/all" >"$WORK/verdict"
+    grep -v '^TOTALS ' "$WORK/verdict" >&2
+    set -- $(sed -n 's/^TOTALS //p' "$WORK/verdict")
+    warned=$((warned + ${1:-0}))
+    ignored=$((ignored + ${2:-0}))
+    differ=$((differ + ${3:-1}))
+    rm -f "$WORK/all"
 }
 
 LAUNCH=
