@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,4 +247,68 @@ int ts_file_place(const char *tmp, struct ts_place *p, struct ts_error *err)
         p->written = ts_file_id_of(path);
         return TS_OK;
     }
+}
+
+static void parent_dir(const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, size, ".");
+    else if (slash == path)
+        snprintf(dir, size, "/");
+    else
+        snprintf(dir, size, "%.*s", (int)(slash - path), path);
+}
+
+static int write_all(int fd, const void *bytes, size_t n)
+{
+    const unsigned char *buf = bytes;
+    while (n > 0) {
+        ssize_t done = write(fd, buf, n);
+        if (done < 0 && errno == EINTR)
+            continue;
+        if (done <= 0)
+            return done < 0 ? errno : EIO;
+        buf += done;
+        n -= (size_t)done;
+    }
+    return 0;
+}
+
+int ts_file_store(int fd, const void *image, size_t size, const char *tmp, const char *final_path, struct ts_error *err)
+{
+    int e = write_all(fd, image, size);
+    if (e == 0 && fsync(fd) != 0)
+        e = errno;
+    if (close(fd) != 0 && e == 0) /* NFS reports delayed write errors here */
+        e = errno;
+    if (e != 0)
+        return ts_fail_errno(err, ts_file_status(e), e, "cannot write output %s: writing %s", final_path, tmp);
+    return TS_OK;
+}
+
+int ts_file_sync_dir(const char *final_path, struct ts_error *err)
+{
+    char dir[PATH_MAX];
+    parent_dir(final_path, dir, sizeof dir);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return ts_fail_errno(err, ts_file_status(errno), errno, "cannot write output %s: opening %s", final_path, dir);
+    int rc = fsync(fd);
+    int e = errno;
+    close(fd);
+    if (rc != 0 && e != EINVAL)
+        return ts_fail_errno(err, ts_file_status(e), e, "cannot write output %s: syncing %s", final_path, dir);
+    return TS_OK;
+}
+
+void ts_file_remove_temp(const char *tmp, struct ts_error *err)
+{
+    if (unlink(tmp) == 0 || errno == ENOENT)
+        return;
+    int e = errno;
+    size_t used = strlen(err->message);
+    /* A long path cuts the tail off, as ts_error_prefix does; a failed format leaves the message. */
+    if (snprintf(err->message + used, sizeof err->message - used, "; removing %s failed too: %s", tmp, strerror(e)) < 0)
+        err->message[used] = '\0';
 }

@@ -68,4 +68,16 @@ struct ts_place {
  * and the errno text (the temporary file is then still there, for the caller to remove). */
 int ts_file_place(const char *tmp, struct ts_place *p, struct ts_error *err);
 
+/* Writes n bytes through fd (the temporary file tmp of final_path), syncs and closes it, so
+ * that every OS failure has its errno ("cannot write output FINAL: writing TMP: ..."). */
+int ts_file_store(int fd, const void *bytes, size_t n, const char *tmp, const char *final_path, struct ts_error *err);
+
+/* Syncs the directory of final_path after the rename, so the new entry survives a crash (a file
+ * system that cannot sync a directory, EINVAL, is let be). */
+int ts_file_sync_dir(const char *final_path, struct ts_error *err);
+
+/* Removes tmp after a failed write; when that fails too (the directory turned read-only), err's
+ * message says so, for the user to delete it. ENOENT is not worth a word. */
+void ts_file_remove_temp(const char *tmp, struct ts_error *err);
+
 #endif

@@ -58,17 +58,6 @@ static int part_present(const struct part *p, const struct ts_record *rec)
     }
 }
 
-static void parent_dir(const char *path, char *dir, size_t size)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, size, ".");
-    else if (slash == path)
-        snprintf(dir, size, "/");
-    else
-        snprintf(dir, size, "%.*s", (int)(slash - path), path);
-}
-
 static int refuse_directory(const char *final_path, struct ts_error *err)
 {
     struct stat st;
@@ -98,49 +87,6 @@ int ts_output_check(const char *final_path, struct ts_error *err)
 
 /* Syncing a directory is how a rename survives a crash; some filesystems cannot (EINVAL),
  * and by then the file's own data is synced already. */
-static int sync_dir(const char *final_path, struct ts_error *err)
-{
-    char dir[PATH_MAX];
-    parent_dir(final_path, dir, sizeof dir);
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return ts_fail_errno(err, ts_file_status(errno), errno, "cannot write output %s: opening %s", final_path, dir);
-    int rc = fsync(fd);
-    int e = errno;
-    close(fd);
-    if (rc != 0 && e != EINVAL)
-        return ts_fail_errno(err, ts_file_status(e), e, "cannot write output %s: syncing %s", final_path, dir);
-    return TS_OK;
-}
-
-static int write_all(int fd, const unsigned char *buf, size_t n)
-{
-    while (n > 0) {
-        ssize_t done = write(fd, buf, n);
-        if (done < 0 && errno == EINTR)
-            continue;
-        if (done <= 0)
-            return done < 0 ? errno : EIO;
-        buf += done;
-        n -= (size_t)done;
-    }
-    return 0;
-}
-
-/* The image goes out through our own descriptor, so every OS failure has its errno. */
-static int store_image(int fd, const void *image, size_t size, const char *tmp, const char *final_path,
-                       struct ts_error *err)
-{
-    int e = write_all(fd, image, size);
-    if (e == 0 && fsync(fd) != 0)
-        e = errno;
-    if (close(fd) != 0 && e == 0) /* NFS reports delayed write errors here */
-        e = errno;
-    if (e != 0)
-        return ts_fail_errno(err, ts_file_status(e), e, "cannot write output %s: writing %s", final_path, tmp);
-    return TS_OK;
-}
-
 static int write_parts(struct h5w *w, hid_t file, const void *ctx)
 {
     const struct ts_record *rec = ctx;
@@ -238,20 +184,6 @@ static int sync_file(const char *tmp, const char *final_path, struct ts_error *e
     return TS_OK;
 }
 
-/* After a failed write. The directory can have turned read-only meanwhile (a remount, a
- * bind mount): then the temporary file stays, and the user must hear it to delete it. ENOENT
- * is not worth a word: the directory went away, and the file with it. */
-static void remove_temp(const char *tmp, struct ts_error *err)
-{
-    if (unlink(tmp) == 0 || errno == ENOENT)
-        return;
-    int e = errno;
-    size_t used = strlen(err->message);
-    /* A long path cuts the tail off, as ts_error_prefix does; a failed format leaves the message. */
-    if (snprintf(err->message + used, sizeof err->message - used, "; removing %s failed too: %s", tmp, strerror(e)) < 0)
-        err->message[used] = '\0';
-}
-
 int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ctx, struct ts_place *place,
                      const struct ts_h5_fill *fill, struct ts_error *err)
 {
@@ -270,7 +202,7 @@ int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ct
         return err->status;
     }
     int fd = ts_file_create_temp(final_path, tmp, sizeof tmp, err);
-    int st = fd < 0 ? err->status : store_image(fd, image, size, tmp, final_path, err);
+    int st = fd < 0 ? err->status : ts_file_store(fd, image, size, tmp, final_path, err);
     free(image);
     struct ts_place replace = { .path = final_path, .replace = 1 };
     if (!place)
@@ -281,11 +213,11 @@ int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ct
         st = ts_file_place(tmp, place, err);
     if (st != TS_OK) {
         if (fd >= 0)
-            remove_temp(tmp, err);
+            ts_file_remove_temp(tmp, err);
         return st;
     }
     /* After the rename, so that the new directory entry itself survives a crash. */
-    return sync_dir(place->path, err);
+    return ts_file_sync_dir(place->path, err);
 }
 
 int ts_record_write_placed(const struct ts_record *rec, struct ts_place *place, const struct ts_h5_fill *fill,

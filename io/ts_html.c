@@ -4,12 +4,10 @@
 #include "ts_html.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "html_doc.h"
 #include "ts_file_place.h"
@@ -220,32 +218,6 @@ int ts_html_build(const struct ts_survey_rec *survey, const struct ts_run_summar
     return TS_OK;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t done = write(fd, p, n);
-        if (done < 0 && errno == EINTR)
-            continue;
-        if (done <= 0)
-            return done < 0 ? errno : EIO;
-        p += done;
-        n -= (size_t)done;
-    }
-    return 0;
-}
-
-/* The directory of path, for the sync that makes the rename survive a crash. */
-static void parent_of(const char *path, char *dir, size_t size)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, size, ".");
-    else if (slash == path)
-        snprintf(dir, size, "/");
-    else
-        snprintf(dir, size, "%.*s", (int)(slash - path), path);
-}
-
 int ts_html_write(const char *path, const struct ts_survey_rec *survey, const struct ts_run_summary *runs, int n_runs,
                   struct ts_error *err)
 {
@@ -254,32 +226,15 @@ int ts_html_write(const char *path, const struct ts_survey_rec *survey, const st
     if (ts_file_refuse_special(path, "output", err) || ts_html_build(survey, runs, n_runs, &html, &size, err))
         return err->status;
     int fd = ts_file_create_temp(path, tmp, sizeof tmp, err);
-    if (fd < 0) {
-        free(html);
-        return err->status;
-    }
-    int e = write_all(fd, html, size);
+    int st = fd < 0 ? err->status : ts_file_store(fd, html, size, tmp, path, err);
     free(html);
-    if (e == 0 && fsync(fd) != 0)
-        e = errno;
-    if (close(fd) != 0 && e == 0)
-        e = errno;
     struct ts_place place = { .path = path, .replace = 1 };
-    int st = e != 0 ? ts_fail_errno(err, ts_file_status(e), e, "cannot write output %s: writing %s", path, tmp)
-                    : ts_file_place(tmp, &place, err);
+    if (fd >= 0 && st == TS_OK)
+        st = ts_file_place(tmp, &place, err);
     if (st != TS_OK) {
-        unlink(tmp);
+        if (fd >= 0)
+            ts_file_remove_temp(tmp, err);
         return st;
     }
-    char dir[PATH_MAX];
-    parent_of(path, dir, sizeof dir);
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        /* Some file systems cannot sync a directory (EINVAL); the file's data is synced already. */
-        e = fsync(dfd) != 0 && errno != EINVAL ? errno : 0;
-        close(dfd);
-        if (e != 0)
-            return ts_fail_errno(err, ts_file_status(e), e, "cannot write output %s: syncing %s", path, dir);
-    }
-    return TS_OK;
+    return ts_file_sync_dir(path, err);
 }
