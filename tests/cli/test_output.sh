@@ -21,7 +21,7 @@ refused() {
     what=$1 path=$2
     shift 2
     # shellcheck disable=SC2086
-    timeout 20 "$TS" run "$CFG" $HOURS -o "$path" "$@" >"$OUT" 2>"$ERR"
+    timeout 300 "$TS" run "$CFG" $HOURS -o "$path" "$@" >"$OUT" 2>"$ERR"
     status=$?
     if [ "$status" -ne 2 ]; then
         fail "$what: exit status $status, expected 2 before the run"

@@ -100,12 +100,12 @@ rm -f "$D"/*.ckpt.h5
 
 # A run whose file would hold more per-thread times than the reader takes is refused before it
 # starts (without the refusal it runs for minutes and writes a file report refuses).
-timeout 60 "$TS" run "$SRC/configs/sum.ini" $SMALL --set run.iterations=134217729 --threads 2 \
+timeout 600 "$TS" run "$SRC/configs/sum.ini" $SMALL --set run.iterations=134217729 --threads 2 \
     -o "$WORK/too-long.h5" -q >"$OUT" 2>"$ERR"
 status=$?
 [ $status -eq 2 ] || fail "a run of 2 x 2^27 + 2 per-thread times: exit status $status, expected 2"
 [ -e "$WORK/too-long.h5" ] && fail "a run whose file cannot be read back wrote it"
-timeout 60 "$TS" check "$SRC/configs/sum.ini" $SMALL --set run.iterations=134217729 --threads 2 >"$OUT" 2>"$ERR"
+timeout 600 "$TS" check "$SRC/configs/sum.ini" $SMALL --set run.iterations=134217729 --threads 2 >"$OUT" 2>"$ERR"
 status=$?
 [ $status -eq 2 ] || fail "check of a run of 2 x 2^27 + 2 per-thread times: exit status $status, expected 2 as run"
 

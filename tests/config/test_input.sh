@@ -52,10 +52,10 @@ TOUCHSTONE_CONFIG_FD="fd=0;size=3;pid=1" run_ts 0 "a stale marker" check small.i
 
 # A FIFO with a writer: the writer is bounded too, so nothing outlives the test.
 mkfifo fifo
-timeout 20 sh -c 'cat small.ini >fifo' &
+timeout 120 sh -c 'cat small.ini >fifo' &
 writer=$!
 # shellcheck disable=SC2086
-timeout 20 "$TS" run fifo $STENCIL_SMALL -q -o fifo.h5 >"$OUT" 2>"$ERR"
+timeout 120 "$TS" run fifo $STENCIL_SMALL -q -o fifo.h5 >"$OUT" 2>"$ERR"
 status=$?
 [ "$status" -eq 0 ] || { fail "run from a FIFO with a writer: exit $status (124: it hung)"; sed 's/^/    stderr: /' "$ERR" >&2; }
 wait "$writer"
@@ -64,17 +64,17 @@ wait "$writer"
 # A FIFO nobody writes to: refused after TOUCHSTONE_CONFIG_TIMEOUT seconds, not waited on forever.
 for cmd in check "run -o never.h5"; do
     # shellcheck disable=SC2086
-    TOUCHSTONE_CONFIG_TIMEOUT=0.3 timeout 10 "$TS" $cmd fifo >"$OUT" 2>"$ERR"
+    TOUCHSTONE_CONFIG_TIMEOUT=0.3 timeout 120 "$TS" $cmd fifo >"$OUT" 2>"$ERR"
     status=$?
     [ "$status" -eq 2 ] || fail "$cmd of a FIFO without a writer: exit $status, expected 2 (124: it hung)"
     expect_in "$ERR" "fifo: a FIFO, and nothing was written to it within 0.3 s" "$cmd of a FIFO without a writer: the message"
 done
 [ ! -e never.h5 ] || fail "a run refused for its config wrote never.h5"
-TOUCHSTONE_CONFIG_TIMEOUT=soon timeout 10 "$TS" check fifo >"$OUT" 2>"$ERR"
+TOUCHSTONE_CONFIG_TIMEOUT=soon timeout 120 "$TS" check fifo >"$OUT" 2>"$ERR"
 [ $? -eq 2 ] || fail "TOUCHSTONE_CONFIG_TIMEOUT=soon accepted"
 expect_in "$ERR" "TOUCHSTONE_CONFIG_TIMEOUT=soon: not a number of seconds" "a bad TOUCHSTONE_CONFIG_TIMEOUT is named"
 # A pipe whose writer never ends it (it keeps writing blank lines until the pipe breaks).
-(cat small.ini; while sleep 0.1; do echo || exit 0; done) 2>/dev/null | TOUCHSTONE_CONFIG_TIMEOUT=0.3 timeout 10 "$TS" check /dev/stdin >"$OUT" 2>"$ERR"
+(cat small.ini; while sleep 0.1; do echo || exit 0; done) 2>/dev/null | TOUCHSTONE_CONFIG_TIMEOUT=0.3 timeout 120 "$TS" check /dev/stdin >"$OUT" 2>"$ERR"
 [ $? -eq 2 ] || fail "check of a pipe that never ends: not refused with 2"
 expect_in "$ERR" "/dev/stdin: a pipe, and it did not end within 0.3 s \([0-9]+ bytes arrived" "a pipe that never ends: the message"
 

@@ -31,7 +31,7 @@ start_ranks() {
     ranks=$1 out=$2
     shift 2
     # shellcheck disable=SC2086
-    TOUCHSTONE_PROGRESS_DELAY=0 timeout 300 "$MPIRUN" --oversubscribe --bind-to none -np "$ranks" \
+    TOUCHSTONE_PROGRESS_DELAY=0 timeout 900 "$MPIRUN" --oversubscribe --bind-to none -np "$ranks" \
         "$TS" run "$CONFIG" $LONG -o "$out" "$@" >"$OUT" 2>"$ERR" &
     job=$!
     while ! grep -q '^touchstone: progress: ' "$ERR" 2>/dev/null && kill -0 $job 2>/dev/null; do

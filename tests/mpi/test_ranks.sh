@@ -120,7 +120,7 @@ MPI_ARGS=""
 # threads; rank 0 waits for it in the gather): its message names it, MPI_Abort ends the job
 # with exit status 2 instead of leaving rank 0 waiting. timeout(1) only turns a hang into a
 # failure with a message; no time is measured.
-timeout 120 "$MPIRUN" --oversubscribe --bind-to none -np 1 "$TS" topo --threads 2 : \
+timeout 600 "$MPIRUN" --oversubscribe --bind-to none -np 1 "$TS" topo --threads 2 : \
     -np 1 sh -c "ulimit -s 400 && exec \"\$0\" topo --threads 4000" "$TS" >"$OUT" 2>"$ERR"
 status=$?
 [ "$status" = 124 ] && fail "a rank failing alone: the job hung (killed by timeout after 120 s)"
