@@ -92,7 +92,9 @@ int ts_advise_cmd(const struct ts_advise_args *a, const struct ts_dist *dist, st
     struct ts_finding findings[TS_VERDICT_MAX_FINDINGS];
     int n_findings = 0;
     if (status == TS_OK && a->check && (!dist || dist->rank == 0)) { /* rank 0 judges its host's ranks */
-        status = ts_binding_verdict(&node, &plan, obs, n_obs, findings, &n_findings, err);
+        struct ts_verdict_setting set;
+        ts_binding_setting(dist, &set);
+        status = ts_binding_verdict(&node, &plan, &set, obs, n_obs, findings, &n_findings, err);
         if (status == TS_OK)
             n_findings += ts_binding_conditions(findings + n_findings, TS_VERDICT_MAX_FINDINGS - n_findings);
     }

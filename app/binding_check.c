@@ -19,6 +19,10 @@ int ts_binding_observe(int threads, struct ts_observed_thread **obs, int *n, str
     *obs = calloc((size_t)want, sizeof **obs);
     if (!*obs)
         return ts_fail(err, TS_RESOURCE_ERROR, "no memory for %d threads", want);
+    /* The mask before the runtime bound anything: what taskset or the launcher gave. */
+    char launch[sizeof(*obs)->launch_mask];
+    if (ts_affinity_launch_cpus(launch, sizeof launch) <= 0)
+        launch[0] = '\0';
     int team = 0;
 #pragma omp parallel num_threads(want)
     {
@@ -29,6 +33,7 @@ int ts_binding_observe(int threads, struct ts_observed_thread **obs, int *n, str
         CPU_ZERO(&set);
         o->thread = omp_get_thread_num();
         o->cpu = sched_getcpu();
+        memcpy(o->launch_mask, launch, sizeof o->launch_mask);
         if (sched_getaffinity(0, sizeof set, &set) == 0)
             ts_cpulist_format(&set, sizeof set, o->mask, sizeof o->mask);
     }
@@ -38,18 +43,19 @@ int ts_binding_observe(int threads, struct ts_observed_thread **obs, int *n, str
 
 /* Under a launcher: every rank's threads to rank 0, which keeps those of the ranks on its own
  * host, numbered by their local rank (the plan is of one node). Each thread travels as a line
- * "HOST LOCAL_RANK THREAD CPU MASK". */
+ * "HOST LOCAL_RANK THREAD CPU MASK LAUNCH_MASK" ("?" for a mask not known). */
 int ts_binding_gather_host(const struct ts_dist *dist, struct ts_observed_thread **obs, int *n, int *ranks,
                            struct ts_error *err)
 {
-    size_t cap = (size_t)*n * 400 + 1, used = 0;
+    size_t cap = (size_t)*n * 700 + 1, used = 0;
     char *mine = malloc(cap);
     if (!mine)
         return ts_fail(err, TS_RESOURCE_ERROR, "no memory for %d threads' lines", *n);
     mine[0] = '\0';
     for (int i = 0; i < *n; i++)
-        used += (size_t)snprintf(mine + used, cap - used, "%s %d %d %d %s\n", dist->host, dist->local_rank,
-                                 (*obs)[i].thread, (*obs)[i].cpu, (*obs)[i].mask[0] ? (*obs)[i].mask : "?");
+        used += (size_t)snprintf(mine + used, cap - used, "%s %d %d %d %s %s\n", dist->host, dist->local_rank,
+                                 (*obs)[i].thread, (*obs)[i].cpu, (*obs)[i].mask[0] ? (*obs)[i].mask : "?",
+                                 (*obs)[i].launch_mask[0] ? (*obs)[i].launch_mask : "?");
     char *all = NULL;
     int status = ts_dist_gather_text(dist, mine, &all, err);
     free(mine);
@@ -66,9 +72,12 @@ int ts_binding_gather_host(const struct ts_dist *dist, struct ts_observed_thread
             *end = '\0';
         char name[256];
         struct ts_observed_thread o = { 0 };
-        if (sscanf(line, "%255s %d %d %d %255s", name, &o.rank, &o.thread, &o.cpu, o.mask) == 5
-            && strcmp(name, dist->host) == 0)
+        if (sscanf(line, "%255s %d %d %d %255s %255s", name, &o.rank, &o.thread, &o.cpu, o.mask, o.launch_mask) == 6
+            && strcmp(name, dist->host) == 0) {
+            if (strcmp(o.launch_mask, "?") == 0)
+                o.launch_mask[0] = '\0';
             host[kept++] = o;
+        }
     }
     free(all);
     if (!host)
@@ -96,6 +105,17 @@ int ts_binding_gather_host(const struct ts_dist *dist, struct ts_observed_thread
     *obs = host;
     *n = kept;
     return TS_OK;
+}
+
+void ts_binding_setting(const struct ts_dist *dist, struct ts_verdict_setting *set)
+{
+    *set = (struct ts_verdict_setting){
+        .num_threads = getenv("OMP_NUM_THREADS"),
+        .places = getenv("OMP_PLACES"),
+        .proc_bind = getenv("OMP_PROC_BIND"),
+        .under_mpirun = (dist && strncmp(dist->launcher, "OMPI_", 5) == 0) || getenv("OMPI_COMM_WORLD_SIZE"),
+        .under_slurm = getenv("SLURM_JOB_ID") != NULL,
+    };
 }
 
 /* What the machine does behind a run's back (ts_conditions.h), as findings with their fixes:
@@ -132,11 +152,13 @@ int ts_binding_check_strict(const ts_topology *topo, int n_threads, struct ts_er
     struct ts_binding_plan plan = { 0 };
     struct ts_finding findings[TS_VERDICT_MAX_FINDINGS];
     int found = 0;
+    struct ts_verdict_setting set;
+    ts_binding_setting(NULL, &set);
     status = ts_binding_observe(n_threads, &obs, &n, err);
     if (status == TS_OK)
         status = ts_binding_plan_make(&node, &(struct ts_plan_request){ .ranks = 1, .threads = n }, &plan, err);
     if (status == TS_OK)
-        status = ts_binding_verdict(&node, &plan, obs, n, findings, &found, err);
+        status = ts_binding_verdict(&node, &plan, &set, obs, n, findings, &found, err);
     if (status == TS_OK)
         found += ts_binding_conditions(findings + found, TS_VERDICT_MAX_FINDINGS - found);
     for (int i = 0; status == TS_OK && i < found; i++)

@@ -20,6 +20,11 @@ int ts_binding_observe(int threads, struct ts_observed_thread **obs, int *n, str
 int ts_binding_gather_host(const struct ts_dist *dist, struct ts_observed_thread **obs, int *n, int *ranks,
                            struct ts_error *err);
 
+/* How the job was set up, for the verdict's fixes: the OpenMP variables of this process (the
+ * ranks get them alike from the launcher), and whether mpirun (dist's launcher, or its variables
+ * when dist is NULL) or Slurm started it. */
+void ts_binding_setting(const struct ts_dist *dist, struct ts_verdict_setting *set);
+
 /* The machine's distorting conditions as findings (TS_FINDING_CONDITION) with their fixes, at
  * most room: NUMA balancing on, zone reclaim, a governor other than performance. Read from
  * TOUCHSTONE_CONDITIONS_ROOT (tests) or /. Returns how many. */

@@ -2,10 +2,16 @@
 
 #include <stdio.h>
 
+#include "slurm_step.h"
+
 int ts_launch_start(struct ts_launch *l, struct ts_error *err)
 {
     l->agreed = 0;
-    return ts_dist_start(&l->dist, err);
+    int status = ts_dist_start(&l->dist, err);
+    char why[700]; /* a step of tasks that MPI did not join: each would run alone, say so once */
+    if (status == TS_OK && ts_slurm_step_unjoined(&l->dist, why, sizeof why))
+        fprintf(stderr, "touchstone: warning: %s\n", why);
+    return status;
 }
 
 /* This rank failed and the others may not know: they could wait for it in a collective. */

@@ -209,8 +209,8 @@ static void describe(struct ts_binding_plan *p, int domains, int smt)
                  r, domains, domains);
     else if (p->oversubscribed)
         snprintf(p->caution, sizeof p->caution,
-                 "more threads than PUs: threads time-slice and every timing stretches; at most %d threads a rank",
-                 p->usable_pus / r);
+                 "more threads than PUs: threads time-slice and every timing stretches; at most %d thread%s a rank",
+                 p->usable_pus / r, p->usable_pus / r == 1 ? "" : "s");
 }
 
 static void launch_lines(struct ts_binding_plan *p, int domains, int min_pus)
@@ -218,10 +218,12 @@ static void launch_lines(struct ts_binding_plan *p, int domains, int min_pus)
     snprintf(p->env_line, sizeof p->env_line, "export OMP_NUM_THREADS=%d OMP_PLACES=%s OMP_PROC_BIND=%s", p->threads,
              p->omp_places, p->omp_proc_bind);
     /* block:block: Slurm's default block:cyclic deals a task's CPUs round-robin over the
-     * sockets, which spreads every rank over every socket. */
+     * sockets, which spreads every rank over every socket. --mpi=pmix: where Slurm's MpiDefault
+     * is none, srun without it starts each task as a one-process job of its own, every task
+     * running the whole problem; Open MPI joins PMIx's tasks into one world (pmi2 it refuses). */
     snprintf(p->srun_line, sizeof p->srun_line,
-             "srun --ntasks-per-node=%d --cpus-per-task=%d --distribution=block:block --cpu-bind=cores", p->ranks,
-             min_pus);
+             "srun%s --ntasks-per-node=%d --cpus-per-task=%d --distribution=block:block --cpu-bind=cores",
+             p->ranks > 1 ? " --mpi=pmix" : "", p->ranks, min_pus);
     const char *pass = "-x OMP_NUM_THREADS -x OMP_PLACES -x OMP_PROC_BIND";
     if (domains > 1 && !p->straddle && p->ranks >= domains)
         snprintf(p->mpirun_line, sizeof p->mpirun_line, "mpirun --map-by ppr:%d:numa:PE=%d --bind-to core %s",

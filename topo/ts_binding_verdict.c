@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ts_machine.h"
 
@@ -101,74 +102,269 @@ static void names_on_core(const struct ts_observed_thread *obs, const struct see
             used += (size_t)snprintf(buf + used, len - used, "%sr%d.t%d", used ? ", " : "", obs[i].rank, obs[i].thread);
 }
 
-static void judge_cores(const struct ts_node *node, const struct ts_binding_plan *plan,
-                        const struct ts_observed_thread *obs, const struct seen *s, int n, struct verdict *v)
+/* "1 of the job's 2 cores has", "2 of ... have": the verb agrees with the count before it. */
+static const char *has(int n)
 {
-    int *users = calloc((size_t)node->n_cores + 1, sizeof *users);
-    int *first_pu = malloc(((size_t)node->n_cores + 1) * sizeof *first_pu);
-    if (!users || !first_pu) {
-        free(users);
-        free(first_pu);
-        return;
-    }
-    for (int c = 0; c < node->n_cores; c++)
-        first_pu[c] = -2; /* no thread yet; -1: one whose mask holds the core's every PU */
-    int sibling_shared = 0, same_pu = 0, used_cores = 0;
-    for (int i = 0; i < n; i++) {
-        if (s[i].core < 0 || s[i].core >= node->n_cores)
-            continue;
-        used_cores += users[s[i].core]++ == 0;
-        if (first_pu[s[i].core] == -2)
-            first_pu[s[i].core] = s[i].pu;
-        else if (s[i].pu >= 0 && first_pu[s[i].core] >= 0 && s[i].pu != first_pu[s[i].core])
-            sibling_shared = 1;
-        else
-            same_pu = 1;
-    }
-    const int free_cores = plan->usable_cores - used_cores;
-    for (int c = 0; c < node->n_cores && free_cores > 0; c++) {
-        if (users[c] < 2)
-            continue;
-        char names[256], fix[600];
-        names_on_core(obs, s, n, c, names, sizeof names);
-        int first_rank = -1, ranks_mixed = 0;
-        for (int i = 0; i < n; i++)
-            if (s[i].core == c) {
-                ranks_mixed |= first_rank >= 0 && obs[i].rank != first_rank;
-                first_rank = first_rank < 0 ? obs[i].rank : first_rank;
-            }
-        /* Ranks sharing a core: their threads' binding cannot part them, the launcher must. */
-        if (ranks_mixed)
-            snprintf(fix, sizeof fix, "give each rank its own cores: %s, or %s", plan->srun_line, plan->mpirun_line);
-        else
-            snprintf(fix, sizeof fix, "%s", plan->env_line);
-        if (same_pu || !sibling_shared)
-            add(v, TS_FINDING_STACKED,
-                "threads %s are bound to core %d together while %d of the job's %d cores have no thread: "
-                "they take turns on it; fix: %s",
-                names, c, free_cores, plan->usable_cores, fix);
-        else
-            add(v, TS_FINDING_SMT_SHARED,
-                "threads %s share the SMT siblings of core %d while %d of the job's %d cores have no thread: "
-                "each gets part of one core; fix: OMP_PLACES=cores (%s)",
-                names, c, free_cores, plan->usable_cores, plan->env_line);
-        break; /* one core named is enough: the fix is the same for all */
-    }
-    if (free_cores > 0 && used_cores > 0 && n >= plan->usable_cores)
-        add(v, TS_FINDING_IDLE_CORES,
-            "%d of the job's %d cores have no thread while its %d threads are bound to %d: fix: %s", free_cores,
-            plan->usable_cores, n, used_cores, plan->env_line);
-    free(users);
-    free(first_pu);
+    return n == 1 ? "has" : "have";
 }
 
-static void judge_ranks(const struct ts_binding_plan *plan, const struct ts_observed_thread *obs, const struct seen *s,
-                        int n, struct verdict *v)
+static const char *plural(int n)
 {
-    for (int i = 0; i < n;) {
+    return n == 1 ? "" : "s";
+}
+
+/* An OpenMP value as the runtime reads it: case and surrounding blanks do not count. */
+static int same_value(const char *set, const char *planned)
+{
+    if (!set)
+        return 0;
+    while (*set == ' ' || *set == '\t')
+        set++;
+    size_t n = strlen(planned);
+    if (strncasecmp(set, planned, n) != 0)
+        return 0;
+    for (set += n; *set == ' ' || *set == '\t'; set++)
+        ;
+    return *set == '\0';
+}
+
+/* The part of the plan's OpenMP line the job does not have yet ("" when it has all of it):
+ * a fix never asks for what is already set. Without a setting, the whole line. */
+static void env_fix(const struct ts_binding_plan *p, const struct ts_verdict_setting *set, char *buf, size_t len)
+{
+    if (!set) {
+        snprintf(buf, len, "%s", p->env_line);
+        return;
+    }
+    char threads[16];
+    snprintf(threads, sizeof threads, "%d", p->threads);
+    size_t used = 0;
+    buf[0] = '\0';
+    /* Unset, the team's size came from the runtime and is the one planned for. */
+    if (set->num_threads && !same_value(set->num_threads, threads))
+        used += (size_t)snprintf(buf + used, len - used, " OMP_NUM_THREADS=%d", p->threads);
+    if (!same_value(set->places, p->omp_places) && used < len)
+        used += (size_t)snprintf(buf + used, len - used, " OMP_PLACES=%s", p->omp_places);
+    if (!same_value(set->proc_bind, p->omp_proc_bind) && used < len)
+        snprintf(buf + used, len - used, " OMP_PROC_BIND=%s", p->omp_proc_bind);
+    if (buf[0]) {
+        char tail[128];
+        snprintf(tail, sizeof tail, "%.100s", buf);
+        snprintf(buf, len, "export%s", tail);
+    }
+}
+
+/* The launcher's line that gives each rank the plan's cores: the one the job runs under. */
+static void launcher_fix(const struct ts_binding_plan *p, const struct ts_verdict_setting *set, char *buf, size_t len)
+{
+    if (set && set->under_mpirun)
+        snprintf(buf, len, "%s", p->mpirun_line);
+    else if (set && set->under_slurm)
+        snprintf(buf, len, "%s", p->srun_line);
+    else
+        snprintf(buf, len, "%s, or %s", p->srun_line, p->mpirun_line);
+}
+
+/* Rank r's mask at start, when it holds fewer cores than the plan gives the rank and than the
+ * rank has threads: then the mask confines the threads and no OpenMP setting can spread them.
+ * Its core count in *cores, its list in *list; 0 when the mask is not the cause (or unknown). */
+static int mask_confines(const struct ts_node *node, const int *map, int max_os, const struct ts_binding_plan *p,
+                         const struct ts_observed_thread *first, int threads, int *cores)
+{
+    const int r = first->rank;
+    int cpus[1024];
+    int n = first->launch_mask[0] ? ts_machine_parse_cpus(first->launch_mask, cpus, 1024) : -1;
+    if (n < 1 || r < 0 || r >= p->ranks)
+        return 0;
+    int distinct = 0;
+    for (int i = 0; i < n; i++) {
+        if (cpus[i] > max_os || map[cpus[i]] < 0)
+            return 0;
+        int core = node->pus[map[cpus[i]]].core, seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = cpus[j] <= max_os && map[cpus[j]] >= 0 && node->pus[map[cpus[j]]].core == core;
+        distinct += !seen;
+    }
+    *cores = distinct;
+    return distinct < threads && distinct < p->rank[r].n_cores;
+}
+
+/* The fix that widens rank r's mask to the plan's cores: the launcher's option, or taskset. */
+static void widen_fix(const struct ts_binding_plan *p, const struct ts_verdict_setting *set, int r, char *buf,
+                      size_t len)
+{
+    if (set && (set->under_mpirun || set->under_slurm))
+        launcher_fix(p, set, buf, len);
+    else
+        snprintf(buf, len, "taskset -c %s touchstone ... (under a launcher: %s, or %s)", p->rank[r].cpus, p->srun_line,
+                 p->mpirun_line);
+}
+
+/* What the verdict works from, shared by its parts. */
+struct facts {
+    const struct ts_node *node;
+    const struct ts_binding_plan *plan;
+    const struct ts_verdict_setting *set;
+    const struct ts_observed_thread *obs;
+    const struct seen *s;
+    int n;
+    const int *map;
+    int max_os;
+};
+
+/* The first thread of rank r among the observations (NULL: none). */
+static const struct ts_observed_thread *first_of(const struct facts *f, int r, int *threads)
+{
+    const struct ts_observed_thread *first = NULL;
+    *threads = 0;
+    for (int i = 0; i < f->n; i++)
+        if (f->obs[i].rank == r) {
+            first = first ? first : &f->obs[i];
+            ++*threads;
+        }
+    return first;
+}
+
+/* The cause of rank r's threads sharing cores, and its fix, into fix: the mask it started with
+ * when that confines them, else the OpenMP variables it lacks; when it has them all, the
+ * threads' masks come from elsewhere. Returns 1 when the mask is the cause. */
+static int confined_fix(const struct facts *f, int r, char *fix, size_t len)
+{
+    int threads, cores = 0;
+    const struct ts_observed_thread *first = first_of(f, r, &threads);
+    char env[256], widen[1024];
+    env_fix(f->plan, f->set, env, sizeof env);
+    if (first && mask_confines(f->node, f->map, f->max_os, f->plan, first, threads, &cores)) {
+        widen_fix(f->plan, f->set, r, widen, sizeof widen);
+        snprintf(fix, len,
+                 "rank %d's affinity mask (CPU%s %s, set before the OpenMP runtime started: taskset, numactl or the "
+                 "launcher's binding) holds %d core%s for its %d threads, so no OpenMP setting can spread them; fix: "
+                 "widen the mask: %s%s%s",
+                 r, strpbrk(first->launch_mask, ",-") ? "s" : "", first->launch_mask, cores, plural(cores), threads,
+                 widen, env[0] ? "; and " : "", env);
+        return 1;
+    }
+    if (env[0])
+        snprintf(fix, len, "fix: %s", env);
+    else
+        snprintf(fix, len,
+                 "the OpenMP variables already ask for the plan's binding (OMP_PLACES=%s OMP_PROC_BIND=%s), so the "
+                 "threads' masks come from elsewhere (the launcher's binding, a runtime other than libgomp); "
+                 "touchstone topo shows each thread's mask",
+                 f->plan->omp_places, f->plan->omp_proc_bind);
+    return 0;
+}
+
+/* One core's threads judged: they take turns (more than its PUs, or two on one PU) or split
+ * its SMT siblings. The cause picks the fix: ranks sharing the core (the launcher must part
+ * them), more threads than the job's cores (fewer threads), the rank's mask, the OpenMP line. */
+static void judge_core(const struct facts *f, int c, int turns, int used_cores, int host_threads, struct verdict *v)
+{
+    const struct ts_binding_plan *p = f->plan;
+    const int free_cores = p->usable_cores - used_cores;
+    char names[256], fix[2048], launcher[600];
+    names_on_core(f->obs, f->s, f->n, c, names, sizeof names);
+    int first_rank = -1, ranks_mixed = 0;
+    for (int i = 0; i < f->n; i++)
+        if (f->s[i].core == c) {
+            ranks_mixed |= first_rank >= 0 && f->obs[i].rank != first_rank;
+            first_rank = first_rank < 0 ? f->obs[i].rank : first_rank;
+        }
+    if (free_cores <= 0) {
+        if (!turns)
+            return; /* more threads than cores, each core's shared by its siblings: as planned */
+        const int most = p->cores_per_rank > 0 ? p->cores_per_rank : 1;
+        add(v, TS_FINDING_STACKED,
+            "threads %s are bound to core %d together and take turns on it: the job runs %d thread%s on its %d "
+            "core%s (%d PU%s); fix: at most %d thread%s a rank (export OMP_NUM_THREADS=%d), or fewer ranks a node",
+            names, c, host_threads, plural(host_threads), p->usable_cores, plural(p->usable_cores), p->usable_pus,
+            plural(p->usable_pus), most, plural(most), most);
+        return;
+    }
+    if (ranks_mixed) { /* their threads' binding cannot part ranks: the launcher must */
+        launcher_fix(p, f->set, launcher, sizeof launcher);
+        snprintf(fix, sizeof fix, "fix: give each rank its own cores: %s", launcher);
+    } else {
+        confined_fix(f, first_rank, fix, sizeof fix);
+    }
+    if (turns)
+        add(v, TS_FINDING_STACKED,
+            "threads %s are bound to core %d together while %d of the job's %d core%s %s no thread: they take "
+            "turns on it; %s",
+            names, c, free_cores, p->usable_cores, plural(p->usable_cores), has(free_cores), fix);
+    else
+        add(v, TS_FINDING_SMT_SHARED,
+            "threads %s share the SMT siblings of core %d while %d of the job's %d core%s %s no thread: each "
+            "gets part of one core; %s",
+            names, c, free_cores, p->usable_cores, plural(p->usable_cores), has(free_cores), fix);
+}
+
+static void judge_cores(const struct facts *f, struct verdict *v)
+{
+    const struct ts_node *node = f->node;
+    int *users = calloc((size_t)node->n_cores + 1, sizeof *users);
+    int *pus = calloc((size_t)node->n_cores + 1, sizeof *pus);
+    int *first_pu = malloc(((size_t)node->n_cores + 1) * sizeof *first_pu);
+    unsigned char *same_pu = calloc((size_t)node->n_cores + 1, 1);
+    if (!users || !pus || !first_pu || !same_pu) {
+        free(users);
+        free(pus);
+        free(first_pu);
+        free(same_pu);
+        return;
+    }
+    for (int i = 0; i < node->n_pus; i++)
+        if (node->pus[i].core >= 0 && node->pus[i].core < node->n_cores && node->pus[i].allowed)
+            pus[node->pus[i].core]++;
+    for (int c = 0; c < node->n_cores; c++)
+        first_pu[c] = -2; /* no thread yet; -1: one whose mask holds the core's every PU */
+    int used_cores = 0;
+    for (int i = 0; i < f->n; i++) {
+        const int c = f->s[i].core;
+        if (c < 0 || c >= node->n_cores)
+            continue;
+        used_cores += users[c]++ == 0;
+        if (first_pu[c] == -2)
+            first_pu[c] = f->s[i].pu;
+        else if (f->s[i].pu >= 0 && f->s[i].pu == first_pu[c])
+            same_pu[c] = 1; /* two threads on one PU take turns whatever the core has */
+    }
+    int judged = 0;
+    for (int c = 0; c < node->n_cores && !judged; c++) {
+        if (users[c] < 2)
+            continue;
+        const int turns = same_pu[c] || users[c] > (pus[c] > 0 ? pus[c] : 1);
+        const int before = v->n;
+        judge_core(f, c, turns, used_cores, f->n, v);
+        judged = v->n > before; /* one core named is enough: the fix is the same for all */
+    }
+    const int free_cores = f->plan->usable_cores - used_cores;
+    if (!judged && free_cores > 0 && used_cores > 0 && f->n >= f->plan->usable_cores) {
+        char fix[2048];
+        confined_fix(f, f->obs[0].rank, fix, sizeof fix);
+        add(v, TS_FINDING_IDLE_CORES,
+            "%d of the job's %d core%s %s no thread while its %d thread%s %s bound to %d core%s: %s", free_cores,
+            f->plan->usable_cores, plural(f->plan->usable_cores), has(free_cores), f->n, plural(f->n),
+            f->n == 1 ? "is" : "are", used_cores, plural(used_cores), fix);
+    }
+    free(users);
+    free(pus);
+    free(first_pu);
+    free(same_pu);
+}
+
+static void judge_ranks(const struct facts *f, struct verdict *v)
+{
+    const struct ts_binding_plan *plan = f->plan;
+    const struct ts_observed_thread *obs = f->obs;
+    const struct seen *s = f->s;
+    char env[256], launcher[600];
+    env_fix(plan, f->set, env, sizeof env);
+    launcher_fix(plan, f->set, launcher, sizeof launcher);
+    for (int i = 0; i < f->n;) {
         const int r = obs[i].rank;
         int j = i, unbound = 0, outside = 0, numa_lo = -1, numa_hi = -1;
-        for (; j < n && obs[j].rank == r; j++) {
+        for (; j < f->n && obs[j].rank == r; j++) {
             unbound += s[j].core < 0;
             outside |= s[j].outside;
             if (s[j].numa >= 0 && (numa_lo < 0 || s[j].numa < numa_lo))
@@ -179,32 +375,36 @@ static void judge_ranks(const struct ts_binding_plan *plan, const struct ts_obse
             add(v, TS_FINDING_OUTSIDE,
                 "rank %d: threads bound to CPUs outside the job's cpuset (OMP_PLACES names CPUs the job was not "
                 "given): the runtime drops or ignores those places; fix: %s",
-                r, plan->env_line);
+                r, env[0] ? env : "OMP_PLACES=cores names only the job's cores");
         /* With ranks, binding threads alone would put every rank's first thread on one core:
          * the launcher must give each rank its cores first. */
-        if (unbound && plan->ranks > 1)
+        if (unbound) {
+            char fix[1024];
+            if (plan->ranks > 1)
+                snprintf(fix, sizeof fix, "give each rank its cores (%s)%s%s", launcher, env[0] ? " and " : "", env);
+            else
+                snprintf(fix, sizeof fix, "%s",
+                         env[0] ? env
+                                : "the OpenMP variables already ask to bind them, so their masks come from elsewhere "
+                                  "(a runtime other than libgomp); touchstone topo shows each thread's mask");
             add(v, TS_FINDING_UNBOUND,
-                "rank %d: %d of its %d threads may run on several cores (mask %s): the scheduler moves them, "
-                "away from their caches and pages; fix: give each rank its cores (%s, or %s) and %s",
-                r, unbound, j - i, obs[i].mask, plan->srun_line, plan->mpirun_line, plan->env_line);
-        else if (unbound)
-            add(v, TS_FINDING_UNBOUND,
-                "rank %d: %d of its %d threads may run on several cores (mask %s): the scheduler moves them, "
+                "rank %d: %d of its %d thread%s may run on several cores (mask %s): the scheduler moves them, "
                 "away from their caches and pages; fix: %s",
-                r, unbound, j - i, obs[i].mask, plan->env_line);
+                r, unbound, j - i, plural(j - i), obs[i].mask, fix);
+        }
         const int fits = r < plan->ranks && !plan->straddle && plan->rank[r].numa_first == plan->rank[r].numa_last;
         if (fits && numa_lo >= 0 && numa_hi > numa_lo)
             add(v, TS_FINDING_CROSSES_NUMA,
                 "rank %d: its threads are on NUMA domains %d-%d though the rank fits in one: half its accesses "
                 "go remote; fix: bind each rank to one domain: %s",
-                r, numa_lo, numa_hi, plan->srun_line);
+                r, numa_lo, numa_hi, launcher);
         i = j;
     }
 }
 
 int ts_binding_verdict(const struct ts_node *node, const struct ts_binding_plan *plan,
-                       const struct ts_observed_thread *obs, int n, struct ts_finding *findings, int *n_findings,
-                       struct ts_error *err)
+                       const struct ts_verdict_setting *set, const struct ts_observed_thread *obs, int n,
+                       struct ts_finding *findings, int *n_findings, struct ts_error *err)
 {
     *n_findings = 0;
     int max_os;
@@ -215,8 +415,9 @@ int ts_binding_verdict(const struct ts_node *node, const struct ts_binding_plan 
         status = read_mask(node, map, max_os, &obs[i], &s[i], err);
     if (status == TS_OK) {
         struct verdict v = { findings, 0 };
-        judge_ranks(plan, obs, s, n, &v);
-        judge_cores(node, plan, obs, s, n, &v);
+        const struct facts f = { node, plan, set, obs, s, n, map, max_os };
+        judge_ranks(&f, &v);
+        judge_cores(&f, &v);
         *n_findings = v.n;
     }
     free(map);

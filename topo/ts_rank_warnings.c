@@ -415,8 +415,8 @@ static void overlapping(struct sink *s, const struct ts_rank_facts *r, int n, co
         snprintf(more, sizeof more, "; %d pairs of its %d ranks overlap", pairs, h->n_ranks);
     say(s, 0,
         "host %s: ranks %d and %d may both run on CPU%s %s (masks %s and %s)%s: their threads compete for the same "
-        "cores; give each rank cores of its own: srun --cpu-bind=cores, or mpirun --map-by slot:PE=N --bind-to core "
-        "(N threads a rank)",
+        "cores; give each rank cores of its own: srun --mpi=pmix --cpus-per-task=N --cpu-bind=cores, or mpirun "
+        "--map-by slot:PE=N --bind-to core (N threads a rank)",
         r[first_a].host, r[first_a].rank, r[first_b].rank, plural(first_n), shared, mask_a, mask_b, more);
 }
 
@@ -443,11 +443,14 @@ static void one_core(struct sink *s, const struct ts_rank_facts *f, const struct
     char ran[200], mask[200];
     list_text(tmp, u, ran, sizeof ran);
     list_text(c->v, c->n, mask, sizeof mask);
+    /* Not --bind-to none: unbound ranks' threads bound by OMP_PLACES start from the same first
+     * place, so every rank's thread 0 lands on one core. PE=n gives each rank n cores of its own. */
     say(s, 0,
         "rank %d (%s): its %d threads all run on core %d (CPU%s %s; the rank's mask: %s): they take turns on one "
         "core, as when mpirun binds each rank to one core (in a Slurm allocation even with -c %d); give each rank "
-        "its cores: mpirun --bind-to none or --map-by slot:PE=$SLURM_CPUS_PER_TASK, or launch with srun",
-        f->rank, f->host, n, f->threads[0].core, plural(u), ran, mask, n);
+        "%d cores of its own: mpirun --map-by slot:PE=%d --bind-to core, or srun --mpi=pmix --cpus-per-task=%d "
+        "--cpu-bind=cores, with OMP_NUM_THREADS=%d OMP_PLACES=cores OMP_PROC_BIND=spread",
+        f->rank, f->host, n, f->threads[0].core, plural(u), ran, mask, n, n, n, n, n);
 }
 
 /* A rank over several NUMA nodes where the host has one rank per node. */

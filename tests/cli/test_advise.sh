@@ -42,7 +42,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["node"]["numa_domains"] == 4 and d["node"]["cores"] == 16 and d["node"]["smt"] == 2, d["node"]
 assert d["openmp"] == {"OMP_NUM_THREADS": 4, "OMP_PLACES": "cores", "OMP_PROC_BIND": "spread"}, d["openmp"]
-assert d["srun"].startswith("srun --ntasks-per-node=4 --cpus-per-task=8"), d["srun"]
+assert d["srun"].startswith("srun --mpi=pmix --ntasks-per-node=4 --cpus-per-task=8"), d["srun"]
 assert len(d["ranks"]) == 4
 cores = [t["core"] for r in d["ranks"] for t in r["threads"]]
 assert len(cores) == 16 and len(set(cores)) == 16, cores
@@ -67,6 +67,20 @@ run_ts 2 "--ranks 0" advise --ranks 0
 run_ts 2 "--check on another node" advise --check --synthetic "$SNC"
 run_ts 2 "an unknown format" advise --format xml
 
+# A Slurm step of several tasks that MPI did not join (srun -n 2 where MpiDefault is none): task 0
+# warns, once, that each task runs alone; the other tasks and a step of one task do not.
+# (tests/slurm/test_hybrid.sh runs it through a real srun.)
+unset SLURM_JOB_ID SLURM_STEP_ID SLURM_NTASKS
+expect_run 0 "advise as task 0 of 2 without MPI" env SLURM_STEP_NUM_TASKS=2 SLURM_PROCID=0 "$TS" advise \
+    --synthetic "$SNC" --ranks 2 &&
+    expect_in "$ERR" "^touchstone: warning: this is task 0 of 2 of Slurm step, but no MPI launch joined the tasks .*each of the 2 tasks runs the whole problem alone.*srun --mpi=pmix" \
+        "task 0 of 2: the warning"
+[ "$(grep -c warning "$ERR")" = 1 ] || fail "task 0 of 2: not one warning"
+expect_run 0 "advise as task 1 of 2 without MPI" env SLURM_STEP_NUM_TASKS=2 SLURM_PROCID=1 "$TS" advise \
+    --synthetic "$SNC" --ranks 2 && expect_not_in "$ERR" "warning" "task 1 of 2: a second warning"
+expect_run 0 "advise as the one task of a step" env SLURM_STEP_NUM_TASKS=1 SLURM_NTASKS=2 SLURM_PROCID=0 "$TS" \
+    advise --synthetic "$SNC" --ranks 2 && expect_not_in "$ERR" "warning" "a step of one task: a warning"
+
 # --check on this machine, with as many threads as cores (at most 2: both verdicts hold). The
 # machine's conditions come from a fake tree, quiet but for the case that turns NUMA balancing on,
 # so that the verdicts are about the binding whatever this machine's kernel settings.
@@ -85,6 +99,22 @@ if [ "$cores" -ge 2 ]; then
     expect_run 1 "--check with OMP_PROC_BIND=false" env OMP_NUM_THREADS=2 OMP_PROC_BIND=false "$TS" advise --check &&
         expect_in "$OUT" "^  unbound: rank 0: 2 of its 2 threads may run on several cores" "unbound: the finding"
     [ -s "$ERR" ] && fail "--check: a verdict of 1 printed on stderr: $(head -3 "$ERR")"
+    # taskset -c 0 with the plan's variables already set: the process's mask confines the threads.
+    # The fix widens it and asks for nothing already set; followed, the finding is gone.
+    if command -v taskset >/dev/null; then
+        expect_run 1 "--check under taskset -c 0" env OMP_NUM_THREADS=2 OMP_PLACES=cores OMP_PROC_BIND=spread \
+            taskset -c 0 "$TS" advise --check &&
+            expect_in "$OUT" "^  stacked: threads r0.t0, r0.t1 are bound to core 0 together while 1 of the job's 2 cores has no thread: .*rank 0's affinity mask \(CPU 0, .*fix: widen the mask: taskset -c 0-1 " \
+                "taskset -c 0: the mask named, widened" &&
+            expect_not_in "$OUT" "^  stacked: .*export OMP" "taskset -c 0: an export of what is already set"
+        expect_run 0 "--check under the widened mask" env OMP_NUM_THREADS=2 OMP_PLACES=cores OMP_PROC_BIND=spread \
+            taskset -c 0-1 "$TS" advise --check
+        # OMP_PROC_BIND alone set: the mask, and of the variables only the one missing.
+        expect_run 1 "--check under taskset -c 0, OMP_PLACES unset" env OMP_NUM_THREADS=2 OMP_PROC_BIND=spread \
+            taskset -c 0 "$TS" advise --check &&
+            expect_in "$OUT" "fix: widen the mask: taskset -c 0-1 .*; and export OMP_PLACES=cores\$" \
+                "taskset -c 0, OMP_PLACES unset: what is missing"
+    fi
     expect_run 1 "--check --format json" env OMP_NUM_THREADS=2 OMP_PLACES='{0}' "$TS" advise --check --format json &&
         python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["verdict"] == 1 and d["observed_threads"] == 2 and "stacked" in [f["kind"] for f in d["findings"]], d' "$OUT" ||
         fail "--check --format json: verdict 1 with the stacked finding expected"

@@ -13,7 +13,7 @@ cpus=$(nproc)
 if expect_run 0 "topo on 2 ranks bound to a core each" "$MPIRUN" --bind-to core --map-by core -np 2 "$TS" topo \
     --threads 2; then
     for r in 0 1; do
-        expect_in "$OUT" "^  across ranks: warning: rank $r \([^)]*\): its 2 threads all run on core [0-9]+ .*mpirun --bind-to none or --map-by slot:PE=\\\$SLURM_CPUS_PER_TASK, or launch with srun\$" \
+        expect_in "$OUT" "^  across ranks: warning: rank $r \([^)]*\): its 2 threads all run on core [0-9]+ .*give each rank 2 cores of its own: mpirun --map-by slot:PE=2 --bind-to core, or srun --mpi=pmix --cpus-per-task=2 --cpu-bind=cores, with OMP_NUM_THREADS=2 OMP_PLACES=cores OMP_PROC_BIND=spread\$" \
             "ranks bound to one core: rank $r's warning"
     done
     [ "$(grep -c '^  across ranks: warning: rank [0-9] .*all run on core' "$OUT")" = 2 ] ||
@@ -25,7 +25,7 @@ fi
 # thread 0 to the first core: the masks overlap, whatever the threads' CPUs.
 MPI_ARGS="-x OMP_PLACES=cores"
 if mpi_ts 0 "topo on 2 unbound ranks" 2 topo --threads 1; then
-    expect_in "$OUT" "^  across ranks: warning: host [^:]*: ranks 0 and 1 may both run on CPUs [0-9,-]+ \(masks [0-9,-]+ and [0-9,-]+\): .*srun --cpu-bind=cores, or mpirun --map-by slot:PE=N" \
+    expect_in "$OUT" "^  across ranks: warning: host [^:]*: ranks 0 and 1 may both run on CPUs [0-9,-]+ \(masks [0-9,-]+ and [0-9,-]+\): .*srun --mpi=pmix --cpus-per-task=N --cpu-bind=cores, or mpirun --map-by slot:PE=N" \
         "unbound ranks: the overlap warning"
     [ "$(grep -c '^  across ranks: warning:' "$OUT")" = 1 ] || fail "unbound ranks of one thread: not one warning across ranks"
     expect_not_in "$OUT" "^rank warnings: none" "unbound ranks: 'none' printed above a warning"

@@ -86,7 +86,9 @@ static void one_rank_per_domain(void)
           p.threads);
     CHECK(strcmp(p.rank[1].cpus, "4-7,20-23") == 0, "rank 1's CPUs: %s", p.rank[1].cpus);
     CHECK(strcmp(p.env_line, "export OMP_NUM_THREADS=4 OMP_PLACES=cores OMP_PROC_BIND=spread") == 0, "%s", p.env_line);
-    CHECK(strcmp(p.srun_line, "srun --ntasks-per-node=4 --cpus-per-task=8 --distribution=block:block --cpu-bind=cores")
+    /* Several ranks: --mpi=pmix, or a Slurm whose MpiDefault is none starts 4 jobs of one task. */
+    CHECK(strcmp(p.srun_line,
+                 "srun --mpi=pmix --ntasks-per-node=4 --cpus-per-task=8 --distribution=block:block --cpu-bind=cores")
               == 0,
           "%s", p.srun_line);
     CHECK(strcmp(p.mpirun_line,
@@ -98,6 +100,9 @@ static void one_rank_per_domain(void)
         CHECK(p.thread[2 * 4 + t].core == 8 + t && p.thread[2 * 4 + t].pu == 8 + t, "rank 2 thread %d on core %d", t,
               p.thread[2 * 4 + t].core);
     invariants(&n, &p);
+    ts_binding_plan_free(&p);
+    p = plan_of(&n, 1, 0, 0); /* one process: no MPI asked of srun */
+    CHECK(strncmp(p.srun_line, "srun --ntasks-per-node=1 ", 25) == 0, "%s", p.srun_line);
     ts_binding_plan_free(&p);
     /* Fewer threads than cores: spread, every other core. */
     p = plan_of(&n, 4, 2, 0);
@@ -208,7 +213,7 @@ static int judged(const struct ts_node *n, const struct ts_binding_plan *p, cons
 {
     int found = 0;
     struct ts_error err = { 0 };
-    REQUIRE(ts_binding_verdict(n, p, obs, count, f, &found, &err) == TS_OK, "verdict: %s", err.message);
+    REQUIRE(ts_binding_verdict(n, p, NULL, obs, count, f, &found, &err) == TS_OK, "verdict: %s", err.message);
     int hit = 0;
     for (int i = 0; i < found; i++)
         hit |= f[i].kind == want;
@@ -224,7 +229,7 @@ static void verdicts(void)
     struct ts_finding f[TS_VERDICT_MAX_FINDINGS];
     int count = observe_plan(&n, &p, obs), found = 0;
     struct ts_error err = { 0 };
-    CHECK(ts_binding_verdict(&n, &p, obs, count, f, &found, &err) == TS_OK && found == 0,
+    CHECK(ts_binding_verdict(&n, &p, NULL, obs, count, f, &found, &err) == TS_OK && found == 0,
           "the plan's own binding: %d findings (%s)", found, found ? f[0].text : "");
 
     for (int i = 0; i < count; i++) /* OMP_PLACES='{0}': everything on CPU 0 */
@@ -232,7 +237,8 @@ static void verdicts(void)
     CHECK(judged(&n, &p, obs, count, f, TS_FINDING_STACKED)
               && strstr(f[0].text, "fix: give each rank its own cores: srun"),
           "all on CPU 0: not stacked (%s)", f[0].text);
-    CHECK(judged(&n, &p, obs, count, f, TS_FINDING_IDLE_CORES), "all on CPU 0: no idle cores");
+    CHECK(!judged(&n, &p, obs, count, f, TS_FINDING_IDLE_CORES), "all on CPU 0: idle cores said twice");
+    CHECK(strstr(f[0].text, "while 15 of the job's 16 cores have no thread"), "all on CPU 0: %s", f[0].text);
 
     count = observe_plan(&n, &p, obs);
     for (int i = 0; i < count; i++) /* OMP_PROC_BIND=false: every thread on the whole node */
@@ -253,10 +259,11 @@ static void verdicts(void)
 
     count = observe_plan(&n, &p, obs);
     snprintf(obs[0].mask, sizeof obs[0].mask, "x");
-    CHECK(ts_binding_verdict(&n, &p, obs, count, f, &found, &err) == TS_BAD_INPUT && strstr(err.message, "'x'"),
+    CHECK(ts_binding_verdict(&n, &p, NULL, obs, count, f, &found, &err) == TS_BAD_INPUT && strstr(err.message, "'x'"),
           "a mask that is no list: %s", err.message);
     snprintf(obs[0].mask, sizeof obs[0].mask, "99");
-    CHECK(ts_binding_verdict(&n, &p, obs, count, f, &found, &err) == TS_BAD_INPUT && strstr(err.message, "CPU 99"),
+    CHECK(ts_binding_verdict(&n, &p, NULL, obs, count, f, &found, &err) == TS_BAD_INPUT
+              && strstr(err.message, "CPU 99"),
           "a CPU the node lacks: %s", err.message);
     ts_binding_plan_free(&p);
 
@@ -270,6 +277,106 @@ static void verdicts(void)
     free(n.pus);
 }
 
+/* The verdict of a one-process job of 2 threads on a 2-core node, its threads' masks and the
+ * mask it started with given, set up as set says: the kind found (-1: none) and its text. */
+static int judge_two(const char *mask0, const char *mask1, const char *launch, const struct ts_verdict_setting *set,
+                     int ranks, int threads, char *text, size_t len)
+{
+    struct ts_node n = shape(1, 1, 2, 1);
+    struct ts_binding_plan p = plan_of(&n, ranks, threads, 0);
+    struct ts_observed_thread obs[4];
+    struct ts_finding f[TS_VERDICT_MAX_FINDINGS];
+    const int count = observe_plan(&n, &p, obs);
+    for (int i = 0; i < count; i++) {
+        snprintf(obs[i].mask, sizeof obs[i].mask, "%s", i % 2 ? mask1 : mask0);
+        snprintf(obs[i].launch_mask, sizeof obs[i].launch_mask, "%s", launch);
+    }
+    int found = 0;
+    struct ts_error err = { 0 };
+    REQUIRE(ts_binding_verdict(&n, &p, set, obs, count, f, &found, &err) == TS_OK, "verdict: %s", err.message);
+    snprintf(text, len, "%s", found ? f[0].text : "");
+    const int kind = found ? (int)f[0].kind : -1;
+    ts_binding_plan_free(&p);
+    free(n.pus);
+    return kind;
+}
+
+/* Each fix changes the outcome: never what is already set; the mask when the mask confines the
+ * threads; fewer threads when the job has more than its PUs, even though the plan for that
+ * shape stacks them too (topo and run warn of it: so must the verdict). */
+static void fixes(void)
+{
+    char t[1200];
+    const struct ts_verdict_setting spread = { .num_threads = "2", .places = "cores", .proc_bind = "spread" };
+    /* taskset -c 0 with the plan's variables already set: the mask, and no export. */
+    CHECK(judge_two("0", "0", "0", &spread, 1, 2, t, sizeof t) == TS_FINDING_STACKED
+              && strstr(t, "while 1 of the job's 2 cores has no thread")
+              && strstr(t, "rank 0's affinity mask (CPU 0, set before the OpenMP runtime started")
+              && strstr(t, "holds 1 core for its 2 threads") && strstr(t, "fix: widen the mask: taskset -c 0-1")
+              && !strstr(t, "export"),
+          "taskset -c 0, OMP_PROC_BIND=spread set: %s", t);
+    /* The same mask, OMP_PLACES unset: widen it, and set only what is missing. */
+    const struct ts_verdict_setting bind_only = { .proc_bind = " SPREAD " };
+    CHECK(judge_two("0", "0", "0", &bind_only, 1, 2, t, sizeof t) == TS_FINDING_STACKED
+              && strstr(t, "; and export OMP_PLACES=cores") && !strstr(t, "OMP_PROC_BIND=")
+              && !strstr(t, "OMP_NUM_THREADS="),
+          "taskset -c 0, OMP_PROC_BIND=spread alone: %s", t);
+    /* mpirun's one-core mask: its own option widens it. */
+    struct ts_verdict_setting mpirun = spread;
+    mpirun.under_mpirun = 1;
+    CHECK(judge_two("0", "0", "0", &mpirun, 1, 2, t, sizeof t) == TS_FINDING_STACKED
+              && strstr(t, "fix: widen the mask: mpirun --map-by ppr:1:node:PE=2 --bind-to core")
+              && !strstr(t, "taskset -c") && !strstr(t, "bind-to none"),
+          "mpirun's one-core mask: %s", t);
+    /* A wide mask, OMP_PLACES='{0}': the variables are the cause, only those that differ named. */
+    const struct ts_verdict_setting one_place = { .num_threads = "2", .places = "{0}", .proc_bind = "spread" };
+    CHECK(judge_two("0", "0", "0-1", &one_place, 1, 2, t, sizeof t) == TS_FINDING_STACKED
+              && strstr(t, "fix: export OMP_PLACES=cores") && !strstr(t, "OMP_PROC_BIND=") && !strstr(t, "mask ("),
+          "OMP_PLACES={0}: %s", t);
+    /* Everything set as planned and still stacked: no export offered, the cause named as elsewhere. */
+    CHECK(judge_two("0", "0", "0-1", &spread, 1, 2, t, sizeof t) == TS_FINDING_STACKED && !strstr(t, "export")
+              && strstr(t, "the OpenMP variables already ask for the plan's binding"),
+          "stacked though set as planned: %s", t);
+    /* mpirun -np 2 --bind-to core, 2 threads a rank on 2 cores: the plan for the shape stacks
+     * them as well; the finding asks for fewer threads. */
+    {
+        struct ts_node n = shape(1, 1, 2, 1);
+        struct ts_binding_plan p = plan_of(&n, 2, 2, 0);
+        struct ts_observed_thread obs[4];
+        struct ts_finding f[TS_VERDICT_MAX_FINDINGS];
+        const int count = observe_plan(&n, &p, obs); /* the plan's own table: r0 on core 0, r1 on core 1 */
+        int found = 0;
+        struct ts_error err = { 0 };
+        REQUIRE(p.oversubscribed && count == 4, "2 ranks x 2 threads on 2 cores: not oversubscribed");
+        REQUIRE(ts_binding_verdict(&n, &p, &mpirun, obs, count, f, &found, &err) == TS_OK, "%s", err.message);
+        CHECK(found >= 1 && f[0].kind == TS_FINDING_STACKED
+                  && strstr(f[0].text, "the job runs 4 threads on its 2 cores (2 PUs); fix: at most 1 thread a rank "
+                                       "(export OMP_NUM_THREADS=1)"),
+              "4 threads on 2 cores judged as planned: %d findings (%s)", found, found ? f[0].text : "");
+        ts_binding_plan_free(&p);
+        /* One thread a rank, as that fix says: nothing left. */
+        p = plan_of(&n, 2, 1, 0);
+        REQUIRE(ts_binding_verdict(&n, &p, &mpirun, obs, observe_plan(&n, &p, obs), f, &found, &err) == TS_OK, "%s",
+                err.message);
+        CHECK(found == 0, "one thread a rank: %d findings (%s)", found, found ? f[0].text : "");
+        ts_binding_plan_free(&p);
+        free(n.pus);
+    }
+    /* Two ranks of one thread on one core (mpirun --bind-to none): the launcher's line, not
+     * --bind-to none, and never an OpenMP line alone. */
+    CHECK(judge_two("0", "0", "0-1", &mpirun, 2, 1, t, sizeof t) == TS_FINDING_STACKED
+              && strstr(t, "threads r0.t0, r1.t0 are bound to core 0 together")
+              && strstr(t, "fix: give each rank its own cores: mpirun --map-by ppr:2:node:PE=1 --bind-to core")
+              && !strstr(t, "srun") && !strstr(t, "bind-to none"),
+          "two ranks on core 0: %s", t);
+    /* Unbound threads, OMP_PROC_BIND=false set: the fix names it, with the value that binds. */
+    const struct ts_verdict_setting unbound = { .proc_bind = "false", .places = "cores" };
+    CHECK(judge_two("0-1", "0-1", "0-1", &unbound, 1, 2, t, sizeof t) == TS_FINDING_UNBOUND
+              && strstr(t, "rank 0: 2 of its 2 threads may run on several cores")
+              && strstr(t, "fix: export OMP_PROC_BIND=spread") && !strstr(t, "OMP_PLACES="),
+          "unbound: %s", t);
+}
+
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
@@ -279,6 +386,7 @@ int main(int argc, char **argv)
         { "partial", partial_allocation },
         { "sweep", sweep },
         { "verdicts", verdicts },
+        { "fixes", fixes },
     };
     return TS_RUN_CASES(cases);
 }

@@ -82,8 +82,8 @@ static void overlap(void)
     rank(2, "a", A, "6-7", 2, (int[]){ 6, 7 }, NULL, 8, 1);
     int n = run(3);
     REQUIRE(n == 1, "one pair of ranks overlapping: expected one line, got %d", n);
-    REQUIRE(FIND(n, "host a: ranks 0 and 1 may both run on CPUs 2-3 (masks 0-3 and 2-5)", "srun --cpu-bind=cores",
-                 "mpirun --map-by slot:PE=N")
+    REQUIRE(FIND(n, "host a: ranks 0 and 1 may both run on CPUs 2-3 (masks 0-3 and 2-5)",
+                 "srun --mpi=pmix --cpus-per-task=N --cpu-bind=cores", "mpirun --map-by slot:PE=N")
                 == 0,
             "the overlap line does not name the ranks, the CPUs, the masks and the fix");
     REQUIRE(!lines[0].note, "an overlap is a warning, not a note");
@@ -117,8 +117,13 @@ static void one_core(void)
         char what[80];
         snprintf(what, sizeof what, "rank %d (%s): its 2 threads all run on core %d (CPU %d; the rank's mask: %d)", r,
                  r ? "b" : "a", r, r, r);
-        REQUIRE(FIND(n, what, "mpirun --bind-to none", "--map-by slot:PE=$SLURM_CPUS_PER_TASK", "srun") >= 0,
-                "no line '%s' with the fixes", what);
+        /* Fixes that give each rank cores of its own; not --bind-to none, under which every
+         * rank binds its first thread to the host's first core. */
+        int at = FIND(n, what, "give each rank 2 cores of its own: mpirun --map-by slot:PE=2 --bind-to core",
+                      "srun --mpi=pmix --cpus-per-task=2 --cpu-bind=cores",
+                      "OMP_NUM_THREADS=2 OMP_PLACES=cores OMP_PROC_BIND=spread");
+        REQUIRE(at >= 0, "no line '%s' with the fixes", what);
+        CHECK(!strstr(lines[at].text, "bind-to none"), "a fix that stacks ranks offered: %s", lines[at].text);
     }
     /* Two SMT siblings of one core make a one-core mask too (2 cores, 4 PUs: CPUs 0 and 2). */
     rank(0, "a", A, "0,2", 2, (int[]){ 0, 2 }, NULL, 2, 1);
