@@ -21,6 +21,50 @@ if expect_run 0 "topo on 2 ranks bound to a core each" "$MPIRUN" --bind-to core 
     expect_not_in "$OUT" "may both run on" "ranks bound to a core each: their masks do not overlap"
 fi
 
+# advise --check judges as topo does (issue 23), and each fix it offers, followed, ends the
+# finding. The machine's conditions from a quiet fake tree: the verdicts are about the binding.
+mkdir -p "$WORK/quiet/proc/sys/kernel" "$WORK/quiet/proc/sys/vm"
+echo 0 >"$WORK/quiet/proc/sys/kernel/numa_balancing"
+echo 0 >"$WORK/quiet/proc/sys/vm/zone_reclaim_mode"
+CHECK_ENV="-x TOUCHSTONE_CONDITIONS_ROOT=$WORK/quiet -x OMP_PLACES=cores -x OMP_PROC_BIND=spread"
+# advise_check STATUS WHAT THREADS MPIRUN_ARGS...: advise --check on the ranks mpirun starts.
+advise_check() {
+    expected=$1
+    what=$2
+    threads=$3
+    shift 3
+    # shellcheck disable=SC2086
+    expect_run "$expected" "$what" "$MPIRUN" "$@" $CHECK_ENV -x OMP_NUM_THREADS="$threads" "$TS" advise --check
+}
+# 2 ranks bound to a core each, 2 threads a rank (topo warns above): not "as planned".
+advise_check 1 "advise --check, 2 ranks x 2 threads bound to a core each" 2 --bind-to core --map-by core -np 2 &&
+    expect_in "$OUT" "^  stacked: threads r[01].t0, r[01].t1 are bound to core [0-9]+ together and take turns on it: the job runs 4 threads on its 2 cores \(2 PUs\); fix: at most 1 thread a rank \(export OMP_NUM_THREADS=1\)" \
+        "2 x 2 on 2 cores: the finding and its fix"
+advise_check 0 "advise --check, its fix: 1 thread a rank" 1 --bind-to core --map-by core -np 2
+# One rank of 2 threads bound to one core (mpirun's binding of 1 or 2 ranks): the mask is the
+# cause; the fix is mpirun's own option, not OMP_* already set, not --bind-to none.
+advise_check 1 "advise --check, 1 rank of 2 threads bound to a core" 2 --bind-to core -np 1 &&
+    expect_in "$OUT" "rank 0's affinity mask \(CPU [0-9]+, .*fix: widen the mask: mpirun --map-by ppr:1:node:PE=2 --bind-to core -x OMP_NUM_THREADS -x OMP_PLACES -x OMP_PROC_BIND\$" \
+        "one rank on one core: the mask widened by mpirun's option"
+advise_check 0 "advise --check, its fix: --map-by ppr:1:node:PE=2 --bind-to core" 2 --map-by ppr:1:node:PE=2 \
+    --bind-to core -np 1
+# 2 ranks of 1 thread under --bind-to none: both bind their thread to core 0; the fix parts them.
+advise_check 1 "advise --check, 2 ranks unbound by mpirun" 1 --bind-to none -np 2 &&
+    expect_in "$OUT" "^  stacked: threads r0.t0, r1.t0 are bound to core 0 together while 1 of the job's 2 cores has no thread: they take turns on it; fix: give each rank its own cores: mpirun --map-by ppr:2:node:PE=1 --bind-to core " \
+        "2 ranks on core 0: the launcher's line"
+advise_check 0 "advise --check, its fix: --map-by ppr:2:node:PE=1 --bind-to core" 1 --map-by ppr:2:node:PE=1 \
+    --bind-to core -np 2
+# topo's one-core warning, and its fix followed (one rank: the machine has 2 cores).
+if expect_run 0 "topo, 1 rank of 2 threads bound to a core" "$MPIRUN" --bind-to core -np 1 -x OMP_PLACES=cores \
+    -x OMP_PROC_BIND=spread "$TS" topo --threads 2; then
+    expect_in "$OUT" "^  across ranks: warning: rank 0 .*all run on core .*mpirun --map-by slot:PE=2 --bind-to core" \
+        "topo, one rank on one core: the warning"
+fi
+if expect_run 0 "topo under the one-core warning's fix" "$MPIRUN" --map-by slot:PE=2 --bind-to core -np 1 \
+    -x OMP_PLACES=cores -x OMP_PROC_BIND=spread "$TS" topo --threads 2; then
+    expect_not_in "$OUT" "across ranks: warning|ON ONE CORE|share core" "topo under --map-by slot:PE=2: a warning"
+fi
+
 # No binding from mpirun, OMP_PLACES=cores: both ranks may use every CPU, and each binds its
 # thread 0 to the first core: the masks overlap, whatever the threads' CPUs.
 MPI_ARGS="-x OMP_PLACES=cores"
