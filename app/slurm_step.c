@@ -19,19 +19,18 @@ static long count_of(const char *name)
 
 int ts_slurm_step_unjoined(const struct ts_dist *d, char *buf, size_t len)
 {
-    /* srun sets SLURM_STEP_NUM_TASKS; SLURM_NTASKS alone is the job's, also seen by a batch
-     * script that starts touchstone once (then SLURM_PROCID is unset, or the step has one task). */
+    /* Only srun's steps have SLURM_STEP_ID: a batch script sees the job's SLURM_NTASKS and
+     * SLURM_PROCID=0 too (Slurm 22.05), though it starts touchstone once. */
+    const char *step = getenv("SLURM_STEP_ID"), *job = getenv("SLURM_JOB_ID");
     long tasks = count_of("SLURM_STEP_NUM_TASKS");
     if (tasks < 0)
         tasks = count_of("SLURM_NTASKS");
     const long task = count_of("SLURM_PROCID");
     const int world = d->started ? d->size : 1;
-    if (tasks <= 1 || task != 0 || world >= tasks)
+    if (!step || tasks <= 1 || task != 0 || world >= tasks)
         return 0;
-    const char *step = getenv("SLURM_STEP_ID"), *job = getenv("SLURM_JOB_ID");
-    char which[96] = "";
-    if (job && step)
-        snprintf(which, sizeof which, " %.40s.%.40s", job, step);
+    char which[96];
+    snprintf(which, sizeof which, " %.40s.%.40s", job ? job : "?", step);
     if (d->started)
         snprintf(buf, len,
                  "this is task 0 of %ld of Slurm step%s, but MPI started a world of %d rank%s (%s): the other tasks "

@@ -9,9 +9,10 @@
 
 #include "ts_dist.h"
 
-/* 1 with the warning's text in buf when this process is task 0 (SLURM_PROCID) of a step of
- * more tasks (SLURM_STEP_NUM_TASKS, else SLURM_NTASKS) than d's MPI world holds: MPI not
- * started, or a world that leaves tasks out. 0 otherwise, also on the step's other tasks. */
+/* 1 with the warning's text in buf when this process is task 0 (SLURM_PROCID) of an srun step
+ * (SLURM_STEP_ID set: not the batch script) of more tasks (SLURM_STEP_NUM_TASKS, else
+ * SLURM_NTASKS) than d's MPI world holds: MPI not started, or a world that leaves tasks out.
+ * 0 otherwise, also on the step's other tasks. */
 int ts_slurm_step_unjoined(const struct ts_dist *d, char *buf, size_t len);
 
 #endif

@@ -70,16 +70,23 @@ run_ts 2 "an unknown format" advise --format xml
 # A Slurm step of several tasks that MPI did not join (srun -n 2 where MpiDefault is none): task 0
 # warns, once, that each task runs alone; the other tasks and a step of one task do not.
 # (tests/slurm/test_hybrid.sh runs it through a real srun.)
-unset SLURM_JOB_ID SLURM_STEP_ID SLURM_NTASKS
-expect_run 0 "advise as task 0 of 2 without MPI" env SLURM_STEP_NUM_TASKS=2 SLURM_PROCID=0 "$TS" advise \
+unset SLURM_JOB_ID SLURM_STEP_ID SLURM_NTASKS SLURM_STEP_NUM_TASKS SLURM_PROCID
+STEP="SLURM_JOB_ID=7 SLURM_STEP_ID=0"
+# shellcheck disable=SC2086
+expect_run 0 "advise as task 0 of 2 without MPI" env $STEP SLURM_STEP_NUM_TASKS=2 SLURM_PROCID=0 "$TS" advise \
     --synthetic "$SNC" --ranks 2 &&
-    expect_in "$ERR" "^touchstone: warning: this is task 0 of 2 of Slurm step, but no MPI launch joined the tasks .*each of the 2 tasks runs the whole problem alone.*srun --mpi=pmix" \
+    expect_in "$ERR" "^touchstone: warning: this is task 0 of 2 of Slurm step 7.0, but no MPI launch joined the tasks .*each of the 2 tasks runs the whole problem alone.*srun --mpi=pmix" \
         "task 0 of 2: the warning"
 [ "$(grep -c warning "$ERR")" = 1 ] || fail "task 0 of 2: not one warning"
-expect_run 0 "advise as task 1 of 2 without MPI" env SLURM_STEP_NUM_TASKS=2 SLURM_PROCID=1 "$TS" advise \
+# shellcheck disable=SC2086
+expect_run 0 "advise as task 1 of 2 without MPI" env $STEP SLURM_STEP_NUM_TASKS=2 SLURM_PROCID=1 "$TS" advise \
     --synthetic "$SNC" --ranks 2 && expect_not_in "$ERR" "warning" "task 1 of 2: a second warning"
-expect_run 0 "advise as the one task of a step" env SLURM_STEP_NUM_TASKS=1 SLURM_NTASKS=2 SLURM_PROCID=0 "$TS" \
-    advise --synthetic "$SNC" --ranks 2 && expect_not_in "$ERR" "warning" "a step of one task: a warning"
+# shellcheck disable=SC2086
+expect_run 0 "advise as the one task of a step" env $STEP SLURM_STEP_NUM_TASKS=1 SLURM_NTASKS=2 SLURM_PROCID=0 \
+    "$TS" advise --synthetic "$SNC" --ranks 2 && expect_not_in "$ERR" "warning" "a step of one task: a warning"
+# A batch script of a 2-task job starting touchstone once: SLURM_NTASKS=2, SLURM_PROCID=0, no step.
+expect_run 0 "advise in a batch script of 2 tasks" env SLURM_JOB_ID=7 SLURM_NTASKS=2 SLURM_PROCID=0 "$TS" advise \
+    --synthetic "$SNC" --ranks 2 && expect_not_in "$ERR" "warning" "the batch script: a warning"
 
 # --check on this machine, with as many threads as cores (at most 2: both verdicts hold). The
 # machine's conditions come from a fake tree, quiet but for the case that turns NUMA balancing on,

@@ -4,7 +4,8 @@
 # srun --mpi=pmix, CPUS-PER-TASK OpenMP threads each. touchstone topo's ranks section in the job
 # log must show the world that was asked for: its size, the hosts, the note that they share a
 # kernel, every thread of every rank on its own CPU. Then the run step: verified, and its file
-# holds every rank (/mpi@size).
+# holds every rank (/mpi@size). And steps.sbatch: touchstone as two tasks of a step that srun
+# started without MPI warns once; the launch `advise --slurm` prints starts one job of 2 ranks.
 . "$(dirname "$0")/lib.sh" "$@"
 . "$(dirname "$0")/pair.sh"
 
@@ -22,8 +23,36 @@ for l in $layouts; do
     ids="$ids $id"
     idof[$name]=$id
 done
+# touchstone as the 2 tasks of a step (issue 23): srun without MPI warns once, advise's line joins them.
+steps=$(submit -p "$PAIR" -N1 --ntasks-per-node=2 -c1 "$SRC/tests/slurm/steps.sbatch") || finish
 # shellcheck disable=SC2086
-wait_jobs 120 $ids || finish
+wait_jobs 120 $ids $steps || finish
+
+log=steps-$steps.log
+what="steps.sbatch (job $steps)"
+if [ -r "$log" ]; then
+    WARN="touchstone: warning: this is task 0 of 2 of Slurm step $steps\.[0-9]+, but no MPI launch joined the tasks"
+    section "$log" batch >steps-batch.txt
+    expect_in steps-batch.txt "^steps.sbatch: batch: exit status 0" "$what: advise in the batch step"
+    grep -q "warning" steps-batch.txt && fail "$what: touchstone alone in the batch step warned: $(grep warning steps-batch.txt)"
+    section "$log" plain >steps-plain.txt
+    expect_in steps-plain.txt "^steps.sbatch: plain: exit status 0" "$what: srun --mpi=none"
+    expect_in steps-plain.txt "^$WARN \(srun without --mpi=pmix .*each of the 2 tasks runs the whole problem alone.*srun --mpi=pmix" \
+        "$what: srun --mpi=none: the warning"
+    [ "$(grep -c "touchstone: warning: this is task" steps-plain.txt)" = 1 ] ||
+        fail "$what: srun --mpi=none: not one warning for the step ($(grep -c "touchstone: warning: this is task" steps-plain.txt))"
+    [ "$(grep -c '^  world ' "plain-$steps.out")" = 0 ] && [ "$(grep -c '^threads' "plain-$steps.out")" -ge 2 ] ||
+        fail "$what: srun --mpi=none: expected two reports of one process each"
+    section "$log" advised >steps-advised.txt
+    expect_in steps-advised.txt "^steps.sbatch: advised: srun --mpi=pmix --ntasks-per-node=2 --cpus-per-task=1 " \
+        "$what: advise --slurm's line asks for PMIx"
+    expect_in steps-advised.txt "^steps.sbatch: advised: exit status 0" "$what: advise's line"
+    expect_in steps-advised.txt "^  world +2 ranks on 1 host" "$what: advise's line starts one MPI job of 2 ranks"
+    grep -q "touchstone: warning: this is task" steps-advised.txt && fail "$what: advise's line: the step warning"
+else
+    fail "$what: no log $log"
+    show_log "$log"
+fi
 
 for l in $layouts; do
     IFS=: read -r name _ _ _ nodes per cpus <<<"$l"
