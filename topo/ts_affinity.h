@@ -52,13 +52,14 @@ struct ts_binding_facts {
     char places[256];          /* OMP_PLACES as the threads got it, for the messages */
     char proc_bind[32];        /* OMP_PROC_BIND likewise */
     int under_slurm;           /* SLURM_JOB_ID is set: srun made the mask */
+    int under_mpirun;          /* OMPI_COMM_WORLD_SIZE is set: Open MPI's mpirun made it */
     int machine_cpus;          /* every CPU of the machine: a mask that holds them all limits nothing */
     char places_outside[256];  /* CPUs OMP_PLACES names that the process may not use */
     const int32_t *init_node;  /* per thread: the node it first-touched its pages from */
     const int64_t *migrations; /* per thread: CPU migrations during the kernel, -1 unknown */
 };
 
-/* Fills the mask, available and machine fields and under_slurm (bound must be set): the mask is
+/* Fills the mask, available and machine fields, under_slurm and under_mpirun (bound must be set): the mask is
  * launch_cpus when known (a CPU list: the mask before OpenMP bound anything, handed down a
  * re-execution), else the mask this process started with (ts_affinity_launch_cpus); the
  * available CPUs are the union of the OpenMP places when bound, else the mask. */

@@ -85,6 +85,7 @@ void ts_affinity_available(const ts_topology *topo, const char *launch_cpus, str
         snprintf(facts->available_list, sizeof facts->available_list, "%s", facts->mask_list);
     count_list(topo, facts->available_list, &facts->available_cpus, &facts->available_cores);
     facts->under_slurm = getenv("SLURM_JOB_ID") != NULL;
+    facts->under_mpirun = getenv("OMPI_COMM_WORLD_SIZE") != NULL;
     facts->machine_cpus = hwloc_bitmap_weight(hwloc_topology_get_topology_cpuset(topo->hw));
 }
 

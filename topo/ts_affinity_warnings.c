@@ -126,9 +126,18 @@ static const char *places_text(const struct ts_binding_facts *f, char *buf, size
     return buf;
 }
 
-/* How to give the process more CPUs, for the lines that blame its mask. */
+/* How to give the process more CPUs, for the lines that blame its mask. Under mpirun (in a
+ * Slurm allocation too) the mask is mpirun's binding: one core a rank for 1 or 2 ranks. */
 static const char *mask_advice(const struct ts_binding_facts *f)
 {
+    static _Thread_local char mpirun[200];
+    if (f->under_mpirun) {
+        snprintf(mpirun, sizeof mpirun,
+                 "the mask is mpirun's binding (a core a rank when it starts 1 or 2): give each rank cores of its own, "
+                 "mpirun --map-by slot:PE=%d --bind-to core",
+                 f->n_threads > 0 ? f->n_threads : 1);
+        return mpirun;
+    }
     return f->under_slurm
                ? "srun -c $SLURM_CPUS_PER_TASK, or export SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK before srun "
                  "(srun does not inherit --cpus-per-task)"

@@ -287,6 +287,27 @@ static void cause_taskset(void)
     REQUIRE(find(n, "OMP_PLACES=") < 0, "the mask is the cause, but a line blames OMP_PLACES");
 }
 
+/* The same one-CPU mask made by mpirun (its default binding of 1 or 2 ranks), in a Slurm
+ * allocation too: mpirun's own option widens it, not taskset, not srun, not --bind-to none. */
+static void cause_mpirun(void)
+{
+    struct ts_thread_rec rows[] = { row(0, 0, 0, 0, "0"), row(1, 0, 0, 0, "0") };
+    struct ts_binding_facts f = facts_of(1, 2, "0", 1, 1, "0", 1, 1);
+    f.machine_cpus = 2;
+    f.under_mpirun = 1;
+    f.under_slurm = 1;
+    int n = run(f, rows, 2);
+    show(n);
+    int all = find(n, "ALL 2 THREADS ARE ON ONE CORE");
+    REQUIRE(all >= 0 && strstr(lines[all], "only CPU 0 (its affinity mask)")
+                && strstr(lines[all], "the mask is mpirun's binding")
+                && strstr(lines[all], "mpirun --map-by slot:PE=2 --bind-to core"),
+            "under mpirun the stacked-threads line must name mpirun's binding and PE=2");
+    only_in(n, -1, "srun", "a mask mpirun made");
+    only_in(n, -1, "taskset", "a mask mpirun made");
+    only_in(n, -1, "bind-to none", "a mask mpirun made");
+}
+
 /* Every CPU of the machine and still more threads: nothing to widen. */
 static void cause_machine(void)
 {
@@ -333,6 +354,7 @@ int main(int argc, char **argv)
         { "cause_places_cores", cause_places_cores },
         { "cause_srun", cause_srun },
         { "cause_taskset", cause_taskset },
+        { "cause_mpirun", cause_mpirun },
         { "cause_machine", cause_machine },
         { "cause_primary", cause_primary },
     };
