@@ -91,6 +91,20 @@ static int may_move(const struct ts_binding_facts *f, const struct ts_thread_rec
     return !f->bound || r->place < 0 || strpbrk(r->place_cpus, ",-") != NULL;
 }
 
+/* How to keep threads next to their pages: bind them, or, when they are bound already, to places
+ * of one CPU each (a fix never asks for the binding the threads already have). */
+static void stay_put(const struct ts_binding_facts *f, char *buf, size_t len)
+{
+    if (f->bound)
+        snprintf(buf, len,
+                 "they are bound already (OMP_PROC_BIND=%s), each to a place of several CPUs%s%.100s%s: places of one "
+                 "CPU each (openmp.places = threads) keep them put",
+                 f->proc_bind[0] ? f->proc_bind : "on", f->places[0] ? " (OMP_PLACES=" : "", f->places,
+                 f->places[0] ? ")" : "");
+    else
+        snprintf(buf, len, "bind threads (openmp.proc_bind = close or spread) so they stay next to their pages");
+}
+
 /* Migrations the kernel counted (perf) during the timed iterations, one line for all threads. */
 static void migrations(struct sink *s, const struct ts_binding_facts *f, int n)
 {
@@ -105,11 +119,10 @@ static void migrations(struct sink *s, const struct ts_binding_facts *f, int n)
                                      (long long)f->migrations[i], f->migrations[i] == 1 ? "" : "s");
             moved++;
         }
+    char fix[400];
+    stay_put(f, fix, sizeof fix);
     if (moved)
-        warn(s,
-             "threads migrated between CPUs during the kernel (perf counter): %s; bind threads "
-             "(openmp.proc_bind = close or spread) so they stay next to their pages",
-             list);
+        warn(s, "threads migrated between CPUs during the kernel (perf counter): %s; %s", list, fix);
 }
 
 /* The places give the threads fewer CPUs or cores than the process may use: OMP_PLACES, not
@@ -264,11 +277,12 @@ int ts_affinity_warnings(const struct ts_binding_facts *facts, const struct ts_t
         const struct ts_thread_rec *r = &rows[i];
         if (r->cpu_start >= 0 && r->cpu_end >= 0 && r->cpu_end != r->cpu_start && may_move(facts, r))
             warn(&s, "thread %d moved from CPU %d to CPU %d during the run", r->thread, r->cpu_start, r->cpu_end);
-        if (facts->init_node && facts->init_node[i] >= 0 && r->node >= 0 && facts->init_node[i] != r->node)
-            warn(&s,
-                 "thread %d first-touched its pages on node %d but computed on node %d: its pages are "
-                 "remote; bind threads (openmp.proc_bind = close or spread) so they stay put",
-                 r->thread, facts->init_node[i], r->node);
+        if (facts->init_node && facts->init_node[i] >= 0 && r->node >= 0 && facts->init_node[i] != r->node) {
+            char fix[400];
+            stay_put(facts, fix, sizeof fix);
+            warn(&s, "thread %d first-touched its pages on node %d but computed on node %d: its pages are remote; %s",
+                 r->thread, facts->init_node[i], r->node, fix);
+        }
     }
     migrations(&s, facts, n_rows);
     return s.n;

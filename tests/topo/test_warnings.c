@@ -173,6 +173,23 @@ static void moved_away_from_its_pages(void)
     REQUIRE(find(n, "thread 0 first-touched") < 0, "thread 0 stayed on node 0 but was warned about");
     REQUIRE(find(n, "migrated between CPUs during the kernel (perf counter): thread 1 3 times") >= 0,
             "no warning for counted migrations");
+    /* Bound already: the fix is places of one CPU, never the binding the threads have. */
+    snprintf(f.proc_bind, sizeof f.proc_bind, "spread");
+    snprintf(f.places, sizeof f.places, "cores");
+    n = run(f, rows, 2);
+    show(n);
+    for (int i = 0; i < n; i++)
+        REQUIRE(!strstr(lines[i], "openmp.proc_bind = close or spread"), "bound threads told to bind: %s", lines[i]);
+    int at = find(n, "computed on node 1");
+    REQUIRE(at >= 0 && strstr(lines[at], "bound already (OMP_PROC_BIND=spread)")
+                && strstr(lines[at], "(OMP_PLACES=cores)") && strstr(lines[at], "openmp.places = threads"),
+            "bound threads off their pages: no fix naming one-CPU places");
+    f.bound = 0;
+    n = run(f, rows, 2);
+    at = find(n, "computed on node 1");
+    REQUIRE(at >= 0 && strstr(lines[at], "bind threads (openmp.proc_bind = close or spread)"),
+            "unbound threads off their pages: the fix must bind them");
+    f.bound = 1;
     const int64_t none[] = { 0, -1 };
     f.migrations = none;
     n = run(f, rows, 2);
