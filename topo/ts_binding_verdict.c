@@ -145,7 +145,9 @@ static void env_fix(const struct ts_binding_plan *p, const struct ts_verdict_set
         used += (size_t)snprintf(buf + used, len - used, " OMP_NUM_THREADS=%d", p->threads);
     if (!same_value(set->places, p->omp_places) && used < len)
         used += (size_t)snprintf(buf + used, len - used, " OMP_PLACES=%s", p->omp_places);
-    if (!same_value(set->proc_bind, p->omp_proc_bind) && used < len)
+    /* With a thread on every core of the rank, close places them as spread does. */
+    const int alike = p->threads >= p->cores_per_rank && same_value(set->proc_bind, "close");
+    if (!same_value(set->proc_bind, p->omp_proc_bind) && !alike && used < len)
         snprintf(buf + used, len - used, " OMP_PROC_BIND=%s", p->omp_proc_bind);
     if (buf[0]) {
         char tail[128];

@@ -56,9 +56,14 @@ expect_in "$log" "^plain: advise exit status 1$" "$what: plain mpirun: advise --
 expect_in "$log" "^  stacked: threads r0.t0, r0.t1 are bound to core [0-9]+ together" "$what: plain mpirun: the stacked finding"
 expect_in "$log" "^pe: advise exit status 0$" "$what: PE=2: advise --check as planned"
 expect_in "$log" "^none: advise exit status 0$" "$what: --bind-to none: advise --check as planned"
-# touchstone names the pitfall: each rank's threads all on one core, with the fix.
+# Its cause is the mask mpirun gave (issue 23), and its fix is mpirun's PE= option, which the pe
+# run below follows (as planned there): not the OMP_* variables the job has set already.
+expect_in "$log" "^  stacked: threads r0.t0, r0.t1 .*rank 0's affinity mask \\(CPU [0-9]+, .*fix: widen the mask: mpirun --map-by ppr:1:node:PE=2 --bind-to core" \
+    "$what: plain mpirun: the mask named, mpirun's PE=2 to widen it"
+grep -q "^  stacked: .*export OMP" "$log" && fail "$what: plain mpirun: a fix exporting what the job has set"
+# touchstone names the pitfall: each rank's threads all on one core, with the fix the pe run uses.
 for r in 0 1; do
-    expect_in plain.txt "rank $r \\(n[12]\\): its 2 threads all run on core .*as when mpirun binds each rank to one core" \
+    expect_in plain.txt "rank $r \\(n[12]\\): its 2 threads all run on core .*as when mpirun binds each rank to one core.*mpirun --map-by slot:PE=2 --bind-to core" \
         "$what: plain mpirun: the one-core warning for rank $r"
 done
 section "$log" pe >pe.txt
@@ -76,6 +81,9 @@ section "$log" pe >pe1.txt
 expect_layout pe1.txt "$(job_nodes "$pit1")" 2 1 "$what: --map-by slot:PE=1 --bind-to core"
 expect_in "$log" "^pe: advise exit status 0$" "$what: PE=1: advise --check as planned"
 expect_in "$log" "^none: advise exit status 1$" "$what: --bind-to none: advise --check says the ranks share a core"
+# Its fix gives each rank a core (the pe run's binding), never --bind-to none again.
+expect_in "$log" "^  stacked: threads r0.t0, r1.t0 are bound to core [0-9]+ together .*fix: give each rank its own cores: mpirun --map-by ppr:2:node:PE=1 --bind-to core" \
+    "$what: --bind-to none: the launcher's fix"
 section "$log" none >none1.txt
 cpus=$(rank_rows none1.txt | awk '{ print $5 }' | sort -u | wc -l)
 [ "$cpus" -eq 1 ] || fail "$what: --bind-to none: the two ranks on $cpus CPUs, expected both on one (each binds its thread to the node's first core)"

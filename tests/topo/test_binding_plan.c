@@ -321,6 +321,11 @@ static void fixes(void)
               && strstr(t, "; and export OMP_PLACES=cores") && !strstr(t, "OMP_PROC_BIND=")
               && !strstr(t, "OMP_NUM_THREADS="),
           "taskset -c 0, OMP_PROC_BIND=spread alone: %s", t);
+    /* OMP_PROC_BIND=close where the plan says spread, a thread on every core: the same places,
+     * so no export (jobs/hybrid*.sbatch bind close). */
+    const struct ts_verdict_setting close = { .num_threads = "2", .places = "cores", .proc_bind = "close" };
+    CHECK(judge_two("0", "0", "0", &close, 1, 2, t, sizeof t) == TS_FINDING_STACKED && !strstr(t, "export"),
+          "OMP_PROC_BIND=close, 2 threads on 2 cores: %s", t);
     /* mpirun's one-core mask: its own option widens it. */
     struct ts_verdict_setting mpirun = spread;
     mpirun.under_mpirun = 1;
