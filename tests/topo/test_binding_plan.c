@@ -2,6 +2,7 @@
  * threads go, the lines that ask for it, and the invariants every plan keeps. */
 #include "topo_test.h"
 #include "ts_binding_plan.h"
+#include "ts_affinity.h"
 #include "ts_binding_verdict.h"
 
 #include <stdlib.h>
@@ -382,6 +383,90 @@ static void fixes(void)
           "unbound: %s", t);
 }
 
+/* One layout (thread i on OS CPU pu_of[i], bound to it alone) judged both ways: 1 when topo and
+ * run warn that threads share a core, 2 when advise --check finds so, or'd. */
+static int sharing_both_ways(const struct ts_node *n, const int *pu_of, int t, int *turns)
+{
+    struct ts_binding_plan p = plan_of(n, 1, t, 0);
+    struct ts_thread_rec rows[8];
+    struct ts_observed_thread obs[8];
+    char all[64];
+    snprintf(all, sizeof all, "0-%d", n->n_pus - 1);
+    *turns = 0;
+    for (int i = 0; i < t; i++) {
+        int core = -1;
+        for (int k = 0; k < n->n_pus; k++)
+            core = n->pus[k].os_index == pu_of[i] ? n->pus[k].core : core;
+        rows[i] = (struct ts_thread_rec){
+            .thread = i, .place = i, .cpu_start = pu_of[i], .cpu_end = pu_of[i], .core = core, .node = 0
+        };
+        snprintf(rows[i].place_cpus, sizeof rows[i].place_cpus, "%d", pu_of[i]);
+        obs[i] = (struct ts_observed_thread){ .rank = 0, .thread = i, .cpu = pu_of[i] };
+        snprintf(obs[i].mask, sizeof obs[i].mask, "%d", pu_of[i]);
+        snprintf(obs[i].launch_mask, sizeof obs[i].launch_mask, "%s", all);
+        for (int j = 0; j < i; j++)
+            *turns |= pu_of[j] == pu_of[i];
+    }
+    struct ts_binding_facts facts = { .bound = 1,
+                                      .n_threads = t,
+                                      .available_cpus = n->n_pus,
+                                      .available_cores = n->n_cores,
+                                      .mask_cpus = n->n_pus,
+                                      .mask_cores = n->n_cores,
+                                      .machine_cpus = n->n_pus };
+    snprintf(facts.mask_list, sizeof facts.mask_list, "%s", all);
+    snprintf(facts.available_list, sizeof facts.available_list, "%s", all);
+    char lines[16][512];
+    const int warned = ts_affinity_warnings(&facts, rows, t, lines, 16);
+    int topo = 0;
+    for (int i = 0; i < warned; i++)
+        topo |= strstr(lines[i], " share core ") != NULL || strstr(lines[i], "ON ONE CORE") != NULL;
+    struct ts_finding f[TS_VERDICT_MAX_FINDINGS];
+    int found = 0;
+    struct ts_error err = { 0 };
+    REQUIRE(ts_binding_verdict(n, &p, NULL, obs, t, f, &found, &err) == TS_OK, "%s", err.message);
+    int advise = 0;
+    for (int i = 0; i < found; i++)
+        advise |= f[i].kind == TS_FINDING_STACKED || f[i].kind == TS_FINDING_SMT_SHARED;
+    ts_binding_plan_free(&p);
+    return topo | advise << 1;
+}
+
+/* topo and run (ts_affinity_warnings) and advise --check (ts_binding_verdict) judge threads that
+ * share a core alike, over every way of putting 1 to 5 threads on the PUs of a 4-PU node (4
+ * cores, or 2 cores of 2 siblings): one says so exactly when the other does. The one difference
+ * is by design: more threads than cores, each on a sibling of its own, is what advise plans
+ * (OMP_PROC_BIND=close) and topo still notes as siblings split. Two threads on one PU always
+ * take turns, and both always say so. */
+static void agrees_with_topo(void)
+{
+    int layouts = 0;
+    for (int smt = 1; smt <= 2; smt++) {
+        struct ts_node n = shape(1, 1, 4 / smt, smt);
+        for (int t = 1; t <= 5; t++) {
+            int total = 1;
+            for (int i = 0; i < t; i++)
+                total *= n.n_pus;
+            for (int code = 0; code < total; code++) {
+                int pu_of[8], turns, c = code;
+                for (int i = 0; i < t; i++, c /= n.n_pus)
+                    pu_of[i] = c % n.n_pus;
+                const int both = sharing_both_ways(&n, pu_of, t, &turns);
+                const int planned_smt = smt > 1 && t > n.n_cores && !turns;
+                if (planned_smt)
+                    CHECK(both == 1, "smt %d, %d threads on siblings of their own: judged %d", smt, t, both);
+                else
+                    CHECK(both == 0 || both == 3, "smt %d, %d threads (code %d): topo %s, advise %s", smt, t, code,
+                          both & 1 ? "warns" : "is silent", both & 2 ? "finds" : "does not");
+                CHECK(!turns || both == 3, "smt %d, %d threads on one PU: not said by both", smt, t);
+                layouts++;
+            }
+        }
+        free(n.pus);
+    }
+    printf("%d layouts judged alike\n", layouts);
+}
+
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
@@ -392,6 +477,7 @@ int main(int argc, char **argv)
         { "sweep", sweep },
         { "verdicts", verdicts },
         { "fixes", fixes },
+        { "agrees", agrees_with_topo },
     };
     return TS_RUN_CASES(cases);
 }
