@@ -48,13 +48,15 @@ if(TS_HDF5_ARCHIVE)
   # What the archive's objects need besides libc (libhdf5.settings, "Extra libraries"), less
   # curl and crypto, which only the S3 driver uses.
   find_library(TS_SZ_LIBRARY sz)
-  find_package(ZLIB REQUIRED)
+  find_package(ZLIB REQUIRED) # also for io/h5_inflate.c
   target_link_libraries(ts_hdf5 INTERFACE "${TS_HDF5_ARCHIVE}" MPI::MPI_C ZLIB::ZLIB ${CMAKE_DL_LIBS} m)
   if(TS_SZ_LIBRARY)
     target_link_libraries(ts_hdf5 INTERFACE "${TS_SZ_LIBRARY}")
   endif()
   message(STATUS "HDF5: static archive ${TS_HDF5_ARCHIVE}")
 else()
-  target_link_libraries(ts_hdf5 INTERFACE HDF5::HDF5 MPI::MPI_C)
+  # zlib also for io/h5_inflate.c, which checks deflate streams before HDF5 inflates them.
+  find_package(ZLIB REQUIRED)
+  target_link_libraries(ts_hdf5 INTERFACE HDF5::HDF5 MPI::MPI_C ZLIB::ZLIB)
   message(STATUS "HDF5: shared library (${HDF5_C_LIBRARIES})")
 endif()

@@ -176,6 +176,25 @@ static int check_rank_times(struct h5r *r, const struct ts_run_summary *s)
     return TS_OK;
 }
 
+/* "slices" (sum, triad) or the rank grid of a stencil, x first: "2x2", "2x1x3". */
+static int is_decomposition(const char *d)
+{
+    if (strcmp(d, "slices") == 0)
+        return 1;
+    int counts = 0;
+    for (const char *p = d;; p++) {
+        size_t digits = strspn(p, "0123456789");
+        if (digits == 0 || digits > 9 || *p == '0')
+            return 0;
+        counts++;
+        p += digits;
+        if (*p == '\0')
+            return counts == 2 || counts == 3;
+        if (*p != 'x')
+            return 0;
+    }
+}
+
 static int read_group(struct h5r *r, struct ts_run_summary *s)
 {
     int64_t size = 0, hosts = 0, shared = 0;
@@ -190,6 +209,12 @@ static int read_group(struct h5r *r, struct ts_run_summary *s)
         || h5r_str_attr(r, "/mpi", "thread_level", s->thread_level, sizeof s->thread_level)
         || h5r_str_attr(r, "/mpi", "decomposition", s->decomposition, sizeof s->decomposition))
         return r->err->status;
+    static const char *const levels[] = TS_MPI_THREAD_LEVELS;
+    if (h5r_known(r, "/mpi@thread_level", s->thread_level, levels, "a thread level MPI provides"))
+        return r->err->status;
+    if (!is_decomposition(s->decomposition))
+        return h5r_fail(r, "/mpi@decomposition",
+                        "'%s' is not a decomposition (slices, or the rank grid as 2x2 or 2x1x3)", s->decomposition);
     s->n_ranks = (int32_t)size;
     s->n_hosts = (int32_t)hosts;
     s->shared_kernel = (int32_t)shared;

@@ -35,6 +35,8 @@ static int open_with(struct h5r *r, const char *h5_name, hid_t fapl)
         r->file = H5Fopen(h5_name, H5F_ACC_RDONLY, fapl);
     if (r->file >= 0) {
         H5Pclose(fapl);
+        if (H5Fget_filesize(r->file, &r->file_bytes) < 0)
+            r->file_bytes = 0; /* then only the floor may be inflated */
         return TS_OK;
     }
     char reason[160];

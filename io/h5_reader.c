@@ -51,6 +51,20 @@ int h5r_out_of_memory(struct h5r *r, const char *path, const char *fmt, ...)
     return status;
 }
 
+int h5r_known(struct h5r *r, const char *where, const char *value, const char *const *known, const char *what)
+{
+    char list[512] = "";
+    size_t used = 0;
+    for (const char *const *k = known; *k; k++) {
+        if (strcmp(value, *k) == 0)
+            return TS_OK;
+        int n = snprintf(list + used, sizeof list - used, "%s%s", k == known ? "" : ", ", *k);
+        if (n > 0 && (size_t)n < sizeof list - used)
+            used += (size_t)n;
+    }
+    return h5r_fail(r, where, "'%s' is not %s touchstone knows (%s)", value, what, list);
+}
+
 int h5r_fail_hdf5(struct h5r *r, const char *path, const char *doing)
 {
     char reason[160];

@@ -19,6 +19,8 @@ struct h5r {
     const char *name; /* the file as the user named it: first in every message */
     hid_t file;
     struct ts_error *err;
+    hsize_t file_bytes; /* the file's size, which bounds what it may inflate to */
+    hsize_t inflated;   /* bytes of deflated datasets read so far (h5r_inflate_ok) */
 };
 
 /* Opens path read-only into r->file (r->name is set to path). Missing or unreadable files
@@ -45,6 +47,10 @@ int h5r_out_of_memory(struct h5r *r, const char *path, const char *fmt, ...) __a
  * the same for attribute name of the object obj, which must exist. */
 int h5r_has(struct h5r *r, const char *path, H5I_type_t type);
 int h5r_has_attr(struct h5r *r, const char *obj, const char *name);
+
+/* TS_OK when value is one of known (NULL-terminated); else "FILE: where: 'value' is not WHAT
+ * touchstone knows (a, b, c)", TS_BAD_INPUT: an enumerated attribute of the schema. */
+int h5r_known(struct h5r *r, const char *where, const char *value, const char *const *known, const char *what);
 
 /* Required items: absent is an error. */
 int h5r_group(struct h5r *r, const char *path);
@@ -83,6 +89,13 @@ struct h5r_doubles {
  * bytes per stored byte (zlib's limit), which bounds what a small file can make a reader
  * allocate. */
 #define TS_H5R_MAX_DEFLATE_RATIO 1032
+
+/* What the deflated datasets of one file may inflate to in all: this floor plus this many times
+ * the file's size. Real timings deflate by less than 4; only a deflate bomb comes near zlib's
+ * 1032 (touchstone writes none of what the readers take deflated: these are copies someone
+ * compressed). */
+#define TS_H5R_INFLATE_FLOOR ((hsize_t)16 << 20)
+#define TS_H5R_INFLATE_RATIO 16
 
 /* Reads the whole dataset (or w's block) into out, which holds the product of dims (count) values. Before anything is
  * read, the dataset must really store that many values (docs/reliability.md, "Reading files safely"): a
@@ -140,6 +153,13 @@ int h5r_fail_hdf5(struct h5r *r, const char *path, const char *doing);
  * refuses filters other than deflate, shuffle and Fletcher32 and storage outside the file. TS_OK
  * or TS_BAD_INPUT, with the reason in r; call before reading the dataset set at path. */
 int h5r_storage_ok(struct h5r *r, const char *path, hid_t set, hid_t type, hsize_t count);
+
+/* For a deflated dataset (h5r_storage_ok calls it; string datasets, whose size in the file is
+ * not their values', call it alone): chunks of at most 16 MiB, each chunk's stream yielding no
+ * more than its chunk holds (inflated here into a small buffer before HDF5 would inflate it
+ * into whatever the stream asks), and count values of type within what the file may still
+ * inflate (TS_H5R_INFLATE_FLOOR, TS_H5R_INFLATE_RATIO). TS_OK for data not deflated. */
+int h5r_inflate_ok(struct h5r *r, const char *path, hid_t set, hid_t type, hsize_t count);
 int h5r_mismatch(struct h5r *r, const char *path, const char *expected, hid_t type, hid_t space);
 
 /* The head of HDF5's innermost error ("addr overflow"), or "HDF5 error"; call right after

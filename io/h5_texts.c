@@ -95,8 +95,9 @@ int h5r_read_lines(struct h5r *r, const char *path, hsize_t max_lines, size_t ma
         return TS_OK;
     hid_t set = H5Dopen2(r->file, path, H5P_DEFAULT), type = set < 0 ? -1 : H5Dget_type(set);
     size_t used = 0;
-    int st = set < 0 || type < 0 ? h5r_fail_hdf5(r, path, "cannot open")
-                                 : read_strings(r, path, set, type, *n, max_line, text, &used);
+    int st = set < 0 || type < 0 ? h5r_fail_hdf5(r, path, "cannot open") : h5r_inflate_ok(r, path, set, type, *n);
+    if (st == TS_OK)
+        st = read_strings(r, path, set, type, *n, max_line, text, &used);
     if (type >= 0)
         H5Tclose(type);
     if (set >= 0)

@@ -174,7 +174,7 @@ int h5r_storage_ok(struct h5r *r, const char *path, hid_t set, hid_t type, hsize
     if (stored < (needed + ratio - 1) / ratio)
         return h5r_fail(r, path, "holds %llu bytes of data%s for %llu values: never written or cut short",
                         (unsigned long long)stored, deflated ? " (deflated)" : "", (unsigned long long)count);
-    return TS_OK;
+    return deflated ? h5r_inflate_ok(r, path, set, type, count) : TS_OK;
 }
 
 static int check_values(struct h5r *r, const struct h5r_doubles *w, const double *v, hsize_t n)

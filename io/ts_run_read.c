@@ -20,16 +20,24 @@ _Static_assert(TS_SCHEMA_VERSION == TS_READ_SCHEMA_VERSION, "the writer's schema
 #define S struct ts_run_summary
 #define FIELD(f) offsetof(S, f), sizeof(((S *)0)->f)
 
+static const char *const kernel_names[] = TS_KERNEL_NAMES;
+static const char *const init_modes[] = TS_INIT_MODES;
+
 static const struct str_item {
     const char *obj, *name;
     size_t offset, size;
-    int identifier; /* must be a non-empty [a-z0-9_] word: it names a kernel or a mode */
+    const char *const *known; /* an enumerated attribute: one of these, NULL-terminated */
+    const char *what;         /* what one of them is, for the message */
 } strings[] = {
-    { "/", "program_version", FIELD(program_version), 0 }, { "/", "host", FIELD(host), 0 },
-    { "/", "start_time", FIELD(start_time), 0 },           { "/config", "file", FIELD(config_path), 0 },
-    { "/config", "init.policy", FIELD(policy), 0 },        { "/threads", "OMP_PLACES", FIELD(places), 0 },
-    { "/threads", "OMP_PROC_BIND", FIELD(proc_bind), 0 },  { "/results", "kernel", FIELD(kernel), 1 },
-    { "/results", "init_mode", FIELD(init_mode), 1 },
+    { "/", "program_version", FIELD(program_version), NULL, NULL },
+    { "/", "host", FIELD(host), NULL, NULL },
+    { "/", "start_time", FIELD(start_time), NULL, NULL },
+    { "/config", "file", FIELD(config_path), NULL, NULL },
+    { "/config", "init.policy", FIELD(policy), NULL, NULL },
+    { "/threads", "OMP_PLACES", FIELD(places), NULL, NULL },
+    { "/threads", "OMP_PROC_BIND", FIELD(proc_bind), NULL, NULL },
+    { "/results", "kernel", FIELD(kernel), kernel_names, "a kernel" },
+    { "/results", "init_mode", FIELD(init_mode), init_modes, "an init mode" },
 };
 
 /* Scalar datasets; optional ones are NaN when absent (the schema leaves out what does not
@@ -75,11 +83,6 @@ static const char *const groups[] = { "/config", "/threads", "/timings", "/resul
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static int is_identifier(const char *s)
-{
-    return s[0] != '\0' && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(s);
-}
-
 static int read_strings(struct h5r *r, S *s)
 {
     for (size_t i = 0; i < COUNT(strings); i++) {
@@ -87,12 +90,26 @@ static int read_strings(struct h5r *r, S *s)
         char *buf = (char *)s + it->offset;
         if (h5r_str_attr(r, it->obj, it->name, buf, it->size))
             return r->err->status;
-        if (it->identifier && !is_identifier(buf)) {
-            char where[128];
-            snprintf(where, sizeof where, "%s@%s", it->obj, it->name);
-            return h5r_fail(r, where, "'%s' is not a name touchstone writes", buf);
-        }
+        char where[128];
+        snprintf(where, sizeof where, "%s@%s", it->obj, it->name);
+        if (it->known && h5r_known(r, where, buf, it->known, it->what))
+            return r->err->status;
     }
+    return TS_OK;
+}
+
+/* The size attributes a kernel has: n for sum and triad, a grid for the stencils (nz = 1 in 2D). */
+static int kernel_shape(struct h5r *r, const S *s)
+{
+    const int grid = strncmp(s->kernel, "stencil", 7) == 0, three_d = strcmp(s->kernel, "stencil3d") == 0;
+    const int fits = grid ? s->n == 0 && s->nx > 0 && s->ny > 0 && (three_d ? s->nz > 0 : s->nz <= 1)
+                          : s->n > 0 && s->nx == 0 && s->ny == 0 && s->nz == 0;
+    if (!fits)
+        return h5r_fail(r, "/results@n", "n = %lld, nx x ny x nz = %lld x %lld x %lld is not the size of a %s run (%s)",
+                        (long long)s->n, (long long)s->nx, (long long)s->ny, (long long)s->nz, s->kernel,
+                        !grid     ? "n > 0, no grid"
+                        : three_d ? "a grid nx x ny x nz, n = 0"
+                                  : "a grid nx x ny with nz <= 1, n = 0");
     return TS_OK;
 }
 
@@ -110,6 +127,8 @@ static int read_ints(struct h5r *r, S *s)
     }
     if (s->n == 0 && s->nx == 0)
         return h5r_fail(r, "/results@n", "the problem has no size (n and nx are both 0)");
+    if (kernel_shape(r, s))
+        return r->err->status;
     if (s->n_iterations == 0 && s->complete)
         return h5r_fail(r, "/timings@n_iterations",
                         "0 timed iterations in a complete run (only a run stopped "
@@ -185,8 +204,11 @@ static int read_job(struct h5r *r, S *s)
         return r->err->status;
     if (array[0] && task[0])
         snprintf(s->job_id, sizeof s->job_id, "%s_%s", array, task);
+    static const char *const huge_pages[] = TS_HUGE_PAGES_VALUES;
     if (optional_str(r, "/results", "variant", s->variant, sizeof s->variant)
-        || optional_str(r, "/config", "init.huge_pages", s->huge_pages, sizeof s->huge_pages))
+        || optional_str(r, "/config", "init.huge_pages", s->huge_pages, sizeof s->huge_pages)
+        || (s->huge_pages[0]
+            && h5r_known(r, "/config@init.huge_pages", s->huge_pages, huge_pages, "a value of init.huge_pages")))
         return r->err->status;
     /* The machine conditions (TS_CONDITION_NAMES) in /environment; "" in files before them. */
     static const char *const names[TS_N_CONDITIONS] = TS_CONDITION_NAMES;

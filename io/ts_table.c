@@ -1,5 +1,6 @@
 #include "ts_table.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +203,19 @@ static int print_text(const struct ts_table *t, const struct grid *g, FILE *out)
     return 0;
 }
 
+/* Text inside **...**: what could end the emphasis or start code is escaped, and '_' only where
+ * it could: between two letters or digits (OMP_PLACES) it is plain text in CommonMark, and a
+ * "\_" there reads wrong in a job log (gather.sbatch prints this table). */
+static void md_inline(const char *text, FILE *out)
+{
+    for (const char *s = text; *s; s++) {
+        const int inside_word = *s == '_' && s > text && isalnum((unsigned char)s[-1]) && isalnum((unsigned char)s[1]);
+        if (strchr("*`\\", *s) || (*s == '_' && !inside_word))
+            fputc('\\', out);
+        fputc(*s, out);
+    }
+}
+
 static void md_cell(const char *s, FILE *out)
 {
     fputs("| ", out);
@@ -233,11 +247,7 @@ static void print_markdown(const struct ts_table *t, const struct grid *g, FILE 
     for (size_t r = 1; r < g->rows; r++) {
         if (new_group(t, g, r)) {
             fprintf(out, "%s**", r > 1 ? "\n" : "");
-            for (const char *s = group_of(t, g, r); *s; s++) {
-                if (strchr("*_`\\", *s))
-                    fputc('\\', out);
-                fputc(*s, out);
-            }
+            md_inline(group_of(t, g, r), out);
             fputs("**\n\n", out);
             md_header(g, out);
         }

@@ -25,6 +25,27 @@ struct ts_attr {
             "smt_active", "load_average", "others_busy_percent", "cpuset", "memory_limit_mib", "numa_free_mib"         \
     }
 
+/* The values of the schema's enumerated attributes: what a file may name, and all a reader
+ * accepts (io/ts_run_read.c). The kernels are kernels/ts_kernel_table.c's, in the order of
+ * enum ts_kernel_id (tests/kernels/test_kernels.c checks that they agree); the rest are the
+ * writers' words (docs/hdf5-schema.md). Each list ends with NULL. */
+#define TS_KERNEL_NAMES                                                                                                \
+    {                                                                                                                  \
+        "sum", "triad", "stencil2d", "stencil3d", NULL                                                                 \
+    }
+#define TS_INIT_MODES                                                                                                  \
+    {                                                                                                                  \
+        "parallel", "serial", NULL                                                                                     \
+    }
+#define TS_HUGE_PAGES_VALUES                                                                                           \
+    {                                                                                                                  \
+        "true", "false", NULL                                                                                          \
+    }
+#define TS_MPI_THREAD_LEVELS                                                                                           \
+    {                                                                                                                  \
+        "MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE", NULL               \
+    }
+
 struct ts_numa_rec {
     int32_t os_index;      /* node number as the OS (and numactl) calls it */
     uint64_t memory_bytes; /* local memory of the node */

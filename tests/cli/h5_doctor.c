@@ -4,13 +4,14 @@
  * one reason; heap_loop and heap_crash damage bytes HDF5 itself trips over. `h5_doctor NEW
  * foreign` and `h5_doctor NEW checkpoint` write HDF5 files that are not run files;
  * `schema1`, `calm`, `set:/path=VALUE` and `scale:F` edit a good file into another good one
- * (see doctor_schema). */
+ * (see doctor_schema); `set_str:/obj@name=VALUE` sets a string attribute (an unknown kernel). */
 #include <hdf5.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 static hid_t file;
 
@@ -287,6 +288,71 @@ static int crafted_huge(void)
            || replace_unwritten("/timings/thread_iteration", 2, (hsize_t[]){ 1, n });
 }
 
+/* path as a deflated dataset of dims whose chunks (of chunk values) all hold the deflate stream
+ * of `inflates` zero bytes, written as stored bytes (H5Dwrite_chunk): a deflate bomb. */
+static int replace_bomb(const char *path, int rank, const hsize_t *dims, hsize_t chunk, size_t inflates)
+{
+    unsigned char *zeros = calloc(inflates, 1);
+    uLongf packed_size = compressBound((uLong)inflates);
+    unsigned char *packed = malloc(packed_size);
+    hsize_t chunks[2] = { 1, chunk }, n_chunks = (dims[rank - 1] + chunk - 1) / chunk * (rank == 2 ? dims[0] : 1);
+    hid_t space = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE), set = -1;
+    int bad = !zeros || !packed || compress2(packed, &packed_size, zeros, (uLong)inflates, 9) != Z_OK
+              || H5Ldelete(file, path, H5P_DEFAULT) < 0 || H5Pset_chunk(dcpl, rank, chunks + 2 - rank) < 0
+              || H5Pset_deflate(dcpl, 9) < 0
+              || (set = H5Dcreate2(file, path, H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0;
+    for (hsize_t c = 0; !bad && c < n_chunks; c++) {
+        hsize_t row = rank == 2 ? c / ((dims[rank - 1] + chunk - 1) / chunk) : 0;
+        hsize_t col = (rank == 2 ? c % ((dims[rank - 1] + chunk - 1) / chunk) : c) * chunk;
+        hsize_t at[2] = { row, col };
+        bad = H5Dwrite_chunk(set, H5P_DEFAULT, 0, rank == 2 ? at : at + 1, packed_size, packed) < 0;
+    }
+    H5Dclose(set);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    free(packed);
+    free(zeros);
+    return bad ? fail("writing a deflate bomb") : 0;
+}
+
+/* 2^22 iterations of one thread in 693 kB, as the bomb that once made show take 725 MB: 1 MiB
+ * chunks of zeros, each stored in about a kB. */
+static int deflate_bomb(void)
+{
+    const hsize_t n = (hsize_t)1 << 22, chunk = (hsize_t)1 << 17;
+    return set_i64_attr("/timings", "n_iterations", (int64_t)n) || set_int_attr("/results", "n_threads", 1)
+           || replace_bomb("/timings/iteration", 1, &n, chunk, chunk * sizeof(double))
+           || replace_bomb("/timings/thread_iteration", 2, (hsize_t[]){ 1, n }, chunk, chunk * sizeof(double));
+}
+
+/* /timings/iteration the size it should be, in one chunk whose stream inflates to 64 MiB. */
+static int chunk_bomb(void)
+{
+    hsize_t n = length("/timings/iteration");
+    return replace_bomb("/timings/iteration", 1, &n, n, (size_t)64 << 20);
+}
+
+/* A scalar variable-length string attribute obj@name set to value ("set_str:/obj@name=value"). */
+static int set_str_attr(const char *spec)
+{
+    char obj[256], name[128];
+    const char *at = strchr(spec, '@'), *eq = at ? strchr(at, '=') : NULL;
+    if (!at || !eq || at - spec >= (long)sizeof obj || eq - at - 1 >= (long)sizeof name)
+        return fprintf(stderr, "h5_doctor: set_str:/OBJ@NAME=VALUE, not '%s'\n", spec), 2;
+    snprintf(obj, sizeof obj, "%.*s", (int)(at - spec), spec);
+    snprintf(name, sizeof name, "%.*s", (int)(eq - at - 1), at + 1);
+    const char *value = eq + 1;
+    hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), a = -1;
+    int bad = type < 0 || H5Tset_size(type, H5T_VARIABLE) < 0 || H5Tset_cset(type, H5T_CSET_UTF8) < 0
+              || H5Adelete_by_name(file, obj, name, H5P_DEFAULT) < 0
+              || (a = H5Acreate_by_name(file, obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0
+              || H5Awrite(a, type, &value) < 0;
+    H5Aclose(a);
+    H5Sclose(space);
+    H5Tclose(type);
+    return bad ? fail("setting the string attribute") : 0;
+}
+
 /* Every thread's time of iteration i is NaN, or only the first thread's. */
 static int nan_column(hsize_t i, int all)
 {
@@ -417,6 +483,12 @@ static int doctor(const char *c)
         return nan_column(1, 1);
     if (strcmp(c, "zero_iterations") == 0) /* in a complete run */
         return set_i64_attr("/timings", "n_iterations", 0);
+    if (strcmp(c, "deflate_bomb") == 0)
+        return deflate_bomb();
+    if (strcmp(c, "chunk_bomb") == 0)
+        return chunk_bomb();
+    if (strncmp(c, "set_str:", 8) == 0)
+        return set_str_attr(c + 8);
     if (strcmp(c, "deflated") == 0) /* as h5repack -f SHUF -f GZIP=6 leaves it: still read */
         return rewrite("/timings/iteration", H5T_IEEE_F64LE, deflated);
     if (strcmp(c, "deflated_twice") == 0)

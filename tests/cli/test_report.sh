@@ -93,6 +93,7 @@ run_ts 0 "report text" report "$SWEEP" &&
     expect_in "$OUT" "^ +4 +[0-9.e-]+ +[0-9.]+ +[0-9.]+ " "text: the 4-thread row"
 run_ts 0 "report markdown" report "$SWEEP" --format markdown &&
     expect_in "$OUT" "^\*\*triad 100000, serial init" "markdown: group heading" &&
+    expect_in "$OUT" "^\*\*triad .* OMP_PLACES=[^ ]+ OMP_PROC_BIND=" "markdown: underscores inside a word as they are (no \\_)" &&
     expect_in "$OUT" "^\| threads \| median/iteration \(s\) \|" "markdown: table header"
 run_ts 0 "report json" report "$SWEEP" --format json &&
     { [ "$(jq '[.runs[] | select(.init_mode == "parallel")] | length' "$OUT")" = 3 ] || fail "json: three parallel runs"; }

@@ -62,6 +62,15 @@ static void in_range(const char *what, const double *v, size_t n, double lo, dou
                    hi);
 }
 
+/* Whether s is one of the NULL-terminated names (record/ts_record.h's enumerations). */
+static int one_of(const char *s, const char *const *names)
+{
+    for (; *names; names++)
+        if (strcmp(s, *names) == 0)
+            return 1;
+    return 0;
+}
+
 /* What the readers' callers rely on (docs/hdf5-schema.md; io/ts_run_read.c). */
 static void check_summary(const struct ts_run_summary *s)
 {
@@ -78,7 +87,9 @@ static void check_summary(const struct ts_run_summary *s)
     TEXT(policy);
     TEXT(places);
     TEXT(proc_bind);
-    FUZZ_CHECK(s->kernel[0] && s->init_mode[0], "empty kernel or init mode");
+    FUZZ_CHECK(one_of(s->kernel, (const char *const[])TS_KERNEL_NAMES), "kernel '%s' is none of touchstone's",
+               s->kernel);
+    FUZZ_CHECK(one_of(s->init_mode, (const char *const[])TS_INIT_MODES), "init mode '%s'", s->init_mode);
     FUZZ_CHECK(s->n_threads >= 1 && s->n_threads <= 65536, "n_threads %d", s->n_threads);
     FUZZ_CHECK(s->n_iterations >= 0 && s->n_iterations * s->n_threads <= TS_READ_MAX_VALUES,
                "%lld iterations x %d threads", (long long)s->n_iterations, s->n_threads);

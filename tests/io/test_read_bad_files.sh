@@ -50,7 +50,7 @@ status=$?
 for case in missing_group wrong_type wrong_shape unwritten newer_schema thread_count negative_time \
             fraction_range time_min no_schema kernel_type soft_link heap_loop heap_crash median_outside \
             nan_partial nan_first nan_later zero_iterations crafted_huge deflated deflated_twice scale_offset \
-            external writer_extremes; do
+            external writer_extremes deflate_bomb chunk_bomb; do
     cp "$GOOD" "$WORK/$case.h5"
     "$DOCTOR" "$WORK/$case.h5" "$case" || fail "h5_doctor $case"
 done
@@ -82,6 +82,34 @@ run_ts 0 "a deflated and shuffled copy (h5repack)" compare "$GOOD" "$WORK/deflat
 bad deflated_twice.h5 "/timings/iteration: deflated more than once, which touchstone does not read"
 bad scale_offset.h5 "/timings/iteration: stored with filter 6, which touchstone does not read"
 bad external.h5 "/timings/iteration: stored outside the file or in a layout touchstone does not read"
+# Deflate bombs: 2^22 iterations of zeros in 1 MiB chunks of about a kB each (once 725 MB and
+# 11 s in show), and a chunk of 40 bytes whose stream inflates to 64 MiB. Refused from the
+# sizes, and from the stream inflated into a small buffer, before HDF5 inflates anything.
+for cmd in show report compare; do
+    args="$WORK/deflate_bomb.h5"
+    [ $cmd = compare ] && args="$GOOD $args"
+    # shellcheck disable=SC2086
+    run_ts 2 "deflate bomb ($cmd)" $cmd $args &&
+        expect_in "$ERR" "^touchstone: error: $WORK/deflate_bomb.h5: /timings/iteration: deflated: 4194304 values \(32 MiB\) from [0-9]+ stored bytes, more than touchstone inflates from a file of [0-9.]+ KiB \([0-9.]+ MiB in all: 16 MiB \+ 16 x its size\)" \
+            "deflate bomb ($cmd): the dataset, its size and the limit"
+done
+bad chunk_bomb.h5 "/timings/iteration: chunk 0 inflates [0-9]+ stored bytes to more than the $((n * 8)) bytes a chunk holds"
+# Enumerated attributes: a value touchstone never writes is refused by every reader, naming
+# the known ones; so is a size the kernel does not have.
+enum() { # NAME SPEC PATTERN
+    cp "$GOOD" "$WORK/$1.h5"
+    "$DOCTOR" "$WORK/$1.h5" "set_str:$2" || fail "h5_doctor set_str:$2"
+    bad "$1.h5" "$3"
+}
+enum unknown_kernel "/results@kernel=stencil9d" \
+    "/results@kernel: 'stencil9d' is not a kernel touchstone knows \(sum, triad, stencil2d, stencil3d\)"
+for cmd in show report; do
+    run_ts 2 "unknown kernel ($cmd)" $cmd "$WORK/unknown_kernel.h5" &&
+        expect_in "$ERR" "^touchstone: error: $WORK/unknown_kernel.h5: /results@kernel: 'stencil9d' is not a kernel" "unknown kernel ($cmd)"
+done
+enum unknown_init "/results@init_mode=lazy" "/results@init_mode: 'lazy' is not an init mode touchstone knows \(parallel, serial\)"
+enum unknown_huge "/config@init.huge_pages=maybe" "/config@init.huge_pages: 'maybe' is not a value of init.huge_pages touchstone knows \(true, false\)"
+enum kernel_size "/results@kernel=sum" "/results@n: n = 0, nx x ny x nz = 64 x 48 x 1 is not the size of a sum run \(n > 0, no grid\)"
 # 49 kB asking for 2^28 values in chunks never written: refused from what the file stores, before
 # anything is allocated (under a 300 MB address-space limit the 2 GiB would not even fit).
 # (AddressSanitizer's shadow memory alone needs terabytes of address space: no limit there.)

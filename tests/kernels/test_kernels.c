@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ts_kernel.h"
+#include "ts_record.h"
 #include "ts_test.h"
 
 struct outcome {
@@ -281,9 +282,25 @@ static void stencils(void)
     CHECK(ts_kernel_find("stencil4d") == NULL, "unknown kernel name found");
 }
 
+/* The names a run file may give its kernel (record/ts_record.h, what the readers accept) are
+ * the kernel table's, in the order of enum ts_kernel_id: a kernel added to one only would make
+ * its files unreadable, or let files name a kernel that does not exist. */
+static void record_names(void)
+{
+    static const char *const names[] = TS_KERNEL_NAMES;
+    int n = 0;
+    for (; names[n]; n++) {
+        const struct ts_kernel *k = ts_kernel_get((enum ts_kernel_id)n);
+        CHECK(k && strcmp(k->name, names[n]) == 0, "TS_KERNEL_NAMES[%d] is %s, the kernel table's %d is %s", n,
+              names[n], n, k ? k->name : "(none)");
+    }
+    CHECK(n == TS_KERNEL_COUNT, "TS_KERNEL_NAMES has %d names, the kernel table %d kernels", n, TS_KERNEL_COUNT);
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
+    record_names();
     if (strcmp(which, "1d") == 0 || strcmp(which, "all") == 0)
         sum_and_triad();
     if (strcmp(which, "stencils") == 0 || strcmp(which, "all") == 0)
