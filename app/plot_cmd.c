@@ -14,6 +14,12 @@
 
 #include "commands.h"
 #include "readback_set.h"
+#include "ts_file_place.h"
+
+/* The most run files one picture takes, and --kind init (a bar, its label and a legend entry
+ * per run): tools/plot.py has the same numbers. */
+#define TS_PLOT_MAX_FILES 1000
+#define TS_PLOT_MAX_INIT 32
 
 extern char **environ;
 
@@ -69,23 +75,50 @@ static int check_format(const char *out, struct ts_error *err)
                    dot + 1);
 }
 
-/* Checked before the plotting rather than after it: Python takes seconds to get there. */
-static int check_output(const char *out, struct ts_error *err)
+/* Checked before the plotting rather than after it: Python takes seconds to get there. The
+ * rules of run's output (docs/reliability.md): a name that is not a regular file (a symbolic
+ * link, a device, a FIFO, a directory) is refused even with --overwrite, an existing picture
+ * is replaced only with --overwrite. plot.py checks the same again when it puts the picture
+ * in place (atomically, from a temporary file), for a name taken meanwhile and for itself. */
+static int check_output(const struct ts_runs_args *a, struct ts_error *err)
 {
+    const char *out = a->output;
     if (check_format(out, err))
         return err->status;
+    if (ts_file_refuse_special(out, "output", err) != TS_OK) {
+        ts_error_prefix(err, "plot: ");
+        return err->status;
+    }
+    if (!a->overwrite && ts_file_id_of(out).known)
+        return ts_fail(err, TS_BAD_INPUT,
+                       "plot: %s exists; remove it, choose another -o, or add --overwrite to replace it", out);
     char dir[PATH_MAX];
     const char *slash = strrchr(out, '/');
     if (!slash)
         snprintf(dir, sizeof dir, ".");
     else
         snprintf(dir, sizeof dir, "%.*s", slash == out ? 1 : (int)(slash - out), out);
-    struct stat sb;
-    if (stat(out, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return ts_fail_errno(err, TS_BAD_INPUT, EISDIR, "plot: cannot write %s", out);
     if (access(dir, W_OK | X_OK) != 0)
         return ts_fail_errno(err, ts_file_status(errno), errno, "plot: cannot write %s", out);
     return TS_OK;
+}
+
+/* The run files the arguments name, counted before any is read (a directory by its *.h5 names):
+ * a picture of more is unreadable, and reading them takes minutes (TS_PLOT_MAX_FILES, the same
+ * limits in tools/plot.py). */
+static int check_count(const struct ts_runs_args *a, struct ts_error *err)
+{
+    const int init = strcmp(a->kind, "init") == 0;
+    const size_t most = init ? TS_PLOT_MAX_INIT : TS_PLOT_MAX_FILES;
+    size_t n = 0;
+    for (int i = 0; i < a->n_files; i++)
+        n += ts_run_set_candidates(a->files[i]);
+    if (n <= most)
+        return TS_OK;
+    return ts_fail(err, TS_BAD_INPUT,
+                   "plot: %zu run files; %s draws at most %zu (a picture of more cannot be read): plot fewer at a "
+                   "time",
+                   n, init ? "--kind init" : "a plot", most);
 }
 
 static int run(char **argv, struct ts_error *err)
@@ -116,7 +149,7 @@ int ts_plot_cmd(const struct ts_runs_args *a, struct ts_error *err)
                              python);
     char script[PATH_MAX];
     struct ts_run_set set = { 0 };
-    if (check_output(a->output, err) || find_script(script, sizeof script, err)
+    if (check_output(a, err) || check_count(a, err) || find_script(script, sizeof script, err)
         || ts_run_set_load(&set, a->files, a->n_files, 1, "plot", err)) {
         ts_run_set_free(&set);
         return err->status;
@@ -136,6 +169,8 @@ int ts_plot_cmd(const struct ts_runs_args *a, struct ts_error *err)
             argv[k++] = "--size";
             argv[k++] = (char *)a->size;
         }
+        if (a->overwrite)
+            argv[k++] = "--overwrite";
         argv[k++] = "--";
         for (size_t i = 0; i < set.n; i++)
             argv[k++] = set.runs[i].file;

@@ -101,6 +101,21 @@ static int add_dir(struct ts_run_set *set, const char *dir, const char *cmd, str
     return st;
 }
 
+size_t ts_run_set_candidates(const char *arg)
+{
+    struct stat sb;
+    if (stat(arg, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return 1;
+    DIR *d = opendir(arg);
+    if (!d)
+        return 1; /* the load says why */
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += is_run_name(e->d_name);
+    closedir(d);
+    return n;
+}
+
 int ts_run_set_load(struct ts_run_set *set, char *const *args, int n_args, int allow_dirs, const char *cmd,
                     struct ts_error *err)
 {

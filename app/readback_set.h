@@ -22,6 +22,10 @@ struct ts_run_set {
 int ts_run_set_load(struct ts_run_set *set, char *const *args, int n_args, int allow_dirs, const char *cmd,
                     struct ts_error *err);
 
+/* How many files ts_run_set_load would read for one argument, without reading any: 1 for a
+ * file, the *.h5 names of a directory (a bound on its run files: checkpoints are skipped later). */
+size_t ts_run_set_candidates(const char *arg);
+
 void ts_run_set_free(struct ts_run_set *set);
 
 #endif

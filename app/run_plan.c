@@ -204,15 +204,73 @@ static int append(char *buf, size_t len, size_t *used, const char *text)
     return 0;
 }
 
+/* What a placeholder may put into a path: letters, digits, '.', '_', '-', not first a '.', at
+ * most TS_PLACEHOLDER_MAX bytes. Everything the run makes itself passes (%k, %i, %t, %p, and %h,
+ * which ts_file_host sanitises); a value from the environment that does not (a '/' would move
+ * the file to another folder, a newline or "..") is not what the variable means, so the run is
+ * refused, naming the variable and its value, rather than writing under a name the user did
+ * not ask for. */
+#define TS_PLACEHOLDER_MAX 63
+
+static int placeholder_ok(const char *value)
+{
+    size_t n = strlen(value);
+    return n > 0 && n <= TS_PLACEHOLDER_MAX && value[0] != '.'
+           && strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+/* value as a C string literal would show it, cut to fit buf: a newline is "\n", not a line break. */
+static void shown(const char *value, char *buf, size_t size)
+{
+    size_t used = 0;
+    for (const unsigned char *c = (const unsigned char *)value; *c && used + 8 < size; c++) {
+        if (*c == '\\' || *c == '\'')
+            used += (size_t)snprintf(buf + used, size - used, "\\%c", *c);
+        else if (*c == '\n')
+            used += (size_t)snprintf(buf + used, size - used, "\\n");
+        else if (*c < 0x20 || *c >= 0x7f)
+            used += (size_t)snprintf(buf + used, size - used, "\\x%02x", *c);
+        else
+            buf[used++] = (char)*c;
+    }
+    buf[used] = '\0';
+}
+
+static int refuse_placeholder(const struct ts_config *cfg, char which, const char *source, const char *value,
+                              struct ts_error *err)
+{
+    char text[400];
+    shown(value, text, sizeof text);
+    return ts_fail(err, TS_BAD_INPUT,
+                   "output.file '%s': %%%c would be %s='%s', which cannot be part of a file name (letters, digits, "
+                   "'.', '_' and '-' only, not first a '.', at most %d characters); set %s to what it stands for, "
+                   "or leave %%%c out of the name",
+                   cfg->file, which, source, text, TS_PLACEHOLDER_MAX, source, which);
+}
+
+/* The job id %j stands for, from the environment: "<array job>_<task>" in an array. */
+static int job_piece(const struct ts_config *cfg, char *job, size_t size, struct ts_error *err)
+{
+    static const char *const names[] = { "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_JOB_ID" };
+    const char *v[3];
+    for (int i = 0; i < 3; i++)
+        v[i] = getenv(names[i]);
+    const int array = v[0] && v[1];
+    for (int i = array ? 0 : 2; i < (array ? 2 : 3); i++)
+        if (v[i] && !placeholder_ok(v[i]))
+            return refuse_placeholder(cfg, 'j', names[i], v[i], err);
+    if (array)
+        snprintf(job, size, "%s_%s", v[0], v[1]);
+    else
+        snprintf(job, size, "%s", v[2] ? v[2] : "local");
+    return TS_OK;
+}
+
 int ts_output_path(const struct ts_config *cfg, char *buf, size_t len, struct ts_error *err)
 {
-    char job[64] = "local";
-    const char *array_job = getenv("SLURM_ARRAY_JOB_ID"), *array_task = getenv("SLURM_ARRAY_TASK_ID");
-    const char *job_id = getenv("SLURM_JOB_ID");
-    if (array_job && array_task)
-        snprintf(job, sizeof job, "%s_%s", array_job, array_task);
-    else if (job_id)
-        snprintf(job, sizeof job, "%s", job_id);
+    char job[2 * TS_PLACEHOLDER_MAX + 2] = "local";
+    if (strstr(cfg->file, "%j") && job_piece(cfg, job, sizeof job, err) != TS_OK)
+        return err->status;
 
     char stamp[32], host[64], pid[24];
     time_t now = time(NULL);
@@ -225,21 +283,25 @@ int ts_output_path(const struct ts_config *cfg, char *buf, size_t len, struct ts
     buf[0] = '\0';
     for (const char *p = cfg->file; *p; p++) {
         char literal[2] = { *p, '\0' };
-        const char *piece = literal;
+        const char *piece = literal, *source = NULL;
         if (*p == '%') {
             switch (p[1]) {
-            case 'k': piece = cfg->kernel; break;
-            case 'i': piece = cfg->init_mode; break;
-            case 'j': piece = job; break;
-            case 't': piece = stamp; break;
-            case 'h': piece = host; break;
-            case 'p': piece = pid; break;
+            case 'k': piece = cfg->kernel, source = "run.kernel"; break;
+            case 'i': piece = cfg->init_mode, source = "init.mode"; break;
+            case 'j': piece = job; break; /* its variables checked one by one in job_piece */
+            case 't': piece = stamp, source = "the local time"; break;
+            case 'h': piece = host, source = "the host name"; break;
+            case 'p': piece = pid, source = "the process id"; break;
             case '%': piece = "%"; break;
             default:
                 return ts_fail(err, TS_BAD_INPUT,
                                "output.file '%s': unknown placeholder '%%%c' (use %%k %%i %%j %%t %%h %%p %%%%)",
                                cfg->file, p[1] ? p[1] : ' ');
             }
+            /* Every placeholder passes the same check, whatever its source: a new one cannot
+             * forget it. */
+            if (source && !placeholder_ok(piece))
+                return refuse_placeholder(cfg, p[1], source, piece, err);
             p++;
         }
         if (append(buf, len, &used, piece) != 0)

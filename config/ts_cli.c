@@ -19,6 +19,7 @@ static const char usage_commands[] =
     "       touchstone compare A1.h5 [A2.h5 ...] [vs] B1.h5 [B2.h5 ...] [--format text|csv|json|markdown] [--force]\n"
     "       touchstone report FILE... | DIR [--format text|csv|json|markdown | --html OUT.html]\n"
     "       touchstone plot FILE... | DIR -o OUT.png|svg|pdf|jpg [--kind scaling|init|timeline] [--size WxH]\n"
+    "                         [--overwrite]\n"
     "       touchstone show FILE.h5 [--format text|json]\n"
     "       touchstone --help | --version\n"
     "\n"
@@ -43,6 +44,7 @@ static const char usage_commands[] =
     "          scaling, per-thread times, conditions, commands) instead of the table; of a\n"
     "          survey's DIR: the survey's report\n"
     "  plot    scaling curves, init and page placement, or per-thread times as PNG, SVG, PDF or JPEG\n"
+    "          (at most 1000 run files; --kind init at most 32)\n"
     "  show    a run file's warnings and summary again, as the run printed them (for a ticket)\n"
     "\n";
 static const char usage_options[] =
@@ -51,7 +53,8 @@ static const char usage_options[] =
     "                     openmp.threads and OMP_NUM_THREADS)\n"
     "  --set S.K=V        override config key K of section S (repeatable)\n"
     "  -o, --output FILE  output file (same as --set output.file=FILE; %k %i %j %t %h %p expand)\n"
-    "  --overwrite        replace an existing output file (same as --set output.overwrite=true)\n"
+    "  --overwrite        replace an existing output file (run: same as --set output.overwrite=true;\n"
+    "                     plot: the picture)\n"
     "  --restart CKPT     continue the run a signal stopped, from its checkpoint\n"
     "  -q, --quiet        print only warnings and errors\n"
     "  --format F         topo, advise, show: text (default) or json; compare, report: also csv, markdown\n"

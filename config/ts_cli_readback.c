@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_FORMAT = 256, OPT_FORCE, OPT_KIND, OPT_SIZE, OPT_HTML };
+enum { OPT_FORMAT = 256, OPT_FORCE, OPT_KIND, OPT_SIZE, OPT_HTML, OPT_OVERWRITE };
 
 static const char *const plot_kinds[] = { "scaling", "init", "timeline" };
 
@@ -62,6 +62,7 @@ int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv
         { "output", required_argument, NULL, 'o' },
         { "kind", required_argument, NULL, OPT_KIND },
         { "size", required_argument, NULL, OPT_SIZE },
+        { "overwrite", no_argument, NULL, OPT_OVERWRITE },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -103,6 +104,7 @@ int ts_runs_parse(struct ts_runs_args *a, const char *cmd, int argc, char **argv
             break;
         case OPT_KIND: st = parse_kind(a, optarg, err); break;
         case OPT_SIZE: st = parse_size(a, optarg, err); break;
+        case OPT_OVERWRITE: a->overwrite = 1; break;
         case 'o': a->output = optarg; break;
         case 'h': a->help = 1; return TS_OK;
         case ':': st = ts_fail(err, TS_BAD_INPUT, "%s: option '%s' needs a value", cmd, argv[optind - 1]); break;

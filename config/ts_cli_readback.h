@@ -14,6 +14,7 @@ struct ts_runs_args {
     const char *html;            /* report: --html FILE, the self-contained HTML report instead of the table */
     const char *kind;            /* plot: --kind scaling|init|timeline */
     const char *size;            /* plot: --size WIDTHxHEIGHT in pixels, NULL for the default */
+    int overwrite;               /* plot: --overwrite, replace an existing picture (as run's) */
     int help;                    /* --help was given */
 };
 

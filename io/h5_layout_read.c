@@ -49,7 +49,7 @@ static int read_ints(struct h5r *r, const char *path, int rank, const hsize_t *d
         st = h5r_mismatch(r, path, expected, type, space);
     else
         st = h5r_storage_ok(r, path, set, type, count);
-    if (st == TS_OK && count > 0 && H5Dread(set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
+    if (st == TS_OK && count > 0 && H5Dread(set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, h5r_xfer(), out) < 0)
         st = h5r_fail_hdf5(r, path, "cannot read");
     for (hsize_t i = 0; st == TS_OK && i < count; i++)
         if (out[i] < min || out[i] > max)

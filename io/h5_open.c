@@ -102,6 +102,17 @@ int h5r_open_image(struct h5r *r, const void *bytes, size_t n, const char *name,
     return open_with(r, IMAGE_NAME, fapl);
 }
 
+hid_t h5r_xfer(void)
+{
+    static hid_t dxpl = -1; /* one per process, kept for its life: readers run one at a time */
+    if (dxpl < 0 && (dxpl = H5Pcreate(H5P_DATASET_XFER)) >= 0
+        && H5Pset_buffer(dxpl, (size_t)64 << 10, NULL, NULL) < 0) {
+        H5Pclose(dxpl);
+        dxpl = -1;
+    }
+    return dxpl >= 0 ? dxpl : H5P_DEFAULT;
+}
+
 void h5r_close(struct h5r *r)
 {
     if (r->file >= 0)

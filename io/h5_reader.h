@@ -32,6 +32,12 @@ int h5r_open_path(struct h5r *r, const char *path, struct ts_error *err);
  * messages. One image is open at a time per process (they share the core driver's name). */
 int h5r_open_image(struct h5r *r, const void *bytes, size_t n, const char *name, struct ts_error *err);
 
+/* The transfer properties of every H5Dread here: HDF5's default conversion buffer is 1 MiB,
+ * allocated and zeroed for each read that converts (every table and string), which made
+ * reading a small run file mostly memset (plot and report of 1,000 files). 64 KiB holds
+ * hundreds of rows; larger reads go through it in pieces. H5P_DEFAULT when it cannot be made. */
+hid_t h5r_xfer(void);
+
 /* Closes the file and everything still open in it. */
 void h5r_close(struct h5r *r);
 

@@ -49,7 +49,7 @@ static int read_strings(struct h5r *r, const char *path, hid_t set, hid_t type, 
         hid_t space = H5Dget_space(set);
         if (!s)
             st = h5r_out_of_memory(r, path, "out of memory for %llu strings", (unsigned long long)n);
-        else if (space < 0 || H5Dread(set, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, s) < 0)
+        else if (space < 0 || H5Dread(set, mem, H5S_ALL, H5S_ALL, h5r_xfer(), s) < 0)
             st = h5r_fail_hdf5(r, path, "cannot read");
         /* An element never written reads back as NULL: an empty line. */
         for (hsize_t i = 0; st == TS_OK && i < n; i++)
@@ -67,7 +67,7 @@ static int read_strings(struct h5r *r, const char *path, hid_t set, hid_t type, 
         if (!one)
             st = h5r_fail(r, path, "%llu fixed strings of %zu bytes are not what this file holds",
                           (unsigned long long)n, size);
-        else if (H5Dread(set, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) < 0)
+        else if (H5Dread(set, mem, H5S_ALL, H5S_ALL, h5r_xfer(), all) < 0)
             st = h5r_fail_hdf5(r, path, "cannot read");
         for (hsize_t i = 0; st == TS_OK && i < n; i++) {
             memcpy(one, all + i * size, size); /* one[size] terminates what HDF5 need not */
@@ -138,7 +138,7 @@ int h5r_read_int_field(struct h5r *r, const char *path, const char *field, hsize
     if (st == TS_OK && n > 0) {
         /* A memory type of this one field: HDF5 picks it out of each row by name. */
         if ((mem = H5Tcreate(H5T_COMPOUND, sizeof(int64_t))) < 0 || H5Tinsert(mem, field, 0, H5T_NATIVE_INT64) < 0
-            || H5Dread(set, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
+            || H5Dread(set, mem, H5S_ALL, H5S_ALL, h5r_xfer(), out) < 0)
             st = h5r_fail_hdf5(r, where, "cannot read");
         for (hsize_t i = 0; st == TS_OK && i < n; i++)
             if (out[i] < min || out[i] > max)
@@ -253,7 +253,7 @@ int h5r_read_table(struct h5r *r, const char *path, hsize_t n, const char *why, 
         st = h5r_storage_ok(r, path, set, type, n);
     if (st == TS_OK && n > 0) {
         memset(rows, 0, (size_t)n * row_size);
-        if (H5Dread(set, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0)
+        if (H5Dread(set, mem, H5S_ALL, H5S_ALL, h5r_xfer(), rows) < 0)
             st = h5r_fail_hdf5(r, path, "cannot read");
         for (hsize_t i = 0; st == TS_OK && i < n; i++)
             st = check_row(r, path, i, cols, n_cols, (char *)rows + i * row_size, raw_strings);

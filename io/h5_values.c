@@ -322,7 +322,7 @@ static int read_block(struct h5r *r, const struct h5r_doubles *w, hid_t set, hsi
     int st = TS_OK;
     if (file_space < 0 || memory_space < 0
         || H5Sselect_hyperslab(file_space, H5S_SELECT_SET, w->start, NULL, w->count, NULL) < 0
-        || H5Dread(set, H5T_NATIVE_DOUBLE, memory_space, file_space, H5P_DEFAULT, out) < 0)
+        || H5Dread(set, H5T_NATIVE_DOUBLE, memory_space, file_space, h5r_xfer(), out) < 0)
         st = h5r_fail_hdf5(r, w->path, "cannot read");
     if (memory_space >= 0)
         H5Sclose(memory_space);
@@ -337,7 +337,7 @@ static int read_opened(struct h5r *r, const struct h5r_doubles *w, hid_t set, hi
     int st = TS_OK;
     if (w->start && w->count)
         st = read_block(r, w, set, &count, out);
-    else if (count > 0 && H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0)
+    else if (count > 0 && H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, h5r_xfer(), out) < 0)
         st = h5r_fail_hdf5(r, w->path, "cannot read");
     if (st == TS_OK && (st = check_values(r, w, out, count)) == TS_OK && w->digest)
         st = digest_matches(r, w, set, out, count);

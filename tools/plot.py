@@ -16,23 +16,54 @@ The output's extension names the format. Fonts, lines and margins scale with --s
 `touchstone plot` validates the files first and then runs this script; it can also be run on
 its own. Exit status 2 for bad arguments or files that cannot be read, like touchstone.
 TOUCHSTONE_PLOT_AXES=1 prints each panel's axis limits and error bars on stderr (for the tests).
+
+The picture is written as run writes its file: to a temporary file next to it, synced, then
+given its name; an existing name is replaced only with --overwrite, and never when it is not a
+regular file (a symbolic link, a device, a FIFO, a directory). A failure (a full disk, `ulimit
+-f`) leaves the old picture and no temporary file, and every failure is a message and exit
+status 2, never a traceback.
 """
 import argparse
+import errno
 import importlib.util
 import math
 import os
+import random
+import socket
+import stat
 import sys
 import textwrap
 
-import matplotlib
+PROG = "plot.py"
+# The most run files one picture takes (a picture of more cannot be read, and reading them
+# takes minutes), and --kind init, which draws a bar, a label and a legend entry per run. The
+# same numbers are in app/plot_cmd.c, which refuses more before reading any file.
+MAX_FILES = 1000
+MAX_INIT = 32
 
-matplotlib.use("Agg")
-import h5py  # noqa: E402  (after choosing the backend)
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.container import ErrorbarContainer  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
-from matplotlib.ticker import EngFormatter, MaxNLocator  # noqa: E402
+
+def fail(message):
+    """The message on stderr (when there is one to write to), exit status 2. os._exit: Python's
+    own exit would flush a standard output that failed again and print a traceback about it."""
+    try:
+        print("%s: error: %s" % (PROG, message), file=sys.stderr, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass
+    os._exit(2)
+
+
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import h5py  # noqa: E402  (after choosing the backend)
+    import matplotlib.pyplot as plt  # noqa: E402
+    import numpy as np  # noqa: E402
+    from matplotlib.container import ErrorbarContainer  # noqa: E402
+    from matplotlib.patches import Patch  # noqa: E402
+    from matplotlib.ticker import EngFormatter, MaxNLocator  # noqa: E402
+except ImportError as e:
+    fail("needs h5py and matplotlib (Debian: apt-get install python3-h5py python3-matplotlib): %s" % e)
 
 DPI = 100
 MAX_TIMELINES = 4
@@ -44,12 +75,6 @@ FORMATS = {"png": "png", "svg": "svg", "pdf": "pdf", "jpg": "jpeg", "jpeg": "jpe
 # One colour per meaning, in every kind: how the pages were first touched.
 INIT_COLOURS = {"parallel": "tab:blue", "serial": "tab:orange"}
 REMOTE_COLOUR = "0.85"
-PROG = "plot.py"
-
-
-def fail(message):
-    print("%s: error: %s" % (PROG, message), file=sys.stderr)
-    sys.exit(2)
 
 
 def text(attrs, name):
@@ -469,18 +494,148 @@ def self_check(fig, heading, renderer):
                               % (PROG, name, bars.get_label(), x, y, low, high), file=sys.stderr)
 
 
+def kind_of(mode):
+    """What a name that is not a regular file is, in the words of touchstone run."""
+    if stat.S_ISLNK(mode):
+        return "a symbolic link (renaming over it would replace the link, not its target)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def check_output(path, overwrite):
+    """Before any file is read: the name is new, or a regular file that --overwrite may replace."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        fail("cannot write %s: %s" % (path, e.strerror))
+    if stat.S_ISDIR(st.st_mode):
+        fail("cannot write %s: %s" % (path, os.strerror(errno.EISDIR)))
+    if not stat.S_ISREG(st.st_mode):
+        fail("cannot write output %s: it is %s; plot writes a new file or replaces a regular one"
+             % (path, kind_of(st.st_mode)))
+    if not overwrite:
+        fail("%s exists; remove it, choose another -o, or add --overwrite to replace it" % path)
+
+
+def temp_name(path):
+    """<path>.tmp.<host>.<pid>.<16 hex digits>, the names touchstone gives its temporary files
+    (a run removes those of dead processes on this host from its output directory)."""
+    host = socket.gethostname().split(".")[0]
+    host = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in host) or "unknown"
+    return "%s.tmp.%s.%d.%016x" % (path, host, os.getpid(), random.getrandbits(64))
+
+
+def place(tmp, path, overwrite):
+    """Gives the finished temporary file its name: a rename over a regular file with
+    --overwrite, otherwise a hard link (which fails when the name exists, whatever appeared
+    there meanwhile) and the temporary name removed; where the file system has no hard links,
+    a look and a rename."""
+    if overwrite:
+        check_output(path, True)  # a symbolic link planted since the first look is not replaced
+        os.rename(tmp, path)
+        return
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError as e:
+        if e.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
+            raise
+        if os.path.lexists(path):
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), path)
+        os.rename(tmp, path)
+        return
+    os.unlink(tmp)
+
+
+def save(fig, path, fmt, overwrite):
+    """Writes the picture to a temporary file in path's directory (O_EXCL, never through a
+    link), syncs it, gives it its name and syncs the directory. On failure the temporary file
+    is removed and the name is as it was; the message names the path and the errno text."""
+    tmp = None
+    try:
+        for _ in range(8):
+            tmp = temp_name(path)
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+                break
+            except FileExistsError:
+                tmp = None
+        if tmp is None:
+            raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), path)
+        with os.fdopen(fd, "wb") as f:
+            # No bbox_inches="tight": the image must be exactly the size asked for.
+            fig.savefig(f, dpi=DPI, format=fmt)
+            f.flush()
+            os.fsync(f.fileno())
+        place(tmp, path, overwrite)
+        tmp = None
+        directory = os.open(os.path.dirname(path) or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            os.fsync(directory)
+        except OSError as e:
+            if e.errno != errno.EINVAL:  # a file system that cannot sync a directory
+                raise
+        finally:
+            os.close(directory)
+    except FileExistsError:
+        remove_temp(tmp)
+        fail("%s exists; remove it, choose another -o, or add --overwrite to replace it" % path)
+    except OSError as e:
+        remove_temp(tmp)
+        fail("cannot write %s: %s" % (path, e.strerror or e))
+
+
+def remove_temp(tmp):
+    if tmp is None:
+        return
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        fail("cannot remove the temporary file %s: %s; delete it" % (tmp, e.strerror))
+
+
+def say(line):
+    """A line on standard output, as touchstone prints its own: a closed or full output is an
+    error (exit status 2) with the errno text, not a traceback at exit."""
+    try:
+        if sys.stdout is None:  # started with its standard output closed
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        print(line, file=sys.stdout)
+        sys.stdout.flush()
+    except (OSError, ValueError) as e:
+        fail("cannot write to standard output: %s" % (getattr(e, "strerror", None) or e))
+
+
 def main():
     global PROG
     parser = argparse.ArgumentParser(description="Plot touchstone run files as PNG, SVG, PDF or JPEG.")
     parser.add_argument("--kind", choices=("scaling", "init", "timeline"), default="scaling")
     parser.add_argument("-o", "--output", required=True, help="picture to write: .png, .svg, .pdf or .jpg")
     parser.add_argument("--size", type=parse_size, default=BASE_SIZE, help="WIDTHxHEIGHT pixels")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing picture (a regular file)")
     # touchstone plot names itself in the messages.
     parser.add_argument("--prog", default=PROG, help=argparse.SUPPRESS)
     parser.add_argument("files", nargs="+", help="touchstone run files (.h5)")
     args = parser.parse_args()
     PROG = args.prog
     fmt = output_format(args.output)
+    most = MAX_INIT if args.kind == "init" else MAX_FILES
+    if len(args.files) > most:
+        fail("%d run files; %s draws at most %d (a picture of more cannot be read): plot fewer at a time"
+             % (len(args.files), "--kind init" if args.kind == "init" else "a plot", most))
+    check_output(args.output, args.overwrite)
 
     runs = [read_run(path) for path in args.files]
     with plt.rc_context(style(args.size)):
@@ -496,15 +651,25 @@ def main():
         fit_labels(fig, renderer)
         # Checked on the screen layout: a vector backend lays out again at 72 dpi, in proportion.
         self_check(fig, heading, renderer)
-        try:
-            # No bbox_inches="tight": the image must be exactly the size asked for.
-            fig.savefig(args.output, dpi=DPI, format=fmt)
-        except OSError as e:
-            fail("cannot write %s: %s" % (args.output, e.strerror or e))
+        save(fig, args.output, fmt, args.overwrite)
     w, h = fig.canvas.get_width_height()
     vector = "" if fmt in ("png", "jpeg") else "vector, "
-    print("%s: wrote %s (%s%d x %d px)" % (PROG, args.output, vector, w, h))
+    say("%s: wrote %s (%s%d x %d px)" % (PROG, args.output, vector, w, h))
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        fail("interrupted")
+    except MemoryError:
+        fail("out of memory")
+    except Exception as e:  # noqa: BLE001  a message, never a traceback
+        fail("%s: %s (a bug in plot.py: please report it with the command)" % (type(e).__name__, e))
+    # Anything still buffered for standard output, flushed here so that its failure is ours.
+    say_flush = getattr(sys.stdout, "flush", None)
+    try:
+        if say_flush:
+            say_flush()
+    except (OSError, ValueError) as e:
+        fail("cannot write to standard output: %s" % (getattr(e, "strerror", None) or e))

@@ -181,6 +181,71 @@ run_ts 2 "plot to .gif" plot "$WORK/no-such.h5" -o "$WORK/x.gif" &&
 run_ts 2 "plot to a name without extension" plot "$WORK/parallel-1.h5" -o "$WORK/picture" &&
     expect_in "$ERR" "no extension \(formats: png, svg, pdf, jpg\)" "missing extension"
 [ -e "$WORK/picture" ] && fail "a file without extension was written"
+# A picture is never replaced unasked, never through a link, never lost to a failed write
+# (the rules of run's output): an existing one is refused without --overwrite and left as it
+# was; a symbolic link is refused even with --overwrite, its target untouched; under ulimit -f
+# the write fails with the errno text, the old picture survives, no temporary file is left; a
+# standard output closed or full is a message and exit 2 (the picture written by then), never
+# a Python traceback.
+P=$WORK/parallel-1.h5
+cp "$WORK/s300.png" "$WORK/old.png"
+run_ts 2 "plot over an existing picture" plot "$P" -o "$WORK/s300.png" &&
+    expect_in "$ERR" "^touchstone: error: plot: $WORK/s300.png exists; remove it, choose another -o, or add --overwrite to replace it$" "an existing picture refused"
+cmp -s "$WORK/s300.png" "$WORK/old.png" || fail "the existing picture changed without --overwrite"
+plot_ok "plot --overwrite replaces it" "$WORK/s300.png" "$P" --overwrite
+cmp -s "$WORK/s300.png" "$WORK/old.png" && fail "--overwrite did not replace the picture"
+echo precious >"$WORK/target.png"
+ln -s "$WORK/target.png" "$WORK/link.png"
+for over in "" --overwrite; do
+    # shellcheck disable=SC2086
+    run_ts 2 "plot to a symbolic link $over" plot "$P" -o "$WORK/link.png" $over &&
+        expect_in "$ERR" "cannot write output $WORK/link.png: it is a symbolic link" "the link named"
+done
+[ "$(cat "$WORK/target.png")" = precious ] && [ -L "$WORK/link.png" ] || fail "the link or its target changed"
+cp "$WORK/s300.png" "$WORK/old.png"
+expect_run 2 "plot under ulimit -f 8" sh -c 'ulimit -f 8 && exec "$@"' sh "$TS" plot "$P" -o "$WORK/s300.png" --overwrite &&
+    expect_in "$ERR" "cannot write $WORK/s300.png: File too large" "the errno text of ulimit -f"
+cmp -s "$WORK/s300.png" "$WORK/old.png" || fail "ulimit -f: the old picture was not kept"
+ls "$WORK" | grep -q '\.tmp\.' && fail "ulimit -f: a temporary file was left: $(ls "$WORK" | grep '\.tmp\.')"
+expect_not_in "$ERR" "Traceback" "ulimit -f: no traceback"
+"$TS" plot "$P" -o "$WORK/closed.png" >&- 2>"$ERR"
+status=$?
+[ "$status" -eq 2 ] || fail "plot with stdout closed: exit status $status, expected 2"
+expect_in "$ERR" "cannot write to standard output: Bad file descriptor" "stdout closed: the errno text"
+expect_not_in "$ERR" "Traceback|Exception" "stdout closed: no traceback"
+"$TS" plot "$P" -o "$WORK/full.png" >/dev/full 2>"$ERR"
+status=$?
+[ "$status" -eq 2 ] || fail "plot with stdout full: exit status $status, expected 2"
+expect_in "$ERR" "cannot write to standard output: No space left on device" "stdout full: the errno text"
+expect_not_in "$ERR" "Traceback|Exception" "stdout full: no traceback"
+
+# At most 1000 files a picture (32 for --kind init), counted before any is read: 1001 names of a
+# text file (hard links: cheap) are refused for their number, not for what they hold. A hundred
+# copies of one small run are plotted (reading was mostly zeroing HDF5's 1 MiB conversion
+# buffer for every table: 1,000 files took minutes).
+mkdir "$WORK/many" "$WORK/bad"
+echo "not hdf5" >"$WORK/bad/0.h5"
+INIT33=""
+i=1
+while [ $i -le 1000 ]; do
+    ln "$WORK/bad/0.h5" "$WORK/bad/$i.h5"
+    [ $i -le 100 ] && ln "$P" "$WORK/many/$i.h5"
+    [ $i -le 33 ] && INIT33="$INIT33 $WORK/bad/$i.h5"
+    i=$((i + 1))
+done
+run_ts 2 "plot of 1001 files" plot "$WORK/bad" -o "$WORK/x.png" &&
+    expect_in "$ERR" "plot: 1001 run files; a plot draws at most 1000" "the limit named"
+# shellcheck disable=SC2086
+run_ts 2 "plot --kind init of 33 files" plot --kind init $INIT33 -o "$WORK/x.png" &&
+    expect_in "$ERR" "plot: 33 run files; --kind init draws at most 32" "the limit of init named"
+# shellcheck disable=SC2086
+"$PYTHON" "$SRC/tools/plot.py" --kind init -o "$WORK/x.png" $INIT33 >"$OUT" 2>"$ERR"
+status=$?
+[ "$status" -eq 2 ] || fail "plot.py --kind init of 33 files: exit status $status, expected 2"
+expect_in "$ERR" "plot.py: error: 33 run files; --kind init draws at most 32" "plot.py names the limit"
+[ -e "$WORK/x.png" ] && fail "a picture was written past the limit"
+plot_ok "plot of 100 files" "$WORK/many.png" "$WORK/many" --size 400x300
+
 # plot.py on its own refuses the same, before reading its files.
 "$PYTHON" "$SRC/tools/plot.py" -o "$WORK/x.bmp" "$WORK/no-such.h5" >"$OUT" 2>"$ERR"
 status=$?

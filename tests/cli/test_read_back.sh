@@ -139,7 +139,7 @@ if "$PYTHON" -c 'import h5py, matplotlib' 2>/dev/null; then
     for f in "$D/other.h5 $D/stopped-again.h5 $D/stopped-warmup.h5 $D/stopped-mid.h5" \
         "$D/after-warmup.h5 $D/stopped-warmup-sum.h5 $D/same.h5 $D/stencil3d-tb2.h5"; do
         # shellcheck disable=SC2086
-        run_ts 0 "plot timeline of $f" plot --kind timeline -o "$WORK/timeline.png" $f
+        run_ts 0 "plot timeline of $f" plot --kind timeline -o "$WORK/timeline.png" --overwrite $f
     done
 else
     echo "no h5py/matplotlib for $PYTHON: plot not tried"

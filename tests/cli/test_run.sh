@@ -48,6 +48,29 @@ SLURM_JOB_ID=4242 run_ts 0 "Slurm job id in the name" run "$SRC/configs/sum.ini"
 # shellcheck disable=SC2086
 SLURM_JOB_ID=77 SLURM_ARRAY_JOB_ID=70 SLURM_ARRAY_TASK_ID=3 run_ts 0 "array job in the name" run "$SRC/configs/sum.ini" $SMALL -o 'a-%j.h5'
 [ -s a-70_3.h5 ] || fail "%j did not expand to <array job>_<task>: $(ls "$WORK")"
+# A job id that is not one never becomes part of a path: a '/' would move the file to another
+# folder, a newline would go into its name. Refused before the run, naming the variable and its
+# value (the newline shown as \n), nothing written anywhere; the same for the array's variables
+# and for the default name; a name without %j does not care.
+mkdir "$WORK/elsewhere"
+for bad in "../elsewhere/x" "12
+34" ".." ""; do
+    # shellcheck disable=SC2086
+    SLURM_JOB_ID=$bad run_ts 2 "SLURM_JOB_ID='$bad' in %j" run "$SRC/configs/sum.ini" $SMALL -o 'jb-%j.h5' &&
+        expect_in "$ERR" "^touchstone: error: output.file 'jb-%j.h5': %j would be SLURM_JOB_ID='" "the variable named"
+done
+expect_in "$ERR" "SLURM_JOB_ID='', which cannot be part of a file name" "an empty job id refused"
+# shellcheck disable=SC2086
+SLURM_JOB_ID="12
+34" run_ts 2 "a newline in SLURM_JOB_ID, the default name" run "$SRC/configs/sum.ini" $SMALL &&
+    expect_in "$ERR" 'SLURM_JOB_ID=.12\\n34., which cannot be part of a file name' "the newline shown as a backslash and n"
+# shellcheck disable=SC2086
+SLURM_JOB_ID=77 SLURM_ARRAY_JOB_ID=70 SLURM_ARRAY_TASK_ID=3/.. run_ts 2 "a '/' in SLURM_ARRAY_TASK_ID" \
+    run "$SRC/configs/sum.ini" $SMALL -o 'ab-%j.h5' &&
+    expect_in "$ERR" "%j would be SLURM_ARRAY_TASK_ID='3/\.\.'" "the array task variable named"
+ls "$WORK/elsewhere" "$WORK" | grep -Eq '^(x|jb|ab-70).*h5$|^12' && fail "a refused job id wrote a file: $(ls "$WORK" "$WORK/elsewhere")"
+# shellcheck disable=SC2086
+SLURM_JOB_ID=a/b run_ts 0 "a name without %j ignores SLURM_JOB_ID" run "$SRC/configs/sum.ini" $SMALL -o 'nojob.h5'
 # shellcheck disable=SC2086
 run_ts 2 "bad placeholder" run "$SRC/configs/sum.ini" $SMALL -o 'x-%q.h5'
 expect_in "$ERR" "%q" "bad placeholder named"
