@@ -83,6 +83,21 @@ printf '[run] kernel = sum\n[sum]\nn = 1000\n' >after.ini
 run_ts 2 "text after ']'" check after.ini && expect_in "$ERR" "after.ini:1: text after the section header \[run\]: 'kernel = sum'" "text after ']' named at its line"
 printf '[run]\nkernel = sum\n\n[bogus]\n' >bogus.ini
 run_ts 2 "an empty unknown section" check bogus.ini && expect_in "$ERR" "bogus.ini:4: unknown section \[bogus\]" "empty unknown section at its header's line"
+# Comments right after a section's ']' are comments, with or without a blank.
+printf '[run];the run\nkernel = sum\niterations = 2\n[sum]#the sum\nn = 1000\n' >tight.ini
+run_ts 0 "comments right after ']'" check tight.ini && expect_in "$OUT" "^n = 1000 +; tight.ini:5$" "comment right after ']': the section read"
+# Every error of a config at once, for check and run alike, each at its line.
+printf '[run]\nkernel = none\niterations 2\n[sum]\nn = 0\n[bogus]\nx = 1\n[run] warmup = 1\n' >several.ini
+for cmd in check run; do
+    run_ts 2 "$cmd: a config with several errors" $cmd several.ini -o several.h5 &&
+        expect_in "$ERR" "^touchstone: error: several.ini:2: \[run\] kernel = none: unknown value" "$cmd: the first error" &&
+        expect_in "$ERR" "^  several.ini:3: syntax error \(expected 'key = value' or '\[section\]'\): iterations 2$" "$cmd: the syntax error" &&
+        expect_in "$ERR" "^  several.ini:5: \[sum\] n = 0: out of range" "$cmd: the value out of range" &&
+        expect_in "$ERR" "^  several.ini:6: unknown section \[bogus\]" "$cmd: the unknown section" &&
+        expect_in "$ERR" "^  several.ini:8: text after the section header \[run\]: 'warmup = 1'" "$cmd: the text after ']'"
+    [ "$(grep -c . "$ERR")" -eq 5 ] || fail "$cmd: 5 errors, 5 lines expected: $(cat "$ERR")"
+done
+[ ! -e several.h5 ] || fail "a run refused for its config wrote several.h5"
 printf '[run]\rkernel = sum\riterations = 2\r[sum]\rn = 1000\r' >cr.ini
 run_ts 0 "CR-only line endings" check cr.ini && expect_in "$OUT" "^n = 1000 +; cr.ini:5$" "CR-only lines read as lines"
 
