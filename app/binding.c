@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "omp_env.h"
 #include "startup.h"
 #include "ts_affinity.h"
 
@@ -264,4 +265,34 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
                          "cannot re-execute /proc/self/exe to apply OMP_PLACES=%s OMP_PROC_BIND=%s "
                          "(set them in the environment instead)",
                          choice->places, choice->proc_bind);
+}
+
+/* "[openmp] places = {99} (run.ini:4)" for the key named name ("openmp.places"); 0 when the
+ * key holds its default. */
+static int config_value_what(const struct ts_config *cfg, const char *name, char *what, size_t len)
+{
+    for (size_t i = 0; ts_config_key_name(i); i++) {
+        if (strcmp(ts_config_key_name(i), name) != 0)
+            continue;
+        if (cfg->origin[i].source == TS_CONFIG_DEFAULT)
+            return 0;
+        char value[256], origin[sizeof cfg->path + 16], shown[96];
+        ts_config_value_string(cfg, i, value, sizeof value);
+        ts_config_origin_string(cfg, i, origin, sizeof origin);
+        snprintf(what, len, "[openmp] %s = %s (%s)", strchr(name, '.') + 1,
+                 ts_startup_shown(value, shown, sizeof shown), origin);
+        return 1;
+    }
+    return 0;
+}
+
+int ts_binding_check_config(const struct ts_config *cfg, struct ts_error *err)
+{
+    char places_what[sizeof cfg->path + 160], bind_what[sizeof cfg->path + 160];
+    int places_set = config_value_what(cfg, "openmp.places", places_what, sizeof places_what);
+    int bind_set = config_value_what(cfg, "openmp.proc_bind", bind_what, sizeof bind_what);
+    if (!places_set && !bind_set)
+        return TS_OK; /* the defaults, which the runtime takes */
+    const struct ts_omp_env_names names = { places_what, bind_what };
+    return ts_omp_env_judge(cfg->places, cfg->proc_bind, &names, err);
 }

@@ -13,6 +13,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "omp_env.h"
+
 /* --- Signals ------------------------------------------------------------------------------ */
 
 /* The mask touchstone was started with, before the stop signals were added to it. */
@@ -243,7 +245,7 @@ static int check_openmp_environment(struct ts_error *err)
         return err->status;
     if ((v = getenv("GOMP_STACKSIZE")) && *v && check_stacksize("GOMP_STACKSIZE", v, err))
         return err->status;
-    return TS_OK;
+    return ts_omp_env_check(err);
 }
 
 int ts_startup_command(enum ts_command command, struct ts_error *err)
@@ -252,7 +254,7 @@ int ts_startup_command(enum ts_command command, struct ts_error *err)
         sigprocmask(SIG_SETMASK, &inherited_mask, NULL);
     else
         ending = "run";
-    if (command == TS_CMD_RUN || command == TS_CMD_CHECK || command == TS_CMD_TOPO)
+    if (command == TS_CMD_RUN || command == TS_CMD_CHECK || command == TS_CMD_TOPO || command == TS_CMD_ADVISE)
         return check_openmp_environment(err);
     return TS_OK;
 }
