@@ -12,10 +12,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "omp_env.h"
+#include "startup.h"
 #include "ts_affinity.h"
 
-/* Set on re-execution; its value carries where each variable came from and the CPU list the
- * process had before the runtime bound it: "places=config;proc_bind=environment;cpus=0-3". */
+/* Set on re-execution; its value carries the pid that set it (exec keeps the pid), where each
+ * variable came from, the CPU list the process had before the runtime bound it and the exact
+ * values applied: "pid=4321;places=config;proc_bind=environment;cpus=0-3;OMP_PROC_BIND=close;
+ * OMP_PLACES=cores" (OMP_PLACES last: it is the only field that may hold any text). A marker
+ * that does not match this process and its environment exactly is stale: inherited from
+ * another touchstone, or set by hand (jobs/check-binding.sh reads TOUCHSTONE_BINDING=strict). */
 #define MARKER "TOUCHSTONE_BINDING"
 
 /* Set on re-execution next to MARKER: the memfd holding the config text the first pass read,
@@ -114,17 +120,46 @@ static void copy(char *dst, size_t len, const char *src)
     snprintf(dst, len, "%s", src ? src : "");
 }
 
-static void parse_marker(const char *marker, struct ts_binding_choice *choice)
+/* The marker this process sets before it re-executes itself to apply choice. Returns the length
+ * it needed (snprintf's convention). */
+static int format_marker(char *buf, size_t len, long long pid, const char *places_source, const char *proc_bind_source,
+                         const char *cpus, const char *proc_bind, const char *places)
 {
-    const char *p;
-    if ((p = strstr(marker, "places=")) != NULL)
-        copy(choice->places_source, sizeof choice->places_source,
-             strncmp(p + 7, "config", 6) == 0 ? "config" : "environment");
-    if ((p = strstr(marker, "proc_bind=")) != NULL)
-        copy(choice->proc_bind_source, sizeof choice->proc_bind_source,
-             strncmp(p + 10, "config", 6) == 0 ? "config" : "environment");
-    if ((p = strstr(marker, "cpus=")) != NULL)
-        copy(choice->launch_cpus, sizeof choice->launch_cpus, p + 5);
+    return snprintf(buf, len, "pid=%lld;places=%s;proc_bind=%s;cpus=%s;OMP_PROC_BIND=%s;OMP_PLACES=%s", pid,
+                    places_source, proc_bind_source, cpus, proc_bind ? proc_bind : "", places ? places : "");
+}
+
+/* Reads a marker this very process set before its exec into choice: 1 when it is one (the pid
+ * is this process's, and it applies exactly the OMP_PLACES and OMP_PROC_BIND in the
+ * environment now), 0 when it is stale. */
+static int own_marker(const char *marker, struct ts_binding_choice *choice)
+{
+    long long pid = -1;
+    char places_source[16] = "", bind_source[16] = "", cpus[256] = "";
+    if (sscanf(marker, "pid=%lld;places=%15[a-z];proc_bind=%15[a-z];cpus=%255[^;]", &pid, places_source, bind_source,
+               cpus)
+            < 3
+        || pid != (long long)getpid())
+        return 0;
+    int config_or_env = 1;
+    for (const char *s = places_source; config_or_env && s; s = s == places_source ? bind_source : NULL)
+        config_or_env = strcmp(s, "config") == 0 || strcmp(s, "environment") == 0;
+    if (!config_or_env)
+        return 0;
+    const char *places = getenv("OMP_PLACES"), *bind = getenv("OMP_PROC_BIND");
+    size_t need = strlen(marker) + 1;
+    char *expected = malloc(need + 1);
+    int same =
+        expected
+        && (size_t)format_marker(expected, need + 1, pid, places_source, bind_source, cpus, bind, places) + 1 == need
+        && strcmp(expected, marker) == 0;
+    free(expected);
+    if (!same)
+        return 0;
+    copy(choice->places_source, sizeof choice->places_source, places_source);
+    copy(choice->proc_bind_source, sizeof choice->proc_bind_source, bind_source);
+    copy(choice->launch_cpus, sizeof choice->launch_cpus, cpus);
+    return 1;
 }
 
 int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding_choice *choice, struct ts_error *err)
@@ -134,16 +169,25 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
     copy(choice->config_proc_bind, sizeof choice->config_proc_bind, cfg->proc_bind);
 
     const char *marker = getenv(MARKER);
-    if (marker) {
+    if (marker && own_marker(marker, choice)) {
         /* Second pass: the variables are in place; learn where they came from. Executed as
          * /proc/self/exe, the process is named "exe": ps, top and pkill know it by its name. */
         const char *name = strrchr(argv[0], '/');
         prctl(PR_SET_NAME, name ? name + 1 : argv[0], 0, 0, 0);
-        parse_marker(marker, choice);
         copy(choice->places, sizeof choice->places, getenv("OMP_PLACES"));
         copy(choice->proc_bind, sizeof choice->proc_bind, getenv("OMP_PROC_BIND"));
         unsetenv(MARKER);
         return TS_OK;
+    }
+    if (marker) {
+        /* Not this process's own re-execution: taking it would drop the config's binding. */
+        char text[96];
+        fprintf(stderr,
+                "touchstone: warning: %s=%s in the environment is not the marker of this process's own "
+                "re-execution (another touchstone's, or set by hand); ignored: the binding is applied as "
+                "if it were unset\n",
+                MARKER, ts_startup_shown(marker, text, sizeof text));
+        unsetenv(MARKER);
     }
 
     const char *env_places = getenv("OMP_PLACES");
@@ -179,9 +223,7 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
                              "cannot restore the CPU mask (%s) before applying the binding", choice->launch_cpus);
     }
 
-    char value[512], config[128];
-    snprintf(value, sizeof value, "places=%s;proc_bind=%s;cpus=%s", choice->places_source, choice->proc_bind_source,
-             choice->launch_cpus);
+    char config[128];
     int fd = -1; /* the config text, when one was loaded */
     if (cfg->text && (fd = config_memfd(cfg->text)) < 0)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, errno,
@@ -190,12 +232,29 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
                              choice->places, choice->proc_bind);
     snprintf(config, sizeof config, "fd=%d;size=%zu;pid=%lld", fd, cfg->text ? strlen(cfg->text) : 0,
              (long long)getpid());
-    if (setenv("OMP_PLACES", choice->places, 1) != 0 || setenv("OMP_PROC_BIND", choice->proc_bind, 1) != 0
-        || setenv(MARKER, value, 1) != 0 || (fd >= 0 && setenv(CONFIG_MARKER, config, 1) != 0)) {
+    /* The marker holds the values exactly as the environment does (choice's copies may be cut). */
+    char *value = NULL;
+    int ok = (!places_from_config || setenv("OMP_PLACES", choice->places, 1) == 0)
+             && (!bind_from_config || setenv("OMP_PROC_BIND", choice->proc_bind, 1) == 0);
+    if (ok) {
+        const char *places = getenv("OMP_PLACES"), *bind = getenv("OMP_PROC_BIND");
+        long long pid = (long long)getpid();
+        size_t need = (size_t)format_marker(NULL, 0, pid, choice->places_source, choice->proc_bind_source,
+                                            choice->launch_cpus, bind, places)
+                      + 1;
+        ok = (value = malloc(need)) != NULL;
+        if (ok)
+            format_marker(value, need, pid, choice->places_source, choice->proc_bind_source, choice->launch_cpus, bind,
+                          places);
+    }
+    if (!ok || setenv(MARKER, value, 1) != 0 || (fd >= 0 && setenv(CONFIG_MARKER, config, 1) != 0)) {
+        int e = errno;
+        free(value);
         if (fd >= 0)
             close(fd);
-        return ts_fail_errno(err, TS_RESOURCE_ERROR, errno, "cannot set OMP_PLACES/OMP_PROC_BIND");
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, e, "cannot set OMP_PLACES/OMP_PROC_BIND");
     }
+    free(value);
     fflush(NULL);
     execv("/proc/self/exe", argv);
     int exec_errno = errno;
@@ -206,4 +265,34 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
                          "cannot re-execute /proc/self/exe to apply OMP_PLACES=%s OMP_PROC_BIND=%s "
                          "(set them in the environment instead)",
                          choice->places, choice->proc_bind);
+}
+
+/* "[openmp] places = {99} (run.ini:4)" for the key named name ("openmp.places"); 0 when the
+ * key holds its default. */
+static int config_value_what(const struct ts_config *cfg, const char *name, char *what, size_t len)
+{
+    for (size_t i = 0; ts_config_key_name(i); i++) {
+        if (strcmp(ts_config_key_name(i), name) != 0)
+            continue;
+        if (cfg->origin[i].source == TS_CONFIG_DEFAULT)
+            return 0;
+        char value[256], origin[sizeof cfg->path + 16], shown[96];
+        ts_config_value_string(cfg, i, value, sizeof value);
+        ts_config_origin_string(cfg, i, origin, sizeof origin);
+        snprintf(what, len, "[openmp] %s = %s (%s)", strchr(name, '.') + 1,
+                 ts_startup_shown(value, shown, sizeof shown), origin);
+        return 1;
+    }
+    return 0;
+}
+
+int ts_binding_check_config(const struct ts_config *cfg, struct ts_error *err)
+{
+    char places_what[sizeof cfg->path + 160], bind_what[sizeof cfg->path + 160];
+    int places_set = config_value_what(cfg, "openmp.places", places_what, sizeof places_what);
+    int bind_set = config_value_what(cfg, "openmp.proc_bind", bind_what, sizeof bind_what);
+    if (!places_set && !bind_set)
+        return TS_OK; /* the defaults, which the runtime takes */
+    const struct ts_omp_env_names names = { places_what, bind_what };
+    return ts_omp_env_judge(cfg->places, cfg->proc_bind, &names, err);
 }

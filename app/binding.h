@@ -25,6 +25,11 @@ struct ts_binding_choice {
  * returns TS_OK. */
 int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding_choice *choice, struct ts_error *err);
 
+/* The config's openmp.places and openmp.proc_bind judged as the OpenMP runtime will read them
+ * (app/omp_env.h): TS_BAD_INPUT, naming the key, its value and where it was set, for a value the
+ * runtime would refuse and ignore. TS_OK for the defaults without looking. */
+int ts_binding_check_config(const struct ts_config *cfg, struct ts_error *err);
+
 /* In the re-executed process: the config text the first pass read and handed over (a sealed
  * memfd whose number travels in TOUCHSTONE_CONFIG_FD). *text is malloc'd, or NULL when there
  * is none to take (not re-executed). Removes the variable and closes the memfd. Fails

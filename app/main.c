@@ -26,6 +26,8 @@ static int load_config(struct ts_config *cfg, const struct ts_cli *cli, struct t
         status = ts_config_set_option(cfg, cli->overrides[i], cli->override_options[i], err);
     if (status == TS_OK)
         status = ts_config_validate(cfg, err);
+    if (status == TS_OK) /* values the OpenMP runtime would refuse and ignore (app/omp_env.h) */
+        status = ts_binding_check_config(cfg, err);
     return status;
 }
 

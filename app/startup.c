@@ -13,6 +13,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "omp_env.h"
+
 /* --- Signals ------------------------------------------------------------------------------ */
 
 /* The mask touchstone was started with, before the stop signals were added to it. */
@@ -137,8 +139,7 @@ int ts_startup(struct ts_error *err)
 
 /* --- The OpenMP environment ------------------------------------------------------------------ */
 
-/* The value as it can be shown in a message: printable, and not longer than a line. */
-static const char *shown(const char *value, char *buf, size_t len)
+const char *ts_startup_shown(const char *value, char *buf, size_t len)
 {
     size_t n = 0;
     for (const char *p = value; *p && n + 4 < len; p++)
@@ -178,10 +179,10 @@ static int check_num_threads(const char *value, struct ts_error *err)
             return ts_fail(err, TS_BAD_INPUT,
                            "OMP_NUM_THREADS=%s: not a number of threads or a list of them (such as 8, or 8,2 "
                            "for nested levels), each 1..%d",
-                           shown(value, text, sizeof text), TS_MAX_THREADS);
+                           ts_startup_shown(value, text, sizeof text), TS_MAX_THREADS);
         if (n < 1 || n > TS_MAX_THREADS)
             return ts_fail(err, TS_BAD_INPUT, "OMP_NUM_THREADS=%s: out of range, must be 1..%d threads%s",
-                           shown(value, text, sizeof text), TS_MAX_THREADS, list ? " in each level" : "");
+                           ts_startup_shown(value, text, sizeof text), TS_MAX_THREADS, list ? " in each level" : "");
         if (*next == '\0')
             return TS_OK;
         p = next + 1;
@@ -197,7 +198,7 @@ static int check_thread_limit(const char *value, struct ts_error *err)
         return ts_fail(err, TS_BAD_INPUT,
                        "OMP_THREAD_LIMIT=%s: not a whole number of threads, at least 1 (the OpenMP runtime would "
                        "ignore it)",
-                       shown(value, text, sizeof text));
+                       ts_startup_shown(value, text, sizeof text));
     return TS_OK;
 }
 
@@ -224,10 +225,10 @@ static int check_stacksize(const char *name, const char *value, struct ts_error 
         return ts_fail(err, TS_BAD_INPUT,
                        "%s=%s: not a size (such as 512K or 4M: a whole number and B, K, M or G; K without "
                        "one), must be 64K..1G",
-                       name, shown(value, text, sizeof text));
+                       name, ts_startup_shown(value, text, sizeof text));
     if (n > (MAX_THREAD_STACK >> shift) || (n << shift) < MIN_THREAD_STACK)
         return ts_fail(err, TS_BAD_INPUT, "%s=%s: the stack of each OpenMP thread out of range, must be 64K..1G", name,
-                       shown(value, text, sizeof text));
+                       ts_startup_shown(value, text, sizeof text));
     return TS_OK;
 }
 
@@ -244,7 +245,7 @@ static int check_openmp_environment(struct ts_error *err)
         return err->status;
     if ((v = getenv("GOMP_STACKSIZE")) && *v && check_stacksize("GOMP_STACKSIZE", v, err))
         return err->status;
-    return TS_OK;
+    return ts_omp_env_check(err);
 }
 
 int ts_startup_command(enum ts_command command, struct ts_error *err)
@@ -253,7 +254,7 @@ int ts_startup_command(enum ts_command command, struct ts_error *err)
         sigprocmask(SIG_SETMASK, &inherited_mask, NULL);
     else
         ending = "run";
-    if (command == TS_CMD_RUN || command == TS_CMD_CHECK || command == TS_CMD_TOPO)
+    if (command == TS_CMD_RUN || command == TS_CMD_CHECK || command == TS_CMD_TOPO || command == TS_CMD_ADVISE)
         return check_openmp_environment(err);
     return TS_OK;
 }

@@ -309,25 +309,86 @@ static bool known_section(const char *name, size_t n)
     return false;
 }
 
+/* The most errors of one config a message lists; the rest are counted ("... and 3 more"). */
+#define MAX_LISTED_ERRORS 20
+
 /* Hands inih one line at a time from the file text, counting lines so the handler knows
  * where it is, and checks what inih would pass over in silence. A section line is checked
  * here, before inih drops whatever follows its ']' and whether or not keys follow it. A line
  * longer than inih's buffer is refused rather than split: inih would read the rest as a line
- * of its own and every line number after it would be wrong. */
+ * of its own and every line number after it would be wrong. Every error of the file is
+ * collected (each with its line), not only the first: a refused line reaches inih as an empty
+ * one, so that the lines after it are still read and checked. */
 struct loader {
     struct ts_config *cfg;
     struct ts_error *err;
     const char *next, *current; /* the line to hand out next; the one inih has now */
     int line;
-    int err_line;   /* the first line refused here or by the handler, or 0 */
-    bool after_key; /* a key since the last section line (inih's prev_name) */
+    bool after_key;   /* a key since the last section line (inih's prev_name) */
+    bool bad_section; /* the current section's header was refused: its keys are not checked */
+    bool keep_line;   /* the line refused still goes to inih (a section line: its keys follow) */
     int last_key_line;
     int seen[TS_CONFIG_MAX_KEYS]; /* the line each key was set at in this file */
+    int n_errors, listed;         /* errors found; errors in `errors` */
+    int first_status;
+    size_t used;
+    char errors[sizeof((struct ts_error *)0)->message];
+    int error_lines[MAX_LISTED_ERRORS];
 };
 
-/* A line inih reads as "[section]": the section must be known and nothing but blanks or a
- * comment may follow the ']'. Other lines pass. */
-static int check_section_line(struct loader *ld, const char *line)
+/* Adds the error now in ld->err, found at line, to the list. */
+static void add_error(struct loader *ld, int line)
+{
+    if (ld->n_errors++ == 0)
+        ld->first_status = ld->err->status;
+    /* Room for this line and for the "... and N more" that may follow. */
+    size_t room = sizeof ld->errors - ld->used, more = 64;
+    int n = snprintf(ld->errors + ld->used, room > more ? room - more : 0, "%s%s:%d: %s", ld->listed ? "\n  " : "",
+                     ld->cfg->path, line, ld->err->message);
+    if (ld->listed < MAX_LISTED_ERRORS && n > 0 && (size_t)n < (room > more ? room - more : 0)) {
+        ld->error_lines[ld->listed++] = line;
+        ld->used += (size_t)n;
+    } else {
+        ld->errors[ld->used] = '\0';
+    }
+}
+
+/* The errors collected, as one message in err: the first as a single error reads, each other on
+ * a line of its own below it. */
+static int report_errors(struct loader *ld)
+{
+    int unlisted = ld->n_errors - ld->listed;
+    if (unlisted > 0)
+        snprintf(ld->errors + ld->used, sizeof ld->errors - ld->used, "\n  ... and %d more error%s in %s", unlisted,
+                 unlisted == 1 ? "" : "s", ld->cfg->path);
+    return ts_fail(ld->err, ld->first_status, "%s", ld->errors);
+}
+
+/* Whether line was listed as an error already. */
+static bool error_listed(const struct loader *ld, int line)
+{
+    for (int i = 0; i < ld->listed; i++)
+        if (ld->error_lines[i] == line)
+            return true;
+    return false;
+}
+
+/* Where inih's find_chars_or_comment stops in s: at one of chars, or at a ';' after a blank
+ * (an inline comment), or at the end. */
+static const char *inih_find(const char *s, const char *chars)
+{
+    bool blank = false;
+    for (; *s && !strchr(chars, *s) && !(blank && *s == ';'); s++)
+        blank = isspace((unsigned char)*s);
+    return s;
+}
+
+/* A line that inih reads as "[section]": the section must be known, and after the ']' may come
+ * only blanks or a comment, which starts with ';' or '#' with or without a blank before it
+ * (docs/configuration.md). A line that is neither blank, a comment, a section line nor
+ * "key = value" (or "key: value") is a syntax error, as inih would call it. Other lines pass.
+ * Sets ld->bad_section for a section line refused. */
+static int check_line(struct loader *ld, const char *line)
 {
     const char *p = line;
     if (ld->line == 1 && strncmp(p, "\xEF\xBB\xBF", 3) == 0) /* inih skips a BOM on the first line */
@@ -335,26 +396,38 @@ static int check_section_line(struct loader *ld, const char *line)
     while (isspace((unsigned char)*p))
         p++;
     /* An indented line after a key is more of that key's value to inih, whatever it holds. */
-    if (*p != '[' || (p > line && ld->after_key))
+    if (*p == '\0' || *p == ';' || *p == '#' || (p > line && ld->after_key))
         return TS_OK;
+    if (*p != '[') {
+        const char *end = inih_find(p, "=:");
+        if (*end == '=' || *end == ':')
+            return TS_OK;
+        size_t shown = line_length(p);
+        return ts_fail(ld->err, TS_BAD_INPUT, "syntax error (expected 'key = value' or '[section]'): %.*s",
+                       (int)(shown < 80 ? shown : 80), p);
+    }
     ld->after_key = false;
+    ld->bad_section = true; /* until the header is found good */
     /* The name ends where inih ends it: at the first ']', unless a comment (';' after a blank)
      * comes first, which leaves the line without ']', a syntax error inih reports. */
-    const char *end = p + 1;
-    for (bool blank = false; *end && *end != ']' && !(blank && *end == ';'); end++)
-        blank = isspace((unsigned char)*end);
-    if (*end != ']')
-        return TS_OK;
+    const char *end = inih_find(p + 1, "]");
+    if (*end != ']') {
+        size_t shown = line_length(p);
+        return ts_fail(ld->err, TS_BAD_INPUT, "syntax error (a section header without its ']'): %.*s",
+                       (int)(shown < 80 ? shown : 80), p);
+    }
     int name_len = (int)(end - p - 1);
     const char *rest = end + 1;
     while (isspace((unsigned char)*rest))
         rest++;
+    ld->keep_line = true;
+    ld->bad_section = !known_section(p + 1, (size_t)name_len);
     if (*rest && *rest != ';' && *rest != '#')
         return ts_fail(ld->err, TS_BAD_INPUT,
                        "text after the section header [%.*s]: '%.*s' (a section line holds only the header and "
                        "a comment; put each key on a line of its own)",
                        name_len, p + 1, (int)line_length(rest), rest);
-    if (!known_section(p + 1, (size_t)name_len)) {
+    if (ld->bad_section) {
         char known[256];
         section_list(known, sizeof known);
         return ts_fail(ld->err, TS_BAD_INPUT, "unknown section [%.*s] (known sections: %s)", name_len, p + 1, known);
@@ -365,26 +438,30 @@ static int check_section_line(struct loader *ld, const char *line)
 static char *read_line(char *buf, int num, void *stream)
 {
     struct loader *ld = stream;
-    if (ld->err_line || *ld->next == '\0')
+    if (*ld->next == '\0')
         return NULL;
     size_t n = line_length(ld->next);
     ld->line++;
     ld->current = ld->next;
     ld->next = next_line(ld->next);
     int rc;
+    ld->keep_line = false;
     if (n + 2 > (size_t)num) {
         rc = ts_fail(ld->err, TS_BAD_INPUT, "line too long (at most %d characters)", num - 2);
     } else {
         memcpy(buf, ld->current, n);
         buf[n] = '\n';
         buf[n + 1] = '\0';
-        rc = check_section_line(ld, buf);
+        rc = check_line(ld, buf);
     }
     if (rc == TS_OK)
         return buf;
-    ld->err_line = ld->line;
-    ts_error_prefix(ld->err, "%s:%d: ", ld->cfg->path, ld->line);
-    return NULL; /* the end, for inih: only the first error is reported */
+    add_error(ld, ld->line);
+    /* inih sees a section line refused for what follows its ']' or for its name (the keys of an
+     * unknown section are then not refused one by one); any other refused line as an empty one. */
+    if (!ld->keep_line)
+        snprintf(buf, (size_t)num, "\n");
+    return buf;
 }
 
 /* A value that a config line would not carry as its writer meant it, or NULL. inih ends a
@@ -432,8 +509,8 @@ static int file_key(struct loader *ld, const char *section, const char *name, co
 static int on_key(void *user, const char *section, const char *name, const char *value)
 {
     struct loader *ld = user;
-    if (ld->err_line)
-        return 0; /* only the first error is reported */
+    if (ld->bad_section)
+        return 1; /* its header is refused already */
     /* inih reads an indented line after a key as more of that key's value (name is that key). */
     bool continued = ld->after_key && isspace((unsigned char)ld->current[0]);
     ld->after_key = true;
@@ -443,11 +520,9 @@ static int on_key(void *user, const char *section, const char *name, const char 
                        : file_key(ld, section, name, value);
     if (!continued)
         ld->last_key_line = ld->line;
-    if (rc == TS_OK)
-        return 1;
-    ld->err_line = ld->line;
-    ts_error_prefix(ld->err, "%s:%d: ", ld->cfg->path, ld->line);
-    return 0;
+    if (rc != TS_OK)
+        add_error(ld, ld->line);
+    return 1; /* on to the next line: every error of the file is reported */
 }
 
 /* Config files are small; anything bigger is not one (an HDF5 result given by mistake). */
@@ -649,21 +724,20 @@ int ts_config_load_text(struct ts_config *cfg, const char *path, const char *tex
 
     struct loader ld = { .cfg = cfg, .err = err, .next = cfg->text };
     int bad = ini_parse_stream(read_line, &ld, on_key, &ld);
-    /* inih returns the first line it or the handler rejected; the loader's own message wins
-     * on its line, inih's syntax complaint on an earlier one. */
-    if (bad > 0 && (ld.err_line == 0 || bad < ld.err_line)) {
+    if (bad < 0)
+        return ts_fail(err, TS_RESOURCE_ERROR, "%s: out of memory parsing the config", path);
+    /* inih returns the first line it rejected; the loader finds inih's syntax errors itself,
+     * so this is one it missed. */
+    if (bad > 0 && !error_listed(&ld, bad)) {
         const char *line = cfg->text;
         for (int i = 1; i < bad && *line; i++)
             line = next_line(line);
         int shown = (int)line_length(line);
-        return ts_fail(err, TS_BAD_INPUT, "%s:%d: syntax error (expected 'key = value' or '[section]'): %.*s", path,
-                       bad, shown < 80 ? shown : 80, line);
+        ts_fail(err, TS_BAD_INPUT, "syntax error (expected 'key = value' or '[section]'): %.*s",
+                shown < 80 ? shown : 80, line);
+        add_error(&ld, bad);
     }
-    if (ld.err_line)
-        return err->status;
-    if (bad < 0)
-        return ts_fail(err, TS_RESOURCE_ERROR, "%s: out of memory parsing the config", path);
-    return TS_OK;
+    return ld.n_errors ? report_errors(&ld) : TS_OK;
 }
 
 int ts_config_load(struct ts_config *cfg, const char *path, struct ts_error *err)

@@ -13,6 +13,17 @@ grep "warning" "$ERR" | grep -v "warning: the arrays (.*) fit in the" >"$WORK/ot
 [ -s "$WORK/other.txt" ] && fail "a sane binding gives no warnings: $(head -3 "$WORK/other.txt")"
 expect_in "$OUT" "t0 cpu[0-9]+/core[0-9]+/node[0-9]+, t1 cpu" "summary shows where threads ran"
 
+# A re-execution marker this process did not set (jobs/check-binding.sh's TOUCHSTONE_BINDING=strict,
+# or one inherited from another touchstone, with another pid) is ignored with a warning, and the
+# config's binding is still applied.
+for marker in strict "pid=1;places=config;proc_bind=config;cpus=0;OMP_PROC_BIND=;OMP_PLACES="; do
+    TOUCHSTONE_BINDING="$marker" run_ts 0 "stale marker $marker" run "$SRC/configs/sum.ini" --set sum.n=100000 \
+        --set run.iterations=2 --threads 2 --set openmp.places=cores -o "$WORK/marker.h5" --overwrite
+    expect_in "$ERR" "warning: TOUCHSTONE_BINDING=.* is not the marker of this process's own re-execution" \
+        "stale marker $marker: warned"
+    expect_in "$OUT" "OMP_PLACES=cores \(config\), OMP_PROC_BIND=spread \(config\)" "stale marker $marker: the config's binding applied"
+done
+
 # Only one variable in the environment: the runtime already bound this process to one place
 # before touchstone re-executed itself to apply the other; the threads must still spread.
 for var in OMP_PLACES=cores OMP_PROC_BIND=close; do

@@ -35,34 +35,41 @@ mkdir "$WORK/out"
 
 # --- The OpenMP environment ----------------------------------------------------------------------
 # libgomp read these when it was loaded: 65536 threads crashed it (SIGSEGV), 100G stacks ended the
-# process with status 1, values it cannot parse it ignored for its default. run, check and topo
-# refuse them before any OpenMP call, naming the variable, its value and the limit.
+# process with status 1, values it cannot parse it ignored for its default (OMP_PLACES and
+# OMP_PROC_BIND too: the run recorded them as its binding). run, check, topo and advise (--check
+# too) refuse them before any OpenMP call, naming the variable, its value and the limit.
 for case in "OMP_NUM_THREADS=65536|1..4096" "OMP_NUM_THREADS=100000|1..4096" "OMP_NUM_THREADS=4,65536|1..4096" \
     "OMP_NUM_THREADS=65536,2|1..4096" "OMP_NUM_THREADS=0|1..4096" "OMP_NUM_THREADS=abc|1..4096" \
     "OMP_NUM_THREADS=-3|1..4096" "OMP_NUM_THREADS=4,,2|1..4096" "OMP_NUM_THREADS=99999999999999999999999|1..4096" \
     "OMP_THREAD_LIMIT=0|at least 1" "OMP_THREAD_LIMIT=many|at least 1" "OMP_STACKSIZE=100G|64K..1G" \
-    "OMP_STACKSIZE=1T|64K..1G" "OMP_STACKSIZE=8K|64K..1G" "OMP_STACKSIZE=-1B|64K..1G" "GOMP_STACKSIZE=2G|64K..1G"; do
+    "OMP_STACKSIZE=1T|64K..1G" "OMP_STACKSIZE=8K|64K..1G" "OMP_STACKSIZE=-1B|64K..1G" "GOMP_STACKSIZE=2G|64K..1G" \
+    "OMP_PLACES=garbage|expected '\{' or a CPU number" "OMP_PLACES={|expected a CPU number" \
+    "OMP_PLACES={99999}|CPU number 99999 out of range" "OMP_PLACES=cores(0)|refuses it" \
+    "OMP_PLACES=!{0}|the place to remove is not in the list" "OMP_PLACES={0}:99999999:1|from 1 to 65535, not 99999999" \
+    "OMP_PROC_BIND=maybe|expected false, true" "OMP_PROC_BIND=false,close|false and true stand alone"; do
     var=${case%%|*}
     limit=${case#*|}
     name=${var%%=*}
     value=${var#*=}
-    for cmd in run check topo; do
-        if [ $cmd = topo ]; then
-            set -- topo
+    for cmd in run check topo advise advise-check; do
+        if [ $cmd = topo ] || [ $cmd = advise ]; then
+            set -- $cmd
+        elif [ $cmd = advise-check ]; then
+            set -- advise --check
         else
             # shellcheck disable=SC2086
             set -- $cmd "$CFG" $TINY
             [ $cmd = run ] && set -- "$@" --overwrite -o "$WORK/out/env.h5"
         fi
         expect_run 2 "$cmd with $var" env "$var" "$TS" "$@" &&
-            expect_in "$ERR" "^touchstone: error: $name=$(printf '%s' "$value" | sed 's/[].*+?[]/\\&/g'): .*$limit" \
+            expect_in "$ERR" "^touchstone: error: $name=$(printf '%s' "$value" | sed 's/[].*+?(){}|^$[]/\\&/g'): .*$limit" \
                 "$cmd with $var: the message names the variable, its value and the limit"
         nothing_in "$WORK/out" "$cmd with $var"
     done
 done
 # What the runtime reads as meant is accepted: blanks, a nested list, units, the limits themselves.
 for var in "OMP_NUM_THREADS= 2 " "OMP_NUM_THREADS=2,1" "OMP_NUM_THREADS=" "OMP_THREAD_LIMIT=64" "OMP_STACKSIZE=64K" \
-    "OMP_STACKSIZE= 1 g" "GOMP_STACKSIZE=512k"; do
+    "OMP_STACKSIZE= 1 g" "GOMP_STACKSIZE=512k" "OMP_PLACES={0}" "OMP_PROC_BIND=spread,close"; do
     # shellcheck disable=SC2086
     expect_run 0 "run with $var" env "$var" "$TS" run "$CFG" $TINY --overwrite -o "$WORK/ok.h5" -q
     expect_run 0 "topo with $var" env "$var" "$TS" topo

@@ -214,6 +214,12 @@ static const struct good_case good_cases[] = {
       { 0 },
       false,
       { { "run.kernel", "sum", ":2" }, { "sum.n", "5", ":4" } } },
+    /* After a section's ']' a comment needs no blank before it, ';' or '#' alike. */
+    { "comments right after section headers",
+      "[run];the run\nkernel = sum\n[sum]#the sum\nn = 5\n[triad];\n[init]#\n",
+      { 0 },
+      false,
+      { { "run.kernel", "sum", ":2" }, { "sum.n", "5", ":4" } } },
     { "UTF-8 text in comments and values",
       "; caf\xc3\xa9 \xe2\x9c\x93\n[output]\nfile = r\xc3\xa9sultat-%k.h5\n",
       { 0 },
@@ -273,6 +279,15 @@ static void test_good(void)
 }
 
 /* ---- bad inputs: status 2 and a message naming where and what ---- */
+
+#define LONG_COMMENT_10 "0123456789"
+#define LONG_COMMENT_100                                                                                               \
+    LONG_COMMENT_10 LONG_COMMENT_10 LONG_COMMENT_10 LONG_COMMENT_10 LONG_COMMENT_10 LONG_COMMENT_10 LONG_COMMENT_10    \
+        LONG_COMMENT_10 LONG_COMMENT_10 LONG_COMMENT_10
+#define LONG_COMMENT LONG_COMMENT_100 LONG_COMMENT_100 LONG_COMMENT_100
+#define FIVE_BAD_KEYS(d) "k" d "1 = 1\nk" d "2 = 1\nk" d "3 = 1\nk" d "4 = 1\nk" d "5 = 1\n"
+#define TWENTY_FIVE_BAD_KEYS                                                                                           \
+    FIVE_BAD_KEYS("a") FIVE_BAD_KEYS("b") FIVE_BAD_KEYS("c") FIVE_BAD_KEYS("d") FIVE_BAD_KEYS("e")
 
 struct bad_case {
     const char *name;
@@ -456,18 +471,52 @@ static const struct bad_case bad_cases[] = {
       0,
       { "%f:3: syntax error (expected 'key = value' or '[section]'): iterations 5" } },
     { "syntax error: unclosed section", "[run\nkernel = sum\n", NULL, { 0 }, 0, { "%f:1: syntax error" } },
-    { "first error by line wins: syntax before value",
+    /* Every error of a file at once, in line order: the first as a single error reads, each
+     * other on a line of its own below it. */
+    { "every error: syntax before value",
       "[stencil]\nny 5\nnx = abc\n",
       NULL,
       { 0 },
       0,
-      { "%f:2: syntax error" } },
-    { "first error by line wins: value before syntax",
+      { "%f:2: syntax error", "\n  %f:3: [stencil] nx = abc: not an integer" } },
+    { "every error: value before syntax",
       "[stencil]\nnx = abc\nny 5\n",
       NULL,
       { 0 },
       0,
-      { "%f:2: [stencil] nx = abc: not an integer" } },
+      { "%f:2: [stencil] nx = abc: not an integer", "\n  %f:3: syntax error (expected 'key = value'" } },
+    { "every error: after a long line",
+      "[stencil]\nnx = abc\n; " LONG_COMMENT "\n[run]\nkernel = none\n",
+      NULL,
+      { 0 },
+      0,
+      { "\n  %f:3: line too long", "\n  %f:5: [run] kernel = none: unknown value" } },
+    { "every error: after text after a section header",
+      "[run] x\nkernel = none\n[sum]\nn = 0\n",
+      NULL,
+      { 0 },
+      0,
+      { "%f:1: text after the section header [run]: 'x'", "\n  %f:2: [run] kernel = none" } },
+    { "every error: keys of an unknown section are not refused one by one",
+      "[bogus]\na = 1\nb = 2\n[run]\nwarmup = x\n",
+      NULL,
+      { 0 },
+      0,
+      { "%f:1: unknown section [bogus] (known sections: run, sum, triad, stencil, init, openmp, output, placement, "
+        "check, mpi)\n  %f:5: [run] warmup = x",
+        NULL } },
+    { "every error: an unclosed section header, its keys skipped",
+      "[stencil\nnx = abc\n[run]\nkernel = none\n",
+      NULL,
+      { 0 },
+      0,
+      { "%f:1: syntax error (a section header without its ']'): [stencil\n  %f:4: [run] kernel = none", NULL } },
+    { "every error: at most 20 listed, the rest counted",
+      "[mpi]\n" TWENTY_FIVE_BAD_KEYS,
+      NULL,
+      { 0 },
+      0,
+      { "\n  %f:21: unknown key 'kd5'", "'kd5' in section [mpi] (known keys: dims)\n  ... and 5 more errors in %f" } },
     { "line too long", long_line, NULL, { 0 }, 0, { "%f:2: line too long" } },
     { "empty value",
       "[stencil]\nnx =\n",
