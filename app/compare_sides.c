@@ -130,9 +130,9 @@ static int quartiles_below(const struct ts_run_set *set, const struct ts_side *b
 static void judge(const struct ts_run_set *set, const struct ts_side *ref, struct ts_side *side, size_t number)
 {
     size_t ok_ref = ref->n_usable, ok = side->n_usable;
-    int faster = side->high<ref->low, slower = side->low> ref->high;
+    const int apart = ts_sides_separated(ref->low, ref->high, ref->n, side->low, side->high, side->n, &side->p_value);
+    const int faster = apart > 0, slower = apart < 0;
     side->speedup = ref->median / side->median;
-    side->p_value = faster || slower ? separation_p(ref->n, side->n) : NAN;
     char runs[160];
     const size_t not_counted = ref->n + side->n - ref->n_usable - side->n_usable;
     snprintf(runs, sizeof runs, "%zu v %zu runs%s", ref->n, side->n,
@@ -205,6 +205,14 @@ long ts_sides_make(const struct ts_run_set *set, const unsigned char *split_befo
     free(medians);
     *out = sides;
     return (long)n;
+}
+
+int ts_sides_separated(double a_low, double a_high, size_t n_a, double b_low, double b_high, size_t n_b,
+                       double *p_value)
+{
+    const int apart = b_high < a_low ? 1 : b_low > a_high ? -1 : 0;
+    *p_value = apart ? separation_p(n_a, n_b) : NAN;
+    return apart;
 }
 
 size_t ts_side_of(const struct ts_side *sides, size_t n_sides, size_t run)

@@ -45,6 +45,14 @@ long ts_sides_make(const struct ts_run_set *set, const unsigned char *split_befo
 int ts_condition_differs(const struct ts_run_summary *a, const struct ts_run_summary *b, int k);
 const char *ts_condition_name(int k);
 
+/* compare's test of two sides from their runs' median times per iteration: 1 when every run of
+ * b was faster than every run of a (b's largest below a's smallest), -1 when every one was
+ * slower, 0 when they overlap; *p_value the two-sided Mann-Whitney p of a separation of n_a
+ * against n_b runs (2 / C(n_a + n_b, n_b)), NaN when they overlap. It counts as a verdict only
+ * with TS_SIDE_MIN_RUNS undisturbed runs a side: the caller checks (the survey uses it too). */
+int ts_sides_separated(double a_low, double a_high, size_t n_a, double b_low, double b_high, size_t n_b,
+                       double *p_value);
+
 /* The side of run i. */
 size_t ts_side_of(const struct ts_side *sides, size_t n_sides, size_t run);
 

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,23 +119,91 @@ static size_t baseline(const struct ts_run_set *set, const struct entry *e, size
     return base;
 }
 
+static int same_count(const struct ts_run_set *set, size_t a, size_t b)
+{
+    return set->runs[a].n_threads == set->runs[b].n_threads && set->stats[a].ranks == set->stats[b].ranks;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The baseline's time: the median of the group's runs at the baseline's ranks and threads, as
+ * repeats of one count are one point measured several times, not a scaling. NaN when none is timed. */
+static double baseline_time(const struct ts_run_set *set, const struct entry *e, size_t k, size_t base, double *scratch)
+{
+    int n = 0;
+    for (size_t j = k; j < set->n && e[j].group == e[k].group; j++)
+        if (same_count(set, e[j].run, e[base].run) && !isnan(set->runs[e[j].run].time_median))
+            scratch[n++] = set->runs[e[j].run].time_median;
+    if (n == 0)
+        return NAN;
+    qsort(scratch, (size_t)n, sizeof *scratch, by_time);
+    return n % 2 ? scratch[n / 2] : 0.5 * (scratch[n / 2 - 1] + scratch[n / 2]);
+}
+
+/* Whether the group of row k has no other run at the baseline's count than the baseline. */
+static int base_alone(const struct ts_run_set *set, const struct entry *e, size_t k, size_t base)
+{
+    size_t first = k;
+    while (first > 0 && e[first - 1].group == e[k].group)
+        first--;
+    for (size_t j = first; j < set->n && e[j].group == e[k].group; j++)
+        if (j != base && same_count(set, e[j].run, e[base].run))
+            return 0;
+    return 1;
+}
+
+/* Speed-up and efficiency only for rows at another thread count than the group's baseline:
+ * repeats at one count differ by noise alone, which a speed-up would state as a finding. */
 static int fill(struct ts_table *t, const struct ts_run_set *set, const struct entry *e, char (*labels)[1024])
 {
+    double *scratch = malloc((set->n ? set->n : 1) * sizeof *scratch);
+    if (!scratch)
+        return -1;
     size_t base = 0;
+    double base_time = NAN;
     for (size_t k = 0; k < set->n; k++) {
-        if (k == 0 || e[k].group != e[k - 1].group)
+        if (k == 0 || e[k].group != e[k - 1].group) {
             base = baseline(set, e, k);
+            base_time = baseline_time(set, e, k, base, scratch);
+        }
         /* n_threads counts the threads of every rank */
         const struct ts_run_summary *s = &set->runs[e[k].run], *b = &set->runs[e[base].run];
-        double speedup = b->time_median / s->time_median;
+        const int scaled = !same_count(set, e[k].run, e[base].run);
+        /* The baseline alone at its count is 1 by definition; repeats at that count get none. */
+        const int alone = !scaled && base_alone(set, e, k, base);
+        double speedup = alone ? 1.0 : base_time / s->time_median;
         long row = ts_table_add_row(t);
         if (row < 0 || ts_runs_fill(t, (size_t)row, s, &set->stats[e[k].run]) != 0
-            || ts_runs_text(t, (size_t)row, "group", labels[e[k].run]) != 0)
+            || ts_runs_text(t, (size_t)row, "group", labels[e[k].run]) != 0) {
+            free(scratch);
             return -1;
-        ts_runs_num(t, (size_t)row, "speedup", speedup);
-        ts_runs_num(t, (size_t)row, "efficiency", speedup * b->n_threads / s->n_threads);
+        }
+        ts_runs_num(t, (size_t)row, "speedup", scaled || alone ? speedup : NAN);
+        ts_runs_num(t, (size_t)row, "efficiency", scaled || alone ? speedup * b->n_threads / s->n_threads : NAN);
     }
+    free(scratch);
     return 0;
+}
+
+/* For people, above the table: how many runs other work disturbed, before anyone reads a number. */
+static int print_disturbed_count(const struct ts_run_set *set, enum ts_table_format format, FILE *out)
+{
+    if (format != TS_TABLE_TEXT && format != TS_TABLE_MARKDOWN)
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < set->n; i++)
+        n += set->stats[i].disturbed > 0;
+    if (n > 0)
+        fprintf(out,
+                "%sDISTURBED: %zu of %zu runs: other work took their CPUs while they computed, so their times are "
+                "the machine's as much as the configuration's (column disturbed; the reasons below the table). "
+                "Run them again on a quiet node before reading a difference into them.\n\n",
+                format == TS_TABLE_MARKDOWN ? "**" : "", n, set->n);
+    return ferror(out) ? -1 : 0;
 }
 
 /* For people, below the table: what disturbed which run (CSV and JSON have disturbed_why). */
@@ -207,13 +276,16 @@ int ts_report_cmd(const struct ts_runs_args *a, struct ts_error *err)
         .n_cols = ts_runs_columns(columns, sizeof columns / sizeof columns[0], with_ranks, shown),
         .group_col = 0,
         .title = with_ranks ? "touchstone report: runs grouped by configuration, by ranks x threads per rank;\n"
-                              "speed-up over the fewest threads in all of the group (1 rank x 1 thread when it has\n"
-                              "it), efficiency = speed-up x those threads / (ranks x threads per rank)"
+                              "speed-up over the median of the fewest threads in all of the group (1 rank x 1 thread\n"
+                              "when it has it), efficiency = speed-up x those threads / (ranks x threads per rank);\n"
+                              "none for repeats at those threads"
                             : "touchstone report: runs grouped by configuration, by threads; speed-up over the\n"
-                              "fewest threads of the group, efficiency = speed-up x those threads / threads"
+                              "median of the fewest threads of the group, efficiency = speed-up x those threads /\n"
+                              "threads; none for repeats at those threads"
     };
     int st = !e || fill(&t, &set, e, labels) != 0 ? ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "report")
-             : ts_table_print(&t, a->format, stdout) != 0 || print_disturbed(&set, a->format, stdout) != 0
+             : print_disturbed_count(&set, a->format, stdout) != 0 || ts_table_print(&t, a->format, stdout) != 0
+                     || print_disturbed(&set, a->format, stdout) != 0
                  ? ts_fail_errno(err, TS_IO_ERROR, errno ? errno : EIO, "report: cannot print the table")
                  : TS_OK;
     ts_table_free(&t);

@@ -110,6 +110,7 @@ struct planner {
     const char *dir, *exe;
     int first_cpu;
     int capacity;
+    int repeat; /* the round being planned: its runs' repeat */
 };
 
 static int add_arg(struct ts_battery_run *r, const char *fmt, const char *value)
@@ -124,6 +125,7 @@ static int add_arg(struct ts_battery_run *r, const char *fmt, const char *value)
 static int add_run(struct planner *p, int group, const char *kernel, const char *variant, int threads, const char *init,
                    const char *policy, const char *places, const char *bind, int iterations, struct ts_error *err)
 {
+    const int repeat = p->repeat;
     struct ts_battery *b = p->b;
     if (b->n_runs == p->capacity) {
         int cap = p->capacity ? 2 * p->capacity : 32;
@@ -138,9 +140,12 @@ static int add_run(struct planner *p, int group, const char *kernel, const char 
     static const char *const groups[] = TS_SURVEY_GROUP_NAMES;
     struct ts_survey_run *rec = &r->rec;
     if (group == TS_SURVEY_SCALING)
-        snprintf(rec->name, sizeof rec->name, "%s-scaling-t%d", kernel, threads);
+        snprintf(rec->name, sizeof rec->name, "%s-scaling-t%d-r%d", kernel, threads, repeat);
     else
-        snprintf(rec->name, sizeof rec->name, "%s-%s-%s-t%d", kernel, groups[group], variant, threads);
+        snprintf(rec->name, sizeof rec->name, "%s-%s-%s-t%d-r%d", kernel, groups[group], variant, threads, repeat);
+    rec->repeat = repeat;
+    rec->disturbed = -1;
+    rec->others_share = rec->load_excess = NAN;
     snprintf(rec->file, sizeof rec->file, "runs/%s.h5", rec->name);
     rec->group = group;
     snprintf(rec->kernel, sizeof rec->kernel, "%s", kernel);
@@ -246,6 +251,96 @@ static int choose_size(struct ts_battery *b, const ts_topology *topo, const stru
     return TS_OK;
 }
 
+/* The NUMA matrix's cost in the runs' weight (bytes moved), for the estimate: per cell, sum's
+ * one array and triad's three swept for the repetitions, a warm-up and the first touch, and
+ * three chases (4 KiB pages, 2 MiB pages, loaded) whose steps each miss the caches, about as
+ * long as streaming 1000 bytes. Sizes as app/survey_matrix.c and topo/ts_numa_matrix.c pick
+ * them: 8x the LLC, at least 64 MiB; scaled runs (tests) a share of 64 MiB, at least 1 MiB. */
+static double matrix_weight(const struct ts_battery *b, int nodes, int full)
+{
+    const int64_t mib = (int64_t)1 << 20;
+    const int reps = full ? 5 : 3;
+    double bytes, steps;
+    if (b->scale < 1.0) {
+        bytes = fmax((double)mib, b->scale * 64.0 * (double)mib);
+        steps = 65536;
+    } else {
+        bytes = fmax(64.0 * (double)mib, 8.0 * (double)(b->llc_bytes > 0 ? b->llc_bytes : LLC_FALLBACK));
+        steps = fmin(fmax(bytes / 64, (double)(1 << 20)), (double)(1 << 22));
+    }
+    const double cell = 4.0 * bytes * (reps + 2) + 3.0 * reps * steps * 1000.0 + 3.0 * 2.0 * bytes;
+    return cell * (double)(nodes > 0 ? nodes : 1) * (double)(nodes > 0 ? nodes : 1);
+}
+
+/* TOUCHSTONE_SURVEY_REPEATS (tests): runs per point, 1 to TS_BATTERY_MAX_REPEATS. */
+static int repeats_of(struct ts_battery *b, struct ts_error *err)
+{
+    const char *text = getenv("TOUCHSTONE_SURVEY_REPEATS");
+    b->repeats = TS_BATTERY_REPEATS;
+    if (!text || !text[0])
+        return TS_OK;
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end != '\0' || v < 1 || v > TS_BATTERY_MAX_REPEATS)
+        return ts_fail(err, TS_BAD_INPUT, "survey: TOUCHSTONE_SURVEY_REPEATS=%s: not a whole number from 1 to %d", text,
+                       TS_BATTERY_MAX_REPEATS);
+    b->repeats = (int)v;
+    return TS_OK;
+}
+
+/* One run of every point of the battery, in the order docs/survey.md gives. */
+static int plan_round(struct planner *p, int full, struct ts_error *err)
+{
+    const int iters = full ? 50 : 10, brief = full ? 10 : 3;
+    static const char *const all4[] = { "stencil2d", "triad", "sum", "stencil3d" };
+    static const char *const two[] = { "stencil2d", "triad" };
+    const char *const *init_k = full ? all4 : two;
+    const int n_init = full ? 4 : 2;
+    const char *const *bind_k = two;
+    const int n_bind = full ? 2 : 1;
+    const char *const *scale_k = full ? all4 : two + 1; /* quick: triad */
+    const int n_scale = full ? 4 : 1;
+    const char *const *policy_k = full ? two : two + 1;
+    const int n_policy = full ? 2 : 1;
+    const int T = p->b->cores;
+    int status = TS_OK;
+    char stacked[32];
+    snprintf(stacked, sizeof stacked, "{%d}", p->first_cpu);
+    for (int k = 0; status == TS_OK && k < n_init; k++) {
+        status = add_run(p, TS_SURVEY_INIT, init_k[k], "parallel", T, "parallel", "firsttouch", "cores", "close", iters,
+                         err);
+        if (status == TS_OK)
+            status = add_run(p, TS_SURVEY_INIT, init_k[k], "serial", T, "serial", "firsttouch", "cores", "close", iters,
+                             err);
+    }
+    for (int k = 0; status == TS_OK && k < n_bind; k++) {
+        status = add_run(p, TS_SURVEY_BINDING, bind_k[k], "close", T, "parallel", "firsttouch", "cores", "close", iters,
+                         err);
+        if (status == TS_OK)
+            status = add_run(p, TS_SURVEY_BINDING, bind_k[k], "spread", T, "parallel", "firsttouch", "cores", "spread",
+                             iters, err);
+        if (status == TS_OK)
+            status = add_run(p, TS_SURVEY_BINDING, bind_k[k], "unbound", T, "parallel", "firsttouch", "cores", "false",
+                             iters, err);
+        if (status == TS_OK)
+            status = add_run(p, TS_SURVEY_BINDING, bind_k[k], "stacked", T, "parallel", "firsttouch", stacked, "close",
+                             brief, err);
+    }
+    for (int k = 0; status == TS_OK && k < n_scale; k++)
+        for (int t = 1; status == TS_OK && t <= T; t = t * 2 < T || t == T ? t * 2 : T)
+            status = add_run(p, TS_SURVEY_SCALING, scale_k[k], "", t, "parallel", "firsttouch", "cores", "close", iters,
+                             err);
+    for (int k = 0; status == TS_OK && k < n_policy; k++) {
+        status = add_run(p, TS_SURVEY_POLICY, policy_k[k], "firsttouch", T, "parallel", "firsttouch", "cores", "close",
+                         iters, err);
+        if (status == TS_OK)
+            status = add_run(p, TS_SURVEY_POLICY, policy_k[k], "interleave", T, "parallel", "interleave", "cores",
+                             "close", iters, err);
+    }
+    return status;
+}
+
 int ts_battery_plan(const char *mode, const ts_topology *topo, const char *dir, const char *exe, int64_t keep_bytes,
                     struct ts_battery *b, struct ts_error *err)
 {
@@ -271,8 +366,11 @@ int ts_battery_plan(const char *mode, const ts_topology *topo, const char *dir, 
         ts_node_free(&node);
         return ts_fail(err, TS_BAD_INPUT, "survey: no allowed core on this node");
     }
+    const int node_count = node.n_numa;
     status = choose_size(b, topo, &node, err);
     ts_node_free(&node);
+    if (status == TS_OK)
+        status = repeats_of(b, err);
     if (status != TS_OK)
         return status;
     if (keep_bytes > 0 && keep_bytes != b->array_bytes) {
@@ -284,53 +382,13 @@ int ts_battery_plan(const char *mode, const ts_topology *topo, const char *dir, 
         return ts_fail(err, TS_BAD_INPUT, "survey: folder name too long: %s", dir);
 
     const int full = strcmp(mode, "full") == 0;
-    const int iters = full ? 50 : 10, brief = full ? 10 : 3;
-    static const char *const all4[] = { "stencil2d", "triad", "sum", "stencil3d" };
-    static const char *const two[] = { "stencil2d", "triad" };
-    const char *const *init_k = full ? all4 : two;
-    const int n_init = full ? 4 : 2;
-    const char *const *bind_k = two;
-    const int n_bind = full ? 2 : 1;
-    const char *const *scale_k = full ? all4 : two + 1; /* quick: triad */
-    const int n_scale = full ? 4 : 1;
-    const char *const *policy_k = full ? two : two + 1;
-    const int n_policy = full ? 2 : 1;
-
     struct planner p = { .b = b, .dir = dir, .exe = exe, .first_cpu = first_cpu };
-    const int T = b->cores;
-    char stacked[32];
-    snprintf(stacked, sizeof stacked, "{%d}", first_cpu);
-    for (int k = 0; status == TS_OK && k < n_init; k++) {
-        status = add_run(&p, TS_SURVEY_INIT, init_k[k], "parallel", T, "parallel", "firsttouch", "cores", "close",
-                         iters, err);
-        if (status == TS_OK)
-            status = add_run(&p, TS_SURVEY_INIT, init_k[k], "serial", T, "serial", "firsttouch", "cores", "close",
-                             iters, err);
-    }
-    for (int k = 0; status == TS_OK && k < n_bind; k++) {
-        status = add_run(&p, TS_SURVEY_BINDING, bind_k[k], "close", T, "parallel", "firsttouch", "cores", "close",
-                         iters, err);
-        if (status == TS_OK)
-            status = add_run(&p, TS_SURVEY_BINDING, bind_k[k], "spread", T, "parallel", "firsttouch", "cores", "spread",
-                             iters, err);
-        if (status == TS_OK)
-            status = add_run(&p, TS_SURVEY_BINDING, bind_k[k], "unbound", T, "parallel", "firsttouch", "cores", "false",
-                             iters, err);
-        if (status == TS_OK)
-            status = add_run(&p, TS_SURVEY_BINDING, bind_k[k], "stacked", T, "parallel", "firsttouch", stacked, "close",
-                             brief, err);
-    }
-    for (int k = 0; status == TS_OK && k < n_scale; k++)
-        for (int t = 1; status == TS_OK && t <= T; t = t * 2 < T || t == T ? t * 2 : T)
-            status = add_run(&p, TS_SURVEY_SCALING, scale_k[k], "", t, "parallel", "firsttouch", "cores", "close",
-                             iters, err);
-    for (int k = 0; status == TS_OK && k < n_policy; k++) {
-        status = add_run(&p, TS_SURVEY_POLICY, policy_k[k], "firsttouch", T, "parallel", "firsttouch", "cores", "close",
-                         iters, err);
-        if (status == TS_OK)
-            status = add_run(&p, TS_SURVEY_POLICY, policy_k[k], "interleave", T, "parallel", "interleave", "cores",
-                             "close", iters, err);
-    }
+    /* Round after round (A B C A B C, never A A A): a slow minute of the machine then falls on
+     * one run of each point, not on all runs of one, and the spread between a point's runs
+     * shows it (docs/survey.md, "Repeats and noise"). */
+    for (p.repeat = 1; status == TS_OK && p.repeat <= b->repeats; p.repeat++)
+        status = plan_round(&p, full, err);
+    b->matrix_weight = matrix_weight(b, node_count, full);
     if (status != TS_OK)
         ts_battery_free(b);
     return status;

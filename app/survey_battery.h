@@ -13,6 +13,10 @@
 #include "ts_topology.h"
 
 #define TS_BATTERY_MAX_ARGS 24
+/* Runs of each point: three undisturbed runs a side is what compare needs for a verdict
+ * (app/compare_sides.h, TS_SIDE_MIN_RUNS). TOUCHSTONE_SURVEY_REPEATS changes it (tests). */
+#define TS_BATTERY_REPEATS 3
+#define TS_BATTERY_MAX_REPEATS 9
 
 struct ts_battery_run {
     struct ts_survey_run rec; /* name, file, group, kernel, variant, threads, command; state pending */
@@ -29,6 +33,8 @@ struct ts_battery {
     int64_t llc_bytes;      /* hwloc's last-level caches of the allowed cores; 0: unknown */
     int64_t array_bytes;    /* per array */
     double scale;           /* TOUCHSTONE_SURVEY_SCALE (tests), 1 without it */
+    int repeats;            /* runs of each point, interleaved: round after round */
+    double matrix_weight;   /* the NUMA matrix's cost in the runs' weights, for the estimate */
     int64_t uncapped_bytes; /* the size before the memory cap */
     int64_t cap_bytes;      /* the memory cap per array; 0: no limit known */
     char size_reason[256];  /* how array_bytes was chosen */
@@ -37,11 +43,11 @@ struct ts_battery {
     struct ts_battery_run *runs;
 };
 
-/* Plans the battery of mode ("quick" or "full") for the node of topo, its files under dir
+/* Plans the battery of mode ("quick" or "full"), each point repeats times, round after round for the node of topo, its files under dir
  * (absolute), run by the program at exe. keep_bytes > 0: arrays of that size instead of the
  * node's choice (a survey resumed on a node whose free memory changed meanwhile).
  * TS_RESOURCE_ERROR when memory runs out, TS_BAD_INPUT for a TOUCHSTONE_SURVEY_SCALE that is not
- * a number in (0, 1]. */
+ * a number in (0, 1] or a TOUCHSTONE_SURVEY_REPEATS not from 1 to TS_BATTERY_MAX_REPEATS. */
 int ts_battery_plan(const char *mode, const ts_topology *topo, const char *dir, const char *exe, int64_t keep_bytes,
                     struct ts_battery *b, struct ts_error *err);
 void ts_battery_free(struct ts_battery *b);

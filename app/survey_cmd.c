@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "readback_stats.h"
 #include "startup.h"
 #include "survey_battery.h"
 #include "survey_matrix.h"
@@ -26,6 +28,7 @@
 #include "ts_machine.h"
 #include "ts_run_read.h"
 #include "ts_html.h"
+#include "ts_summary.h"
 #include "ts_survey_file.h"
 
 extern char **environ;
@@ -146,6 +149,15 @@ static int read_done(const char *dir, struct ts_survey_run *r, const struct ts_s
         r->gbs_median = s.gbs_median;
         r->local_fraction = s.has_placement ? s.local_fraction : NAN;
         r->seconds = s.init_time + s.kernel_time; /* the run's own part, when no survey timed it */
+        /* Disturbed or not by compare's rule (app/readback_stats.h): the verdict leaves such
+         * runs out. Out of memory for the statistics: left not known (-1). */
+        struct ts_run_stats stats;
+        if (ts_run_stats_of(&s, &stats) == 0) {
+            r->disturbed = stats.disturbed;
+            snprintf(r->disturbed_why, sizeof r->disturbed_why, "%s", stats.disturbed_why);
+            r->others_share = stats.numbers.others_share;
+            r->load_excess = stats.numbers.load_excess;
+        }
         for (int i = 0; old && i < old->n_runs; i++)
             if (strcmp(old->runs[i].name, r->name) == 0 && old->runs[i].state == TS_SURVEY_DONE
                 && !isnan(old->runs[i].seconds))
@@ -177,11 +189,65 @@ static char **child_env(const struct ts_battery_run *b)
     return env;
 }
 
-/* Runs one battery run to its end; *exit_status is the child's (-signal when a signal ended it).
- * TS_RESOURCE_ERROR when it cannot be started. */
-static int run_child(const char *exe, const char *dir, const struct ts_battery_run *b, int *exit_status,
-                     struct ts_error *err)
+/* What the survey saw of the node while a run's process lived, judged by the rule compare uses
+ * (common/ts_disturbed.h): other processes' CPU time on the CPUs the runs may use (the busy
+ * ticks less the survey's and the run's own time), the run's involuntary switches, the load. A
+ * run of milliseconds is too short for its own counters (/proc/stat counts 10 ms ticks, less two
+ * of them for rounding); its process, from fork to exit, is not. */
+struct seen {
+    int disturbed; /* 1, 0, -1 not known (the counters unreadable) */
+    char why[600];
+    struct ts_disturb_numbers numbers;
+};
+
+static void judge_seen(const struct ts_machine_watch *w, const struct rusage *ru, int threads, struct seen *out)
 {
+    struct ts_machine_rec m;
+    out->disturbed = -1;
+    out->why[0] = '\0';
+    if (w->n_cpus <= 0 || ts_machine_watch_stop(w, &m) != 0)
+        return;
+    const double child = (double)ru->ru_utime.tv_sec + 1e-6 * (double)ru->ru_utime.tv_usec + (double)ru->ru_stime.tv_sec
+                         + 1e-6 * (double)ru->ru_stime.tv_usec;
+    m.others_cpu = fmax(0.0, m.others_cpu - child);
+    struct ts_disturb_facts f;
+    ts_disturb_facts_of(threads, m.elapsed, (double)ru->ru_nivcsw, &m, &f);
+    out->disturbed = ts_disturbed(&f, out->why, sizeof out->why);
+    ts_disturb_numbers(&f, &out->numbers);
+}
+
+/* The survey's view joins the run's own: disturbed when either says so, with both reasons. */
+static void merge_seen(struct ts_survey_run *r, const struct seen *seen)
+{
+    if (seen->disturbed < 0)
+        return;
+    if (seen->disturbed > 0) {
+        /* Its own reasons first, then the survey's, as much as fits. */
+        if (r->disturbed <= 0)
+            r->disturbed_why[0] = '\0';
+        const size_t used = strlen(r->disturbed_why);
+        if (used + 2 < sizeof r->disturbed_why) {
+            int n = snprintf(r->disturbed_why + used, sizeof r->disturbed_why - used, "%swhile its process ran: %.500s",
+                             used ? "; " : "", seen->why);
+            (void)n; /* cut at the end when both together do not fit */
+        }
+        r->disturbed = 1;
+    } else if (r->disturbed < 0)
+        r->disturbed = 0;
+    if (isnan(r->others_share) || seen->numbers.others_share > r->others_share)
+        r->others_share = seen->numbers.others_share;
+    if (isnan(r->load_excess) || seen->numbers.load_excess > r->load_excess)
+        r->load_excess = seen->numbers.load_excess;
+}
+
+/* Runs one battery run to its end; *exit_status is the child's (-signal when a signal ended it),
+ * *seen what the survey saw of the node meanwhile. TS_RESOURCE_ERROR when it cannot be started. */
+static int run_child(const char *exe, const char *dir, const struct ts_battery_run *b, int *exit_status,
+                     struct seen *seen, struct ts_error *err)
+{
+    struct ts_machine_watch watch;
+    if (ts_machine_watch_start(&watch) != 0)
+        watch.n_cpus = 0;
     char log[PATH_MAX + 300];
     snprintf(log, sizeof log, "%s/runs/%s.log", dir, b->rec.name);
     char *argv[TS_BATTERY_MAX_ARGS + 2];
@@ -217,20 +283,28 @@ static int run_child(const char *exe, const char *dir, const struct ts_battery_r
     int e = errno;
     close(fd);
     free(env);
-    if (pid < 0)
+    if (pid < 0) {
+        ts_machine_watch_free(&watch);
         return ts_fail_errno(err, TS_RESOURCE_ERROR, e, "survey: cannot start run %s", b->rec.name);
+    }
     int forwarded = 0, st = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
     for (;;) {
         if (stop_signal && !forwarded) {
             kill(pid, stop_signal);
             forwarded = 1;
         }
-        pid_t got = waitpid(pid, &st, 0);
+        pid_t got = wait4(pid, &st, 0, &ru);
         if (got == pid)
             break;
-        if (got < 0 && errno != EINTR)
+        if (got < 0 && errno != EINTR) {
+            ts_machine_watch_free(&watch);
             return ts_fail_errno(err, TS_INTERNAL_ERROR, errno, "survey: waiting for run %s", b->rec.name);
+        }
     }
+    judge_seen(&watch, &ru, b->rec.threads, seen);
+    ts_machine_watch_free(&watch);
     *exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? -WTERMSIG(st) : -1;
     return TS_OK;
 }
@@ -287,14 +361,17 @@ static void matrix_table(FILE *out, const struct ts_survey_matrix *m, const char
 
 static void print_summary(FILE *out, const struct ts_survey_rec *s, const char *path)
 {
-    int done = 0, failed = 0, pending = 0;
+    int done = 0, failed = 0, pending = 0, disturbed = 0;
     for (int i = 0; i < s->n_runs; i++) {
         done += s->runs[i].state == TS_SURVEY_DONE;
+        disturbed += s->runs[i].state == TS_SURVEY_DONE && s->runs[i].disturbed > 0;
         failed += s->runs[i].state == TS_SURVEY_FAILED;
         pending += s->runs[i].state == TS_SURVEY_PENDING;
     }
-    fprintf(out, "touchstone survey --%s on %s: %d runs done, %d failed, %d pending%s\n", s->mode, s->host, done,
-            failed, pending, s->complete ? "" : " (incomplete: run the same command again to resume)");
+    fprintf(out, "touchstone survey --%s on %s: %d runs done (%d of them disturbed), %d failed, %d pending%s\n",
+            s->mode, s->host, done, disturbed, failed, pending,
+            s->complete ? "" : " (incomplete: run the same command again to resume)");
+    fprintf(out, "  repeats  %d runs of each point, interleaved\n", s->repeats);
     fprintf(out, "  arrays   %lld MiB each: %s\n", (long long)(s->array_bytes >> 20), s->size_reason);
     if (s->emulated)
         fprintf(out, "  EMULATED %s\n", s->emulated_why);
@@ -303,15 +380,25 @@ static void print_summary(FILE *out, const struct ts_survey_rec *s, const char *
         fprintf(out, "  (nothing yet: no group has a finished pair of runs)\n");
     for (int i = 0; i < s->n_sentences; i++)
         fprintf(out, "  %d. %s\n     [%s]\n", i + 1, s->sentences[i].text, s->sentences[i].sources);
-    fprintf(out, "\nruns (time per iteration, median; pages local to their thread)\n");
-    fprintf(out, "  %-34s %-8s %-7s %11s %9s %6s\n", "name", "group", "state", "s/iter", "GB/s", "local");
+    fprintf(out, "\nruns (time per iteration, median; pages local to their thread; disturbed: other work took their "
+                 "CPUs, left out of the verdict)\n");
+    fprintf(out, "  %-37s %-8s %-7s %11s %9s %6s  %s\n", "name", "group", "state", "s/iter", "GB/s", "local",
+            "disturbed");
     for (int i = 0; i < s->n_runs; i++) {
         const struct ts_survey_run *r = &s->runs[i];
-        char local[16] = "-";
+        char local[16] = "-", others[48] = "";
         if (!isnan(r->local_fraction))
             snprintf(local, sizeof local, "%.0f%%", 100.0 * r->local_fraction);
-        fprintf(out, "  %-34s %-8s %-7s %11.4g %9.4g %6s\n", r->name, group_name(r->group), state_name(r->state),
-                r->time_median, r->gbs_median, local);
+        if (r->disturbed > 0)
+            snprintf(others, sizeof others, " (others %.0f%% of the CPUs, load +%.1f)", 100.0 * r->others_share,
+                     r->load_excess);
+        fprintf(out, "  %-37s %-8s %-7s %11.4g %9.4g %6s  %s%s\n", r->name, group_name(r->group), state_name(r->state),
+                r->time_median, r->gbs_median, local,
+                r->state != TS_SURVEY_DONE ? "-"
+                : r->disturbed > 0         ? "DISTURBED"
+                : r->disturbed == 0        ? "no"
+                                           : "not known",
+                others);
     }
     if (s->has_matrix) {
         const struct ts_survey_matrix *m = &s->matrix;
@@ -344,15 +431,19 @@ static void dump(FILE *out, const struct ts_survey_rec *s)
 {
     fprintf(out, "format %d\nmode %s\ncomplete %d\nemulated %d\nemulated_why %s\narray_bytes %lld\nsize_reason %s\n",
             s->format, s->mode, s->complete, s->emulated, s->emulated_why, (long long)s->array_bytes, s->size_reason);
-    fprintf(out, "command %s\nprogram_version %s\nhost %s\nmeasured start_time %s\nn_runs %d\n", s->command,
-            s->program_version, s->host, s->start_time, s->n_runs);
+    fprintf(out, "command %s\nprogram_version %s\nhost %s\nmeasured start_time %s\nrepeats %d\nn_runs %d\n", s->command,
+            s->program_version, s->host, s->start_time, s->repeats, s->n_runs);
     for (int i = 0; i < s->n_runs; i++) {
         const struct ts_survey_run *r = &s->runs[i];
-        fprintf(out, "run %s group=%s kernel=%s variant=%s threads=%d state=%s exit_status=%d file=%s\n", r->name,
-                group_name(r->group), r->kernel, r->variant, r->threads, state_name(r->state), r->exit_status, r->file);
+        fprintf(out, "run %s group=%s kernel=%s variant=%s threads=%d repeat=%d state=%s exit_status=%d file=%s\n",
+                r->name, group_name(r->group), r->kernel, r->variant, r->threads, r->repeat, state_name(r->state),
+                r->exit_status, r->file);
         fprintf(out, "run-command %s %s\n", r->name, r->command);
-        fprintf(out, "measured run %s seconds=%.6g time_median=%.6g gbs_median=%.6g local_fraction=%.6g\n", r->name,
-                r->seconds, r->time_median, r->gbs_median, r->local_fraction);
+        fprintf(out,
+                "measured run %s seconds=%.6g time_median=%.6g gbs_median=%.6g local_fraction=%.6g disturbed=%d "
+                "others_share=%.6g load_excess=%.6g why=%s\n",
+                r->name, r->seconds, r->time_median, r->gbs_median, r->local_fraction, r->disturbed, r->others_share,
+                r->load_excess, r->disturbed_why);
     }
     fprintf(out, "has_matrix %d\n", s->has_matrix);
     if (s->has_matrix) {
@@ -411,19 +502,31 @@ static long stop_after(void)
     return v && *v ? strtol(v, NULL, 10) : -1;
 }
 
-static int battery(const char *exe, const char *dir, const char *path, const struct ts_battery *b,
-                   struct ts_survey_rec *s, struct ts_error *err)
+/* The seconds the rest takes at the pace of the runs so far: the runs left and the NUMA matrix
+ * (measured after the battery, when not kept), both by their weights. */
+struct pace {
+    double weight_left, weight_done, seconds_done;
+};
+
+static double seconds_left(const struct pace *p)
 {
-    double weight_left = 0, weight_done = 0, seconds_done = 0;
+    /* Never "-0 s": the weights left, subtracted back to zero, can end a hair below it. */
+    return p->weight_done > 0 && p->weight_left > 0 ? p->seconds_done / p->weight_done * p->weight_left : 0;
+}
+
+static int battery(const char *exe, const char *dir, const char *path, const struct ts_battery *b,
+                   struct ts_survey_rec *s, struct pace *pace, struct ts_error *err)
+{
+    pace->weight_left = s->has_matrix ? 0 : b->matrix_weight;
     for (int i = 0; i < b->n_runs; i++)
         if (s->runs[i].state != TS_SURVEY_DONE)
-            weight_left += b->runs[i].weight;
+            pace->weight_left += b->runs[i].weight;
     const long limit = stop_after();
     long ran = 0;
     for (int i = 0; i < b->n_runs && !stop_signal; i++) {
         struct ts_survey_run *r = &s->runs[i];
-        fprintf(stderr, "[%d/%d] %s %s %s t%d ... ", i + 1, b->n_runs, r->kernel, group_name(r->group),
-                r->group == TS_SURVEY_SCALING ? "threads" : r->variant, r->threads);
+        fprintf(stderr, "[%d/%d] %s %s %s t%d #%d ... ", i + 1, b->n_runs, r->kernel, group_name(r->group),
+                r->group == TS_SURVEY_SCALING ? "threads" : r->variant, r->threads, r->repeat);
         if (r->state == TS_SURVEY_DONE) {
             fprintf(stderr, "kept (%s)\n", r->file);
             continue;
@@ -431,13 +534,16 @@ static int battery(const char *exe, const char *dir, const char *path, const str
         fflush(stderr);
         const double t0 = now();
         int code = 0;
-        int st = run_child(exe, dir, &b->runs[i], &code, err);
+        struct seen seen;
+        int st = run_child(exe, dir, &b->runs[i], &code, &seen, err);
         if (st != TS_OK)
             return st;
         const double took = now() - t0;
         r->exit_status = code;
         r->seconds = took;
-        r->time_median = r->gbs_median = r->local_fraction = NAN;
+        r->time_median = r->gbs_median = r->local_fraction = r->others_share = r->load_excess = NAN;
+        r->disturbed = -1;
+        r->disturbed_why[0] = '\0';
         if (stop_signal && code != 0) {
             /* Stopped with the survey: it runs again when the survey is resumed. */
             r->state = TS_SURVEY_PENDING;
@@ -446,6 +552,7 @@ static int battery(const char *exe, const char *dir, const char *path, const str
             fprintf(stderr, "stopped\n");
         } else if (code == 0 && read_done(dir, r, NULL)) {
             r->seconds = took;
+            merge_seen(r, &seen);
             fprintf(stderr, "%.1f s", took);
         } else {
             r->state = TS_SURVEY_FAILED;
@@ -455,12 +562,11 @@ static int battery(const char *exe, const char *dir, const char *path, const str
                     code == 0 ? "its file did not read back complete and verified" : line, dir, r->name);
         }
         if (r->state != TS_SURVEY_PENDING) {
-            weight_left -= b->runs[i].weight;
-            weight_done += b->runs[i].weight;
-            seconds_done += took;
-            /* Never "-0 s": the weights left, subtracted back to zero, can end a hair below it. */
-            const double left = weight_done > 0 && weight_left > 0 ? seconds_done / weight_done * weight_left : 0;
-            fprintf(stderr, " (estimate %.0f s left)\n", left);
+            pace->weight_left -= b->runs[i].weight;
+            pace->weight_done += b->runs[i].weight;
+            pace->seconds_done += took;
+            fprintf(stderr, " (estimate %.0f s left%s)%s\n", seconds_left(pace),
+                    s->has_matrix ? "" : ", the NUMA matrix included", r->disturbed > 0 ? " DISTURBED" : "");
         }
         st = save(path, s, err);
         if (st != TS_OK)
@@ -539,6 +645,7 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
     s.array_bytes = b.array_bytes;
     snprintf(s.size_reason, sizeof s.size_reason, "%s", b.size_reason);
     s.n_runs = b.n_runs;
+    s.repeats = b.repeats;
     for (int i = 0; i < b.n_runs; i++) {
         s.runs[i] = b.runs[i].rec;
         read_done(dir, &s.runs[i], has_old ? &old : NULL);
@@ -555,10 +662,14 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
     read_launch_set(topo);
     install_stop_handlers();
     st = save(path, &s, err);
+    struct pace pace = { 0 };
     if (st == TS_OK)
-        st = battery(exe, dir, path, &b, &s, err);
+        st = battery(exe, dir, path, &b, &s, &pace, err);
     if (st == TS_OK && !stop_signal && !s.has_matrix) {
-        fprintf(stderr, "[matrix] NUMA matrix ... ");
+        if (pace.weight_done > 0)
+            fprintf(stderr, "[matrix] NUMA matrix (estimate %.0f s) ... ", seconds_left(&pace));
+        else
+            fprintf(stderr, "[matrix] NUMA matrix ... ");
         fflush(stderr);
         const double t0 = now();
         st = ts_survey_matrix_measure(topo, strcmp(mode, "quick") == 0, b.scale, &s.matrix, err);

@@ -4,23 +4,95 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* Below this ratio two times are called the same: the spread of a few iterations on a shared
- * machine is of this order (docs/survey.md, "The verdict"). */
-#define SAME 1.05
+#include "compare_sides.h"
+#include "ts_survey_file.h"
 
-static const struct ts_survey_run *find(const struct ts_survey_rec *s, int group, const char *kernel,
-                                        const char *variant, int threads)
+/* A point of the battery: the runs of one group, kernel, variant and thread count. Only its
+ * undisturbed runs with a time count in a judgement, as compare counts a side. */
+struct point {
+    const struct ts_survey_run *run; /* one of its runs (kernel, variant, threads); NULL: none */
+    int n_done, n_disturbed;         /* done runs, and of them disturbed */
+    int n;                           /* usable: done, undisturbed, timed */
+    double median, low, high;        /* of the usable runs' time_median, s per iteration */
+    double gbs;                      /* the median of their gbs_median */
+    double local;                    /* local_fraction of the first usable run */
+    const struct ts_survey_run *runs[TS_SURVEY_MAX_REPEATS];
+    int n_runs; /* the done runs, for the sentence's sources */
+};
+
+/* What compare's rule says of point b against point a (app/compare_sides.h). */
+enum judgement {
+    TOO_FEW,  /* fewer than TS_SIDE_MIN_RUNS usable runs on a side */
+    OVERLAP,  /* inside the noise: the runs' times overlap */
+    B_FASTER, /* every run of b faster than every run of a */
+    B_SLOWER
+};
+
+struct verdict_state {
+    struct ts_survey_rec *s;
+    int blocked_by_disturbance; /* judgements left undone because disturbed runs were left out */
+    int busy;                   /* a first pass found some: the matrix's sentence says so too */
+};
+
+static int by_value(const void *a, const void *b)
 {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, int n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static struct point point_of(const struct ts_survey_rec *s, int group, const char *kernel, const char *variant,
+                             int threads)
+{
+    struct point p = { .median = NAN, .low = NAN, .high = NAN, .gbs = NAN, .local = NAN };
+    double times[TS_SURVEY_MAX_REPEATS], gbs[TS_SURVEY_MAX_REPEATS];
     for (int i = 0; i < s->n_runs; i++) {
         const struct ts_survey_run *r = &s->runs[i];
-        if (r->group == group && r->state == TS_SURVEY_DONE && !isnan(r->time_median) && r->time_median > 0
-            && strcmp(r->kernel, kernel) == 0 && (!variant || strcmp(r->variant, variant) == 0)
-            && (threads <= 0 || r->threads == threads))
-            return r;
+        if (r->group != group || strcmp(r->kernel, kernel) != 0 || (variant && strcmp(r->variant, variant) != 0)
+            || (threads > 0 && r->threads != threads))
+            continue;
+        if (!p.run)
+            p.run = r;
+        if (r->state != TS_SURVEY_DONE || p.n_runs == TS_SURVEY_MAX_REPEATS)
+            continue;
+        p.runs[p.n_runs++] = r;
+        p.n_done++;
+        p.n_disturbed += r->disturbed > 0;
+        if (r->disturbed > 0 || isnan(r->time_median) || !(r->time_median > 0))
+            continue;
+        if (p.n == 0)
+            p.local = r->local_fraction;
+        times[p.n] = r->time_median;
+        gbs[p.n++] = r->gbs_median;
     }
-    return NULL;
+    p.median = median_of(times, p.n);
+    p.low = p.n ? times[0] : NAN;
+    p.high = p.n ? times[p.n - 1] : NAN;
+    p.gbs = median_of(gbs, p.n);
+    return p;
+}
+
+static enum judgement judge(struct verdict_state *v, const struct point *a, const struct point *b, double *p_value)
+{
+    *p_value = NAN;
+    if (a->n < TS_SIDE_MIN_RUNS || b->n < TS_SIDE_MIN_RUNS) {
+        /* Enough runs were done, but disturbed ones had to go: the node, not the plan. */
+        if (a->n_disturbed + b->n_disturbed > 0)
+            v->blocked_by_disturbance++;
+        return TOO_FEW;
+    }
+    const int apart = ts_sides_separated(a->low, a->high, (size_t)a->n, b->low, b->high, (size_t)b->n, p_value);
+    return apart > 0 ? B_FASTER : apart < 0 ? B_SLOWER : OVERLAP;
 }
 
 static struct ts_survey_sentence *next(struct ts_survey_rec *s)
@@ -44,9 +116,18 @@ static void addf(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A name that does not fit is left out whole, never cut (the report links every name). */
 static void source(struct ts_survey_sentence *t, const char *name)
 {
-    addf(t->sources, sizeof t->sources, "%s%s", t->sources[0] ? "," : "", name);
+    const size_t used = strlen(t->sources);
+    if (used + strlen(name) + 2 < sizeof t->sources)
+        addf(t->sources, sizeof t->sources, "%s%s", used ? "," : "", name);
+}
+
+static void sources(struct ts_survey_sentence *t, const struct point *p)
+{
+    for (int i = 0; i < p->n_runs; i++)
+        source(t, p->runs[i]->name);
 }
 
 static void percent(char *buf, size_t size, double fraction)
@@ -55,6 +136,28 @@ static void percent(char *buf, size_t size, double fraction)
         snprintf(buf, size, "not audited");
     else
         snprintf(buf, size, "%.0f%%", 100.0 * fraction);
+}
+
+/* "0.0121-0.0134 s over 3 runs": a point's spread, what a difference must clear. */
+static void spread(char *buf, size_t size, const struct point *p)
+{
+    snprintf(buf, size, "%.3g-%.3g s over %d runs", p->low, p->high, p->n);
+}
+
+/* Why a pair was not judged: the usable runs a side, and the disturbed ones left out. */
+static void too_few(char *buf, size_t size, const char *what_a, const struct point *a, const char *what_b,
+                    const struct point *b)
+{
+    snprintf(buf, size,
+             "%d undisturbed runs of %s and %d of %s, a judgement needs %d of each (%d disturbed runs left out)", b->n,
+             what_b, a->n, what_a, TS_SIDE_MIN_RUNS, a->n_disturbed + b->n_disturbed);
+}
+
+/* The p-value of a separation, as compare prints it. */
+static void apart_text(char *buf, size_t size, const struct point *a, const struct point *b, double p_value)
+{
+    snprintf(buf, size, "%d v %d runs, every one of one side beyond every one of the other: Mann-Whitney p = %.2g",
+             b->n, a->n, p_value);
 }
 
 /* The kernels of a group's runs, in run order, each once. */
@@ -73,94 +176,167 @@ static int kernels_of(const struct ts_survey_rec *s, int group, const char *out[
     return n;
 }
 
-static void init_sentence(struct ts_survey_rec *s)
+/* Init: serial against parallel first touch. A kernel where serial is slower beyond the noise
+ * is the finding (the worst of them); otherwise the first kernel's judgement is said. */
+static void init_sentence(struct verdict_state *v)
 {
+    struct ts_survey_rec *s = v->s;
     const char *k[8];
-    int n = kernels_of(s, TS_SURVEY_INIT, k, 8);
-    const struct ts_survey_run *worst_par = NULL, *worst_ser = NULL;
-    double worst = 0;
+    int n = kernels_of(s, TS_SURVEY_INIT, k, 8), pick = -1;
+    struct point par[8], ser[8];
+    enum judgement j[8];
+    double p[8], worst = 0;
     for (int i = 0; i < n; i++) {
-        const struct ts_survey_run *par = find(s, TS_SURVEY_INIT, k[i], "parallel", 0);
-        const struct ts_survey_run *ser = par ? find(s, TS_SURVEY_INIT, k[i], "serial", par->threads) : NULL;
-        if (ser && ser->time_median / par->time_median > worst) {
-            worst = ser->time_median / par->time_median;
-            worst_par = par;
-            worst_ser = ser;
+        par[i] = point_of(s, TS_SURVEY_INIT, k[i], "parallel", 0);
+        ser[i] = par[i].run ? point_of(s, TS_SURVEY_INIT, k[i], "serial", par[i].run->threads) : (struct point){ 0 };
+        if (!par[i].n_done || !ser[i].n_done) {
+            j[i] = TOO_FEW;
+            continue;
+        }
+        j[i] = judge(v, &par[i], &ser[i], &p[i]);
+        if (pick < 0)
+            pick = i;
+        if (j[i] == B_SLOWER && ser[i].median / par[i].median > worst) {
+            worst = ser[i].median / par[i].median;
+            pick = i;
         }
     }
-    struct ts_survey_sentence *t = worst_par ? next(s) : NULL;
+    struct ts_survey_sentence *t = pick >= 0 ? next(s) : NULL;
     if (!t)
         return;
-    char lp[32], ls[32];
-    percent(lp, sizeof lp, worst_par->local_fraction);
-    percent(ls, sizeof ls, worst_ser->local_fraction);
-    if (worst >= SAME)
-        addf(t->text, sizeof t->text, "Serial init costs %.2fx on %s with %d threads", worst, worst_par->kernel,
-             worst_par->threads);
-    else
-        addf(t->text, sizeof t->text, "Serial init costs nothing measurable on %s with %d threads (%.2fx)",
-             worst_par->kernel, worst_par->threads, worst);
-    addf(t->text, sizeof t->text,
-         ": %.3g s per iteration against %.3g s with parallel init, pages local to their thread %s against %s",
-         worst_ser->time_median, worst_par->time_median, ls, lp);
+    const struct point *a = &par[pick], *b = &ser[pick];
+    const char *kernel = a->run->kernel;
+    const int threads = a->run->threads;
+    char sa[96], sb[96], why[300], la[32], lb[32];
+    switch (j[pick]) {
+    case TOO_FEW:
+        too_few(why, sizeof why, "parallel init", a, "serial init", b);
+        addf(t->text, sizeof t->text, "Init not judged on %s with %d threads: %s", kernel, threads, why);
+        break;
+    case OVERLAP:
+        spread(sa, sizeof sa, a);
+        spread(sb, sizeof sb, b);
+        addf(t->text, sizeof t->text,
+             "Serial and parallel init differ by nothing beyond the noise on %s with %d threads: serial %s, "
+             "parallel %s per iteration overlap",
+             kernel, threads, sb, sa);
+        break;
+    case B_SLOWER:
+    case B_FASTER:
+        percent(la, sizeof la, a->local);
+        percent(lb, sizeof lb, b->local);
+        apart_text(why, sizeof why, a, b, p[pick]);
+        if (j[pick] == B_SLOWER)
+            addf(t->text, sizeof t->text,
+                 "Serial init costs %.2fx on %s with %d threads: %.3g s per iteration against %.3g s with "
+                 "parallel init (%s), pages local to their thread %s against %s",
+                 b->median / a->median, kernel, threads, b->median, a->median, why, lb, la);
+        else
+            addf(t->text, sizeof t->text,
+                 "Serial init was faster than parallel init on %s with %d threads: %.3g s per iteration against "
+                 "%.3g s (%s), pages local to their thread %s against %s",
+                 kernel, threads, b->median, a->median, why, lb, la);
+        /* One NUMA node (or a kernel that moved the pages): serial init puts them where parallel
+         * init does, and whatever it costs is not placement. */
+        if (fabs(b->local - a->local) < 0.01)
+            addf(t->text, sizeof t->text, "; the pages are as local either way, so that is not placement");
+        break;
+    }
     if (n > 1)
-        addf(t->text, sizeof t->text, " (the worst of %d kernels)", n);
-    /* One NUMA node (or a kernel that moved the pages): serial init puts them where parallel
-     * init does, and whatever it costs is not placement. */
-    if (fabs(worst_ser->local_fraction - worst_par->local_fraction) < 0.01)
-        addf(t->text, sizeof t->text, "; the pages are as local either way, so that is not placement");
+        addf(t->text, sizeof t->text, " (%s of %d kernels)", j[pick] == B_SLOWER ? "the worst" : "the first", n);
     addf(t->text, sizeof t->text, ".");
-    source(t, worst_ser->name);
-    source(t, worst_par->name);
+    sources(t, b);
+    sources(t, a);
 }
 
-static void binding_sentence(struct ts_survey_rec *s)
+/* Binding: unbound and stacked against the better of close and spread. Threads stacked on one
+ * CPU that beat threads spread over the cores contradict what binding can do: then the
+ * binding runs measured something else, and that is the sentence. */
+static void binding_sentence(struct verdict_state *v)
 {
+    struct ts_survey_rec *s = v->s;
     const char *k[8];
     int n = kernels_of(s, TS_SURVEY_BINDING, k, 8);
     for (int i = 0; i < n; i++) {
-        const struct ts_survey_run *close = find(s, TS_SURVEY_BINDING, k[i], "close", 0);
-        const struct ts_survey_run *spread = find(s, TS_SURVEY_BINDING, k[i], "spread", 0);
-        const struct ts_survey_run *unbound = find(s, TS_SURVEY_BINDING, k[i], "unbound", 0);
-        const struct ts_survey_run *stacked = find(s, TS_SURVEY_BINDING, k[i], "stacked", 0);
-        const struct ts_survey_run *best = close && spread ? (spread->time_median < close->time_median ? spread : close)
-                                           : close         ? close
-                                                           : spread;
-        if (!best || (!unbound && !stacked))
+        struct point close = point_of(s, TS_SURVEY_BINDING, k[i], "close", 0);
+        struct point spread_ = point_of(s, TS_SURVEY_BINDING, k[i], "spread", 0);
+        struct point unbound = point_of(s, TS_SURVEY_BINDING, k[i], "unbound", 0);
+        struct point stacked = point_of(s, TS_SURVEY_BINDING, k[i], "stacked", 0);
+        /* The better bound point: the one with the lower median of usable runs. */
+        const struct point *best = !spread_.n_done                                            ? &close
+                                   : !close.n_done                                            ? &spread_
+                                   : spread_.n && (!close.n || spread_.median < close.median) ? &spread_
+                                                                                              : &close;
+        if (!best->n_done || (!unbound.n_done && !stacked.n_done))
             continue;
         struct ts_survey_sentence *t = next(s);
         if (!t)
             return;
-        if (unbound && unbound->time_median / best->time_median >= SAME)
+        const char *kernel = best->run->kernel;
+        const int threads = best->run->threads;
+        char sa[96], sb[96], why[300];
+        double p_unbound = NAN, p_stacked = NAN;
+        enum judgement ju = unbound.n_done ? judge(v, best, &unbound, &p_unbound) : TOO_FEW;
+        enum judgement js = stacked.n_done && stacked.run->threads > 1 ? judge(v, best, &stacked, &p_stacked) : TOO_FEW;
+        if (js == B_FASTER) {
+            apart_text(why, sizeof why, best, &stacked, p_stacked);
+            addf(t->text, sizeof t->text,
+                 "Anomaly, not a finding: on %s all %d threads stacked on one CPU ran faster than with "
+                 "OMP_PROC_BIND=%s over %d cores (%.3g s against %.3g s per iteration, %s), which binding cannot "
+                 "do: these runs measured something else (other work on the cores, or threads not placed as "
+                 "asked), so they say nothing about binding.",
+                 kernel, stacked.run->threads, best->run->variant, threads, stacked.median, best->median, why);
+            sources(t, best);
+            sources(t, &stacked);
+            sources(t, &unbound);
+            return;
+        }
+        if (ju == B_SLOWER) {
+            apart_text(why, sizeof why, best, &unbound, p_unbound);
             addf(t->text, sizeof t->text,
                  "Bind with OMP_PLACES=cores OMP_PROC_BIND=%s: on %s with %d threads it is %.2fx faster than "
-                 "unbound (OMP_PROC_BIND=false, %.3g s against %.3g s per iteration)",
-                 best->variant, best->kernel, best->threads, unbound->time_median / best->time_median,
-                 best->time_median, unbound->time_median);
-        else if (unbound)
+                 "unbound (OMP_PROC_BIND=false, %.3g s against %.3g s per iteration, %s)",
+                 best->run->variant, kernel, threads, unbound.median / best->median, best->median, unbound.median, why);
+        } else if (ju == B_FASTER) {
+            apart_text(why, sizeof why, best, &unbound, p_unbound);
             addf(t->text, sizeof t->text,
-                 "Binding made no measurable difference on %s with %d threads: OMP_PROC_BIND=%s %.3g s, unbound "
-                 "%.3g s per iteration (%.2fx)",
-                 best->kernel, best->threads, best->variant, best->time_median, unbound->time_median,
-                 unbound->time_median / best->time_median);
-        else
-            addf(t->text, sizeof t->text, "With OMP_PLACES=cores OMP_PROC_BIND=%s, %s with %d threads takes %.3g s",
-                 best->variant, best->kernel, best->threads, best->time_median);
-        if (stacked)
-            addf(t->text, sizeof t->text, "; all %d threads stacked on one CPU take %.2fx as long", stacked->threads,
-                 stacked->time_median / best->time_median);
+                 "Unbound threads (OMP_PROC_BIND=false) ran faster than OMP_PROC_BIND=%s on %s with %d threads: "
+                 "%.3g s against %.3g s per iteration (%s)",
+                 best->run->variant, kernel, threads, unbound.median, best->median, why);
+        } else if (ju == OVERLAP) {
+            spread(sa, sizeof sa, best);
+            spread(sb, sizeof sb, &unbound);
+            addf(t->text, sizeof t->text,
+                 "Binding made no difference beyond the noise on %s with %d threads: OMP_PROC_BIND=%s %s, "
+                 "unbound %s per iteration overlap",
+                 kernel, threads, best->run->variant, sa, sb);
+        } else if (unbound.n_done) {
+            too_few(why, sizeof why, "bound", best, "unbound", &unbound);
+            addf(t->text, sizeof t->text, "Binding not judged on %s with %d threads: %s", kernel, threads, why);
+        } else
+            addf(t->text, sizeof t->text, "Binding on %s with %d threads", kernel, threads);
+        if (js == B_SLOWER)
+            addf(t->text, sizeof t->text, "; all %d threads stacked on one CPU take %.2fx as long",
+                 stacked.run->threads, stacked.median / best->median);
+        else if (js == OVERLAP) {
+            spread(sa, sizeof sa, &stacked);
+            addf(t->text, sizeof t->text,
+                 "; all %d threads stacked on one CPU took no measurably longer (%s per iteration)",
+                 stacked.run->threads, sa);
+        }
         addf(t->text, sizeof t->text, ".");
-        source(t, best->name);
-        if (unbound)
-            source(t, unbound->name);
-        if (stacked)
-            source(t, stacked->name);
+        sources(t, best);
+        sources(t, &unbound);
+        sources(t, &stacked);
         return;
     }
 }
 
-static void scaling_sentence(struct ts_survey_rec *s)
+/* Scaling: 1 thread against all cores, per kernel. More cores that take longer beyond the noise
+ * are an anomaly, never a speed-up below 1. */
+static void scaling_sentence(struct verdict_state *v)
 {
+    struct ts_survey_rec *s = v->s;
     const char *k[8];
     int n = kernels_of(s, TS_SURVEY_SCALING, k, 8);
     struct ts_survey_sentence *t = NULL;
@@ -168,22 +344,51 @@ static void scaling_sentence(struct ts_survey_rec *s)
     for (int i = 0; i < s->n_runs; i++)
         if (s->runs[i].group == TS_SURVEY_SCALING && s->runs[i].threads > most)
             most = s->runs[i].threads;
-    int said = 0;
+    if (most < 2)
+        return;
     for (int i = 0; i < n; i++) {
-        const struct ts_survey_run *one = find(s, TS_SURVEY_SCALING, k[i], NULL, 1);
-        const struct ts_survey_run *all = find(s, TS_SURVEY_SCALING, k[i], NULL, most);
-        if (!one || !all || most < 2)
+        struct point one = point_of(s, TS_SURVEY_SCALING, k[i], NULL, 1);
+        struct point all = point_of(s, TS_SURVEY_SCALING, k[i], NULL, most);
+        if (!one.n_done || !all.n_done)
             continue;
         if (!t && !(t = next(s)))
             return;
-        const double speedup = one->time_median / all->time_median;
-        if (!said)
-            addf(t->text, sizeof t->text, "At all %d cores the speed-up over 1 thread is ", most);
-        addf(t->text, sizeof t->text, "%s%.2fx on %s (%.0f%% efficiency, %.3g GB/s)", said ? ", " : "", speedup, k[i],
-             100.0 * speedup / most, all->gbs_median);
-        said++;
-        source(t, one->name);
-        source(t, all->name);
+        double p;
+        char sa[96], sb[96], why[300];
+        const char *sep = t->text[0] ? "; " : "";
+        switch (judge(v, &one, &all, &p)) {
+        case B_FASTER: {
+            const double speedup = one.median / all.median;
+            apart_text(why, sizeof why, &one, &all, p);
+            addf(t->text, sizeof t->text,
+                 "%sAt all %d cores the speed-up over 1 thread is %.2fx on %s (%.0f%% efficiency, %.3g GB/s; %s)", sep,
+                 most, speedup, k[i], 100.0 * speedup / most, all.gbs, why);
+            break;
+        }
+        case B_SLOWER:
+            apart_text(why, sizeof why, &one, &all, p);
+            addf(t->text, sizeof t->text,
+                 "%sAnomaly, not a finding: %s took longer with all %d cores than with 1 thread (%.3g s against "
+                 "%.3g s per iteration, %s); more cores cannot slow a kernel down unless something else is at "
+                 "work (other processes on the cores, or arrays so small that starting the threads costs more "
+                 "than the work)",
+                 sep, k[i], most, all.median, one.median, why);
+            break;
+        case OVERLAP:
+            spread(sa, sizeof sa, &one);
+            spread(sb, sizeof sb, &all);
+            addf(t->text, sizeof t->text,
+                 "%s%s is no faster with all %d cores than with 1 thread beyond the noise: 1 thread %s, %d threads "
+                 "%s per iteration overlap",
+                 sep, k[i], most, sa, most, sb);
+            break;
+        case TOO_FEW:
+            too_few(why, sizeof why, "1 thread", &one, "all cores", &all);
+            addf(t->text, sizeof t->text, "%sScaling not judged on %s: %s", sep, k[i], why);
+            break;
+        }
+        sources(t, &one);
+        sources(t, &all);
     }
     if (t)
         addf(t->text, sizeof t->text, ".");
@@ -204,8 +409,9 @@ static double mean_of(const struct ts_survey_matrix *m, int local, size_t offset
     return n ? sum / n : NAN;
 }
 
-static void memory_sentence(struct ts_survey_rec *s)
+static void memory_sentence(struct verdict_state *v)
 {
+    struct ts_survey_rec *s = v->s;
     if (!s->has_matrix)
         return;
     const struct ts_survey_matrix *m = &s->matrix;
@@ -241,40 +447,126 @@ static void memory_sentence(struct ts_survey_rec *s)
     }
     if (s->emulated)
         addf(t->text, sizeof t->text, " (an emulated machine: these timings mean nothing)");
+    else if (v->busy)
+        addf(t->text, sizeof t->text, " (measured on a node too busy to judge the runs: run it again when quiet)");
     addf(t->text, sizeof t->text, ".");
 }
 
-static void policy_sentence(struct ts_survey_rec *s)
+static void policy_sentence(struct verdict_state *v)
 {
+    struct ts_survey_rec *s = v->s;
     const char *k[8];
     int n = kernels_of(s, TS_SURVEY_POLICY, k, 8);
     for (int i = 0; i < n; i++) {
-        const struct ts_survey_run *ft = find(s, TS_SURVEY_POLICY, k[i], "firsttouch", 0);
-        const struct ts_survey_run *il = ft ? find(s, TS_SURVEY_POLICY, k[i], "interleave", ft->threads) : NULL;
-        if (!il)
+        struct point ft = point_of(s, TS_SURVEY_POLICY, k[i], "firsttouch", 0);
+        struct point il =
+            ft.run ? point_of(s, TS_SURVEY_POLICY, k[i], "interleave", ft.run->threads) : (struct point){ 0 };
+        if (!ft.n_done || !il.n_done)
             continue;
         struct ts_survey_sentence *t = next(s);
         if (!t)
             return;
-        const double ratio = il->time_median / ft->time_median;
-        addf(t->text, sizeof t->text,
-             "Interleaving %s's pages over the nodes takes %.2fx the time of first touch with %d threads (%.3g s "
-             "against %.3g s per iteration)%s.",
-             ft->kernel, ratio, ft->threads, il->time_median, ft->time_median,
-             s->has_matrix && s->matrix.n_mem_nodes == 1 ? ", the same pages on one node" : "");
-        source(t, il->name);
-        source(t, ft->name);
+        const char *one_node = s->has_matrix && s->matrix.n_mem_nodes == 1 ? ", the same pages on one node" : "";
+        const int threads = ft.run->threads;
+        double p;
+        char sa[96], sb[96], why[300];
+        switch (judge(v, &ft, &il, &p)) {
+        case B_FASTER:
+        case B_SLOWER:
+            apart_text(why, sizeof why, &ft, &il, p);
+            addf(t->text, sizeof t->text,
+                 "Interleaving %s's pages over the nodes takes %.2fx the time of first touch with %d threads (%.3g s "
+                 "against %.3g s per iteration, %s)%s.",
+                 k[i], il.median / ft.median, threads, il.median, ft.median, why, one_node);
+            break;
+        case OVERLAP:
+            spread(sa, sizeof sa, &ft);
+            spread(sb, sizeof sb, &il);
+            addf(t->text, sizeof t->text,
+                 "Interleaving %s's pages over the nodes makes no difference beyond the noise with %d threads: "
+                 "interleave %s, first touch %s per iteration overlap%s.",
+                 k[i], threads, sb, sa, one_node);
+            break;
+        case TOO_FEW:
+            too_few(why, sizeof why, "first touch", &ft, "interleave", &il);
+            addf(t->text, sizeof t->text, "Policy not judged on %s with %d threads: %s.", k[i], threads, why);
+            break;
+        }
+        sources(t, &il);
+        sources(t, &ft);
         return;
     }
 }
 
-void ts_survey_verdict(struct ts_survey_rec *s)
+/* When disturbed runs left a judgement undone: how busy the node was, first in the verdict. */
+static void busy_sentence(struct verdict_state *v, struct ts_survey_sentence *t)
+{
+    const struct ts_survey_rec *s = v->s;
+    int done = 0, disturbed = 0, n_share = 0;
+    const struct ts_survey_run *first = NULL;
+    double share[TS_SURVEY_MAX_RUNS], load = NAN;
+    for (int i = 0; i < s->n_runs; i++) {
+        const struct ts_survey_run *r = &s->runs[i];
+        if (r->state != TS_SURVEY_DONE)
+            continue;
+        done++;
+        if (r->disturbed <= 0)
+            continue;
+        disturbed++;
+        if (!first)
+            first = r;
+        if (!isnan(r->others_share) && n_share < TS_SURVEY_MAX_RUNS)
+            share[n_share++] = r->others_share;
+        if (!isnan(r->load_excess) && (isnan(load) || r->load_excess > load))
+            load = r->load_excess;
+    }
+    addf(t->text, sizeof t->text, "The node was too busy to judge: %d of %d runs were disturbed by other work",
+         disturbed, done);
+    if (n_share)
+        addf(t->text, sizeof t->text, " (other processes took a median %.0f%% of their CPUs' time",
+             100.0 * median_of(share, n_share));
+    if (!isnan(load))
+        addf(t->text, sizeof t->text, "%sthe load average reached %.1f beyond their own threads", n_share ? ", " : " (",
+             load);
+    if (first)
+        addf(t->text, sizeof t->text, "%sthe first, %s: %s)", n_share || !isnan(load) ? "; " : " (", first->name,
+             first->disturbed_why);
+    else if (n_share || !isnan(load))
+        addf(t->text, sizeof t->text, ")");
+    addf(t->text, sizeof t->text,
+         ", and %d judgements had fewer than %d undisturbed runs a side; run the survey again when the node is "
+         "quiet (a new -o DIR, or remove this one).",
+         v->blocked_by_disturbance, TS_SIDE_MIN_RUNS);
+    for (int i = 0; i < s->n_runs; i++)
+        if (s->runs[i].state == TS_SURVEY_DONE && s->runs[i].disturbed > 0)
+            source(t, s->runs[i].name);
+}
+
+static int sentences(struct ts_survey_rec *s, int busy)
 {
     s->n_sentences = 0;
     memset(s->sentences, 0, sizeof s->sentences);
-    init_sentence(s);
-    binding_sentence(s);
-    scaling_sentence(s);
-    memory_sentence(s);
-    policy_sentence(s);
+    /* The first sentence is kept for the node's business, said once the others are judged. */
+    struct ts_survey_sentence *first = next(s);
+    struct verdict_state v = { .s = s, .busy = busy };
+    init_sentence(&v);
+    binding_sentence(&v);
+    scaling_sentence(&v);
+    memory_sentence(&v);
+    policy_sentence(&v);
+    if (v.blocked_by_disturbance)
+        busy_sentence(&v, first);
+    else {
+        memmove(&s->sentences[0], &s->sentences[1], (size_t)(s->n_sentences - 1) * sizeof s->sentences[0]);
+        s->n_sentences--;
+    }
+    return v.blocked_by_disturbance > 0;
+}
+
+void ts_survey_verdict(struct ts_survey_rec *s)
+{
+    /* Twice: whether the node was too busy is known only once every pair was judged, and the
+     * matrix's sentence, before the last, says so too. */
+    if (sentences(s, 0))
+        sentences(s, 1);
 }

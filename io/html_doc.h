@@ -46,6 +46,13 @@ struct html_ctx {
     char (*label)[96];  /* a short name of each run for pictures: the survey's name, the file's stem */
 };
 
+/* Whether other work disturbed run i (common/ts_disturbed.h, the rule compare and report use):
+ * 1 yes (why says why), 0 no, -1 not known. */
+int html_disturbed(const struct html_ctx *c, int i, char *why, size_t size);
+/* The runs read and, of them, disturbed; with a paragraph saying so (class "warn disturbed")
+ * when any was, before the numbers. */
+void html_disturbed_note(struct hbuf *b, const struct html_ctx *c);
+
 /* Whether run i was read (a survey's pending or failed runs were not). */
 int html_has_run(const struct html_ctx *c, int i);
 /* <a href="#run-NAME">label</a> of run i. */

@@ -91,6 +91,9 @@ static void group_bars(struct hbuf *b, const struct html_ctx *c, const int *idx,
             continue;
         const struct ts_run_summary *s = &c->runs[idx[k]];
         run_label(c, idx[k], leave_out, labels[m], sizeof labels[m]);
+        char why[8];
+        if (html_disturbed(c, idx[k], why, sizeof why) > 0) /* said on the bar, where the number is */
+            snprintf(labels[m] + strnlen(labels[m], 80), sizeof labels[m] - strnlen(labels[m], 80), " DISTURBED");
         names[m] = labels[m];
         v[m] = s->init_time;
         v[n + m] = s->time_median * 1e3;
@@ -116,7 +119,7 @@ static void runs_table(struct hbuf *b, const struct html_ctx *c, const int *idx,
 {
     static const char *const cols[] = { "run",        "configuration",  "threads",  "init",
                                         "OMP_PLACES", "OMP_PROC_BIND",  "init (s)", "median (ms)",
-                                        "GB/s",       "local fraction", "verified" };
+                                        "GB/s",       "local fraction", "verified", "disturbed" };
     table_head(b, cols, (int)(sizeof cols / sizeof cols[0]));
     for (int k = 0; k < n; k++) {
         const struct ts_run_summary *s = &c->runs[idx[k]];
@@ -139,6 +142,14 @@ static void runs_table(struct hbuf *b, const struct html_ctx *c, const int *idx,
         hb_td_num(b, "%.4g", s->gbs_median);
         hb_td_num(b, "%.3f", s->local_fraction);
         hb_td_text(b, s->verified ? "yes" : "NO");
+        char why[600];
+        const int disturbed = html_disturbed(c, idx[k], why, sizeof why);
+        if (disturbed > 0) {
+            hb_raw(b, "<td class=\"warn\" title=\"");
+            hb_esc(b, why);
+            hb_raw(b, "\">DISTURBED</td>");
+        } else
+            hb_td_text(b, disturbed == 0 ? "no" : "not known");
         hb_raw(b, "</tr>\n");
     }
     table_end(b);
@@ -304,11 +315,24 @@ static void line_chart(struct hbuf *b, const char *title, const char *unit, int 
     }
     hb_fmt(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>", L, T + (int)ph, W - R, T + (int)ph);
     hb_fmt(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>", L, T, L, T + (int)ph);
-    /* x ticks: the thread counts of the first series (powers of two in a survey) */
-    for (int s = 0; s < n_series; s++)
-        for (int p = 0; p < np[s]; p++)
-            hb_fmt(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f</text>", PX(xs[s][p]), T + (int)ph + 14,
-                   xs[s][p]);
+    /* x ticks: every thread count once (repeats and other series share them: drawn again, the
+     * labels would pile up on each other), none closer than 24 px to the last one drawn. */
+    double seen = -INFINITY, drawn_px = -1e9;
+    for (;;) {
+        double next = INFINITY;
+        for (int s = 0; s < n_series; s++)
+            for (int p = 0; p < np[s]; p++)
+                if (xs[s][p] > seen && xs[s][p] < next)
+                    next = xs[s][p];
+        if (!isfinite(next))
+            break;
+        seen = next;
+        if (PX(next) >= drawn_px + 24) {
+            hb_fmt(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" class=\"tick\">%.0f</text>", PX(next),
+                   T + (int)ph + 14, next);
+            drawn_px = PX(next);
+        }
+    }
     hb_fmt(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">threads (ranks x threads per rank)</text>", L + pw / 2,
            T + (int)ph + 32);
     hb_fmt(b, "<text x=\"12\" y=\"%.1f\" transform=\"rotate(-90 12 %.1f)\" text-anchor=\"middle\">", T + ph / 2,

@@ -59,6 +59,7 @@ static void survey_verdict(struct hbuf *b, const struct html_ctx *c)
     if (!s->complete)
         hb_raw(b, " <span class=\"warn\">The survey is not complete: resume it to fill in the rest.</span>");
     hb_raw(b, "</p>\n");
+    html_disturbed_note(b, c);
     if (s->emulated) {
         hb_raw(b, "<p class=\"warn\">This machine is emulated: timings mean nothing here (");
         hb_esc(b, s->emulated_why[0] ? s->emulated_why : "the survey says so");
@@ -146,7 +147,9 @@ static void runs_header(struct hbuf *b, const struct html_ctx *c)
     if (warned)
         hb_fmt(b, ", <span class=\"warn\">%d with warnings</span> (see <a href=\"#conditions\">conditions</a>)",
                warned);
-    hb_raw(b, ".</p>\n<p class=\"muted\">A plain set of runs has no verdict: <code>touchstone survey</code> draws "
+    hb_raw(b, ".</p>\n");
+    html_disturbed_note(b, c);
+    hb_raw(b, "<p class=\"muted\">A plain set of runs has no verdict: <code>touchstone survey</code> draws "
               "one. The sections below compare what these runs allow.</p>\n");
 }
 

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "html_doc.h"
+#include "ts_disturbed.h"
+#include "ts_summary.h"
 #include "ts_file_place.h"
 
 static const char css[] =
@@ -65,6 +67,46 @@ int html_has_run(const struct html_ctx *c, int i)
     if (c->survey && c->survey->runs[i].state != TS_SURVEY_DONE)
         return 0;
     return c->runs[i].n_threads > 0;
+}
+
+int html_disturbed(const struct html_ctx *c, int i, char *why, size_t size)
+{
+    /* A survey judged its runs itself, with what it saw of the node while each ran. */
+    if (c->survey && c->survey->runs[i].state == TS_SURVEY_DONE) {
+        snprintf(why, size, "%s", c->survey->runs[i].disturbed_why);
+        return c->survey->runs[i].disturbed;
+    }
+    const struct ts_run_summary *s = &c->runs[i];
+    struct ts_disturb_facts f;
+    ts_disturb_facts_of(s->n_threads, s->kernel_time, s->involuntary, s->has_machine ? &s->machine : NULL, &f);
+    return ts_disturbed(&f, why, size);
+}
+
+void html_disturbed_note(struct hbuf *b, const struct html_ctx *c)
+{
+    int read = 0, disturbed = 0, first = -1;
+    char why[600] = "", scratch[600];
+    for (int i = 0; i < c->n_runs; i++) {
+        if (!html_has_run(c, i))
+            continue;
+        read++;
+        if (html_disturbed(c, i, first < 0 ? why : scratch, first < 0 ? sizeof why : sizeof scratch) > 0) {
+            disturbed++;
+            if (first < 0)
+                first = i;
+        }
+    }
+    if (disturbed == 0)
+        return;
+    hb_fmt(b,
+           "<p class=\"warn disturbed\">DISTURBED: %d of %d runs: other work took their CPUs while they computed, "
+           "so their times are the machine's as much as the configuration's (marked DISTURBED in the tables and "
+           "charts below; the first, ",
+           disturbed, read);
+    html_run_link(b, c, first);
+    hb_raw(b, ": ");
+    hb_esc(b, why);
+    hb_raw(b, "). Run them again on a quiet node before reading a difference into them.</p>\n");
 }
 
 void html_run_link(struct hbuf *b, const struct html_ctx *c, int i)

@@ -106,6 +106,11 @@ static int build(struct h5w *w, hid_t file, const void *ctx)
         H5W_NUM(RUN, time_median, H5T_NATIVE_DOUBLE),
         H5W_NUM(RUN, gbs_median, H5T_NATIVE_DOUBLE),
         H5W_NUM(RUN, local_fraction, H5T_NATIVE_DOUBLE),
+        H5W_NUM(RUN, repeat, H5T_NATIVE_INT32),
+        H5W_NUM(RUN, disturbed, H5T_NATIVE_INT32),
+        H5W_STR(RUN, disturbed_why),
+        H5W_NUM(RUN, others_share, H5T_NATIVE_DOUBLE),
+        H5W_NUM(RUN, load_excess, H5T_NATIVE_DOUBLE),
     };
     const struct h5w_member sentence_members[] = {
         H5W_STR(SENTENCE, text),
@@ -121,10 +126,10 @@ static int build(struct h5w *w, hid_t file, const void *ctx)
         { "size_reason", s->size_reason },
     };
     const struct h5w_num_attr nums[] = {
-        { "format", H5T_NATIVE_INT32, &s->format },           { "complete", H5T_NATIVE_INT32, &s->complete },
-        { "emulated", H5T_NATIVE_INT32, &s->emulated },       { "array_bytes", H5T_NATIVE_INT64, &s->array_bytes },
-        { "n_runs", H5T_NATIVE_INT32, &s->n_runs },           { "has_matrix", H5T_NATIVE_INT32, &s->has_matrix },
-        { "n_sentences", H5T_NATIVE_INT32, &s->n_sentences },
+        { "format", H5T_NATIVE_INT32, &s->format },     { "complete", H5T_NATIVE_INT32, &s->complete },
+        { "emulated", H5T_NATIVE_INT32, &s->emulated }, { "array_bytes", H5T_NATIVE_INT64, &s->array_bytes },
+        { "n_runs", H5T_NATIVE_INT32, &s->n_runs },     { "has_matrix", H5T_NATIVE_INT32, &s->has_matrix },
+        { "repeats", H5T_NATIVE_INT32, &s->repeats },   { "n_sentences", H5T_NATIVE_INT32, &s->n_sentences },
     };
     if (h5w_attr_nums(w, file, nums, COUNT(nums)) || h5w_attr_strs(w, file, strs, COUNT(strs)))
         return -1;
@@ -145,6 +150,8 @@ static int check_record(const char *path, const struct ts_survey_rec *s, struct 
         why = "format is not TS_SURVEY_FORMAT";
     else if (s->n_runs < 0 || s->n_runs > TS_SURVEY_MAX_RUNS || (s->n_runs > 0 && !s->runs))
         why = "n_runs and runs disagree";
+    else if (s->repeats < 1 || s->repeats > TS_SURVEY_MAX_REPEATS)
+        why = "repeats out of range";
     else if (s->n_sentences < 0 || s->n_sentences > TS_SURVEY_MAX_SENTENCES)
         why = "n_sentences out of range";
     else if (strcmp(s->mode, "quick") != 0 && strcmp(s->mode, "full") != 0)
@@ -219,6 +226,7 @@ static int read_root(struct h5r *r, struct ts_survey_rec *s)
         { "emulated", FIELD(struct ts_survey_rec, emulated), 0, 1 },
         { "array_bytes", FIELD(struct ts_survey_rec, array_bytes), 1, (int64_t)1 << 50 },
         { "n_runs", FIELD(struct ts_survey_rec, n_runs), 0, TS_SURVEY_MAX_RUNS },
+        { "repeats", FIELD(struct ts_survey_rec, repeats), 1, TS_SURVEY_MAX_REPEATS },
         { "has_matrix", FIELD(struct ts_survey_rec, has_matrix), 0, 1 },
         { "n_sentences", FIELD(struct ts_survey_rec, n_sentences), 0, TS_SURVEY_MAX_SENTENCES },
     };
@@ -249,6 +257,11 @@ static int read_runs(struct h5r *r, struct ts_survey_rec *s)
         { "time_median", offsetof(RUN, time_median), H5T_NATIVE_DOUBLE, 0, 0, 1e9, 1 },
         { "gbs_median", offsetof(RUN, gbs_median), H5T_NATIVE_DOUBLE, 0, 0, HUGE_VAL, 1 },
         { "local_fraction", offsetof(RUN, local_fraction), H5T_NATIVE_DOUBLE, 0, 0, 1, 1 },
+        { "repeat", offsetof(RUN, repeat), H5T_NATIVE_INT32, 0, 1, TS_SURVEY_MAX_REPEATS, 0 },
+        { "disturbed", offsetof(RUN, disturbed), H5T_NATIVE_INT32, 0, -1, 1, 0 },
+        STRCOL(RUN, disturbed_why),
+        { "others_share", offsetof(RUN, others_share), H5T_NATIVE_DOUBLE, 0, 0, 1e9, 1 },
+        { "load_excess", offsetof(RUN, load_excess), H5T_NATIVE_DOUBLE, 0, -1e9, 1e9, 1 },
     };
     if (s->n_runs == 0)
         return h5r_read_table(r, "/runs", 0, "n_runs", sizeof(RUN), cols, COUNT(cols), 0, NULL);
@@ -269,6 +282,8 @@ static int read_runs(struct h5r *r, struct ts_survey_rec *s)
             return h5r_fail(r, where, "kernel '%s' is not a kernel of touchstone", u->kernel);
         if (u->state == TS_SURVEY_DONE && (u->exit_status != 0 || isnan(u->time_median)))
             return h5r_fail(r, where, "done, yet exit status %d and time_median %g", u->exit_status, u->time_median);
+        if (u->repeat > s->repeats)
+            return h5r_fail(r, where, "repeat %d of a survey of %d repeats", u->repeat, s->repeats);
         if (u->state == TS_SURVEY_PENDING && !isnan(u->time_median))
             return h5r_fail(r, where, "pending, yet a time_median of %g", u->time_median);
         for (int j = 0; j < i; j++)

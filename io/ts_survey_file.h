@@ -14,6 +14,7 @@
  * allocate, far above any battery (a few dozen runs) and node (a few dozen NUMA nodes). */
 #define TS_SURVEY_MAX_RUNS 4096
 #define TS_SURVEY_MAX_NODES 1024
+#define TS_SURVEY_MAX_REPEATS 9
 
 /* Writes s to path: built in memory, written to a temporary file next to it, synced and renamed
  * over path, so that path only ever holds a complete survey file (the last one written). On

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 /* Bump when a group, dataset or attribute of the survey file changes meaning or disappears. */
-#define TS_SURVEY_FORMAT 1
+#define TS_SURVEY_FORMAT 2
 
 /* What a battery run answers; the report draws one section per group. */
 enum ts_survey_group {
@@ -51,6 +51,14 @@ struct ts_survey_run {
     double time_median; /* s per iteration */
     double gbs_median;
     double local_fraction; /* pages on the node of the thread that owns them */
+    /* Format 2: each point of the battery runs repeat times, interleaved (docs/survey.md). */
+    int32_t repeat; /* 1 .. ts_survey_rec.repeats: which run of its point */
+    /* Whether other work took its CPUs (common/ts_disturbed.h, as compare judges): 1 yes, 0 no,
+     * -1 not known (also while not done); why gives each reason with its number. */
+    int32_t disturbed;
+    char disturbed_why[600];
+    double others_share; /* other processes' share of the CPUs' time while it ran; NaN: unknown */
+    double load_excess;  /* load average beyond its own threads; NaN: unknown */
 };
 
 /* One cell of the NUMA matrix: memory of mem_node used by the threads of cpu_node. A number
@@ -81,8 +89,8 @@ struct ts_survey_matrix {
 
 /* One sentence of the verdict, and the runs (or "matrix") its numbers come from. */
 struct ts_survey_sentence {
-    char text[512];
-    char sources[512]; /* run names, comma separated; "matrix" for the NUMA matrix */
+    char text[1024];
+    char sources[1024]; /* run names, comma separated; "matrix" for the NUMA matrix */
 };
 
 #define TS_SURVEY_MAX_SENTENCES 8
@@ -97,6 +105,7 @@ struct ts_survey_rec {
     int32_t complete;    /* 1 when every run is done or failed and the matrix measured */
     int32_t emulated;    /* 1 on a machine whose timings mean nothing (a VM under emulation) */
     char emulated_why[256];
+    int32_t repeats;     /* runs of each point of the battery (3; TOUCHSTONE_SURVEY_REPEATS in tests) */
     int64_t array_bytes; /* the size the battery chose, and why */
     char size_reason[256];
     int32_t n_runs;

@@ -84,6 +84,33 @@ run_ts 0 "report text of a disturbed run" report "$WORK/flags" &&
     expect_in "$OUT" "^disturbed: $WORK/flags/steal.h5: steal took [0-9.]+% of the CPUs' time \(above 2%\)" \
         "text: the note names the steal"
 
+# Repeats at one thread count are one point measured again, not a speed-up: no speed-up among
+# them; rows at another count are judged against their median.
+mkdir "$WORK/repeats"
+cp "$SWEEP/par-2.h5" "$WORK/repeats/a.h5" && cp "$SWEEP/par-2.h5" "$WORK/repeats/b.h5" && cp "$SWEEP/par-4.h5" "$WORK/repeats/c.h5"
+run_ts 0 "report of repeats at one thread count" report "$WORK/repeats" --format json &&
+    { [ "$(jq -c '[.runs[] | [.threads, .speedup, .efficiency]]' "$OUT")" = "$(jq -nc --argjson a "$("$H5GET" "$SWEEP/par-2.h5" /results/time_median)" --argjson c "$("$H5GET" "$SWEEP/par-4.h5" /results/time_median)" '[[2,null,null],[2,null,null],[4,($a / $c),($a / $c * 2 / 4)]]')" ] ||
+        fail "repeats at 2 threads: no speed-up, 4 threads over their median; got $(jq -c '[.runs[] | [.threads, .speedup, .efficiency]]' "$OUT")"; }
+run_ts 0 "report text of repeats" report "$WORK/repeats" &&
+    expect_in "$OUT" "^ +2 +[0-9.e-]+ +- +- " "text: repeats at the baseline's count show no speed-up"
+run_ts 0 "report text, a disturbed run said above the table" report "$WORK/flags" &&
+    expect_in "$OUT" "^DISTURBED: 1 of 2 runs: other work took their CPUs" "text: the disturbed count above the numbers" &&
+    [ "$(grep -n '^DISTURBED' "$OUT" | cut -d: -f1)" -lt "$(grep -n 'median/iteration' "$OUT" | cut -d: -f1)" ] ||
+    fail "text: the disturbed runs are not said before the table"
+
+# report --html says so too, before the numbers and in the tables; a calm set says nothing.
+run_ts 0 "report --html of a disturbed run" report --html "$WORK/flags.html" "$WORK/flags" &&
+    expect_in "$WORK/flags.html" '<p class="warn disturbed">DISTURBED: 1 of 2 runs: other work took their CPUs' "html: the disturbed count" &&
+    expect_in "$WORK/flags.html" '<td class="warn" title="steal took [^"]*">DISTURBED</td>' "html: the disturbed run marked in its table" &&
+    [ "$(grep -n 'DISTURBED: 1 of 2' "$WORK/flags.html" | cut -d: -f1)" -lt "$(grep -n '<section id="init"' "$WORK/flags.html" | cut -d: -f1)" ] ||
+    fail "html: the disturbed runs are not said before the numbers"
+run_ts 0 "report --html of a calm run" report --html "$WORK/calm.html" "$WORK/flags/calm.h5" &&
+    expect_not_in "$WORK/calm.html" 'DISTURBED' "html: a calm run called disturbed"
+# The scaling chart of repeats: each thread count labelled once on the x axis, not once a run.
+run_ts 0 "report --html of repeats" report --html "$WORK/repeats.html" "$WORK/repeats" &&
+    { [ "$(grep -o 'class="tick">2<' "$WORK/repeats.html" | wc -l)" = 2 ] ||
+        fail "html: the x tick 2 drawn $(grep -o 'class="tick">2<' "$WORK/repeats.html" | wc -l) times in two charts, expected once each"; }
+
 # Files named one by one give the same rows; text and markdown show the groups as headings.
 run_ts 0 "report FILES" report "$SWEEP/par-4.h5" "$SWEEP/par-1.h5" --format csv &&
     { [ "$(wc -l <"$OUT")" -eq 3 ] || fail "report of two files: two rows expected"; }

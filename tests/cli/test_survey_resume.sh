@@ -10,6 +10,8 @@
 # Arguments: TOUCHSTONE SOURCE_DIR
 . "$(dirname "$0")/lib.sh" "$@"
 export TOUCHSTONE_SURVEY_SCALE=0.005 OMP_WAIT_POLICY=passive
+# One run a point (TOUCHSTONE_SURVEY_REPEATS): nothing here is judged; cli.survey plans 3 a point.
+export TOUCHSTONE_SURVEY_REPEATS=1
 
 structure() { # the dump of survey folder $1 without what is measured, the folder named DIR
     "$TS" survey --dump -o "$1" | grep -v '^measured' | sed "s#$1#DIR#g"

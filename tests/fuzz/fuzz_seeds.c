@@ -366,6 +366,12 @@ static int write_surveys(const char *dir)
         r->time_median = i == 1 ? NAN : 0.0625 * (i + 1);
         r->gbs_median = i == 1 ? NAN : 16.5;
         r->local_fraction = i == 1 ? NAN : 1.0;
+        r->repeat = 1;
+        r->disturbed = i == 2 ? 1 : i == 1 ? -1 : 0;
+        r->others_share = i == 1 ? NAN : 0.25 * i;
+        r->load_excess = i == 1 ? NAN : 1.5;
+        snprintf(r->disturbed_why, sizeof r->disturbed_why, "%s",
+                 i == 2 ? "other processes took 50.0% of the CPUs' time (above 5%)" : "");
     }
     for (int k = 0; k < 4; k++) {
         struct ts_survey_cell *c = &cells[k];
@@ -397,6 +403,7 @@ static int write_surveys(const char *dir)
                                 .array_bytes = 335544320,
                                 .size_reason = "10x an assumed 32 MiB last-level cache",
                                 .n_runs = 3,
+                                .repeats = 1,
                                 .runs = runs,
                                 .has_matrix = 1,
                                 .n_sentences = 2 };

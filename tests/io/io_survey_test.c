@@ -28,6 +28,7 @@ static void fill(struct ts_survey_rec *s)
     s->array_bytes = 335544320;
     strcpy(s->size_reason, "10x an assumed 32 MiB last-level cache");
     s->n_runs = 3;
+    s->repeats = 3;
     s->runs = calloc(3, sizeof *s->runs);
     REQUIRE(s->runs, "no memory");
     const char *names[] = { "stencil2d-init-parallel-t2", "stencil2d-init-serial-t2", "triad-scaling-t1" };
@@ -46,6 +47,11 @@ static void fill(struct ts_survey_rec *s)
         r->time_median = i == 0 ? 0.0576 : NAN;
         r->gbs_median = i == 0 ? 17.5 : NAN;
         r->local_fraction = i == 0 ? 1.0 : NAN;
+        r->repeat = 1 + i;
+        r->disturbed = i == 0 ? 1 : -1;
+        strcpy(r->disturbed_why, i == 0 ? "other processes took 78.0% of the CPUs' time (above 5%)" : "");
+        r->others_share = i == 0 ? 0.78 : NAN;
+        r->load_excess = i == 0 ? 2.5 : NAN;
     }
     s->has_matrix = 1;
     struct ts_survey_matrix *m = &s->matrix;
@@ -95,7 +101,7 @@ static void compare(const struct ts_survey_rec *a, const struct ts_survey_rec *b
               && strcmp(a->program_version, b->program_version) == 0 && strcmp(a->host, b->host) == 0
               && strcmp(a->start_time, b->start_time) == 0 && a->complete == b->complete && a->emulated == b->emulated
               && strcmp(a->emulated_why, b->emulated_why) == 0 && a->array_bytes == b->array_bytes
-              && strcmp(a->size_reason, b->size_reason) == 0,
+              && a->repeats == b->repeats && strcmp(a->size_reason, b->size_reason) == 0,
           "the root's fields differ after the round trip (mode %s, command %s)", b->mode, b->command);
     REQUIRE(a->n_runs == b->n_runs, "%d runs read back, %d written", b->n_runs, a->n_runs);
     for (int i = 0; i < a->n_runs; i++) {
@@ -105,7 +111,9 @@ static void compare(const struct ts_survey_rec *a, const struct ts_survey_rec *b
                   && x->threads == y->threads && strcmp(x->command, y->command) == 0 && x->state == y->state
                   && x->exit_status == y->exit_status && same_double(x->seconds, y->seconds)
                   && same_double(x->time_median, y->time_median) && same_double(x->gbs_median, y->gbs_median)
-                  && same_double(x->local_fraction, y->local_fraction),
+                  && same_double(x->local_fraction, y->local_fraction) && x->repeat == y->repeat
+                  && x->disturbed == y->disturbed && strcmp(x->disturbed_why, y->disturbed_why) == 0
+                  && same_double(x->others_share, y->others_share) && same_double(x->load_excess, y->load_excess),
               "run %d (%s) differs after the round trip (read back: %s, %s, %g s)", i, x->name, y->name, y->command,
               y->seconds);
     }
@@ -220,6 +228,13 @@ static void damaged(const char *dir)
     REQUIRE(set_attr(path, "/", "complete", 1) == 0, "cannot edit %s", path);
     refused(path, "pending", "complete with a pending run");
 
+    write_good(path);
+    write_good(path);
+    REQUIRE(set_attr(path, "/", "repeats", 2) == 0, "cannot edit %s", path);
+    refused(path, "repeat 3 of a survey of 2 repeats", "a run repeated more often than the survey says");
+    write_good(path);
+    REQUIRE(set_attr(path, "/", "repeats", 0) == 0, "cannot edit %s", path);
+    refused(path, "repeats", "no repeats");
     write_good(path);
     REQUIRE(set_attr(path, "/", "n_runs", 4) == 0, "cannot edit %s", path);
     refused(path, "/runs", "more runs counted than the table holds");
