@@ -278,6 +278,25 @@ static void verdicts(void)
     free(n.pus);
 }
 
+/* Every count in a plan's sentences agrees with its noun (issue 23: "1 of the job's 2 cores have"). */
+static void counts(void)
+{
+    struct ts_node n = shape(1, 1, 1, 1);
+    struct ts_binding_plan p = plan_of(&n, 1, 0, 0);
+    CHECK(strcmp(p.reason, "1 rank on the node's 1 core (one NUMA domain); 1 thread a rank, on its first core.") == 0,
+          "one core: %s", p.reason);
+    ts_binding_plan_free(&p);
+    free(n.pus);
+    n = shape(1, 2, 1, 1);
+    p = plan_of(&n, 2, 0, 0);
+    CHECK(strstr(p.reason, "one rank per NUMA domain (2 domains, 1 core a rank)"), "a core a rank: %s", p.reason);
+    ts_binding_plan_free(&p);
+    p = plan_of(&n, 2, 2, 0);
+    CHECK(p.oversubscribed && strstr(p.caution, "at most 1 thread a rank"), "oversubscribed: %s", p.caution);
+    ts_binding_plan_free(&p);
+    free(n.pus);
+}
+
 /* The verdict of a one-process job of 2 threads on a 2-core node, its threads' masks and the
  * mask it started with given, set up as set says: the kind found (-1: none) and its text. */
 static int judge_two(const char *mask0, const char *mask1, const char *launch, const struct ts_verdict_setting *set,
@@ -499,6 +518,7 @@ int main(int argc, char **argv)
         { "sweep", sweep },
         { "verdicts", verdicts },
         { "fixes", fixes },
+        { "counts", counts },
         { "agrees", agrees_with_topo },
     };
     return TS_RUN_CASES(cases);
