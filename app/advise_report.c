@@ -5,14 +5,15 @@
 
 static void node_line(const struct ts_node *n, const struct ts_binding_plan *p, FILE *out)
 {
-    fprintf(out, "node       %d package%s, %d NUMA domain%s, %d cores, %d PUs (SMT %d)", n->n_packages,
+    fprintf(out, "node       %d package%s, %d NUMA domain%s, %d core%s, %d PU%s (SMT %d)", n->n_packages,
             n->n_packages == 1 ? "" : "s", n->n_numa > 0 ? n->n_numa : 1, n->n_numa > 1 ? "s" : "", n->n_cores,
-            n->n_pus, n->smt);
+            n->n_cores == 1 ? "" : "s", n->n_pus, n->n_pus == 1 ? "" : "s", n->smt);
     if (n->n_numa_all > n->n_numa)
         fprintf(out, " and %d NUMA node%s of memory alone", n->n_numa_all - n->n_numa,
                 n->n_numa_all - n->n_numa == 1 ? "" : "s");
     if (p->usable_cores < n->n_cores)
-        fprintf(out, "; the job may use %d cores (%d PUs)", p->usable_cores, p->usable_pus);
+        fprintf(out, "; the job may use %d core%s (%d PU%s)", p->usable_cores, p->usable_cores == 1 ? "" : "s",
+                p->usable_pus, p->usable_pus == 1 ? "" : "s");
     fprintf(out, " [%s]\n", n->source);
 }
 

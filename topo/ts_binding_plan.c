@@ -176,14 +176,14 @@ static void describe(struct ts_binding_plan *p, int domains, int smt)
     if (most > k)
         snprintf(cores, sizeof cores, "%d to %d cores a rank", k, most);
     else
-        snprintf(cores, sizeof cores, "%d cores a rank", k);
+        snprintf(cores, sizeof cores, "%d core%s a rank", k, k == 1 ? "" : "s");
     char where[256];
     if (domains <= 1)
-        snprintf(where, sizeof where, "%d rank%s on the node's %d cores (one NUMA domain)", r, r == 1 ? "" : "s",
-                 p->usable_cores);
+        snprintf(where, sizeof where, "%d rank%s on the node's %d core%s (one NUMA domain)", r, r == 1 ? "" : "s",
+                 p->usable_cores, p->usable_cores == 1 ? "" : "s");
     else if (p->straddle)
-        snprintf(where, sizeof where, "%d ranks on %d%s consecutive cores each, some across two NUMA domains", r, k,
-                 p->usable_cores % r ? " or more" : "");
+        snprintf(where, sizeof where, "%d ranks on %d%s consecutive core%s each, some across two NUMA domains", r, k,
+                 p->usable_cores % r ? " or more" : "", k == 1 && p->usable_cores % r == 0 ? "" : "s");
     else if (r == domains)
         snprintf(where, sizeof where, "one rank per NUMA domain (%d domains, %s)", domains, cores);
     else if (r < domains)
@@ -196,8 +196,10 @@ static void describe(struct ts_binding_plan *p, int domains, int smt)
     else if (t > k)
         snprintf(how, sizeof how, "%d threads a rank, up to %d a core, each bound to its core (its SMT siblings)", t,
                  (t + k - 1) / k);
+    else if (t == 1)
+        snprintf(how, sizeof how, "1 thread a rank, on its first core%s", smt > 1 ? ", SMT siblings left idle" : "");
     else
-        snprintf(how, sizeof how, "%d thread%s a rank spread over its cores, one a core%s", t, t == 1 ? "" : "s",
+        snprintf(how, sizeof how, "%d threads a rank spread over its cores, one a core%s", t,
                  smt > 1 ? ", SMT siblings left idle" : "");
     snprintf(p->reason, sizeof p->reason, "%s; %s.", where, how);
     p->caution[0] = '\0';

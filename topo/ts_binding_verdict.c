@@ -145,8 +145,9 @@ static void env_fix(const struct ts_binding_plan *p, const struct ts_verdict_set
         used += (size_t)snprintf(buf + used, len - used, " OMP_NUM_THREADS=%d", p->threads);
     if (!same_value(set->places, p->omp_places) && used < len)
         used += (size_t)snprintf(buf + used, len - used, " OMP_PLACES=%s", p->omp_places);
-    /* With a thread on every core of the rank, close places them as spread does. */
-    const int alike = p->threads >= p->cores_per_rank && same_value(set->proc_bind, "close");
+    /* With a thread on every core of the rank (or more), close places them as spread does. */
+    const int alike = p->threads >= p->cores_per_rank
+                      && (same_value(set->proc_bind, "close") || same_value(set->proc_bind, "spread"));
     if (!same_value(set->proc_bind, p->omp_proc_bind) && !alike && used < len)
         snprintf(buf + used, len - used, " OMP_PROC_BIND=%s", p->omp_proc_bind);
     if (buf[0]) {
@@ -167,9 +168,9 @@ static void launcher_fix(const struct ts_binding_plan *p, const struct ts_verdic
         snprintf(buf, len, "%s, or %s", p->srun_line, p->mpirun_line);
 }
 
-/* Rank r's mask at start, when it holds fewer cores than the plan gives the rank and than the
- * rank has threads: then the mask confines the threads and no OpenMP setting can spread them.
- * Its core count in *cores, its list in *list; 0 when the mask is not the cause (or unknown). */
+/* 1 when the mask the rank of `first` started with holds fewer cores than the plan gives the
+ * rank and than the rank has threads: then the mask confines the threads and no OpenMP setting
+ * can spread them; its core count in *cores. 0 when the mask is not the cause, or unknown. */
 static int mask_confines(const struct ts_node *node, const int *map, int max_os, const struct ts_binding_plan *p,
                          const struct ts_observed_thread *first, int threads, int *cores)
 {
@@ -229,8 +230,8 @@ static const struct ts_observed_thread *first_of(const struct facts *f, int r, i
 
 /* The cause of rank r's threads sharing cores, and its fix, into fix: the mask it started with
  * when that confines them, else the OpenMP variables it lacks; when it has them all, the
- * threads' masks come from elsewhere. Returns 1 when the mask is the cause. */
-static int confined_fix(const struct facts *f, int r, char *fix, size_t len)
+ * threads' masks come from elsewhere. */
+static void confined_fix(const struct facts *f, int r, char *fix, size_t len)
 {
     int threads, cores = 0;
     const struct ts_observed_thread *first = first_of(f, r, &threads);
@@ -244,7 +245,7 @@ static int confined_fix(const struct facts *f, int r, char *fix, size_t len)
                  "widen the mask: %s%s%s",
                  r, strpbrk(first->launch_mask, ",-") ? "s" : "", first->launch_mask, cores, plural(cores), threads,
                  widen, env[0] ? "; and " : "", env);
-        return 1;
+        return;
     }
     if (env[0])
         snprintf(fix, len, "fix: %s", env);
@@ -254,51 +255,53 @@ static int confined_fix(const struct facts *f, int r, char *fix, size_t len)
                  "threads' masks come from elsewhere (the launcher's binding, a runtime other than libgomp); "
                  "touchstone topo shows each thread's mask",
                  f->plan->omp_places, f->plan->omp_proc_bind);
-    return 0;
 }
 
 /* One core's threads judged: they take turns (more than its PUs, or two on one PU) or split
- * its SMT siblings. The cause picks the fix: ranks sharing the core (the launcher must part
- * them), more threads than the job's cores (fewer threads), the rank's mask, the OpenMP line. */
-static void judge_core(const struct facts *f, int c, int turns, int used_cores, int host_threads, struct verdict *v)
+ * its SMT siblings. The cause picks the fix: more threads than the job's PUs (fewer threads),
+ * ranks sharing the core (the launcher must part them), the rank's mask, the OpenMP line. */
+static void judge_core(const struct facts *f, int c, int turns, int used_cores, struct verdict *v)
 {
     const struct ts_binding_plan *p = f->plan;
     const int free_cores = p->usable_cores - used_cores;
     char names[256], fix[2048], launcher[600];
     names_on_core(f->obs, f->s, f->n, c, names, sizeof names);
+    if (turns && f->n > p->usable_pus) { /* no binding avoids it: fewer threads do */
+        const int most = p->cores_per_rank > 0 ? p->cores_per_rank : 1;
+        add(v, TS_FINDING_STACKED,
+            "threads %s are bound to core %d together and take turns on it: the job runs %d thread%s on its %d "
+            "core%s (%d PU%s); fix: at most %d thread%s a rank (export OMP_NUM_THREADS=%d), or fewer ranks a node",
+            names, c, f->n, plural(f->n), p->usable_cores, plural(p->usable_cores), p->usable_pus,
+            plural(p->usable_pus), most, plural(most), most);
+        return;
+    }
+    if (free_cores <= 0 && !turns)
+        return; /* more threads than cores, each on a sibling of its own: as planned */
     int first_rank = -1, ranks_mixed = 0;
     for (int i = 0; i < f->n; i++)
         if (f->s[i].core == c) {
             ranks_mixed |= first_rank >= 0 && f->obs[i].rank != first_rank;
             first_rank = first_rank < 0 ? f->obs[i].rank : first_rank;
         }
-    if (free_cores <= 0) {
-        if (!turns)
-            return; /* more threads than cores, each core's shared by its siblings: as planned */
-        const int most = p->cores_per_rank > 0 ? p->cores_per_rank : 1;
-        add(v, TS_FINDING_STACKED,
-            "threads %s are bound to core %d together and take turns on it: the job runs %d thread%s on its %d "
-            "core%s (%d PU%s); fix: at most %d thread%s a rank (export OMP_NUM_THREADS=%d), or fewer ranks a node",
-            names, c, host_threads, plural(host_threads), p->usable_cores, plural(p->usable_cores), p->usable_pus,
-            plural(p->usable_pus), most, plural(most), most);
-        return;
-    }
     if (ranks_mixed) { /* their threads' binding cannot part ranks: the launcher must */
         launcher_fix(p, f->set, launcher, sizeof launcher);
         snprintf(fix, sizeof fix, "fix: give each rank its own cores: %s", launcher);
     } else {
         confined_fix(f, first_rank, fix, sizeof fix);
     }
-    if (turns)
-        add(v, TS_FINDING_STACKED,
-            "threads %s are bound to core %d together while %d of the job's %d core%s %s no thread: they take "
-            "turns on it; %s",
-            names, c, free_cores, p->usable_cores, plural(p->usable_cores), has(free_cores), fix);
+    char idle[160];
+    if (free_cores > 0)
+        snprintf(idle, sizeof idle, "while %d of the job's %d core%s %s no thread", free_cores, p->usable_cores,
+                 plural(p->usable_cores), has(free_cores));
     else
-        add(v, TS_FINDING_SMT_SHARED,
-            "threads %s share the SMT siblings of core %d while %d of the job's %d core%s %s no thread: each "
-            "gets part of one core; %s",
-            names, c, free_cores, p->usable_cores, plural(p->usable_cores), has(free_cores), fix);
+        snprintf(idle, sizeof idle, "while the job has %d PU%s for its %d thread%s", p->usable_pus,
+                 plural(p->usable_pus), f->n, plural(f->n));
+    if (turns)
+        add(v, TS_FINDING_STACKED, "threads %s are bound to core %d together %s: they take turns on it; %s", names, c,
+            idle, fix);
+    else
+        add(v, TS_FINDING_SMT_SHARED, "threads %s share the SMT siblings of core %d %s: each gets part of one core; %s",
+            names, c, idle, fix);
 }
 
 static void judge_cores(const struct facts *f, struct verdict *v)
@@ -306,30 +309,27 @@ static void judge_cores(const struct facts *f, struct verdict *v)
     const struct ts_node *node = f->node;
     int *users = calloc((size_t)node->n_cores + 1, sizeof *users);
     int *pus = calloc((size_t)node->n_cores + 1, sizeof *pus);
-    int *first_pu = malloc(((size_t)node->n_cores + 1) * sizeof *first_pu);
+    int *pu_users = calloc((size_t)node->n_pus + 1, sizeof *pu_users);
     unsigned char *same_pu = calloc((size_t)node->n_cores + 1, 1);
-    if (!users || !pus || !first_pu || !same_pu) {
+    if (!users || !pus || !pu_users || !same_pu) {
         free(users);
         free(pus);
-        free(first_pu);
+        free(pu_users);
         free(same_pu);
         return;
     }
     for (int i = 0; i < node->n_pus; i++)
         if (node->pus[i].core >= 0 && node->pus[i].core < node->n_cores && node->pus[i].allowed)
             pus[node->pus[i].core]++;
-    for (int c = 0; c < node->n_cores; c++)
-        first_pu[c] = -2; /* no thread yet; -1: one whose mask holds the core's every PU */
     int used_cores = 0;
     for (int i = 0; i < f->n; i++) {
         const int c = f->s[i].core;
         if (c < 0 || c >= node->n_cores)
             continue;
         used_cores += users[c]++ == 0;
-        if (first_pu[c] == -2)
-            first_pu[c] = f->s[i].pu;
-        else if (f->s[i].pu >= 0 && f->s[i].pu == first_pu[c])
-            same_pu[c] = 1; /* two threads on one PU take turns whatever the core has */
+        /* Two threads bound to one PU take turns whatever else the core has. */
+        if (f->s[i].pu >= 0 && pu_users[f->s[i].pu]++ > 0)
+            same_pu[c] = 1;
     }
     int judged = 0;
     for (int c = 0; c < node->n_cores && !judged; c++) {
@@ -337,7 +337,7 @@ static void judge_cores(const struct facts *f, struct verdict *v)
             continue;
         const int turns = same_pu[c] || users[c] > (pus[c] > 0 ? pus[c] : 1);
         const int before = v->n;
-        judge_core(f, c, turns, used_cores, f->n, v);
+        judge_core(f, c, turns, used_cores, v);
         judged = v->n > before; /* one core named is enough: the fix is the same for all */
     }
     const int free_cores = f->plan->usable_cores - used_cores;
@@ -351,7 +351,7 @@ static void judge_cores(const struct facts *f, struct verdict *v)
     }
     free(users);
     free(pus);
-    free(first_pu);
+    free(pu_users);
     free(same_pu);
 }
 

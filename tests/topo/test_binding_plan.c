@@ -278,6 +278,25 @@ static void verdicts(void)
     free(n.pus);
 }
 
+/* Every count in a plan's sentences agrees with its noun (issue 23: "1 of the job's 2 cores have"). */
+static void counts(void)
+{
+    struct ts_node n = shape(1, 1, 1, 1);
+    struct ts_binding_plan p = plan_of(&n, 1, 0, 0);
+    CHECK(strcmp(p.reason, "1 rank on the node's 1 core (one NUMA domain); 1 thread a rank, on its first core.") == 0,
+          "one core: %s", p.reason);
+    ts_binding_plan_free(&p);
+    free(n.pus);
+    n = shape(1, 2, 1, 1);
+    p = plan_of(&n, 2, 0, 0);
+    CHECK(strstr(p.reason, "one rank per NUMA domain (2 domains, 1 core a rank)"), "a core a rank: %s", p.reason);
+    ts_binding_plan_free(&p);
+    p = plan_of(&n, 2, 2, 0);
+    CHECK(p.oversubscribed && strstr(p.caution, "at most 1 thread a rank"), "oversubscribed: %s", p.caution);
+    ts_binding_plan_free(&p);
+    free(n.pus);
+}
+
 /* The verdict of a one-process job of 2 threads on a 2-core node, its threads' masks and the
  * mask it started with given, set up as set says: the kind found (-1: none) and its text. */
 static int judge_two(const char *mask0, const char *mask1, const char *launch, const struct ts_verdict_setting *set,
@@ -368,6 +387,28 @@ static void fixes(void)
         ts_binding_plan_free(&p);
         free(n.pus);
     }
+    /* SMT 4, one core, 3 threads with two on one PU: no core is free, yet a PU is, so the fix
+     * is the binding, not fewer threads. */
+    {
+        struct ts_node n = shape(1, 1, 1, 4);
+        struct ts_binding_plan p = plan_of(&n, 1, 3, 0);
+        struct ts_observed_thread obs[3];
+        struct ts_finding f[TS_VERDICT_MAX_FINDINGS];
+        const int count = observe_plan(&n, &p, obs);
+        const char *masks[] = { "0", "1", "1" };
+        for (int i = 0; i < count; i++)
+            snprintf(obs[i].mask, sizeof obs[i].mask, "%s", masks[i]);
+        int found = 0;
+        struct ts_error err = { 0 };
+        REQUIRE(ts_binding_verdict(&n, &p, &one_place, obs, count, f, &found, &err) == TS_OK, "%s", err.message);
+        CHECK(found >= 1 && f[0].kind == TS_FINDING_STACKED
+                  && strstr(f[0].text, "while the job has 4 PUs for its 3 threads: they take turns on it; fix: export "
+                                       "OMP_NUM_THREADS=3 OMP_PLACES=cores")
+                  && !strstr(f[0].text, "OMP_PROC_BIND=") && !strstr(f[0].text, "at most"),
+              "two of 3 threads on one PU of a 4-PU core: %d findings (%s)", found, found ? f[0].text : "");
+        ts_binding_plan_free(&p);
+        free(n.pus);
+    }
     /* Two ranks of one thread on one core (mpirun --bind-to none): the launcher's line, not
      * --bind-to none, and never an OpenMP line alone. */
     CHECK(judge_two("0", "0", "0-1", &mpirun, 2, 1, t, sizeof t) == TS_FINDING_STACKED
@@ -434,14 +475,14 @@ static int sharing_both_ways(const struct ts_node *n, const int *pu_of, int t, i
 
 /* topo and run (ts_affinity_warnings) and advise --check (ts_binding_verdict) judge threads that
  * share a core alike, over every way of putting 1 to 5 threads on the PUs of a 4-PU node (4
- * cores, or 2 cores of 2 siblings): one says so exactly when the other does. The one difference
+ * cores, 2 cores of 2 siblings, or 1 of 4): one says so exactly when the other does. The one difference
  * is by design: more threads than cores, each on a sibling of its own, is what advise plans
  * (OMP_PROC_BIND=close) and topo still notes as siblings split. Two threads on one PU always
  * take turns, and both always say so. */
 static void agrees_with_topo(void)
 {
     int layouts = 0;
-    for (int smt = 1; smt <= 2; smt++) {
+    for (int smt = 1; smt <= 4; smt *= 2) {
         struct ts_node n = shape(1, 1, 4 / smt, smt);
         for (int t = 1; t <= 5; t++) {
             int total = 1;
@@ -477,6 +518,7 @@ int main(int argc, char **argv)
         { "sweep", sweep },
         { "verdicts", verdicts },
         { "fixes", fixes },
+        { "counts", counts },
         { "agrees", agrees_with_topo },
     };
     return TS_RUN_CASES(cases);
