@@ -10,8 +10,8 @@
 #   page names ("exit status N", "exits N"); architecture.md's table names no other;
 # - the schema version: a file run writes says record/ts_record.h's TS_SCHEMA_VERSION, and every
 #   "schema_version N" of the docs says it too, unless the sentence is about another version;
-# - config keys: every `--set SECTION.KEY=` the docs print is a key check prints (cli.readme
-#   checks that docs/configuration.md documents every key).
+# - config keys: every `--set SECTION.KEY=` and every `section.key` the docs print is a key check
+#   prints (cli.readme checks that docs/configuration.md documents every key).
 . "$(dirname "$0")/lib.sh"
 
 cd "$SRC" || exit 1
@@ -156,9 +156,18 @@ awk -F '\t' '{ text = $2
     while (match(text, /--set [a-z_]+\.[a-z_.]+=/)) {
         k = substr(text, RSTART + 6, RLENGTH - 7); print $1 "\t" k
         text = substr(text, RSTART + RLENGTH) } }' "$WORK/code" >"$WORK/set_keys"
+# Also every `section.key` named in code of the docs, for the sections check prints (a file name
+# such as run.sbatch is not a key, nor a test such as mpi.readback of tests/mpi).
+sections=$(cut -d. -f1 "$WORK/keys" | sort -u | paste -sd'|' -)
+awk -F '\t' -v re="(^|[^a-zA-Z0-9_./-])($sections)[.][a-z_]+" '{ text = $2
+    while (match(text, re)) {
+        k = substr(text, RSTART, RLENGTH); sub(/^[^a-z]/, "", k)
+        if (k !~ /[.](ini|sbatch|sh|h5|c|h|md|py|png|txt|log)$/) print $1 "\t" k
+        text = substr(text, RSTART + RLENGTH) } }' "$WORK/code" >>"$WORK/set_keys"
 while IFS="$(printf '\t')" read -r where key; do
     [ "$key" = section.key ] && continue # the synopsis
-    grep -qx -- "$key" "$WORK/keys" || fail "$where: --set $key=: no such config key (touchstone check prints none)"
+    [ -f "tests/${key%%.*}/CMakeLists.txt" ] && grep -q "${key#*.}" "tests/${key%%.*}/CMakeLists.txt" && continue
+    grep -qx -- "$key" "$WORK/keys" || fail "$where: $key: no such config key (touchstone check prints none)"
 done <"$WORK/set_keys"
 
 # ---- the job scripts say what docs/cluster.md says: as root, mpirun needs Open MPI's consent ----
@@ -174,5 +183,5 @@ else
     echo "not root or no Open MPI mpirun: the run-as-root message of hybrid-mpirun.sbatch not checked"
 fi
 
-echo "$(wc -l <"$WORK/uses") commands, $(wc -l <"$WORK/named") exit statuses, $(wc -l <"$WORK/set_keys") --set keys checked"
+echo "$(wc -l <"$WORK/uses") commands, $(wc -l <"$WORK/named") exit statuses, $(wc -l <"$WORK/set_keys") config keys checked"
 finish
