@@ -10,8 +10,8 @@
 #   page names ("exit status N", "exits N"); architecture.md's table names no other;
 # - the schema version: a file run writes says record/ts_record.h's TS_SCHEMA_VERSION, and every
 #   "schema_version N" of the docs says it too, unless the sentence is about another version;
-# - config keys: every `--set SECTION.KEY=` the docs print is a key check prints (cli.readme
-#   checks that docs/configuration.md documents every key).
+# - config keys: every `--set SECTION.KEY=` and every `section.key` the docs print is a key check
+#   prints (cli.readme checks that docs/configuration.md documents every key).
 . "$(dirname "$0")/lib.sh"
 
 cd "$SRC" || exit 1
@@ -30,7 +30,6 @@ awk '/^$/ { exit }
        n = split(line, words, /[][ |]+/)
        for (i = 1; i <= n; i++) if (words[i] ~ /^--?[a-z]/) { o = words[i]; sub(/=.*/, "", o); print cmd, o } }' \
     "$WORK/help" | sort -u >"$WORK/synopsis"
-awk '{ print $1 }' "$WORK/synopsis" | sort -u >"$WORK/commands"
 sed -n 's/^ *touchstone \([a-z][a-z]*\).*/\1/p; s/^usage: touchstone \([a-z][a-z]*\).*/\1/p' "$WORK/help" | sort -u >"$WORK/commands"
 [ "$(wc -l <"$WORK/commands")" -ge 8 ] || fail "found only $(wc -l <"$WORK/commands") commands in --help: is the pattern still right?"
 # The option list: "  -o, --output FILE  ..." gives -o and --output as one option.
@@ -81,25 +80,25 @@ awk -F '\t' '
       } }' "$WORK/code" >"$WORK/uses"
 [ "$(wc -l <"$WORK/uses")" -ge 50 ] || fail "found only $(wc -l <"$WORK/uses") touchstone commands in the docs: is the pattern still right?"
 
-# allowed CMD OPTION: whether --help gives CMD the option (check: run's; -o as --output).
-allowed() {
-    cmd=$1
-    [ "$cmd" = check ] && cmd=run
-    opt=$2
-    alias=$(awk -v o="$opt" '$1 == o { print $2 } $2 == o { print $1 }' "$WORK/aliases")
-    grep -qx -- "$cmd $opt" "$WORK/synopsis" && return 0
-    [ -n "$alias" ] && grep -qx -- "$cmd $alias" "$WORK/synopsis" && return 0
-    return 1
-}
-while IFS="$(printf '\t')" read -r where cmd opts; do
-    if ! grep -qx -- "$cmd" "$WORK/commands"; then
-        fail "$where: 'touchstone $cmd' is not a command of touchstone --help ($(tr '\n' ' ' <"$WORK/commands"))"
-        continue
-    fi
-    for opt in $opts; do
-        allowed "$cmd" "$opt" || fail "$where: 'touchstone $cmd ... $opt': --help gives $cmd no option $opt"
-    done
-done <"$WORK/uses"
+# Each command must be one of --help, each option one --help gives that command (check takes
+# run's; -o is --output), in one awk over the uses.
+awk -F '\t' -v commands="$(tr '\n' ' ' <"$WORK/commands")" -v work="$WORK" '
+    FILENAME == work "/aliases" { split($0, w, " "); alias[w[1]] = w[2]; alias[w[2]] = w[1]; next }
+    FILENAME == work "/synopsis" { split($0, w, " "); given[w[1] " " w[2]] = 1; next }
+    FILENAME == work "/commands" { known[$0] = 1; next }
+    { where = $1; cmd = $2
+      if (!(cmd in known)) {
+          print where ": \047touchstone " cmd "\047 is not a command of touchstone --help (" commands ")"
+          next
+      }
+      c = cmd == "check" ? "run" : cmd
+      n = split($3, opts, " ")   # the uses: FILE:LINE, the command, its options
+      for (i = 1; i <= n; i++) {
+          o = opts[i]
+          if (!((c " " o) in given) && !((o in alias) && (c " " alias[o]) in given))
+              print where ": \047touchstone " cmd " ... " o "\047: --help gives " cmd " no option " o
+      } }' "$WORK/aliases" "$WORK/synopsis" "$WORK/commands" "$WORK/uses" >"$WORK/wrong_uses"
+while read -r line; do fail "$line"; done <"$WORK/wrong_uses"
 
 # Every command of --help in docs/usage.md and README.md, every option in docs/usage.md.
 while read -r cmd; do
@@ -125,9 +124,10 @@ for doc in $docs; do
             print doc ":" FNR "\t" s
             line = substr(line, RSTART + RLENGTH) } }' "$doc"
 done >>"$WORK/named"
-while IFS="$(printf '\t')" read -r where s; do
-    grep -qx -- "$s" "$WORK/statuses" || fail "$where: exit status $s, which --help does not list ($want)"
-done <"$WORK/named"
+awk -F '\t' -v want="$want" 'NR == FNR { listed[$1] = 1; next }
+    !($2 in listed) { print $1 ": exit status " $2 ", which --help does not list (" want ")" }' \
+    "$WORK/statuses" "$WORK/named" >"$WORK/wrong_statuses"
+while read -r line; do fail "$line"; done <"$WORK/wrong_statuses"
 
 # ---- the schema version ----
 version=$(sed -n 's/^#define TS_SCHEMA_VERSION \([0-9]*\).*/\1/p' record/ts_record.h)
@@ -156,10 +156,20 @@ awk -F '\t' '{ text = $2
     while (match(text, /--set [a-z_]+\.[a-z_.]+=/)) {
         k = substr(text, RSTART + 6, RLENGTH - 7); print $1 "\t" k
         text = substr(text, RSTART + RLENGTH) } }' "$WORK/code" >"$WORK/set_keys"
+# Also every `section.key` named in code of the docs, for the sections check prints (a file name
+# such as run.sbatch is not a key, nor a test such as mpi.readback of tests/mpi).
+sections=$(cut -d. -f1 "$WORK/keys" | sort -u | paste -sd'|' -)
+awk -F '\t' -v re="(^|[^a-zA-Z0-9_./-])($sections)[.][a-z_]+" '{ text = $2
+    while (match(text, re)) {
+        k = substr(text, RSTART, RLENGTH); sub(/^[^a-z]/, "", k)
+        if (k !~ /[.](ini|sbatch|sh|h5|c|h|md|py|png|txt|log)$/) print $1 "\t" k
+        text = substr(text, RSTART + RLENGTH) } }' "$WORK/code" >>"$WORK/set_keys"
+awk -F '\t' 'NR == FNR { known[$1] = 1; next }
+    !($2 in known) && $2 != "section.key" { print }' "$WORK/keys" "$WORK/set_keys" >"$WORK/unknown_keys"
 while IFS="$(printf '\t')" read -r where key; do
-    [ "$key" = section.key ] && continue # the synopsis
-    grep -qx -- "$key" "$WORK/keys" || fail "$where: --set $key=: no such config key (touchstone check prints none)"
-done <"$WORK/set_keys"
+    [ -f "tests/${key%%.*}/CMakeLists.txt" ] && grep -q "${key#*.}" "tests/${key%%.*}/CMakeLists.txt" && continue
+    fail "$where: $key: no such config key (touchstone check prints none)"
+done <"$WORK/unknown_keys"
 
 # ---- the job scripts say what docs/cluster.md says: as root, mpirun needs Open MPI's consent ----
 if [ "$(id -u)" = 0 ] && mpirun --version 2>/dev/null | grep -q "Open MPI"; then
@@ -174,5 +184,5 @@ else
     echo "not root or no Open MPI mpirun: the run-as-root message of hybrid-mpirun.sbatch not checked"
 fi
 
-echo "$(wc -l <"$WORK/uses") commands, $(wc -l <"$WORK/named") exit statuses, $(wc -l <"$WORK/set_keys") --set keys checked"
+echo "$(wc -l <"$WORK/uses") commands, $(wc -l <"$WORK/named") exit statuses, $(wc -l <"$WORK/set_keys") config keys checked"
 finish
