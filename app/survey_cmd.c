@@ -813,6 +813,11 @@ int ts_survey_cmd(const struct ts_survey_args *a, int argc, char **argv, struct 
     if (a->dump) {
         char path[PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/survey.h5", given);
+        struct stat st_link;
+        if (lstat(path, &st_link) == 0 && !S_ISREG(st_link.st_mode))
+            return ts_fail(err, TS_BAD_INPUT,
+                           "survey: %s is %s, not a survey file: the survey follows no link in its folder; remove it",
+                           path, kind_of(st_link.st_mode));
         static struct ts_survey_rec s;
         int st = ts_survey_read(path, &s, err);
         if (st != TS_OK)

@@ -56,6 +56,8 @@ mkdir "$WORK/e" "$WORK/f"
 ln -s "$A/survey.h5" "$WORK/e/survey.h5"
 run_ts 2 "survey.h5 a link" survey --quick -o "$WORK/e" &&
     expect_in "$ERR" "survey: $WORK/e/survey.h5 is a symbolic link, not a survey file: the survey follows no link in its folder" "survey.h5 named"
+run_ts 2 "--dump of a survey.h5 that is a link" survey --dump -o "$WORK/e" &&
+    expect_in "$ERR" "survey: $WORK/e/survey.h5 is a symbolic link, not a survey file" "survey.h5 named by --dump"
 ln -s "$A/runs" "$WORK/f/runs"
 run_ts 2 "runs/ a link" survey --quick -o "$WORK/f" &&
     expect_in "$ERR" "survey: $WORK/f/runs is a symbolic link, not the survey's folder of runs" "runs/ named"
