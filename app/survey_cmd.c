@@ -98,27 +98,127 @@ static int make_dir(const char *path, struct ts_error *err)
                          "survey: cannot use folder %s", path);
 }
 
-/* DIR/survey.ini, written when it is missing or differs. */
-static int write_config(const char *path, struct ts_error *err)
+/* --- The folder, untrusted ------------------------------------------------------------------------ */
+
+/* Whoever can write into the survey's folder could plant a symbolic link where the survey writes
+ * (survey.ini, a log, a run file) to make it overwrite the file the link names, or swap the run
+ * files a resume keeps. So the folder given is opened once and everything in it is reached
+ * through it: never a path through a link the survey did not make (O_NOFOLLOW), new files
+ * created exclusively (O_EXCL) once whatever held the name is removed, a file replaced by a
+ * rename within the folder, and a kept run checked against its plan (kept_run). */
+static int dir_fd = -1, runs_fd = -1;
+static struct stat runs_st;
+
+static void close_folder(void)
+{
+    if (runs_fd >= 0)
+        close(runs_fd);
+    if (dir_fd >= 0)
+        close(dir_fd);
+    runs_fd = dir_fd = -1;
+}
+
+static const char *kind_of(mode_t mode)
+{
+    return S_ISLNK(mode) ? "a symbolic link" : S_ISDIR(mode) ? "a folder" : "not a regular file";
+}
+
+/* DIR (the user's choice, resolved) and DIR/runs, which must be a folder of its own. */
+static int open_folder(const char *dir, struct ts_error *err)
+{
+    if ((dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return ts_fail_errno(err, ts_file_status(errno), errno, "survey: cannot use folder %s", dir);
+    if (mkdirat(dir_fd, "runs", 0777) != 0 && errno != EEXIST)
+        return ts_fail_errno(err, ts_file_status(errno), errno, "survey: cannot make folder %s/runs", dir);
+    struct stat st;
+    if (fstatat(dir_fd, "runs", &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
+        return ts_fail(err, TS_BAD_INPUT,
+                       "survey: %s/runs is %s, not the survey's folder of runs: the survey follows no link in its "
+                       "folder; remove it, or give another -o DIR",
+                       dir, kind_of(st.st_mode));
+    if ((runs_fd = openat(dir_fd, "runs", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0
+        || fstat(runs_fd, &runs_st) != 0)
+        return ts_fail_errno(err, ts_file_status(errno), errno, "survey: cannot use folder %s/runs", dir);
+    return TS_OK;
+}
+
+/* The children write DIR/runs/NAME.h5 by its path: DIR/runs must still be the folder opened. */
+static int runs_unchanged(const char *dir, struct ts_error *err)
+{
+    struct stat st;
+    if (fstatat(dir_fd, "runs", &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == runs_st.st_dev
+        && st.st_ino == runs_st.st_ino)
+        return TS_OK;
+    return ts_fail(err, TS_BAD_INPUT,
+                   "survey: %s/runs was replaced during the survey (removed, or now a link or another folder): "
+                   "stopped rather than write runs through it",
+                   dir);
+}
+
+/* Removes name in the folder fd when it is a symbolic link (or a FIFO, a socket, a device): a
+ * file of the survey's own name that the survey did not make, which it replaces rather than
+ * follows. 0, or the errno of the removal. */
+static int remove_planted(int fd, const char *name)
+{
+    struct stat st;
+    if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+        return 0;
+    return unlinkat(fd, name, 0) == 0 || errno == ENOENT ? 0 : errno;
+}
+
+/* Creates name in the folder fd as a new file (whatever had the name removed first), not
+ * following a link: the open descriptor, or -1 with errno. */
+static int create_new(int fd, const char *name)
+{
+    if (unlinkat(fd, name, 0) != 0 && errno != ENOENT)
+        return -1;
+    return openat(fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+}
+
+static int write_all(int fd, const char *bytes, size_t n)
+{
+    while (n > 0) {
+        ssize_t done = write(fd, bytes, n);
+        if (done < 0 && errno == EINTR)
+            continue;
+        if (done <= 0)
+            return done < 0 ? errno : EIO;
+        bytes += done;
+        n -= (size_t)done;
+    }
+    return 0;
+}
+
+/* DIR/survey.ini, written when it is missing or differs (or is not a regular file): to a new
+ * file, synced, renamed over the name, which replaces a planted link instead of writing
+ * through it. */
+static int write_config(const char *dir, struct ts_error *err)
 {
     const char *text = ts_battery_config_text();
     char have[2048] = "";
-    FILE *f = fopen(path, "r");
-    if (f) {
-        size_t n = fread(have, 1, sizeof have - 1, f);
-        have[n] = '\0';
-        fclose(f);
-        if (strcmp(have, text) == 0)
-            return TS_OK;
+    int fd = openat(dir_fd, "survey.ini", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        ssize_t n = read(fd, have, sizeof have - 1);
+        have[n > 0 ? n : 0] = '\0';
     }
-    f = fopen(path, "w");
-    if (!f)
-        return ts_fail_errno(err, ts_file_status(errno), errno, "survey: cannot write %s", path);
-    int bad = fputs(text, f) < 0;
-    bad |= fclose(f) != 0;
-    if (bad)
-        return ts_fail_errno(err, TS_IO_ERROR, errno ? errno : EIO, "survey: cannot write %s", path);
-    return TS_OK;
+    if (fd >= 0)
+        close(fd);
+    if (strcmp(have, text) == 0)
+        return TS_OK;
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "survey.ini.tmp.%ld", (long)getpid());
+    int e = (fd = create_new(dir_fd, tmp)) < 0 ? errno : write_all(fd, text, strlen(text));
+    if (e == 0 && fsync(fd) != 0)
+        e = errno;
+    if (fd >= 0 && close(fd) != 0 && e == 0)
+        e = errno;
+    if (e == 0 && renameat(dir_fd, tmp, dir_fd, "survey.ini") != 0)
+        e = errno;
+    if (e == 0)
+        return TS_OK;
+    unlinkat(dir_fd, tmp, 0);
+    return ts_fail_errno(err, ts_file_status(e), e, "survey: cannot write %s/survey.ini", dir);
 }
 
 static void iso_now(char *buf, size_t size)
@@ -129,19 +229,90 @@ static void iso_now(char *buf, size_t size)
     strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* A run file that reads back complete and verified, of the run's kernel and threads: kept. */
-static int read_done(const char *dir, struct ts_survey_run *r, const struct ts_survey_rec *old)
+/* The value of "--set KEY=VALUE" among the run's arguments, of "KEY=VALUE" in its environment:
+ * what the plan asked for. NULL when it sets no such key. */
+static const char *planned_set(const struct ts_battery_run *b, const char *key)
 {
+    size_t n = strlen(key);
+    for (int i = 0; i + 1 < b->n_args; i++)
+        if (strcmp(b->args[i], "--set") == 0 && strncmp(b->args[i + 1], key, n) == 0 && b->args[i + 1][n] == '=')
+            return b->args[i + 1] + n + 1;
+    return NULL;
+}
+
+static const char *planned_env(const struct ts_battery_run *b, const char *name)
+{
+    size_t n = strlen(name);
+    for (int i = 0; i < 3; i++)
+        if (strncmp(b->env[i], name, n) == 0 && b->env[i][n] == '=')
+            return b->env[i] + n + 1;
+    return NULL;
+}
+
+/* Whether the file s is the run b planned, as the file records it: its config, kernel, size,
+ * iterations, init mode and policy, threads and binding. 1, or 0 with what differs in why (the
+ * close run's file holding the spread run, a run of another size). */
+static int is_planned_run(const struct ts_run_summary *s, const struct ts_battery_run *b, char *why, size_t size)
+{
+    const struct {
+        const char *what, *have, *want;
+    } texts[] = {
+        { "config", s->config_path, b->n_args > 1 ? b->args[1] : NULL },
+        { "run.kernel", s->kernel, planned_set(b, "run.kernel") },
+        { "init.mode", s->init_mode, planned_set(b, "init.mode") },
+        { "init.policy", s->policy, planned_set(b, "init.policy") },
+        { "OMP_PLACES", s->places, planned_env(b, "OMP_PLACES") },
+        { "OMP_PROC_BIND", s->proc_bind, planned_env(b, "OMP_PROC_BIND") },
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+        if (texts[i].want && strcmp(texts[i].have, texts[i].want) != 0) {
+            snprintf(why, size, "its %s is '%.150s', the plan's '%.150s'", texts[i].what, texts[i].have, texts[i].want);
+            return 0;
+        }
+    const struct {
+        const char *what;
+        long long have;
+        const char *want;
+    } numbers[] = {
+        { "OMP_NUM_THREADS", s->n_threads, planned_env(b, "OMP_NUM_THREADS") },
+        { "run.iterations", (long long)s->n_iterations, planned_set(b, "run.iterations") },
+        { "sum.n", (long long)s->n, planned_set(b, "sum.n") },
+        { "triad.n", (long long)s->n, planned_set(b, "triad.n") },
+        { "stencil.nx", (long long)s->nx, planned_set(b, "stencil.nx") },
+        { "stencil.ny", (long long)s->ny, planned_set(b, "stencil.ny") },
+        { "stencil.nz", (long long)s->nz, planned_set(b, "stencil.nz") },
+    };
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
+        if (numbers[i].want && strtoll(numbers[i].want, NULL, 10) != numbers[i].have) {
+            snprintf(why, size, "its %s is %lld, the plan's %s", numbers[i].what, numbers[i].have, numbers[i].want);
+            return 0;
+        }
+    return 1;
+}
+
+/* A run file that is a regular file in DIR/runs (not a link), reads back complete and verified,
+ * and is the run b planned: kept. When it exists but is not kept, why says so ("" when it is
+ * merely incomplete or unverified, which the progress line reports as a failure). */
+static int read_done(const char *dir, const struct ts_battery_run *b, struct ts_survey_run *r,
+                     const struct ts_survey_rec *old, char *why, size_t why_size)
+{
+    why[0] = '\0';
+    const char *base = strrchr(r->file, '/') ? strrchr(r->file, '/') + 1 : r->file;
+    struct stat st;
+    if (fstatat(runs_fd, base, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return 0;
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, why_size, "it is %s, not a file the survey wrote", kind_of(st.st_mode));
+        return 0;
+    }
     char path[PATH_MAX + 300];
     snprintf(path, sizeof path, "%s/%s", dir, r->file);
-    if (access(path, F_OK) != 0)
-        return 0;
     struct ts_run_summary s;
     struct ts_error err;
     ts_error_clear(&err);
     int ok = ts_run_read_file_isolated(path, &s, &err) == TS_OK;
     ok = ok && s.complete && s.verified && strcmp(s.kernel, r->kernel) == 0 && s.n_threads == r->threads
-         && s.n_iterations > 0;
+         && s.n_iterations > 0 && is_planned_run(&s, b, why, why_size);
     if (ok) {
         r->state = TS_SURVEY_DONE;
         r->exit_status = 0;
@@ -162,7 +333,9 @@ static int read_done(const char *dir, struct ts_survey_run *r, const struct ts_s
             if (strcmp(old->runs[i].name, r->name) == 0 && old->runs[i].state == TS_SURVEY_DONE
                 && !isnan(old->runs[i].seconds))
                 r->seconds = old->runs[i].seconds;
-    }
+    } else if (!why[0] && s.kind == TS_FILE_RUN && s.complete && s.verified)
+        snprintf(why, why_size, "its kernel is %s with %d threads, the plan's %s with %d", s.kernel, s.n_threads,
+                 r->kernel, r->threads);
     if (ok || s.kind != TS_FILE_UNREADABLE)
         ts_run_summary_free(&s);
     return ok;
@@ -245,11 +418,16 @@ static void merge_seen(struct ts_survey_run *r, const struct seen *seen)
 static int run_child(const char *exe, const char *dir, const struct ts_battery_run *b, int *exit_status,
                      struct seen *seen, struct ts_error *err)
 {
-    struct ts_machine_watch watch;
-    if (ts_machine_watch_start(&watch) != 0)
-        watch.n_cpus = 0;
-    char log[PATH_MAX + 300];
+    char log[PATH_MAX + 300], log_name[sizeof b->rec.name + 8], h5_name[sizeof b->rec.name + 8];
     snprintf(log, sizeof log, "%s/runs/%s.log", dir, b->rec.name);
+    snprintf(log_name, sizeof log_name, "%s.log", b->rec.name);
+    snprintf(h5_name, sizeof h5_name, "%s.h5", b->rec.name);
+    if (runs_unchanged(dir, err) != TS_OK)
+        return err->status;
+    /* A link planted at the run file's name is removed: run would refuse to replace it. */
+    int e = remove_planted(runs_fd, h5_name);
+    if (e != 0)
+        return ts_fail_errno(err, ts_file_status(e), e, "survey: cannot remove %s/runs/%s", dir, h5_name);
     char *argv[TS_BATTERY_MAX_ARGS + 2];
     argv[0] = (char *)exe;
     for (int i = 0; i < b->n_args; i++)
@@ -258,11 +436,15 @@ static int run_child(const char *exe, const char *dir, const struct ts_battery_r
     char **env = child_env(b);
     if (!env)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "survey: the environment of run %s", b->rec.name);
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int fd = create_new(runs_fd, log_name);
     if (fd < 0) {
         free(env);
         return ts_fail_errno(err, ts_file_status(errno), errno, "survey: cannot write %s", log);
     }
+    /* Started last, so that no refusal above leaves it open. */
+    struct ts_machine_watch watch;
+    if (ts_machine_watch_start(&watch) != 0)
+        watch.n_cpus = 0;
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
@@ -280,7 +462,7 @@ static int run_child(const char *exe, const char *dir, const struct ts_battery_r
         execve(exe, argv, env);
         _exit(127);
     }
-    int e = errno;
+    e = errno;
     close(fd);
     free(env);
     if (pid < 0) {
@@ -312,12 +494,17 @@ static int run_child(const char *exe, const char *dir, const struct ts_battery_r
 /* The last non-empty line of a run's log, for a failed run's message. */
 static void last_line(const char *dir, const char *name, char *buf, size_t size)
 {
-    char log[PATH_MAX + 300];
-    snprintf(log, sizeof log, "%s/runs/%s.log", dir, name);
+    (void)dir;
+    char log[300];
+    snprintf(log, sizeof log, "%s.log", name);
     buf[0] = '\0';
-    FILE *f = fopen(log, "r");
-    if (!f)
+    int fd = openat(runs_fd, log, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
         return;
+    }
     char line[1024];
     while (fgets(line, sizeof line, f))
         if (line[0] != '\n')
@@ -535,6 +722,7 @@ static int battery(const char *exe, const char *dir, const char *path, const str
         const double t0 = now();
         int code = 0;
         struct seen seen;
+        char why[400] = "";
         int st = run_child(exe, dir, &b->runs[i], &code, &seen, err);
         if (st != TS_OK)
             return st;
@@ -550,7 +738,7 @@ static int battery(const char *exe, const char *dir, const char *path, const str
             r->seconds = NAN;
             r->exit_status = 0;
             fprintf(stderr, "stopped\n");
-        } else if (code == 0 && read_done(dir, r, NULL)) {
+        } else if (code == 0 && read_done(dir, &b->runs[i], r, NULL, why, sizeof why)) {
             r->seconds = took;
             merge_seen(r, &seen);
             fprintf(stderr, "%.1f s", took);
@@ -558,8 +746,11 @@ static int battery(const char *exe, const char *dir, const char *path, const str
             r->state = TS_SURVEY_FAILED;
             char line[300];
             last_line(dir, r->name, line, sizeof line);
-            fprintf(stderr, "FAILED (exit status %d): %s; see %s/runs/%s.log", code,
-                    code == 0 ? "its file did not read back complete and verified" : line, dir, r->name);
+            fprintf(stderr, "FAILED (exit status %d): %s%s; see %s/runs/%s.log", code,
+                    code != 0 ? line
+                    : why[0]  ? "its file is not the run planned: "
+                              : "its file did not read back complete and verified",
+                    code == 0 ? why : "", dir, r->name);
         }
         if (r->state != TS_SURVEY_PENDING) {
             pace->weight_left -= b->runs[i].weight;
@@ -589,7 +780,15 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
     exe[n] = '\0';
 
     static struct ts_survey_rec old;
-    int has_old = access(path, F_OK) == 0;
+    /* The survey file is what a resume trusts: one that is not a regular file of the folder (a
+     * link to another survey's file) is refused, not followed. */
+    struct stat survey_st;
+    int has_old = fstatat(dir_fd, "survey.h5", &survey_st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (has_old && !S_ISREG(survey_st.st_mode))
+        return ts_fail(err, TS_BAD_INPUT,
+                       "survey: %s is %s, not a survey file: the survey follows no link in its folder; remove it, "
+                       "or give another -o DIR",
+                       path, kind_of(survey_st.st_mode));
     int st = TS_OK;
     if (has_old && (st = ts_survey_read(path, &old, err)) != TS_OK) {
         ts_error_prefix(err,
@@ -621,7 +820,7 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
     if (st == TS_OK && has_old)
         st = check_same_plan(&old, &b, path, err);
     if (st == TS_OK)
-        st = write_config(b.config, err);
+        st = write_config(dir, err);
     if (st == TS_OK && !(s.runs = calloc((size_t)b.n_runs, sizeof *s.runs)))
         st = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "survey: %d runs", b.n_runs);
     if (st != TS_OK) {
@@ -648,7 +847,9 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
     s.repeats = b.repeats;
     for (int i = 0; i < b.n_runs; i++) {
         s.runs[i] = b.runs[i].rec;
-        read_done(dir, &s.runs[i], has_old ? &old : NULL);
+        char why[400];
+        if (!read_done(dir, &b.runs[i], &s.runs[i], has_old ? &old : NULL, why, sizeof why) && why[0])
+            fprintf(stderr, "survey: %s/%s is not kept: %s; it runs again\n", dir, s.runs[i].file, why);
     }
     if (has_old && old.has_matrix) { /* measured once the battery was done: kept */
         s.has_matrix = 1;
@@ -696,7 +897,9 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
     if (st == TS_OK && a->html) {
         /* Also of a survey a signal stopped: the report shows what is pending. */
         snprintf(html, sizeof html, "%s/survey.html", dir);
-        st = ts_html_write_survey(html, &s, dir, err);
+        int e = remove_planted(dir_fd, "survey.html"); /* replaced, never written through */
+        st = e ? ts_fail_errno(err, ts_file_status(e), e, "survey: cannot remove %s", html)
+               : ts_html_write_survey(html, &s, dir, err);
     }
     if (st == TS_OK) {
         print_summary(stdout, &s, path);
@@ -722,6 +925,11 @@ int ts_survey_cmd(const struct ts_survey_args *a, int argc, char **argv, struct 
     if (a->dump) {
         char path[PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/survey.h5", given);
+        struct stat st_link;
+        if (lstat(path, &st_link) == 0 && !S_ISREG(st_link.st_mode))
+            return ts_fail(err, TS_BAD_INPUT,
+                           "survey: %s is %s, not a survey file: the survey follows no link in its folder; remove it",
+                           path, kind_of(st_link.st_mode));
         static struct ts_survey_rec s;
         int st = ts_survey_read(path, &s, err);
         if (st != TS_OK)
@@ -731,12 +939,13 @@ int ts_survey_cmd(const struct ts_survey_args *a, int argc, char **argv, struct 
         return TS_OK;
     }
     int st = make_dir(given, err);
-    char dir[PATH_MAX], runs[PATH_MAX + 8];
+    char dir[PATH_MAX];
     if (st == TS_OK && !realpath(given, dir))
         st = ts_fail_errno(err, ts_file_status(errno), errno, "survey: cannot use folder %s", given);
-    if (st == TS_OK) {
-        snprintf(runs, sizeof runs, "%s/runs", dir);
-        st = make_dir(runs, err);
-    }
-    return st == TS_OK ? survey(a, argc, argv, dir, err) : st;
+    if (st == TS_OK)
+        st = open_folder(dir, err);
+    if (st == TS_OK)
+        st = survey(a, argc, argv, dir, err);
+    close_folder();
+    return st;
 }

@@ -184,6 +184,22 @@ static int sync_file(const char *tmp, const char *final_path, struct ts_error *e
     return TS_OK;
 }
 
+/* The temporary file tmp is still the regular file this process created (made), not a link or
+ * another file put in its place. */
+static int still_ours(const char *tmp, const struct ts_file_id *made, const char *final_path, struct ts_error *err)
+{
+    /* The type too: a link made right after the file was removed may get its inode number. */
+    struct stat st;
+    struct ts_file_id now = ts_file_id_of(tmp);
+    if (!made->known || (lstat(tmp, &st) == 0 && S_ISREG(st.st_mode) && ts_file_id_same_inode(&now, made)))
+        return TS_OK;
+    return ts_fail(
+        err, TS_IO_ERROR,
+        "cannot write output %s: its temporary file %s was removed or replaced (by another file or a link): not "
+        "written through, not given the output's name",
+        final_path, tmp);
+}
+
 int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ctx, struct ts_place *place,
                      const struct ts_h5_fill *fill, struct ts_error *err)
 {
@@ -202,14 +218,23 @@ int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ct
         return err->status;
     }
     int fd = ts_file_create_temp(final_path, tmp, sizeof tmp, err);
+    struct stat created;
+    struct ts_file_id made = { 0 };
+    if (fd >= 0 && fstat(fd, &created) == 0)
+        made = (struct ts_file_id){ .known = 1, .dev = created.st_dev, .ino = created.st_ino };
     int st = fd < 0 ? err->status : ts_file_store(fd, image, size, tmp, final_path, err);
     free(image);
     struct ts_place replace = { .path = final_path, .replace = 1 };
     if (!place)
         place = &replace;
-    if (fd >= 0 && st == TS_OK && fill && (st = fill->fill(tmp, fill->ctx, err)) == TS_OK)
+    /* The ranks open the temporary file by its name, and the rename moves whatever has it: in a
+     * folder others can write to, a link put in its place would be written through or become
+     * the output. Checked before each (a link planted between check and use still wins the
+     * race, which no name-based step can close). */
+    if (fd >= 0 && st == TS_OK && fill && (st = still_ours(tmp, &made, final_path, err)) == TS_OK
+        && (st = fill->fill(tmp, fill->ctx, err)) == TS_OK)
         st = sync_file(tmp, final_path, err);
-    if (fd >= 0 && st == TS_OK)
+    if (fd >= 0 && st == TS_OK && (st = still_ours(tmp, &made, final_path, err)) == TS_OK)
         st = ts_file_place(tmp, place, err);
     if (st != TS_OK) {
         if (fd >= 0)

@@ -168,8 +168,9 @@ static void bad_record(const char *dir)
  * process with serial HDF5: the field's values into the dataset rank 0 created empty. */
 struct fill_probe {
     const char *final_path;
-    int fail;        /* return this failure instead of writing */
-    int final_there; /* the final name existed while the ranks wrote */
+    int fail;         /* return this failure instead of writing */
+    int final_there;  /* the final name existed while the ranks wrote */
+    const char *swap; /* put a link to this file in the temporary file's place instead */
 };
 
 static int fill_field(const char *tmp, void *ctx, struct ts_error *err)
@@ -178,6 +179,8 @@ static int fill_field(const char *tmp, void *ctx, struct ts_error *err)
     p->final_there = access(p->final_path, F_OK) == 0;
     if (p->fail)
         return ts_fail(err, TS_IO_ERROR, "rank 2: cannot write /field/u: No space left on device");
+    if (p->swap)
+        return unlink(tmp) == 0 && symlink(p->swap, tmp) == 0 ? TS_OK : ts_fail(err, TS_IO_ERROR, "swap failed");
     hid_t file = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
     hid_t set = file < 0 ? -1 : H5Dopen2(file, "/field/u", H5P_DEFAULT);
     herr_t wrote = set < 0 ? -1 : H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, fx.field);
@@ -232,6 +235,28 @@ static void filled_by_ranks(const char *dir)
     if (file >= 0)
         H5Fclose(file);
     CHECK(io_dir_entries(dir) == 1, "temporary files left in %s", dir);
+
+    /* In a folder others write to, a link put in the temporary file's place while the ranks
+     * write is neither written through nor given the output's name. */
+    char victim[4300];
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    f = fopen(victim, "wb");
+    fputs(before, f);
+    fclose(f);
+    unlink(path);
+    probe.swap = victim;
+    st = ts_record_write_placed(&fx.rec, &place, &fill, &err);
+    CHECK(st == TS_IO_ERROR && strstr(err.message, "was removed or replaced"),
+          "a temporary file swapped for a link gave %d \"%s\"", st, err.message);
+    struct stat sb;
+    CHECK(lstat(path, &sb) != 0, "the link took the output's name %s", path);
+    f = fopen(victim, "rb");
+    n = f ? fread(got, 1, sizeof got - 1, f) : 0;
+    got[n] = '\0';
+    if (f)
+        fclose(f);
+    CHECK(n == strlen(before) && strcmp(got, before) == 0, "the file the link named was written");
+    CHECK(io_dir_entries(dir) == 1, "the link was left in %s", dir);
 }
 
 int main(int argc, char **argv)
