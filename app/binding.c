@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <omp.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,44 @@ static void copy(char *dst, size_t len, const char *src)
     snprintf(dst, len, "%s", src ? src : "");
 }
 
+/* What the OpenMP runtime applied, asked of it rather than read from the variables: its policy
+ * (omp_get_proc_bind) and its places, each as libgomp prints them under OMP_DISPLAY_ENV
+ * ("{0:2},{2},{4:2}": runs of consecutive CPUs as start:length), "" when it has none. Only in
+ * the process that runs: the runtime read the variables when it loaded. */
+static void runtime_binding(struct ts_binding_choice *choice)
+{
+    static const char *const names[] = { "false", "true", "primary", "close", "spread" };
+    int bind = (int)omp_get_proc_bind();
+    copy(choice->applied_proc_bind, sizeof choice->applied_proc_bind,
+         bind >= 0 && bind < (int)(sizeof names / sizeof names[0]) ? names[bind] : "unknown");
+    size_t used = 0, len = sizeof choice->applied_places;
+    choice->applied_places[0] = '\0';
+    int n = omp_get_num_places();
+    for (int p = 0; p < n && used < len; p++) {
+        int count = omp_get_place_num_procs(p), ids[1024];
+        if (count > (int)(sizeof ids / sizeof ids[0])) {
+            used += (size_t)snprintf(choice->applied_places + used, len - used, "%s{%d CPUs}", p ? "," : "", count);
+            continue;
+        }
+        omp_get_place_proc_ids(p, ids);
+        used += (size_t)snprintf(choice->applied_places + used, len - used, "%s{", p ? "," : "");
+        for (int i = 0; i < count && used < len;) {
+            int run = 1;
+            while (i + run < count && ids[i + run] == ids[i] + run)
+                run++;
+            used +=
+                (size_t)(run > 1
+                             ? snprintf(choice->applied_places + used, len - used, "%s%d:%d", i ? "," : "", ids[i], run)
+                             : snprintf(choice->applied_places + used, len - used, "%s%d", i ? "," : "", ids[i]));
+            i += run;
+        }
+        if (used < len)
+            used += (size_t)snprintf(choice->applied_places + used, len - used, "}");
+    }
+    if (used >= len && len > 4) /* cut: say so rather than show a list that looks whole */
+        memcpy(choice->applied_places + len - 4, "...", 4);
+}
+
 /* The marker this process sets before it re-executes itself to apply choice. Returns the length
  * it needed (snprintf's convention). */
 static int format_marker(char *buf, size_t len, long long pid, const char *places_source, const char *proc_bind_source,
@@ -177,6 +216,7 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
         copy(choice->places, sizeof choice->places, getenv("OMP_PLACES"));
         copy(choice->proc_bind, sizeof choice->proc_bind, getenv("OMP_PROC_BIND"));
         unsetenv(MARKER);
+        runtime_binding(choice);
         return TS_OK;
     }
     if (marker) {
@@ -207,6 +247,7 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
         const char *source;
         if (!launch_known)
             ts_affinity_available_cpus(choice->launch_cpus, sizeof choice->launch_cpus, &source);
+        runtime_binding(choice);
         return TS_OK;
     }
 

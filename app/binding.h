@@ -15,7 +15,9 @@ struct ts_binding_choice {
     char proc_bind_source[32];
     char config_places[256]; /* what the config asked for, to report an override */
     char config_proc_bind[32];
-    char launch_cpus[256]; /* the process's CPU list before OpenMP bound anything; "" if unknown */
+    char launch_cpus[256];      /* the process's CPU list before OpenMP bound anything; "" if unknown */
+    char applied_places[1024];  /* the places the OpenMP runtime built, asked of it: "{0},{1:2}"; "" for none */
+    char applied_proc_bind[16]; /* its policy for the first team: "false", "close", ... (omp_get_proc_bind) */
 };
 
 /* Decides the effective values; when one must come from the config and this process has not

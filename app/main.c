@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "binding.h"
 #include "commands.h"
@@ -10,6 +11,18 @@
 #include "ts_cli.h"
 #include "ts_config.h"
 #include "ts_error.h"
+
+/* Adds the error in more to those in err (status: the first's), each on a line of its own. */
+static int also(struct ts_error *err, int status, const struct ts_error *more)
+{
+    if (status == TS_OK) {
+        *err = *more;
+        return more->status;
+    }
+    size_t used = strlen(err->message);
+    snprintf(err->message + used, sizeof err->message - used, "\n  %s", more->message);
+    return status;
+}
 
 static int load_config(struct ts_config *cfg, const struct ts_cli *cli, struct ts_error *err)
 {
@@ -22,8 +35,13 @@ static int load_config(struct ts_config *cfg, const struct ts_cli *cli, struct t
         status = text ? ts_config_load_text(cfg, cli->config_path, text, len, err)
                       : ts_config_load(cfg, cli->config_path, err);
     free(text);
-    for (int i = 0; status == TS_OK && i < cli->n_overrides; i++)
-        status = ts_config_set_option(cfg, cli->overrides[i], cli->override_options[i], err);
+    /* Every error at once: the file's (all of them), then each --set's. */
+    for (int i = 0; i < cli->n_overrides; i++) {
+        struct ts_error e;
+        ts_error_clear(&e);
+        if (ts_config_set_option(cfg, cli->overrides[i], cli->override_options[i], &e) != TS_OK)
+            status = also(err, status, &e);
+    }
     if (status == TS_OK)
         status = ts_config_validate(cfg, err);
     if (status == TS_OK) /* values the OpenMP runtime would refuse and ignore (app/omp_env.h) */

@@ -274,6 +274,8 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
     add_binding(rr, "OMP_PLACES_source", binding->places_source);
     add_binding(rr, "OMP_PROC_BIND", binding->proc_bind);
     add_binding(rr, "OMP_PROC_BIND_source", binding->proc_bind_source);
+    add_binding(rr, "OMP_PLACES_applied", binding->applied_places); /* asked of the runtime */
+    add_binding(rr, "OMP_PROC_BIND_applied", binding->applied_proc_bind);
     add_binding(rr, "launch_cpus", binding->launch_cpus);
     snprintf(buf, sizeof buf, "%d", omp_get_num_places());
     add_binding(rr, "num_places", buf);

@@ -25,7 +25,7 @@ struct ts_run_record {
     double *thread_times; /* per-thread times of the completed iterations */
     struct ts_attr *config;
     struct ts_attr *environment;
-    struct ts_attr binding[8];
+    struct ts_attr binding[12];
     char *command_line;
     char *overrides;
     char host[256];

@@ -6,21 +6,14 @@
 #include "ts_config_values.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <ini.h>
 #include <inttypes.h>
 #include <math.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <sys/vfs.h>
-#include <linux/magic.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "ts_read.h"
 #include "ts_utf8.h"
 
 enum key_type { T_INT, T_DOUBLE, T_ENUM, T_BOOL, T_PLACES, T_TEMPLATE, T_POLICY, T_DIMS };
@@ -528,158 +521,10 @@ static int on_key(void *user, const char *section, const char *name, const char 
 /* Config files are small; anything bigger is not one (an HDF5 result given by mistake). */
 #define MAX_CONFIG_BYTES (1 << 20)
 
-/* How long a config that is not a regular file may take to arrive, in seconds. */
-#define DEFAULT_TIMEOUT_S 10.0
-#define MAX_TIMEOUT_S 86400.0
-
-static int read_timeout(double *seconds, struct ts_error *err)
-{
-    const char *text = getenv("TOUCHSTONE_CONFIG_TIMEOUT");
-    *seconds = DEFAULT_TIMEOUT_S;
-    if (!text)
-        return TS_OK;
-    char *end;
-    double s = strtod(text, &end);
-    if (end == text || *end || !(s >= 0 && s <= MAX_TIMEOUT_S))
-        return ts_fail(err, TS_BAD_INPUT, "TOUCHSTONE_CONFIG_TIMEOUT=%.64s: not a number of seconds in 0..%g", text,
-                       MAX_TIMEOUT_S);
-    *seconds = s;
-    return TS_OK;
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* Waits until fd has data or its writer left, or the deadline passed: poll's revents, 0 at
- * the deadline, -1 on error. */
-static int wait_readable(int fd, double deadline)
-{
-    for (;;) {
-        double left = deadline - now_s();
-        int ms = left <= 0 ? 0 : left > 1e6 ? 1000000000 : (int)ceil(left * 1000);
-        struct pollfd p = { .fd = fd, .events = POLLIN };
-        int r = poll(&p, 1, ms);
-        if (r < 0 && errno == EINTR)
-            continue;
-        return r < 0 ? -1 : r == 0 ? 0 : p.revents;
-    }
-}
-
-/* Reads a file that is not a regular file (opened O_NONBLOCK) to its end, within the time
- * limit. A named FIFO reads as empty until a writer writes (or opens and closes it), so
- * nothing from it is no end yet; an anonymous pipe (pipefs) has no writers left then. */
-static int read_slowly(const char *path, int fd, const struct stat *st, char *buf, size_t *n, struct ts_error *err)
-{
-    double timeout;
-    int rc = read_timeout(&timeout, err);
-    if (rc)
-        return rc;
-    struct statfs fs;
-    bool anonymous = S_ISFIFO(st->st_mode) && fstatfs(fd, &fs) == 0 && fs.f_type == PIPEFS_MAGIC;
-    bool fifo = S_ISFIFO(st->st_mode) && !anonymous;
-    double deadline = now_s() + timeout;
-    size_t got = 0;
-    for (;;) {
-        ssize_t r = read(fd, buf + got, MAX_CONFIG_BYTES + 1 - got);
-        if (r > 0) {
-            got += (size_t)r;
-            if (got > MAX_CONFIG_BYTES)
-                break;
-            continue;
-        }
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0 && errno != EAGAIN) {
-            rc = ts_fail_errno(err, ts_file_status(errno), errno, "%s: cannot read config", path);
-            break;
-        }
-        if (r == 0 && !(fifo && got == 0))
-            break;
-        int ev = wait_readable(fd, deadline);
-        if (ev < 0) {
-            rc = ts_fail_errno(err, ts_file_status(errno), errno, "%s: cannot wait for the config", path);
-            break;
-        }
-        if (ev == 0) {
-            const char *kind = fifo                   ? "a FIFO"
-                               : anonymous            ? "a pipe"
-                               : isatty(fd)           ? "a terminal"
-                               : S_ISCHR(st->st_mode) ? "a character device"
-                                                      : "not a regular file";
-            if (got == 0)
-                rc = ts_fail(err, TS_BAD_INPUT,
-                             "%s: %s, and nothing was written to it within %g s (no writer?); "
-                             "TOUCHSTONE_CONFIG_TIMEOUT=seconds waits longer",
-                             path, kind, timeout);
-            else
-                rc = ts_fail(err, TS_BAD_INPUT,
-                             "%s: %s, and it did not end within %g s (%zu bytes arrived, then "
-                             "no end of file); TOUCHSTONE_CONFIG_TIMEOUT=seconds waits longer",
-                             path, kind, timeout, got);
-            break;
-        }
-        if (r == 0 && !(ev & POLLIN)) /* a writer came and went without writing: empty */
-            break;
-    }
-    *n = got;
-    return rc;
-}
-
-static int read_regular(const char *path, int fd, char *buf, size_t *n, struct ts_error *err)
-{
-    size_t got = 0;
-    for (;;) {
-        ssize_t r = read(fd, buf + got, MAX_CONFIG_BYTES + 1 - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return ts_fail_errno(err, ts_file_status(errno), errno, "%s: cannot read config", path);
-        got += (size_t)r;
-        if (r == 0 || got > MAX_CONFIG_BYTES)
-            break;
-    }
-    *n = got;
-    return TS_OK;
-}
-
 int ts_config_read(const char *path, char **text, size_t *len, struct ts_error *err)
 {
-    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, unbounded. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    struct stat st;
-    if (fd < 0) {
-        int open_errno = errno;
-        if (open_errno == ENXIO && stat(path, &st) == 0 && S_ISSOCK(st.st_mode))
-            return ts_fail(err, TS_BAD_INPUT, "%s: cannot read config: a socket, not a file", path);
-        return ts_fail_errno(err, ts_file_status(open_errno), open_errno, "%s: cannot read config", path);
-    }
-    char *buf = NULL;
-    size_t n = 0;
-    int rc = TS_OK;
-    if (fstat(fd, &st) != 0)
-        rc = ts_fail_errno(err, ts_file_status(errno), errno, "%s: cannot read config", path);
-    else if (S_ISDIR(st.st_mode))
-        rc = ts_fail_errno(err, TS_BAD_INPUT, EISDIR, "%s: cannot read config", path);
-    else if (!(buf = malloc(MAX_CONFIG_BYTES + 1)))
-        rc = ts_fail(err, TS_RESOURCE_ERROR, "%s: out of memory reading the config", path);
-    else
-        rc = S_ISREG(st.st_mode) ? read_regular(path, fd, buf, &n, err) : read_slowly(path, fd, &st, buf, &n, err);
-    close(fd);
-    if (rc == TS_OK && n > MAX_CONFIG_BYTES)
-        rc = ts_fail(err, TS_BAD_INPUT, "%s: not a config file (larger than %d bytes)", path, MAX_CONFIG_BYTES);
-    if (rc != TS_OK) {
-        free(buf);
-        return rc;
-    }
-    buf[n] = '\0';
-    char *fit = realloc(buf, n + 1);
-    *text = fit ? fit : buf;
-    *len = n;
-    return TS_OK;
+    const struct ts_read_limits limits = { .what = "config", .max_bytes = MAX_CONFIG_BYTES };
+    return ts_read_file(path, &limits, text, len, err);
 }
 
 /* Where byte offset at of text is: its line (as read_line counts) and column, from 1. */

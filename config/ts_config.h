@@ -91,12 +91,12 @@ void ts_config_defaults(struct ts_config *cfg);
  * when cfg holds a file already. */
 int ts_config_load(struct ts_config *cfg, const char *path, struct ts_error *err);
 
-/* Reads a config file's text, exactly once and never blocking without a bound: a file that is
- * not a regular file (pipe, FIFO, terminal, character device) must reach its end within
- * TOUCHSTONE_CONFIG_TIMEOUT seconds (default 10). *text is malloc'd and NUL-terminated, *len
- * its length. Fails (TS_BAD_INPUT) with the path and what happened: cannot open (errno text),
- * a directory or socket, larger than 1 MiB, NUL bytes, the time limit; a failed open or read
- * has the status of its errno (ts_file_status), memory running out TS_RESOURCE_ERROR. */
+/* Reads a config file's text, exactly once and never blocking without a bound (common/ts_read.h:
+ * a file that is not a regular file must reach its end within TOUCHSTONE_CONFIG_TIMEOUT seconds,
+ * default 10). *text is malloc'd and NUL-terminated, *len its length. Fails (TS_BAD_INPUT) with
+ * the path and what happened: cannot open (errno text), a directory or socket, larger than
+ * 1 MiB, the time limit; a failed open or read has the status of its errno (ts_file_status),
+ * memory running out TS_RESOURCE_ERROR. */
 int ts_config_read(const char *path, char **text, size_t *len, struct ts_error *err);
 
 /* Parses text (len bytes, read elsewhere, e.g. handed over by the binding re-exec) as the

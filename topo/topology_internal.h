@@ -12,7 +12,19 @@ struct ts_topology {
     hwloc_topology_t hw;
     int this_machine; /* 0: an XML export or a synthetic description; this machine's files say nothing of it */
     char label[256];  /* ts_topology_label */
+    char *xml;        /* an XML export's text while hwloc loads it; NULL otherwise */
+    size_t xml_len;   /* its length with the terminating NUL, as hwloc counts it */
 };
+
+/* Synthetic descriptions touchstone takes: at most TS_SYNTHETIC_MAX_PUS PUs, and at most
+ * TS_SYNTHETIC_MAX_WORK of hwloc's work to build them (objects times the siblings each passes
+ * on its way down, times the 64-bit words of a CPU set): about 2 s on a 2-core VM. */
+#define TS_SYNTHETIC_MAX_PUS 16384
+#define TS_SYNTHETIC_MAX_WORK (1ULL << 30)
+
+/* TS_BAD_INPUT, naming the limit, when desc describes more than either bound allows; TS_OK when
+ * it does not, or when its form is one hwloc must judge (a count that is not a number). */
+int ts_synthetic_bound(const char *desc, struct ts_error *err);
 
 /* The NUMA node a CPU set's first-touched pages land on; NULL when hwloc knows none. */
 hwloc_obj_t ts_topology_node_of_cpuset(const ts_topology *topo, hwloc_const_cpuset_t set);

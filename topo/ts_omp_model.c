@@ -38,9 +38,9 @@ int ts_omp_bind_parse(const char *s, struct ts_omp_bind_list *out, struct ts_err
             return bind_syntax(
                 s, pos, out->n ? "master, primary, close or spread" : "false, true, master, primary, close or spread",
                 err);
-        if (out->n == TS_OMP_BIND_LEVELS)
-            return ts_fail(err, TS_BAD_INPUT, "OMP_PROC_BIND '%s': more than %d levels", s, TS_OMP_BIND_LEVELS);
-        out->level[out->n++] = bind_names[i].bind;
+        /* libgomp takes any number of levels; those past the kept ones only nest deeper */
+        if (out->n < TS_OMP_BIND_LEVELS)
+            out->level[out->n++] = bind_names[i].bind;
         pos += strlen(bind_names[i].name);
         while (isspace((unsigned char)s[pos]))
             pos++;

@@ -63,7 +63,7 @@ enum ts_omp_bind {
 
 /* OMP_PROC_BIND: one policy, or a list of them for nested levels ("spread,close"). */
 struct ts_omp_bind_list {
-    int n; /* levels given (1 .. TS_OMP_BIND_LEVELS; more are refused) */
+    int n; /* levels kept: the first TS_OMP_BIND_LEVELS of those given (libgomp takes any number) */
     enum ts_omp_bind level[TS_OMP_BIND_LEVELS];
 };
 

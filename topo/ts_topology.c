@@ -2,11 +2,14 @@
 #include "topology_internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "ts_read.h"
 
 /* On Linux, sysfs and /proc/cpuinfo tell hwloc everything we report (packages, cores, PUs,
  * caches, NUMA nodes, CPU model); its x86 backend would run cpuid on every PU, migrating this
@@ -22,19 +25,22 @@ static int skip_cpuid(hwloc_topology_t hw)
 #endif
 }
 
-/* The file must exist and be a readable regular file before hwloc sees it: hwloc reports
- * every failure to import as EINVAL, which would call a typo in the path an invalid XML. */
-static int check_xml_file(const char *path, struct ts_error *err)
+/* hwloc XML exports of the largest nodes are a few MiB; past this a file is not one. */
+#define MAX_XML_BYTES ((size_t)64 << 20)
+
+/* The XML file's text, read through the same bounded reader as the config (a FIFO without a
+ * writer or a pipe that never ends fails within TOUCHSTONE_CONFIG_TIMEOUT) and whole before
+ * hwloc sees it: hwloc reports every failure to import as EINVAL, which would call a typo in the
+ * path an invalid XML. */
+static int read_xml(ts_topology *topo, const char *path, struct ts_error *err)
 {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "--topology %s", path);
-    if (S_ISDIR(st.st_mode))
-        return ts_fail_errno(err, TS_BAD_INPUT, EISDIR, "--topology %s", path);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return ts_fail_errno(err, TS_BAD_INPUT, errno, "--topology %s", path);
-    fclose(f);
+    const struct ts_read_limits limits = { .what = "topology", .max_bytes = MAX_XML_BYTES };
+    size_t len;
+    if (ts_read_file(path, &limits, &topo->xml, &len, err) != TS_OK) {
+        ts_error_prefix(err, "--topology ");
+        return err->status;
+    }
+    topo->xml_len = len + 1; /* hwloc counts the terminating NUL */
     return TS_OK;
 }
 
@@ -49,15 +55,18 @@ static int set_source(ts_topology *topo, const struct ts_topology_source *src, s
                                          : ts_fail_errno(err, TS_IO_ERROR, errno, "hwloc refused its components");
     case TS_TOPOLOGY_XML:
         snprintf(topo->label, sizeof topo->label, "%s", src->text);
-        if (check_xml_file(src->text, err) != TS_OK)
+        if (read_xml(topo, src->text, err) != TS_OK)
             return err->status;
-        if (hwloc_topology_set_xml(topo->hw, src->text) != 0)
+        if (topo->xml_len > (size_t)INT_MAX
+            || hwloc_topology_set_xmlbuffer(topo->hw, topo->xml, (int)topo->xml_len) != 0)
             return ts_fail_errno(err, TS_BAD_INPUT, errno,
                                  "--topology %s: not an hwloc XML topology hwloc %s can import", src->text,
                                  HWLOC_VERSION);
         return TS_OK;
     case TS_TOPOLOGY_SYNTHETIC:
         snprintf(topo->label, sizeof topo->label, "synthetic: %s", src->text);
+        if (ts_synthetic_bound(src->text, err) != TS_OK)
+            return err->status;
         if (hwloc_topology_set_synthetic(topo->hw, src->text) != 0)
             return ts_fail_errno(err, TS_BAD_INPUT, errno,
                                  "--synthetic '%s': hwloc cannot parse it (the form is \"package:2 numa:4 core:16 "
@@ -101,6 +110,8 @@ int ts_topology_load(ts_topology **out, const struct ts_topology_source *src, st
             status = ts_fail_errno(err, e == ENOMEM ? TS_RESOURCE_ERROR : TS_IO_ERROR, e,
                                    "hwloc could not load this machine's topology");
     }
+    free(topo->xml); /* hwloc parsed it in hwloc_topology_load */
+    topo->xml = NULL;
     if (status != TS_OK) {
         hwloc_topology_destroy(topo->hw);
         free(topo);

@@ -57,7 +57,7 @@ fi
 run_ts 2 "17 ranks on 16 cores" advise --synthetic "$SNC" --ranks 17 &&
     expect_in "$ERR" "17 ranks on 16 usable cores" "17 ranks: the reason"
 run_ts 2 "a missing topology file" advise --topology "$WORK/none.xml" &&
-    expect_in "$ERR" "none.xml: No such file or directory" "missing topology: the errno text"
+    expect_in "$ERR" "none.xml: cannot read topology: No such file or directory" "missing topology: the errno text"
 echo "not xml" >"$WORK/bad.xml"
 run_ts 2 "a topology that is not hwloc XML" advise --topology "$WORK/bad.xml" &&
     expect_in "$ERR" "bad.xml" "bad topology: the file named"

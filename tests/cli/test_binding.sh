@@ -64,6 +64,14 @@ missing_cpu=$((ncpu + 3))
 # shellcheck disable=SC2086
 OMP_PLACES="{0},{$missing_cpu}" run_ts 0 "place outside the mask" run "$SRC/configs/sum.ini" $SMALL --threads 1 -o "$WORK/e.h5"
 expect_in "$ERR" "OMP_PLACES names CPU $missing_cpu that this process may not use" "places outside the mask"
+# What the runtime applied is recorded as it says, not as the variable reads.
+attr() { h5dump -a "/threads/$2" "$1" 2>/dev/null | sed -n 's/^ *(0): "\(.*\)"$/\1/p'; }
+[ "$(attr "$WORK/e.h5" OMP_PLACES)" = "{0},{$missing_cpu}" ] || fail "OMP_PLACES not recorded as given: '$(attr "$WORK/e.h5" OMP_PLACES)'"
+[ "$(attr "$WORK/e.h5" OMP_PLACES_applied)" = "{0}" ] ||
+    fail "OMP_PLACES_applied is '$(attr "$WORK/e.h5" OMP_PLACES_applied)', not the runtime's {0}"
+[ "$(attr "$WORK/c.h5" OMP_PROC_BIND_applied)" = false ] || fail "proc_bind false: OMP_PROC_BIND_applied is '$(attr "$WORK/c.h5" OMP_PROC_BIND_applied)'"
+[ -z "$(attr "$WORK/c.h5" OMP_PLACES_applied)" ] || fail "proc_bind false: the runtime has places '$(attr "$WORK/c.h5" OMP_PLACES_applied)'"
+[ "$(attr "$WORK/a.h5" OMP_PROC_BIND_applied)" = close ] || fail "OMP_PROC_BIND_applied is '$(attr "$WORK/a.h5" OMP_PROC_BIND_applied)', not the config's close"
 
 # A task with one CPU and two threads (srun without -c, taskset): both on one core, loudly.
 # shellcheck disable=SC2086

@@ -82,7 +82,7 @@ synthetic "numa:2 package:1 l3:2 core:6 pu:4" "2 packages, 24 cores, 96 PUs, 2 N
 
 # --- What cannot be loaded: exit 2, and why.
 run_ts 2 "missing file" topo --topology "$WORK/none.xml"
-expect_in "$ERR" "error: --topology $WORK/none.xml: No such file or directory" "missing file: errno text"
+expect_in "$ERR" "error: --topology $WORK/none.xml: cannot read topology: No such file or directory" "missing file: errno text"
 echo "not XML at all" >"$WORK/text.xml"
 run_ts 2 "not XML" topo --topology "$WORK/text.xml"
 expect_in "$ERR" "error: --topology $WORK/text.xml: not an hwloc XML topology" "not XML: said so"
@@ -98,5 +98,42 @@ run_ts 2 "config" topo --synthetic "core:2" "$SRC/configs/default.ini"
 expect_in "$ERR" "nothing to apply CONFIG" "a CONFIG with a described machine refused"
 run_ts 2 "empty" topo --synthetic ""
 expect_in "$ERR" "--synthetic needs a value" "empty description refused"
+
+# --- Bounded: every input's size and every wait, with a message naming the limit.
+# A FIFO with no writer, and a pipe that never ends, are read as a config is: within
+# TOUCHSTONE_CONFIG_TIMEOUT (timeout 60: a hang guard; 124 means it hung).
+mkfifo "$WORK/fifo.xml"
+for cmd in topo advise; do
+    expect_run 2 "$cmd --topology FIFO without a writer" env TOUCHSTONE_CONFIG_TIMEOUT=0.3 timeout 60 "$TS" $cmd \
+        --topology "$WORK/fifo.xml" &&
+        expect_in "$ERR" "error: (advise: )?--topology $WORK/fifo.xml: a FIFO, and nothing was written to it within 0.3 s \(no writer\?\); TOUCHSTONE_CONFIG_TIMEOUT=seconds waits longer" \
+            "$cmd --topology FIFO without a writer: the message"
+    # (its writer keeps writing blank lines until the pipe breaks)
+    (printf '<?xml'; while sleep 0.1; do echo || exit 0; done) 2>/dev/null |
+        env TOUCHSTONE_CONFIG_TIMEOUT=0.3 timeout 60 "$TS" $cmd --topology /dev/stdin >"$OUT" 2>"$ERR"
+    status=$?
+    [ $status -eq 2 ] || fail "$cmd --topology /dev/stdin that never ends: exit $status, expected 2 (124: it hung)"
+    expect_in "$ERR" "/dev/stdin: a pipe, and it did not end within 0.3 s \([0-9]+ bytes arrived" "$cmd --topology /dev/stdin that never ends: the message"
+done
+# An export through a pipe is read whole.
+# shellcheck disable=SC2002
+cat "$TOPOS/knl-snc4-hybrid.xml" | "$TS" topo --topology /dev/stdin >"$OUT" 2>"$ERR" || fail "topo --topology /dev/stdin from a pipe: exit $?"
+expect_in "$OUT" "^touchstone .* topo: /dev/stdin, not this machine" "topo --topology /dev/stdin: read"
+# Synthetic descriptions: at most 16384 PUs, and no more work for hwloc than pu:4096 takes (it
+# grows with the objects under one parent): refused at once, where hwloc took minutes or ever.
+for desc in "pu:65537" "core:100000 pu:1" "package:1000 core:1000 pu:1000" "pu:100000000" "package:99999999999999999999 pu:2"; do
+    for cmd in topo advise; do
+        expect_run 2 "$cmd --synthetic '$desc'" timeout 60 "$TS" $cmd --synthetic "$desc" &&
+            expect_in "$ERR" "error: (advise: )?--synthetic '$desc': more than 16384 PUs; touchstone describes nodes of at most 16384 PUs" \
+                "$cmd --synthetic '$desc': the PU limit named"
+    done
+done
+for desc in "pu:16384" "pu:8192" "package:16 core:512 pu:2"; do
+    expect_run 2 "topo --synthetic '$desc'" timeout 60 "$TS" topo --synthetic "$desc" &&
+        expect_in "$ERR" "error: --synthetic '$desc': [0-9]+ PUs under too few parents for hwloc to build in seconds: .* at most 1.1e\+09 \(pu:4096 is the most without levels\)" \
+            "topo --synthetic '$desc': the work limit named"
+done
+# Real nodes of 16384 PUs have levels between, and are described.
+synthetic "package:8 numa:4 core:64 pu:8" "8 packages, 2048 cores, 16384 PUs, 32 NUMA nodes"
 
 finish

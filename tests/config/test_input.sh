@@ -86,16 +86,17 @@ run_ts 2 "an empty unknown section" check bogus.ini && expect_in "$ERR" "bogus.i
 # Comments right after a section's ']' are comments, with or without a blank.
 printf '[run];the run\nkernel = sum\niterations = 2\n[sum]#the sum\nn = 1000\n' >tight.ini
 run_ts 0 "comments right after ']'" check tight.ini && expect_in "$OUT" "^n = 1000 +; tight.ini:5$" "comment right after ']': the section read"
-# Every error of a config at once, for check and run alike, each at its line.
+# Every error of a config at once, for check and run alike, each at its line, then the --set ones.
 printf '[run]\nkernel = none\niterations 2\n[sum]\nn = 0\n[bogus]\nx = 1\n[run] warmup = 1\n' >several.ini
 for cmd in check run; do
-    run_ts 2 "$cmd: a config with several errors" $cmd several.ini -o several.h5 &&
+    run_ts 2 "$cmd: a config with several errors" $cmd several.ini -o several.h5 --set stencil.nx=abc &&
         expect_in "$ERR" "^touchstone: error: several.ini:2: \[run\] kernel = none: unknown value" "$cmd: the first error" &&
         expect_in "$ERR" "^  several.ini:3: syntax error \(expected 'key = value' or '\[section\]'\): iterations 2$" "$cmd: the syntax error" &&
         expect_in "$ERR" "^  several.ini:5: \[sum\] n = 0: out of range" "$cmd: the value out of range" &&
         expect_in "$ERR" "^  several.ini:6: unknown section \[bogus\]" "$cmd: the unknown section" &&
         expect_in "$ERR" "^  several.ini:8: text after the section header \[run\]: 'warmup = 1'" "$cmd: the text after ']'"
-    [ "$(grep -c . "$ERR")" -eq 5 ] || fail "$cmd: 5 errors, 5 lines expected: $(cat "$ERR")"
+    expect_in "$ERR" "^  --set stencil.nx=abc: \[stencil\] nx = abc: not an integer" "$cmd: the --set after the file's"
+    [ "$(grep -c . "$ERR")" -eq 6 ] || fail "$cmd: 6 errors, 6 lines expected: $(cat "$ERR")"
 done
 [ ! -e several.h5 ] || fail "a run refused for its config wrote several.h5"
 # openmp.places the OpenMP runtime would refuse (and ignore): refused like any bad value, at its line.

@@ -215,7 +215,10 @@ static void bind_parse(void)
                  { " close ", 1, TS_OMP_BIND_CLOSE, 0 },
                  { "spread", 1, TS_OMP_BIND_SPREAD, 0 },
                  { "spread, close", 2, TS_OMP_BIND_SPREAD, TS_OMP_BIND_CLOSE },
-                 { "close,primary", 2, TS_OMP_BIND_CLOSE, TS_OMP_BIND_PRIMARY } };
+                 { "close,primary", 2, TS_OMP_BIND_CLOSE, TS_OMP_BIND_PRIMARY },
+                 /* libgomp takes any number of levels; the first TS_OMP_BIND_LEVELS are kept */
+                 { "spread,close,close,close,close,close,close,close,close,close", TS_OMP_BIND_LEVELS,
+                   TS_OMP_BIND_SPREAD, TS_OMP_BIND_CLOSE } };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         struct ts_omp_bind_list l;
         struct ts_error err = { 0 };
