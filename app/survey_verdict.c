@@ -8,28 +8,7 @@
 #include <string.h>
 
 #include "compare_sides.h"
-#include "ts_survey_file.h"
-
-/* A point of the battery: the runs of one group, kernel, variant and thread count. Only its
- * undisturbed runs with a time count in a judgement, as compare counts a side. */
-struct point {
-    const struct ts_survey_run *run; /* one of its runs (kernel, variant, threads); NULL: none */
-    int n_done, n_disturbed;         /* done runs, and of them disturbed */
-    int n;                           /* usable: done, undisturbed, timed */
-    double median, low, high;        /* of the usable runs' time_median, s per iteration */
-    double gbs;                      /* the median of their gbs_median */
-    double local;                    /* local_fraction of the first usable run */
-    const struct ts_survey_run *runs[TS_SURVEY_MAX_REPEATS];
-    int n_runs; /* the done runs, for the sentence's sources */
-};
-
-/* What compare's rule says of point b against point a (app/compare_sides.h). */
-enum judgement {
-    TOO_FEW,  /* fewer than TS_SIDE_MIN_RUNS usable runs on a side */
-    OVERLAP,  /* inside the noise: the runs' times overlap */
-    B_FASTER, /* every run of b faster than every run of a */
-    B_SLOWER
-};
+#include "survey_points.h"
 
 struct verdict_state {
     struct ts_survey_rec *s;
@@ -37,62 +16,10 @@ struct verdict_state {
     int busy;                   /* a first pass found some: the matrix's sentence says so too */
 };
 
-static int by_value(const void *a, const void *b)
+static enum survey_judgement judge(struct verdict_state *v, const struct survey_point *a, const struct survey_point *b,
+                                   double *p_value)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static struct point point_of(const struct ts_survey_rec *s, int group, const char *kernel, const char *variant,
-                             int threads)
-{
-    struct point p = { .median = NAN, .low = NAN, .high = NAN, .gbs = NAN, .local = NAN };
-    double times[TS_SURVEY_MAX_REPEATS], gbs[TS_SURVEY_MAX_REPEATS];
-    for (int i = 0; i < s->n_runs; i++) {
-        const struct ts_survey_run *r = &s->runs[i];
-        if (r->group != group || strcmp(r->kernel, kernel) != 0 || (variant && strcmp(r->variant, variant) != 0)
-            || (threads > 0 && r->threads != threads))
-            continue;
-        if (!p.run)
-            p.run = r;
-        if (r->state != TS_SURVEY_DONE || p.n_runs == TS_SURVEY_MAX_REPEATS)
-            continue;
-        p.runs[p.n_runs++] = r;
-        p.n_done++;
-        p.n_disturbed += r->disturbed > 0;
-        if (r->disturbed > 0 || isnan(r->time_median) || !(r->time_median > 0))
-            continue;
-        if (p.n == 0)
-            p.local = r->local_fraction;
-        times[p.n] = r->time_median;
-        gbs[p.n++] = r->gbs_median;
-    }
-    p.median = median_of(times, p.n);
-    p.low = p.n ? times[0] : NAN;
-    p.high = p.n ? times[p.n - 1] : NAN;
-    p.gbs = median_of(gbs, p.n);
-    return p;
-}
-
-static enum judgement judge(struct verdict_state *v, const struct point *a, const struct point *b, double *p_value)
-{
-    *p_value = NAN;
-    if (a->n < TS_SIDE_MIN_RUNS || b->n < TS_SIDE_MIN_RUNS) {
-        /* Enough runs were done, but disturbed ones had to go: the node, not the plan. */
-        if (a->n_disturbed + b->n_disturbed > 0)
-            v->blocked_by_disturbance++;
-        return TOO_FEW;
-    }
-    const int apart = ts_sides_separated(a->low, a->high, (size_t)a->n, b->low, b->high, (size_t)b->n, p_value);
-    return apart > 0 ? B_FASTER : apart < 0 ? B_SLOWER : OVERLAP;
+    return ts_survey_judge(a, b, p_value, &v->blocked_by_disturbance);
 }
 
 static struct ts_survey_sentence *next(struct ts_survey_rec *s)
@@ -124,7 +51,7 @@ static void source(struct ts_survey_sentence *t, const char *name)
         addf(t->sources, sizeof t->sources, "%s%s", used ? "," : "", name);
 }
 
-static void sources(struct ts_survey_sentence *t, const struct point *p)
+static void sources(struct ts_survey_sentence *t, const struct survey_point *p)
 {
     for (int i = 0; i < p->n_runs; i++)
         source(t, p->runs[i]->name);
@@ -139,14 +66,14 @@ static void percent(char *buf, size_t size, double fraction)
 }
 
 /* "0.0121-0.0134 s over 3 runs": a point's spread, what a difference must clear. */
-static void spread(char *buf, size_t size, const struct point *p)
+static void spread(char *buf, size_t size, const struct survey_point *p)
 {
     snprintf(buf, size, "%.3g-%.3g s over %d runs", p->low, p->high, p->n);
 }
 
 /* Why a pair was not judged: the usable runs a side, and the disturbed ones left out. */
-static void too_few(char *buf, size_t size, const char *what_a, const struct point *a, const char *what_b,
-                    const struct point *b)
+static void too_few(char *buf, size_t size, const char *what_a, const struct survey_point *a, const char *what_b,
+                    const struct survey_point *b)
 {
     snprintf(buf, size,
              "%d undisturbed runs of %s and %d of %s, a judgement needs %d of each (%d disturbed runs left out)", b->n,
@@ -154,7 +81,8 @@ static void too_few(char *buf, size_t size, const char *what_a, const struct poi
 }
 
 /* The p-value of a separation, as compare prints it. */
-static void apart_text(char *buf, size_t size, const struct point *a, const struct point *b, double p_value)
+static void apart_text(char *buf, size_t size, const struct survey_point *a, const struct survey_point *b,
+                       double p_value)
 {
     snprintf(buf, size, "%d v %d runs, every one of one side beyond every one of the other: Mann-Whitney p = %.2g",
              b->n, a->n, p_value);
@@ -183,20 +111,21 @@ static void init_sentence(struct verdict_state *v)
     struct ts_survey_rec *s = v->s;
     const char *k[8];
     int n = kernels_of(s, TS_SURVEY_INIT, k, 8), pick = -1;
-    struct point par[8], ser[8];
-    enum judgement j[8];
+    struct survey_point par[8], ser[8];
+    enum survey_judgement j[8];
     double p[8], worst = 0;
     for (int i = 0; i < n; i++) {
-        par[i] = point_of(s, TS_SURVEY_INIT, k[i], "parallel", 0);
-        ser[i] = par[i].run ? point_of(s, TS_SURVEY_INIT, k[i], "serial", par[i].run->threads) : (struct point){ 0 };
+        par[i] = ts_survey_point(s, TS_SURVEY_INIT, k[i], "parallel", 0);
+        ser[i] = par[i].run ? ts_survey_point(s, TS_SURVEY_INIT, k[i], "serial", par[i].run->threads)
+                            : (struct survey_point){ 0 };
         if (!par[i].n_done || !ser[i].n_done) {
-            j[i] = TOO_FEW;
+            j[i] = JUDGE_TOO_FEW;
             continue;
         }
         j[i] = judge(v, &par[i], &ser[i], &p[i]);
         if (pick < 0)
             pick = i;
-        if (j[i] == B_SLOWER && ser[i].median / par[i].median > worst) {
+        if (j[i] == JUDGE_B_SLOWER && ser[i].median / par[i].median > worst) {
             worst = ser[i].median / par[i].median;
             pick = i;
         }
@@ -204,16 +133,16 @@ static void init_sentence(struct verdict_state *v)
     struct ts_survey_sentence *t = pick >= 0 ? next(s) : NULL;
     if (!t)
         return;
-    const struct point *a = &par[pick], *b = &ser[pick];
+    const struct survey_point *a = &par[pick], *b = &ser[pick];
     const char *kernel = a->run->kernel;
     const int threads = a->run->threads;
     char sa[96], sb[96], why[300], la[32], lb[32];
     switch (j[pick]) {
-    case TOO_FEW:
+    case JUDGE_TOO_FEW:
         too_few(why, sizeof why, "parallel init", a, "serial init", b);
         addf(t->text, sizeof t->text, "Init not judged on %s with %d threads: %s", kernel, threads, why);
         break;
-    case OVERLAP:
+    case JUDGE_OVERLAP:
         spread(sa, sizeof sa, a);
         spread(sb, sizeof sb, b);
         addf(t->text, sizeof t->text,
@@ -221,12 +150,12 @@ static void init_sentence(struct verdict_state *v)
              "parallel %s per iteration overlap",
              kernel, threads, sb, sa);
         break;
-    case B_SLOWER:
-    case B_FASTER:
+    case JUDGE_B_SLOWER:
+    case JUDGE_B_FASTER:
         percent(la, sizeof la, a->local);
         percent(lb, sizeof lb, b->local);
         apart_text(why, sizeof why, a, b, p[pick]);
-        if (j[pick] == B_SLOWER)
+        if (j[pick] == JUDGE_B_SLOWER)
             addf(t->text, sizeof t->text,
                  "Serial init costs %.2fx on %s with %d threads: %.3g s per iteration against %.3g s with "
                  "parallel init (%s), pages local to their thread %s against %s",
@@ -243,7 +172,7 @@ static void init_sentence(struct verdict_state *v)
         break;
     }
     if (n > 1)
-        addf(t->text, sizeof t->text, " (%s of %d kernels)", j[pick] == B_SLOWER ? "the worst" : "the first", n);
+        addf(t->text, sizeof t->text, " (%s of %d kernels)", j[pick] == JUDGE_B_SLOWER ? "the worst" : "the first", n);
     addf(t->text, sizeof t->text, ".");
     sources(t, b);
     sources(t, a);
@@ -258,15 +187,15 @@ static void binding_sentence(struct verdict_state *v)
     const char *k[8];
     int n = kernels_of(s, TS_SURVEY_BINDING, k, 8);
     for (int i = 0; i < n; i++) {
-        struct point close = point_of(s, TS_SURVEY_BINDING, k[i], "close", 0);
-        struct point spread_ = point_of(s, TS_SURVEY_BINDING, k[i], "spread", 0);
-        struct point unbound = point_of(s, TS_SURVEY_BINDING, k[i], "unbound", 0);
-        struct point stacked = point_of(s, TS_SURVEY_BINDING, k[i], "stacked", 0);
+        struct survey_point close = ts_survey_point(s, TS_SURVEY_BINDING, k[i], "close", 0);
+        struct survey_point spread_ = ts_survey_point(s, TS_SURVEY_BINDING, k[i], "spread", 0);
+        struct survey_point unbound = ts_survey_point(s, TS_SURVEY_BINDING, k[i], "unbound", 0);
+        struct survey_point stacked = ts_survey_point(s, TS_SURVEY_BINDING, k[i], "stacked", 0);
         /* The better bound point: the one with the lower median of usable runs. */
-        const struct point *best = !spread_.n_done                                            ? &close
-                                   : !close.n_done                                            ? &spread_
-                                   : spread_.n && (!close.n || spread_.median < close.median) ? &spread_
-                                                                                              : &close;
+        const struct survey_point *best = !spread_.n_done                                            ? &close
+                                          : !close.n_done                                            ? &spread_
+                                          : spread_.n && (!close.n || spread_.median < close.median) ? &spread_
+                                                                                                     : &close;
         if (!best->n_done || (!unbound.n_done && !stacked.n_done))
             continue;
         struct ts_survey_sentence *t = next(s);
@@ -276,9 +205,10 @@ static void binding_sentence(struct verdict_state *v)
         const int threads = best->run->threads;
         char sa[96], sb[96], why[300];
         double p_unbound = NAN, p_stacked = NAN;
-        enum judgement ju = unbound.n_done ? judge(v, best, &unbound, &p_unbound) : TOO_FEW;
-        enum judgement js = stacked.n_done && stacked.run->threads > 1 ? judge(v, best, &stacked, &p_stacked) : TOO_FEW;
-        if (js == B_FASTER) {
+        enum survey_judgement ju = unbound.n_done ? judge(v, best, &unbound, &p_unbound) : JUDGE_TOO_FEW;
+        enum survey_judgement js =
+            stacked.n_done && stacked.run->threads > 1 ? judge(v, best, &stacked, &p_stacked) : JUDGE_TOO_FEW;
+        if (js == JUDGE_B_FASTER) {
             apart_text(why, sizeof why, best, &stacked, p_stacked);
             addf(t->text, sizeof t->text,
                  "Anomaly, not a finding: on %s all %d threads stacked on one CPU ran faster than with "
@@ -291,19 +221,19 @@ static void binding_sentence(struct verdict_state *v)
             sources(t, &unbound);
             return;
         }
-        if (ju == B_SLOWER) {
+        if (ju == JUDGE_B_SLOWER) {
             apart_text(why, sizeof why, best, &unbound, p_unbound);
             addf(t->text, sizeof t->text,
                  "Bind with OMP_PLACES=cores OMP_PROC_BIND=%s: on %s with %d threads it is %.2fx faster than "
                  "unbound (OMP_PROC_BIND=false, %.3g s against %.3g s per iteration, %s)",
                  best->run->variant, kernel, threads, unbound.median / best->median, best->median, unbound.median, why);
-        } else if (ju == B_FASTER) {
+        } else if (ju == JUDGE_B_FASTER) {
             apart_text(why, sizeof why, best, &unbound, p_unbound);
             addf(t->text, sizeof t->text,
                  "Unbound threads (OMP_PROC_BIND=false) ran faster than OMP_PROC_BIND=%s on %s with %d threads: "
                  "%.3g s against %.3g s per iteration (%s)",
                  best->run->variant, kernel, threads, unbound.median, best->median, why);
-        } else if (ju == OVERLAP) {
+        } else if (ju == JUDGE_OVERLAP) {
             spread(sa, sizeof sa, best);
             spread(sb, sizeof sb, &unbound);
             addf(t->text, sizeof t->text,
@@ -315,10 +245,10 @@ static void binding_sentence(struct verdict_state *v)
             addf(t->text, sizeof t->text, "Binding not judged on %s with %d threads: %s", kernel, threads, why);
         } else
             addf(t->text, sizeof t->text, "Binding on %s with %d threads", kernel, threads);
-        if (js == B_SLOWER)
+        if (js == JUDGE_B_SLOWER)
             addf(t->text, sizeof t->text, "; all %d threads stacked on one CPU take %.2fx as long",
                  stacked.run->threads, stacked.median / best->median);
-        else if (js == OVERLAP) {
+        else if (js == JUDGE_OVERLAP) {
             spread(sa, sizeof sa, &stacked);
             addf(t->text, sizeof t->text,
                  "; all %d threads stacked on one CPU took no measurably longer (%s per iteration)",
@@ -347,8 +277,8 @@ static void scaling_sentence(struct verdict_state *v)
     if (most < 2)
         return;
     for (int i = 0; i < n; i++) {
-        struct point one = point_of(s, TS_SURVEY_SCALING, k[i], NULL, 1);
-        struct point all = point_of(s, TS_SURVEY_SCALING, k[i], NULL, most);
+        struct survey_point one = ts_survey_point(s, TS_SURVEY_SCALING, k[i], NULL, 1);
+        struct survey_point all = ts_survey_point(s, TS_SURVEY_SCALING, k[i], NULL, most);
         if (!one.n_done || !all.n_done)
             continue;
         if (!t && !(t = next(s)))
@@ -357,7 +287,7 @@ static void scaling_sentence(struct verdict_state *v)
         char sa[96], sb[96], why[300];
         const char *sep = t->text[0] ? "; " : "";
         switch (judge(v, &one, &all, &p)) {
-        case B_FASTER: {
+        case JUDGE_B_FASTER: {
             const double speedup = one.median / all.median;
             apart_text(why, sizeof why, &one, &all, p);
             addf(t->text, sizeof t->text,
@@ -365,7 +295,7 @@ static void scaling_sentence(struct verdict_state *v)
                  most, speedup, k[i], 100.0 * speedup / most, all.gbs, why);
             break;
         }
-        case B_SLOWER:
+        case JUDGE_B_SLOWER:
             apart_text(why, sizeof why, &one, &all, p);
             addf(t->text, sizeof t->text,
                  "%sAnomaly, not a finding: %s took longer with all %d cores than with 1 thread (%.3g s against "
@@ -374,7 +304,7 @@ static void scaling_sentence(struct verdict_state *v)
                  "than the work)",
                  sep, k[i], most, all.median, one.median, why);
             break;
-        case OVERLAP:
+        case JUDGE_OVERLAP:
             spread(sa, sizeof sa, &one);
             spread(sb, sizeof sb, &all);
             addf(t->text, sizeof t->text,
@@ -382,7 +312,7 @@ static void scaling_sentence(struct verdict_state *v)
                  "%s per iteration overlap",
                  sep, k[i], most, sa, most, sb);
             break;
-        case TOO_FEW:
+        case JUDGE_TOO_FEW:
             too_few(why, sizeof why, "1 thread", &one, "all cores", &all);
             addf(t->text, sizeof t->text, "%sScaling not judged on %s: %s", sep, k[i], why);
             break;
@@ -458,9 +388,9 @@ static void policy_sentence(struct verdict_state *v)
     const char *k[8];
     int n = kernels_of(s, TS_SURVEY_POLICY, k, 8);
     for (int i = 0; i < n; i++) {
-        struct point ft = point_of(s, TS_SURVEY_POLICY, k[i], "firsttouch", 0);
-        struct point il =
-            ft.run ? point_of(s, TS_SURVEY_POLICY, k[i], "interleave", ft.run->threads) : (struct point){ 0 };
+        struct survey_point ft = ts_survey_point(s, TS_SURVEY_POLICY, k[i], "firsttouch", 0);
+        struct survey_point il = ft.run ? ts_survey_point(s, TS_SURVEY_POLICY, k[i], "interleave", ft.run->threads)
+                                        : (struct survey_point){ 0 };
         if (!ft.n_done || !il.n_done)
             continue;
         struct ts_survey_sentence *t = next(s);
@@ -471,15 +401,15 @@ static void policy_sentence(struct verdict_state *v)
         double p;
         char sa[96], sb[96], why[300];
         switch (judge(v, &ft, &il, &p)) {
-        case B_FASTER:
-        case B_SLOWER:
+        case JUDGE_B_FASTER:
+        case JUDGE_B_SLOWER:
             apart_text(why, sizeof why, &ft, &il, p);
             addf(t->text, sizeof t->text,
                  "Interleaving %s's pages over the nodes takes %.2fx the time of first touch with %d threads (%.3g s "
                  "against %.3g s per iteration, %s)%s.",
                  k[i], il.median / ft.median, threads, il.median, ft.median, why, one_node);
             break;
-        case OVERLAP:
+        case JUDGE_OVERLAP:
             spread(sa, sizeof sa, &ft);
             spread(sb, sizeof sb, &il);
             addf(t->text, sizeof t->text,
@@ -487,7 +417,7 @@ static void policy_sentence(struct verdict_state *v)
                  "interleave %s, first touch %s per iteration overlap%s.",
                  k[i], threads, sb, sa, one_node);
             break;
-        case TOO_FEW:
+        case JUDGE_TOO_FEW:
             too_few(why, sizeof why, "first touch", &ft, "interleave", &il);
             addf(t->text, sizeof t->text, "Policy not judged on %s with %d threads: %s.", k[i], threads, why);
             break;
@@ -524,7 +454,7 @@ static void busy_sentence(struct verdict_state *v, struct ts_survey_sentence *t)
          disturbed, done);
     if (n_share)
         addf(t->text, sizeof t->text, " (other processes took a median %.0f%% of their CPUs' time",
-             100.0 * median_of(share, n_share));
+             100.0 * ts_survey_median(share, n_share));
     if (!isnan(load))
         addf(t->text, sizeof t->text, "%sthe load average reached %.1f beyond their own threads", n_share ? ", " : " (",
              load);

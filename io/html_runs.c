@@ -60,7 +60,9 @@ static void table_end(struct hbuf *b)
 static void run_label(const struct html_ctx *c, int i, int leave_out, char *buf, size_t size)
 {
     const struct ts_run_summary *s = &c->runs[i];
-    if (c->survey && c->survey->runs[i].variant[0])
+    if (c->survey && c->survey->runs[i].variant[0] && c->survey->repeats > 1)
+        snprintf(buf, size, "%.60s #%d", c->survey->runs[i].variant, (int)c->survey->runs[i].repeat);
+    else if (c->survey && c->survey->runs[i].variant[0])
         snprintf(buf, size, "%.60s", c->survey->runs[i].variant);
     else if (leave_out == HTML_KEY_INIT)
         snprintf(buf, size, "%s (%.40s)", s->init_mode, c->label[i]);

@@ -188,8 +188,9 @@ def plot_scaling(fig, runs):
         high = [r["gbs_median"] * r["time_median"] / r["quartiles"][0] for r in members]
         bandwidth.errorbar(threads, gbs, yerr=error_bars(gbs, low, high), marker="o",
                            color=line.lines[0].get_color(), label=label)
-    speed.plot(all_threads, [t / all_threads[0] for t in all_threads], "k--",
-               linewidth=0.7 * plt.rcParams["lines.linewidth"], label="ideal (linear)")
+    if len(all_threads) > 1:  # of one thread count, no line: a legend entry for nothing drawn
+        speed.plot(all_threads, [t / all_threads[0] for t in all_threads], "k--",
+                   linewidth=0.7 * plt.rcParams["lines.linewidth"], label="ideal (linear)")
     speed.set_ylabel("speed-up over the fewest threads")
     bandwidth.set_ylabel("GB/s at the median iteration")
     for ax in (speed, bandwidth):
@@ -250,8 +251,9 @@ def plot_rank_scaling(fig, runs):
         high = [r["gbs_median"] * r["time_median"] / r["quartiles"][0] for r in members]
         bandwidth.errorbar(threads, gbs, yerr=error_bars(gbs, low, high), marker="o",
                            color=line.lines[0].get_color(), label=label)
-    speed.plot(all_threads, [t / all_threads[0] for t in all_threads], "k--",
-               linewidth=0.7 * plt.rcParams["lines.linewidth"], label="ideal (linear)")
+    if len(all_threads) > 1:
+        speed.plot(all_threads, [t / all_threads[0] for t in all_threads], "k--",
+                   linewidth=0.7 * plt.rcParams["lines.linewidth"], label="ideal (linear)")
     speed.set_ylabel("speed-up over the fewest threads in all")
     bandwidth.set_ylabel("GB/s at the median iteration")
     for ax in (speed, bandwidth):
@@ -282,6 +284,10 @@ def plot_init(fig, runs):
     times.bar(range(len(runs)), [r["init_time"] for r in runs], color=colours)
     times.set_xticks(range(len(runs)))
     times.set_xticklabels(labels, fontsize="x-small")
+    # Side by side the labels of more than a few runs run into each other: one line each, upright.
+    fig.canvas.draw()
+    if ticks_overlap(times.get_xticklabels(), fig.canvas.get_renderer()):
+        times.set_xticklabels([label.replace("\n", ", ") for label in labels], fontsize="x-small", rotation=90)
     times.set_ylabel("first-touch init time (s)")
     times.set_xlabel("run")
     audited = [r for r in runs if r["local"] is not None]
@@ -457,6 +463,12 @@ def bottom_legend(fig, handles, labels, renderer):
     return legend.get_window_extent(renderer).y1
 
 
+def ticks_overlap(labels, renderer):
+    """Whether two of an axis's tick labels overlap (the empty ones left out)."""
+    boxes = [t.get_window_extent(renderer) for t in labels if t.get_text() and t.get_visible()]
+    return any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
 def self_check(fig, heading, renderer):
     """Warns about any text outside the picture or over another text, and any legend over a
     panel: what a size the layout cannot serve looks like. TOUCHSTONE_PLOT_AXES=1 also prints
@@ -479,6 +491,10 @@ def self_check(fig, heading, renderer):
             if b.overlaps(c):
                 print("%s: warning: %s overlaps %s" % (PROG, name, other), file=sys.stderr)
     for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if ticks_overlap(axis.get_ticklabels(), renderer):
+                print("%s: warning: the tick labels of '%s' overlap" % (PROG, ax.get_ylabel().replace("\n", " ")),
+                      file=sys.stderr)
         for lg in fig.legends:
             if lg.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer)):
                 print("%s: warning: the legend covers '%s'" % (PROG, ax.get_ylabel()), file=sys.stderr)

@@ -32,6 +32,16 @@ plot_ok() {
 plot_ok "scaling 300x200" "$WORK/s300.png" "$WORK" --size 300x200
 plot_ok "scaling 3000x2000" "$WORK/s3000.png" "$WORK" --size 3000x2000
 plot_ok "init 400x300" "$WORK/i400.png" "$WORK/serial-1.h5" "$WORK/parallel-2.h5" "$WORK/serial-2.h5" --kind init --size 400x300
+# Init of eight runs: their tick labels side by side would overlap (plot.py warns of it), so
+# they stand upright. Scaling at one thread count: no "ideal" line, so no legend entry for it.
+mkdir "$WORK/eight"
+for k in 1 2; do
+    for f in parallel-1 parallel-2 serial-1 serial-2; do cp "$WORK/$f.h5" "$WORK/eight/$f-$k.h5"; done
+done
+plot_ok "init of eight runs" "$WORK/i8.png" "$WORK/eight" --kind init --size 800x600
+rm -rf "$WORK/eight" # the directory plots below are of $WORK's four runs
+plot_ok "scaling of one thread count" "$WORK/one.svg" "$WORK/parallel-1.h5" "$WORK/serial-1.h5" --size 800x600
+grep -q -- "<!-- ideal (linear) -->" "$WORK/one.svg" && fail "scaling of one thread count: an 'ideal' legend entry for no line"
 plot_ok "timeline 300x200" "$WORK/t300.png" "$WORK" --kind timeline --size 300x200
 expect_in "$ERR" "timeline shows the first [1-3] of 4 files" "a small timeline says what it left out"
 plot_ok "timeline as .PNG" "$WORK/timeline.PNG" "$WORK/parallel-2.h5" --kind timeline --size 640x480
@@ -123,6 +133,7 @@ PY
 grep -q -- "<!-- parallel init, OMP_PLACES=cores OMP_PROC_BIND=close -->" "$WORK/axes.svg" ||
     fail "the SVG's legend does not name OMP_PLACES=cores OMP_PROC_BIND=close"
 grep -q -- "cores/close" "$WORK/axes.svg" && fail "the SVG still says cores/close"
+grep -q -- "<!-- ideal (linear) -->" "$WORK/axes.svg" || fail "scaling of 1 and 2 threads: no 'ideal' line in the legend"
 
 # Timeline: one colour bar for all panels (one scale, so files compare), in seconds.
 plot_ok "timeline of two files as SVG" "$WORK/timeline.svg" "$WORK/parallel-2.h5" "$WORK/serial-2.h5" --kind timeline

@@ -6,7 +6,7 @@
 # Arguments: TOUCHSTONE SOURCE_DIR
 . "$(dirname "$0")/lib.sh" "$@"
 export TOUCHSTONE_SURVEY_SCALE=0.005 OMP_WAIT_POLICY=passive
-# One run a point (TOUCHSTONE_SURVEY_REPEATS): nothing here is judged; cli.survey plans 3 a point.
+# One run a point (TOUCHSTONE_SURVEY_REPEATS): nothing here is judged; cli.survey_busy runs the default 3.
 export TOUCHSTONE_SURVEY_REPEATS=1
 
 ( ulimit -v 1500000 && TOUCHSTONE_SURVEY_STOP_AFTER=2 exec "$TS" survey --quick -o "$WORK/m" ) >"$OUT" 2>"$ERR"

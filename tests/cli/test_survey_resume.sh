@@ -12,7 +12,7 @@
 # Arguments: TOUCHSTONE SOURCE_DIR
 . "$(dirname "$0")/lib.sh" "$@"
 export TOUCHSTONE_SURVEY_SCALE=0.005 OMP_WAIT_POLICY=passive
-# One run a point (TOUCHSTONE_SURVEY_REPEATS): nothing here is judged; cli.survey plans 3 a point.
+# One run a point (TOUCHSTONE_SURVEY_REPEATS): nothing here is judged; cli.survey_busy runs the default 3.
 export TOUCHSTONE_SURVEY_REPEATS=1
 
 structure() { # the dump of survey folder $1 without what is measured, the folder named DIR

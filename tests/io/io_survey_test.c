@@ -272,6 +272,12 @@ int main(int argc, char **argv)
         snprintf(cmd, sizeof cmd, "cp '%s' '%s'", argv[2], argv[3]);
         return system(cmd) != 0 || set_attr(argv[3], "/", "format", atoi(argv[4])) != 0;
     }
+    /* repeats DST N: a good survey file whose root says N repeats (its runs are repeats 1 to 3);
+     * what made tests/fuzz/regressions/survey_read/run-repeat-beyond-repeats (N = 2). */
+    if (argc == 4 && strcmp(argv[1], "repeats") == 0) {
+        write_good(argv[2]);
+        return set_attr(argv[2], "/", "repeats", atoi(argv[3])) != 0;
+    }
     static const struct {
         const char *name;
         void (*run)(const char *dir);
@@ -285,6 +291,6 @@ int main(int argc, char **argv)
         io_dir_remove(dir);
         return ts_test_finish();
     }
-    fprintf(stderr, "usage: %s CASE | format SRC DST VERSION\n", argv[0]);
+    fprintf(stderr, "usage: %s CASE | format SRC DST VERSION | repeats DST N\n", argv[0]);
     return 2;
 }
