@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "run_checkpoint.h"
 #include "run_plan.h"
 #include "run_ranks.h"
 #include "ts_memory.h"
@@ -48,11 +49,43 @@ static void print_config(const struct ts_config *cfg, const struct ts_cli *cli)
     }
 }
 
-static void print_restart(const struct ts_cli *cli)
+/* The output as run will judge it (ts_output_judge): rank 0's alone, as in run. */
+static int check_output(const struct ts_config *cfg, const struct ts_cli *cli, struct ts_error *err)
+{
+    static struct ts_run_output out; /* 20 KiB of names: off the stack */
+    return ts_output_judge(cfg, cli->restart_path, &out, err);
+}
+
+static void print_output(const struct ts_config *cfg, const struct ts_cli *cli)
+{
+    static struct ts_run_output out;
+    struct ts_error ignored;
+    if (cli->quiet || ts_output_judge(cfg, cli->restart_path, &out, &ignored) != TS_OK)
+        return;
+    if (out.taken[0])
+        printf("output %s (%s exists; --overwrite replaces it instead), its checkpoint %s: the directory takes files\n",
+               out.file, out.taken, out.checkpoint);
+    else
+        printf("output %s, its checkpoint %s: the directory takes files\n", out.file, out.checkpoint);
+}
+
+/* The checkpoint read as run --restart reads it, on the whole problem's plan: the iterations it
+ * holds in *steps. */
+static int verify_restart(const struct ts_config *cfg, const struct ts_cli *cli, int64_t *steps, struct ts_error *err)
+{
+    struct ts_run_plan whole;
+    int status = ts_run_plan_make(cfg, &whole, err);
+    if (status == TS_OK)
+        status = ts_run_checkpoint_verify(&whole, cfg, cli->restart_path, steps, err);
+    return status;
+}
+
+static void print_restart(const struct ts_config *cfg, const struct ts_cli *cli, int64_t steps)
 {
     if (cli->restart_path && !cli->quiet)
-        printf("restart from %s: an HDF5 file, readable (whether it fits this run is checked when it starts)\n",
-               cli->restart_path);
+        printf("restart from %s: a checkpoint of this run after %lld of %lld iterations, every dataset and its digest "
+               "read\n",
+               cli->restart_path, (long long)steps, (long long)(cfg->warmup + cfg->iterations));
 }
 
 /* What each rank sends rank 0: its part of the problem and what it needs. */
@@ -212,8 +245,11 @@ static int check_ranks(const struct ts_config *cfg, const struct ts_cli *cli, st
     int collective = ts_dist_host_sum(d, host_bytes, &host_bytes, &host_ranks, &e);
     if (status == TS_OK && collective == TS_OK)
         status = ts_run_plan_check_memory_host(rp, (size_t)host_bytes, host_ranks, err);
+    int64_t steps = 0; /* rank 0 reads the whole checkpoint; every rank can open it */
     if (status == TS_OK && collective == TS_OK && cli->restart_path)
-        status = check_restart_file(cli->restart_path, err);
+        status = d->rank == 0 ? verify_restart(cfg, cli, &steps, err) : check_restart_file(cli->restart_path, err);
+    if (status == TS_OK && collective == TS_OK && d->rank == 0) /* rank 0 writes the files */
+        status = check_output(cfg, cli, err);
 
     struct rank_part mine;
     describe_part(&rk, rp, d, (size_t)host_bytes, host_ranks, &mine);
@@ -248,7 +284,10 @@ static int check_ranks(const struct ts_config *cfg, const struct ts_cli *cli, st
             printf("rank 0's part, ");
             ts_run_plan_print_memory(rp, stdout);
             print_machine_memory(&all[0]);
-            print_restart(cli);
+            if (all[0].status == TS_OK)
+                print_output(cfg, cli);
+            if (all[0].status == TS_OK)
+                print_restart(cfg, cli, steps);
         }
         /* The first rank refused names the error; the others are in the section above. */
         int first = -1, refused = 0;
@@ -291,14 +330,18 @@ int ts_check_cmd(const struct ts_config *cfg, const struct ts_cli *cli, struct t
     }
     if (launch->dist.size > 1)
         return check_ranks(cfg, cli, launch, &rp, err);
+    int64_t steps = 0;
     if (cli->restart_path)
-        status = check_restart_file(cli->restart_path, err);
+        status = verify_restart(cfg, cli, &steps, err);
+    if (status == TS_OK)
+        status = check_output(cfg, cli, err);
     if (status != TS_OK)
         return status;
     print_config(cfg, cli);
     if (!cli->quiet) {
         ts_run_plan_print_memory(&rp, stdout);
-        print_restart(cli);
+        print_output(cfg, cli);
+        print_restart(cfg, cli, steps);
     }
     return ts_run_plan_check_memory(&rp, err);
 }

@@ -199,6 +199,9 @@ int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cf
     int restored_threads = 0;
     int status = ts_checkpoint_restore(path, &e, &steps, &restored_threads, err);
     free(all);
+    /* Each rank read the file alone: a refusal is said once, by rank 0, and no rank aborts. */
+    if (spread)
+        status = ts_run_ranks_agree_error(rk, status, err);
     if (status == TS_OK && spread && rk->stencil) {
         uint64_t sum = 0;
         status = ts_rank_digest_sum(rk, ts_rank_field_digest(rk, stencil_field_at(ex, steps)), &sum, err);
@@ -217,4 +220,44 @@ int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cf
     ex->in.first_step = steps;
     ex->out.steps_done = steps;
     return TS_OK;
+}
+
+int ts_run_checkpoint_verify(const struct ts_run_plan *rp, const struct ts_config *cfg, const char *path,
+                             int64_t *steps, struct ts_error *err)
+{
+    struct ts_attr *all = ts_config_attrs(cfg);
+    const size_t n_steps = (size_t)(rp->warmup + rp->iterations);
+    const size_t n_times = (size_t)rp->n_threads * (size_t)rp->iterations;
+    double *step_times = malloc((n_steps ? n_steps : 1) * sizeof(double));
+    double *thread_times = malloc((n_times ? n_times : 1) * sizeof(double));
+    int status = TS_OK;
+    if (!all || !step_times || !thread_times) {
+        status = ts_fail(err, TS_RESOURCE_ERROR, "check --restart %s: out of memory", path);
+    } else {
+        int32_t n_match = 0;
+        for (size_t i = 0; i < ts_config_key_count(); i++)
+            if (decides_the_result(all[i].name))
+                all[n_match++] = all[i];
+        /* The whole problem's grid, as the run restores it; the field itself is read in slabs
+         * (field[0] only says there is one). */
+        const int stencil = rp->kernel->id == TS_KERNEL_STENCIL2D || rp->kernel->id == TS_KERNEL_STENCIL3D;
+        const struct ts_problem *pb = &rp->problem;
+        struct ts_checkpoint_expect e = {
+            .kernel = rp->kernel->name,
+            .n_warmup = rp->warmup,
+            .n_iterations = rp->iterations,
+            .n_threads = rp->n_threads,
+            .must_match = all,
+            .n_must_match = n_match,
+            .field = { stencil ? step_times : NULL, NULL },
+            .field_dims = { rp->kernel->id == TS_KERNEL_STENCIL3D ? pb->nz : 1, pb->ny, pb->nx },
+            .step_times = step_times,
+            .thread_times = thread_times,
+        };
+        status = ts_checkpoint_verify(path, &e, steps, err);
+    }
+    free(all);
+    free(step_times);
+    free(thread_times);
+    return status;
 }

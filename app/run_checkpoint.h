@@ -43,4 +43,11 @@ void ts_run_checkpoint_discard(const struct ts_run_checkpoint *ck);
 int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cfg, const char *path,
                               struct ts_run_ranks *ranks, struct ts_error *err);
 
+/* check --restart: whether the checkpoint at path is one the run of rp (the whole problem) and
+ * cfg would continue, read as the run reads it: kernel, keys, sizes, every dataset and its
+ * digest (the field in slabs, io/ts_checkpoint.h: ts_checkpoint_verify); *steps the iterations
+ * it holds. The statuses and messages of ts_run_checkpoint_restore. */
+int ts_run_checkpoint_verify(const struct ts_run_plan *rp, const struct ts_config *cfg, const char *path,
+                             int64_t *steps, struct ts_error *err);
+
 #endif

@@ -6,12 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "binding_check.h"
 #include "binding_warnings.h"
 #include "rank_files.h"
 #include "rank_warnings.h"
 #include "run_checkpoint.h"
+#include "run_continue.h"
 #include "run_exec.h"
 #include "run_plan.h"
 #include "run_ranks.h"
@@ -201,22 +203,49 @@ static void exec_from_config(struct ts_run_exec *ex, const struct ts_config *cfg
     ex->in.checkpoint_every = cfg->checkpoint_every;
 }
 
-/* The verification record of a run a signal stopped: not verified, and how to go on. */
-static void not_verified(struct ts_verification *ver, const struct ts_run_exec *ex, const char *checkpoint)
+/* How to go on after a stop: the command that continues this run, ready to paste; across
+ * ranks whose launcher cannot be seen from here, said to go under the same launcher. */
+struct continuation {
+    const struct ts_cli *cli;
+    int argc;
+    char **argv;
+    const struct ts_dist *dist;
+};
+
+static void continue_text(const struct continuation *c, const char *output, const char *checkpoint, char *text,
+                          size_t len)
+{
+    char cmd[8192];
+    int unknown = 0;
+    ts_run_continue_command(c->cli, c->argc, c->argv[0], output, checkpoint, c->dist, &unknown, cmd, sizeof cmd);
+    if (unknown)
+        snprintf(text, len, "continue with, under the same launcher and %d ranks: %s", c->dist->size, cmd);
+    else
+        snprintf(text, len, "continue with: %s", cmd);
+}
+
+/* The verification record of a run a signal stopped: not verified, and how to go on (the
+ * whole command when it fits the record's text). */
+static void not_verified(struct ts_verification *ver, const struct ts_run_exec *ex, const char *checkpoint,
+                         const char *how)
 {
     memset(ver, 0, sizeof *ver);
     ver->expected = ver->observed = ver->error = ver->tolerance = NAN;
-    snprintf(ver->method, sizeof ver->method,
-             "not verified: %s stopped the run after %lld of %lld iterations; touchstone run CONFIG --restart %.150s "
-             "continues it",
-             strsignal(stop_signal), (long long)ex->out.steps_done, (long long)(ex->in.warmup + ex->in.iterations),
-             checkpoint);
+    int n = snprintf(ver->method, sizeof ver->method,
+                     "not verified: %s stopped the run after %lld of %lld iterations; %s", strsignal(stop_signal),
+                     (long long)ex->out.steps_done, (long long)(ex->in.warmup + ex->in.iterations), how);
+    if (n < 0 || (size_t)n >= sizeof ver->method)
+        snprintf(ver->method, sizeof ver->method,
+                 "not verified: %s stopped the run after %lld of %lld iterations; run --restart %.150s with the "
+                 "run's options continues it",
+                 strsignal(stop_signal), (long long)ex->out.steps_done, (long long)(ex->in.warmup + ex->in.iterations),
+                 checkpoint);
 }
 
 /* Rank 0 alone: the record, the summary, the file. */
 static int write_results(struct ts_run_record *rr, const struct ts_config *cfg, const struct ts_run_exec *ex,
                          struct ts_run_checkpoint *checkpoint, struct ts_run_output *out, double started,
-                         const struct ts_h5_fill *fill, struct ts_error *err)
+                         const struct ts_h5_fill *fill, const struct continuation *go_on, struct ts_error *err)
 {
     double tick = measured_timer_resolution();
     rr->timings.timer_resolution = tick;
@@ -250,9 +279,11 @@ static int write_results(struct ts_run_record *rr, const struct ts_config *cfg, 
         ts_output_shown(out, shown, sizeof shown);
         status = ts_run_record_summary(rr, shown, err);
     }
-    if (status != TS_OK && ex->out.stopped) /* the checkpoint is what counts: say that it is there */
-        ts_error_prefix(err, "%s: checkpoint %s written (continue with touchstone run %s --restart %s), but ",
-                        strsignal(stop_signal), checkpoint->path, cfg->path, checkpoint->path);
+    if (status != TS_OK && ex->out.stopped) { /* the checkpoint is what counts: say that it is there */
+        char how[8400];
+        continue_text(go_on, out->file, checkpoint->path, how, sizeof how);
+        ts_error_prefix(err, "%s: checkpoint %s written (%s), but ", strsignal(stop_signal), checkpoint->path, how);
+    }
     return status;
 }
 
@@ -332,6 +363,7 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
     struct ts_run_record rr;
     ts_run_record_start(&rr);
     const int root = launch->dist.rank == 0;
+    const struct continuation go_on = { .cli = cli, .argc = argc, .argv = argv, .dist = &launch->dist };
 
     struct ts_run_plan rp;
     static struct ts_run_ranks ranks;
@@ -396,8 +428,11 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
             status = ts_run_ranks_follow_root(&ranks, status, err);
             launch->agreed = ranks.agreed;
         }
-        if (status == TS_OK)
-            not_verified(&ver, &ex, checkpoint.path);
+        if (status == TS_OK) {
+            char how[8400];
+            continue_text(&go_on, out.file, checkpoint.path, how, sizeof how);
+            not_verified(&ver, &ex, checkpoint.path, how);
+        }
     } else if (status == TS_OK) {
         double t0 = omp_get_wtime();
         rp.kernel->verify(&rp.problem, ex.own.arrays, ex.out.steps_done, ex.out.global, &ver);
@@ -464,7 +499,7 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         if (ranks.placement_mixed)
             warn(&rr, "the ranks' hosts have different NUMA nodes: /placement holds the threads of rank 0 alone");
         struct ts_h5_fill hook = ts_rank_fill_hook(&fill);
-        status = write_results(&rr, cfg, &ex, &checkpoint, &out, started, field_by_ranks ? &hook : NULL, err);
+        status = write_results(&rr, cfg, &ex, &checkpoint, &out, started, field_by_ranks ? &hook : NULL, &go_on, err);
     }
     if (field_by_ranks && root && met) /* the others wait for the file's name, or to hear there is none */
         status = ts_rank_fill_end(&fill, status, err);
@@ -479,12 +514,13 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         if (!cli->quiet && root)
             ts_run_record_print_summary(&rr, stdout);
         if (ex.out.stopped) {
-            if (root)
-                fprintf(stderr,
-                        "touchstone: %s: stopped after %lld of %lld iterations; checkpoint %s; continue with "
-                        "touchstone run %s --restart %s\n",
+            if (root) {
+                char how[8400];
+                continue_text(&go_on, out.file, checkpoint.path, how, sizeof how);
+                fprintf(stderr, "touchstone: %s: stopped after %lld of %lld iterations; checkpoint %s; %s\n",
                         strsignal(stop_signal), (long long)ex.out.steps_done,
-                        (long long)(ex.in.warmup + ex.in.iterations), checkpoint.path, cfg->path, checkpoint.path);
+                        (long long)(ex.in.warmup + ex.in.iterations), checkpoint.path, how);
+            }
             status = TS_INTERRUPTED;
             launch->agreed = 1; /* every rank stopped together; rank 0 carries the status */
         } else if (!ver.passed && root) {
@@ -495,8 +531,15 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
             launch->agreed = 1; /* the file is written: the other ranks end normally */
         }
         /* A finished run's checkpoint is stale: a requeued job must not continue it. */
-        if (!ex.out.stopped && root)
+        if (!ex.out.stopped && root) {
             ts_run_checkpoint_discard(&checkpoint);
+            /* A checkpoint under another name is the user's file, not this run's: kept, and said. */
+            if (cli->restart_path && !cli->quiet && access(cli->restart_path, F_OK) == 0)
+                fprintf(stderr,
+                        "touchstone: note: kept %s, the checkpoint this run continued: it is not this run's "
+                        "checkpoint (%s); remove it when no run is to continue from it again\n",
+                        cli->restart_path, out.checkpoint);
+        }
     }
 
     ts_topology_record_free(&rr.topology);

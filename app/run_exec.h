@@ -38,7 +38,7 @@ struct ts_run_inputs {
     int huge_pages;        /* init.huge_pages: ask for them (madvise), or refuse them under "always" */
 
     /* stopping early and continuing */
-    volatile sig_atomic_t *stop_signal; /* non-zero: finish the current iteration and stop */
+    volatile sig_atomic_t *stop_signal; /* a signal number: finish the current iteration and stop */
     int64_t first_step;                 /* where the timed loop starts: a checkpoint's steps_done, or 0 */
     int64_t checkpoint_every;           /* iterations between periodic checkpoints, 0: none */
     int (*checkpoint)(struct ts_run_exec *ex, void *ctx); /* writes a checkpoint of the current state */
@@ -46,7 +46,8 @@ struct ts_run_inputs {
 
     /* ranks (app/run_ranks.c), NULL without: called by the master thread, before the sweep of
      * every step (the halo exchange of the grid it reads; timed apart in halo_times) and
-     * between steps with this rank's stop flag (returns the flag every rank agrees on). */
+     * between steps with the signal that asked this rank to stop, 0 for none (returns the one
+     * every rank agrees on: the largest number any rank got). */
     int (*before_step)(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err);
     int (*agree_stop)(struct ts_run_exec *ex, int stop, void *ctx);
     void *ranks_ctx;

@@ -1,6 +1,8 @@
 #include "run_plan.h"
 
+#include <ctype.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,7 +31,8 @@ static size_t times_bytes(size_t a, size_t b)
  * the times of every step and of every thread in every timed iteration; per thread its record,
  * two counter rows, its padded partial sum and its node's; at the end a copy of the per-thread
  * times for the record, and the file assembled in memory (the times, the thread tables and the
- * field when it is written) and copied out whole. A checkpoint holds the same times and the
+ * field when it is written) and copied out whole, and HDF5's working memory to start it
+ * (TS_H5_WORKING_MEMORY, which the writer makes sure of first). A checkpoint holds the same times and the
  * field, so it is never larger than that file with the field. */
 static void count_the_rest(struct ts_run_plan *rp, const struct ts_config *cfg)
 {
@@ -47,7 +50,7 @@ static void count_the_rest(struct ts_run_plan *rp, const struct ts_config *cfg)
                               + 2 * (sizeof(struct ts_xsum) + 64) + 8 * sizeof(double);
     rp->thread_bytes = times_bytes(threads, per_thread);
     size_t file = sum_bytes(sum_bytes(rp->timing_bytes, rp->thread_bytes), rp->with_field ? rp->array_bytes : 0);
-    rp->file_bytes = sum_bytes(thread_times, times_bytes(file, 2));
+    rp->file_bytes = sum_bytes(sum_bytes(thread_times, times_bytes(file, 2)), TS_H5_WORKING_MEMORY);
     rp->total_bytes =
         sum_bytes(sum_bytes(rp->arrays_bytes, rp->timing_bytes), sum_bytes(rp->thread_bytes, rp->file_bytes));
 }
@@ -121,26 +124,117 @@ static void arrays_text(const struct ts_run_plan *rp, char *buf, size_t len)
     snprintf(buf, len, "%d array%s of %s", rp->plan.n_arrays, rp->plan.n_arrays == 1 ? "" : "s", each);
 }
 
+/* What libgomp gives each thread it starts: OMP_STACKSIZE or GOMP_STACKSIZE (app/startup.c
+ * refused what it cannot parse; a number alone is KiB), else the threads' default
+ * (RLIMIT_STACK as the process began, or glibc's own), plus the guard page below it. */
+static uint64_t thread_stack_bytes(void)
+{
+    const char *names[] = { "GOMP_STACKSIZE", "OMP_STACKSIZE" };
+    uint64_t page = ts_memory_page_size();
+    for (int i = 0; i < 2; i++) {
+        const char *text = getenv(names[i]);
+        char *end;
+        if (!text)
+            continue;
+        unsigned long long n = strtoull(text, &end, 10);
+        while (isspace((unsigned char)*end))
+            end++;
+        int shift = 10;
+        switch (tolower((unsigned char)*end)) {
+        case 'b': shift = 0; break;
+        case 'k': shift = 10; break;
+        case 'm': shift = 20; break;
+        case 'g': shift = 30; break;
+        default: break;
+        }
+        if (end != text && n <= (UINT64_MAX >> 30))
+            return ((uint64_t)n << shift) + page;
+    }
+    pthread_attr_t attr;
+    size_t size = 0;
+    if (pthread_getattr_default_np(&attr) == 0) {
+        pthread_attr_getstacksize(&attr, &size);
+        pthread_attr_destroy(&attr);
+    }
+    return (uint64_t)size + page;
+}
+
+/* What the run maps after the check besides its plan's bytes, measured under ulimit -v
+ * (docs/reliability.md, "Limits"): hwloc's topology, HDF5's and the OpenMP runtime's own
+ * start-up; and for each thread the runtime starts, besides its stack, its malloc heap and the
+ * runtime's state of it. */
+#define START_UP_MAPPINGS ((uint64_t)32 << 20)
+#define THREAD_HEAP_MAPPINGS ((uint64_t)16 << 20)
+
+/* What this process maps beyond the plan's bytes, for a limit on its own mappings: what it
+ * maps already (the libraries, MPI's, the heap: measured now, before the arrays), what start-up
+ * adds, and a stack and a heap for each thread the OpenMP runtime will start; nothing for a
+ * limit on memory in use. */
+struct process_part {
+    uint64_t mapped_now, stack_each, bytes;
+    int stacks;
+};
+
+static struct process_part process_part(const struct ts_run_plan *rp, const struct ts_memory_limit *l)
+{
+    struct process_part p = { 0 };
+    if (l->counts == TS_LIMIT_COUNTS_MEMORY)
+        return p;
+    uint64_t as, data;
+    ts_memory_process_now(&as, &data);
+    /* Rounded up to 16 MiB: check and run measure at slightly different moments (and under a
+     * preloaded library), and must agree to the byte on the same plan. */
+    const uint64_t round = (uint64_t)16 << 20;
+    p.mapped_now =
+        ((l->counts == TS_LIMIT_COUNTS_ADDRESS_SPACE ? as : data) + START_UP_MAPPINGS + round - 1) / round * round;
+    p.stacks = rp->n_threads > 1 ? rp->n_threads - 1 : 0;
+    p.stack_each = thread_stack_bytes() + THREAD_HEAP_MAPPINGS;
+    p.bytes = p.mapped_now + (uint64_t)p.stacks * p.stack_each;
+    return p;
+}
+
+uint64_t ts_run_plan_need(const struct ts_run_plan *rp, const struct ts_memory_limit *limit)
+{
+    struct process_part p = process_part(rp, limit);
+    uint64_t need = (uint64_t)rp->total_bytes + p.bytes;
+    return need < p.bytes ? UINT64_MAX : need;
+}
+
 int ts_run_plan_check_memory(const struct ts_run_plan *rp, struct ts_error *err)
 {
+    int status = ts_memory_limits_check(err);
+    if (status != TS_OK)
+        return status;
     struct ts_memory_limit limits[8];
     int n = ts_memory_limits(limits, 8);
     for (int i = 0; i < n; i++) {
-        if ((uint64_t)rp->total_bytes <= limits[i].bytes)
+        uint64_t need_bytes = ts_run_plan_need(rp, &limits[i]);
+        if (need_bytes <= limits[i].bytes)
             continue;
-        char need[32], arrays[64], rest[32], have[32];
-        ts_bytes_text(rp->total_bytes, need, sizeof need);
+        char need[32], arrays[64], rest[32], have[32], process[200] = "";
+        ts_bytes_text(need_bytes, need, sizeof need);
         arrays_text(rp, arrays, sizeof arrays);
         const size_t rest_bytes = rp->total_bytes - rp->arrays_bytes;
         ts_bytes_text(rest_bytes, rest, sizeof rest);
         ts_bytes_text(limits[i].bytes, have, sizeof have);
+        struct process_part p = process_part(rp, &limits[i]);
+        if (p.bytes > 0) {
+            char now[32], stack[32];
+            ts_bytes_text(p.mapped_now, now, sizeof now);
+            ts_bytes_text(p.stack_each, stack, sizeof stack);
+            snprintf(process, sizeof process,
+                     ", %s this process maps (libraries, heap, start-up) and %d thread%s stack and heap of %s", now,
+                     p.stacks, p.stacks == 1 ? "" : "s", stack);
+        }
+        const int arrays_most = rp->arrays_bytes >= rest_bytes && rp->arrays_bytes >= p.bytes;
         return ts_fail(err, TS_RESOURCE_ERROR,
                        "%s needs %s (%s, and %s for the times of %lld iterations x %d threads, the threads' records "
-                       "and the results file; %zu bytes) but %s allows only %s (%llu bytes); %s",
-                       rp->kernel->name, need, arrays, rest, (long long)rp->iterations, rp->n_threads, rp->total_bytes,
-                       limits[i].source, have, (unsigned long long)limits[i].bytes,
-                       rp->arrays_bytes >= rest_bytes ? "reduce the problem size"
-                                                      : "reduce run.iterations or the threads");
+                       "and the results file%s; %llu bytes) but %s allows only %s (%llu bytes); %s",
+                       rp->kernel->name, need, arrays, rest, (long long)rp->iterations, rp->n_threads, process,
+                       (unsigned long long)need_bytes, limits[i].source, have, (unsigned long long)limits[i].bytes,
+                       arrays_most            ? "reduce the problem size"
+                       : p.bytes > rest_bytes ? "raise the limit, or use fewer threads or smaller OMP_STACKSIZE"
+                                              : "reduce run.iterations or the threads");
     }
     return TS_OK;
 }
@@ -149,6 +243,9 @@ int ts_run_plan_check_memory_host(const struct ts_run_plan *rp, size_t host_byte
 {
     if (host_ranks <= 1)
         return ts_run_plan_check_memory(rp, err);
+    int status = ts_memory_limits_check(err);
+    if (status != TS_OK)
+        return status;
     struct ts_memory_limit limits[8];
     int n = ts_memory_limits(limits, 8);
     for (int i = 0; i < n; i++) {
@@ -187,10 +284,23 @@ void ts_run_plan_print_memory(const struct ts_run_plan *rp, FILE *out)
     struct ts_memory_limit limits[8];
     int n = ts_memory_limits(limits, 8);
     for (int i = 0; i < n; i++) {
-        char have[32];
+        char have[32], need[32], now[32], stack[32];
         ts_bytes_text(limits[i].bytes, have, sizeof have);
-        fprintf(out, "  limit %-10s %s  (%s)\n", (uint64_t)rp->total_bytes <= limits[i].bytes ? "ok" : "EXCEEDED", have,
-                limits[i].source);
+        uint64_t need_bytes = ts_run_plan_need(rp, &limits[i]);
+        struct process_part p = process_part(rp, &limits[i]);
+        if (p.bytes > 0) { /* a limit on this process's mappings: what it counts besides the plan */
+            ts_bytes_text(need_bytes, need, sizeof need);
+            ts_bytes_text(p.mapped_now, now, sizeof now);
+            ts_bytes_text(p.stack_each, stack, sizeof stack);
+            fprintf(out,
+                    "  limit %-10s %s  (%s: needs %s, with %s for the process's libraries, heap and start-up and %d "
+                    "thread%s stack and heap of %s)\n",
+                    need_bytes <= limits[i].bytes ? "ok" : "EXCEEDED", have, limits[i].source, need, now, p.stacks,
+                    p.stacks == 1 ? "" : "s", stack);
+        } else {
+            fprintf(out, "  limit %-10s %s  (%s)\n", need_bytes <= limits[i].bytes ? "ok" : "EXCEEDED", have,
+                    limits[i].source);
+        }
     }
 }
 
@@ -354,8 +464,8 @@ static int split_name(struct ts_run_output *out, const char *name, struct ts_err
     return TS_OK;
 }
 
-int ts_output_prepare(const struct ts_config *cfg, const char *restart_path, struct ts_run_output *out,
-                      struct ts_error *err)
+int ts_output_judge(const struct ts_config *cfg, const char *restart_path, struct ts_run_output *out,
+                    struct ts_error *err)
 {
     memset(out, 0, sizeof *out);
     char name[sizeof out->file];
@@ -398,7 +508,13 @@ int ts_output_prepare(const struct ts_config *cfg, const char *restart_path, str
         if (!ts_output_next_free(out))
             return ts_fail(err, TS_BAD_INPUT, "%s exists and so do all its numbered variants; remove some", which);
     }
-    status = ts_output_check(out->file, err);
+    return ts_output_check(out->file, err);
+}
+
+int ts_output_prepare(const struct ts_config *cfg, const char *restart_path, struct ts_run_output *out,
+                      struct ts_error *err)
+{
+    int status = ts_output_judge(cfg, restart_path, out, err);
     if (status == TS_OK)
         out->stale_removed = ts_file_remove_stale_temps(out->file);
     return status;

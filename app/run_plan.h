@@ -11,6 +11,7 @@
 #include "ts_error.h"
 #include "ts_file_place.h"
 #include "ts_kernel.h"
+#include "ts_memory.h"
 
 /* Everything a run holds that grows with its config: the arrays, and what the iterations and
  * the threads add to them. The rest (libraries, stacks, HDF5's working memory) is fixed. */
@@ -41,9 +42,15 @@ int ts_run_plan_make(const struct ts_config *cfg, struct ts_run_plan *rp, struct
 int ts_run_plan_part(struct ts_run_plan *rp, const struct ts_config *cfg, const int64_t local[3],
                      const struct ts_problem_part *part, struct ts_error *err);
 
+/* The bytes rp's run needs under limit: total_bytes against a limit on memory in use; against
+ * one on this process's mappings (RLIMIT_AS, RLIMIT_DATA) also what it maps already and a
+ * stack for each thread the OpenMP runtime will start. The one measure run and check use. */
+uint64_t ts_run_plan_need(const struct ts_run_plan *rp, const struct ts_memory_limit *limit);
+
 /* Refuses (TS_RESOURCE_ERROR, with the numbers) a plan that needs more memory than any limit
- * that applies to this process: free memory, cgroup, rlimits, the Slurm allocation. run and
- * check call it on the same plan, so they agree. */
+ * that applies to this process (ts_run_plan_need): free memory, cgroup, rlimits, the Slurm
+ * allocation; TS_BAD_INPUT for a limit in the environment that is not a number
+ * (ts_memory_limits_check). run and check call it on the same plan, so they agree. */
 int ts_run_plan_check_memory(const struct ts_run_plan *rp, struct ts_error *err);
 
 /* The same for one of host_ranks ranks that share a machine: the limits of the machine or the
@@ -86,6 +93,12 @@ struct ts_run_output {
  * the status of the errno, ts_file_status, when the directory refuses the probe file). */
 int ts_output_prepare(const struct ts_config *cfg, const char *restart_path, struct ts_run_output *out,
                       struct ts_error *err);
+
+/* ts_output_prepare's verdict without its one change (the removal of dead runs' temporaries):
+ * what `check` says of the output, the same refusals with the same messages, so that a check
+ * that passes is a start that passes. The directory's probe file is created and removed. */
+int ts_output_judge(const struct ts_config *cfg, const char *restart_path, struct ts_run_output *out,
+                    struct ts_error *err);
 
 /* Prints what ts_output_prepare changed: a numbered name, temporaries removed. */
 void ts_output_note(const struct ts_run_output *out, FILE *to);

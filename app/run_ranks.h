@@ -51,6 +51,13 @@ int ts_run_ranks_split(struct ts_run_ranks *rk, const struct ts_dist *d, const s
  * the others, agreed. */
 int ts_run_ranks_follow_root(struct ts_run_ranks *rk, int status, struct ts_error *err);
 
+/* Collective: every rank's status after a step each rank did alone (reading its part of a
+ * checkpoint), agreed. When any failed, rank 0 returns the first failing rank's status with its
+ * message (prefixed "rank R of N: " unless it is rank 0's own), the others that status with a
+ * placeholder message, and the error is marked agreed: rank 0 prints it once, no rank aborts.
+ * Returns status unchanged on one rank. */
+int ts_run_ranks_agree_error(struct ts_run_ranks *rk, int status, struct ts_error *err);
+
 /* Sets the run's hooks: the halo exchange before every stencil step, the agreed stop. After
  * ts_run_exec_prepare (collective: the Cartesian communicator). */
 int ts_run_ranks_hook(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts_error *err);

@@ -28,6 +28,26 @@ static void stop_signals(sigset_t *set)
     sigaddset(set, SIGINT);
 }
 
+/* The stop signals are blocked before any library's start-up code runs (libgomp's, Open MPI's
+ * and HDF5's constructors, then main): .preinit_array functions of the executable run first,
+ * as soon as the dynamic loader has mapped and relocated the libraries. Before that nothing of
+ * any program can catch a signal. */
+static volatile sig_atomic_t blocked_early;
+
+static void block_before_libraries(int argc, char **argv, char **envp)
+{
+    (void)argc;
+    (void)argv;
+    (void)envp;
+    sigset_t stop;
+    stop_signals(&stop);
+    if (sigprocmask(SIG_BLOCK, &stop, &inherited_mask) == 0)
+        blocked_early = 1;
+}
+
+__attribute__((section(".preinit_array"), used)) static void (*const block_early)(int, char **,
+                                                                                  char **) = block_before_libraries;
+
 void ts_startup_unblock_stop_signals(void)
 {
     sigset_t stop;
@@ -129,7 +149,8 @@ int ts_startup(struct ts_error *err)
 {
     sigset_t stop;
     stop_signals(&stop);
-    sigprocmask(SIG_BLOCK, &stop, &inherited_mask);
+    if (!blocked_early) /* block_before_libraries did not run (not linked as the executable) */
+        sigprocmask(SIG_BLOCK, &stop, &inherited_mask);
     /* Past RLIMIT_FSIZE a write then fails with EFBIG, reported like a full disk. */
     signal(SIGXFSZ, SIG_IGN);
     main_pid = getpid();

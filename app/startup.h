@@ -19,7 +19,8 @@ enum { TS_MAX_THREADS = 4096 };
 #define TS_STACK_NEED ((size_t)256 << 10)
 #define TS_STACK_PER_THREAD ((size_t)160)
 
-/* First thing in main. Blocks SIGTERM, SIGUSR1 and SIGINT (a signal that comes now stays
+/* First thing in main. SIGTERM, SIGUSR1 and SIGINT are blocked (already before the libraries'
+ * start-up code, by the executable's .preinit_array; here otherwise: a signal that comes now stays
  * pending until `run` catches it, or until ts_startup_command gives the others their default
  * action back), ignores SIGXFSZ, raises the soft stack limit to TS_STACK_NEED when it is lower
  * and the hard limit allows, and ends any exit a library forces on us with a message.

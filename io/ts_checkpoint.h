@@ -76,6 +76,14 @@ struct ts_checkpoint_expect {
 int ts_checkpoint_restore(const char *path, const struct ts_checkpoint_expect *e, int64_t *steps_done,
                           int *thread_times_restored, struct ts_error *err);
 
+/* What `check --restart` reads: everything ts_checkpoint_restore checks (kernel, keys, sizes,
+ * times and their digests, in a child first), and the field read in slabs of a few MiB and
+ * digested as it goes, so that nothing the size of the field is allocated. e->field[0] only
+ * says whether the kernel has a field (non-NULL: it is not written to); e->field_dims as for
+ * ts_checkpoint_restore, no block. The same statuses and messages as ts_checkpoint_restore. */
+int ts_checkpoint_verify(const char *path, const struct ts_checkpoint_expect *e, int64_t *steps_done,
+                         struct ts_error *err);
+
 /* The same for a checkpoint's bytes in memory (copied; name appears in messages): the entry
  * point of the checkpoint fuzzer (tests/fuzz). */
 int ts_checkpoint_restore_image(const void *bytes, size_t n, const char *name, const struct ts_checkpoint_expect *e,

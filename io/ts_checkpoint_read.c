@@ -8,6 +8,7 @@
 #include "ts_checkpoint.h"
 #include "h5_chunk.h"
 #include "h5_reader.h"
+#include "ts_digest.h"
 #include "ts_run_read.h"
 
 /* Stored times go into the results: each is 0 (faster than the clock could tell) or between a
@@ -223,4 +224,78 @@ int ts_checkpoint_restore_image(const void *bytes, size_t n, const char *name, c
         return err->status;
     }
     return restore_opened(&r, e, steps_done, thread_times_restored);
+}
+
+/* Bytes of the field read at a time by ts_checkpoint_verify: whole rows, a few MiB. */
+#define VERIFY_SLAB_BYTES ((size_t)8 << 20)
+
+/* The field in slabs of whole rows (z, y0..y0+dy, every x), each slab's points digested at
+ * their positions; the sum must be the stored digest, as when the run reads it whole. */
+static int verify_field(struct h5r *r, const struct ts_checkpoint_expect *e, double *slab, size_t rows_per)
+{
+    const int64_t nz = e->field_dims[0], ny = e->field_dims[1], nx = e->field_dims[2];
+    hsize_t chunk[3], dims[3] = { (hsize_t)nz, (hsize_t)ny, (hsize_t)nx };
+    ts_h5_field_chunk(3, dims, chunk);
+    uint64_t sum = 0, stored = 0;
+    for (int64_t z = 0; z < nz; z++)
+        for (int64_t y = 0; y < ny; y += (int64_t)rows_per) {
+            int64_t dy = ny - y < (int64_t)rows_per ? ny - y : (int64_t)rows_per;
+            hsize_t start[3] = { (hsize_t)z, (hsize_t)y, 0 }, count[3] = { 1, (hsize_t)dy, (hsize_t)nx };
+            struct h5r_doubles grid = { .path = "/field",
+                                        .rank = 3,
+                                        .why = "the run's grid, nz x ny x nx",
+                                        .dims = { dims[0], dims[1], dims[2] },
+                                        .min = -DBL_MAX,
+                                        .max = DBL_MAX,
+                                        .exact = 1,
+                                        .chunk = chunk,
+                                        .digest = "digest",
+                                        .digest_points = 1,
+                                        .start = start,
+                                        .count = count,
+                                        .digest_read = &stored };
+            int rc = h5r_read_doubles(r, &grid, slab);
+            if (rc != TS_OK)
+                return rc;
+            sum += ts_digest_points(slab, (size_t)(dy * nx), (uint64_t)((z * ny + y) * nx));
+        }
+    if (sum != stored)
+        return h5r_fail(r, "/field", "the values are not those written (their digest differs from /field@digest)");
+    return TS_OK;
+}
+
+int ts_checkpoint_verify(const char *path, const struct ts_checkpoint_expect *e, int64_t *steps_done,
+                         struct ts_error *err)
+{
+    struct dry_run d = { path, e };
+    char name[4200];
+    snprintf(name, sizeof name, "checkpoint %s", path);
+    int status = ts_read_check_isolated(restore_without_field, &d, name, ts_read_seconds(path), err);
+    if (status != TS_OK)
+        return status;
+    struct ts_checkpoint_expect whole = *e;
+    whole.field[0] = whole.field[1] = NULL;
+    int restored = 0;
+    status = restore_path(path, &whole, steps_done, &restored, err);
+    const int64_t nx = e->field_dims[2];
+    if (status != TS_OK || !e->field[0] || nx <= 0 || e->field_dims[0] <= 0 || e->field_dims[1] <= 0)
+        return status;
+    size_t rows_per = VERIFY_SLAB_BYTES / sizeof(double) / (size_t)nx;
+    rows_per = rows_per ? rows_per : 1;
+    if (rows_per > (size_t)e->field_dims[1])
+        rows_per = (size_t)e->field_dims[1];
+    double *slab = malloc(rows_per * (size_t)nx * sizeof *slab);
+    if (!slab)
+        return ts_fail(err, TS_RESOURCE_ERROR, "cannot read checkpoint: %s: no memory for %zu rows of its field", path,
+                       rows_per);
+    struct h5r r;
+    if (h5r_open_path(&r, path, err)) {
+        free(slab);
+        ts_error_prefix(err, "cannot read checkpoint: ");
+        return err->status;
+    }
+    status = verify_field(&r, e, slab, rows_per);
+    h5r_close(&r);
+    free(slab);
+    return status;
 }

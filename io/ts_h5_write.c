@@ -18,8 +18,7 @@
 
 /* How much the in-memory file grows at a time: few reallocations, little slack. */
 #define IMAGE_INCREMENT ((size_t)4 << 20)
-/* Memory HDF5 needs to start a file (its metadata cache, the first increment), with room. */
-#define HDF5_WORKING_MEMORY ((size_t)16 << 20)
+#define HDF5_WORKING_MEMORY TS_H5_WORKING_MEMORY
 
 enum part_presence { ALWAYS, WITH_FIELD, WITH_PLACEMENT, WITH_COUNTERS, WITH_JOB, WITH_MPI };
 

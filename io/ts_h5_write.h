@@ -8,6 +8,10 @@
 #include "ts_file_place.h"
 #include "ts_record.h"
 
+/* Memory HDF5 needs to start a file (its metadata cache, the first increment), with room: the
+ * writer makes sure it is there before it starts, so a run counts it in its plan. */
+#define TS_H5_WORKING_MEMORY ((size_t)16 << 20)
+
 /* Before a run starts: checks that final_path names nothing or a regular file (not a device,
  * FIFO, directory, socket or symbolic link) and that a file can be created next to it (the
  * directory exists and is writable) by creating and removing a probe file. TS_BAD_INPUT with

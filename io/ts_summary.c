@@ -247,6 +247,11 @@ void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE
     else
         fprintf(out, "  result     %s = %.17g  (%d thread partials -> %d node partial%s -> 1)\n", r->result_name,
                 r->global, r->n_threads, r->n_nodes, r->n_nodes == 1 ? "" : "s");
+    if (rec->job && rec->job->restarted)
+        fprintf(out,
+                "  restarted  from %s after %lld of %lld iterations: those ran before, their times are the "
+                "checkpoint's\n",
+                rec->job->restarted_from, (long long)rec->job->steps_before_restart, (long long)rec->steps_planned);
     if (!rec->complete)
         fprintf(out,
                 "  verified   not verified: stopped after %lld of %lld iterations, the checkpoint holds the rest\n",

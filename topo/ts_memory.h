@@ -48,6 +48,14 @@ enum ts_mem_pages {
  * TS_RESOURCE_ERROR with the errno text. */
 int ts_memory_advise_pages(void *ptr, size_t bytes, enum ts_mem_pages pages, int *applied, struct ts_error *err);
 
+/* What a limit counts: memory used, or the address space a process maps (libraries and thread
+ * stacks included, touched or not). */
+enum ts_limit_counts {
+    TS_LIMIT_COUNTS_MEMORY,        /* pages in use: free memory, cgroup, the Slurm allocation */
+    TS_LIMIT_COUNTS_ADDRESS_SPACE, /* every mapping: RLIMIT_AS */
+    TS_LIMIT_COUNTS_DATA           /* private writable mappings (heap, stacks of threads): RLIMIT_DATA */
+};
+
 /* One limit a run's memory must fit in. */
 struct ts_memory_limit {
     uint64_t bytes;
@@ -55,9 +63,20 @@ struct ts_memory_limit {
                          "RLIMIT_AS", "SLURM_MEM_PER_NODE", ... */
     int per_process;  /* 1: this process's own (an rlimit); 0: shared by every process of the
                          machine or job on it (free memory, cgroup, the Slurm allocation) */
+    enum ts_limit_counts counts;
 };
 
-/* Collects every limit that applies to this process (up to max); returns how many. */
+/* Collects every limit that applies to this process (up to max); returns how many. A limit
+ * from the environment that is not a number is left out: ts_memory_limits_check refuses it. */
 int ts_memory_limits(struct ts_memory_limit *out, int max);
+
+/* The limits read from the environment (SLURM_MEM_PER_NODE, SLURM_MEM_PER_CPU and the
+ * SLURM_CPUS_ON_NODE it is multiplied by) are whole numbers, as Slurm writes them: TS_OK, or
+ * TS_BAD_INPUT naming the variable and its value (a limit that cannot be read cannot be kept). */
+int ts_memory_limits_check(struct ts_error *err);
+
+/* This process's mappings now (/proc/self/status): VmSize, every mapping, and VmData, the
+ * private writable ones, in bytes. Returns 0, or -1 when they cannot be read (both 0). */
+int ts_memory_process_now(uint64_t *address_space, uint64_t *data);
 
 #endif

@@ -23,6 +23,7 @@ static void __attribute__((format(printf, 3, 4))) add(struct sink *s, uint64_t b
     struct ts_memory_limit *l = &s->out[s->n++];
     l->bytes = bytes;
     l->per_process = 0;
+    l->counts = TS_LIMIT_COUNTS_MEMORY;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(l->source, sizeof l->source, fmt, ap);
@@ -141,13 +142,13 @@ int ts_memory_cgroup_limits(const char *proc_self_cgroup, const char *cgroup_roo
     return s.n;
 }
 
-static void rlimit(struct sink *s, int resource, const char *name)
+static void rlimit(struct sink *s, int resource, const char *name, enum ts_limit_counts counts)
 {
     struct rlimit rl;
-    if (getrlimit(resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+    if (getrlimit(resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && s->n < s->max) {
         add(s, (uint64_t)rl.rlim_cur, "%s", name);
-        if (s->n > 0)
-            s->out[s->n - 1].per_process = 1;
+        s->out[s->n - 1].per_process = 1;
+        s->out[s->n - 1].counts = counts;
     }
 }
 
@@ -174,8 +175,58 @@ int ts_memory_limits(struct ts_memory_limit *out, int max)
     meminfo(&s);
     if (s.n < max)
         s.n += ts_memory_cgroup_limits("/proc/self/cgroup", "/sys/fs/cgroup", out + s.n, max - s.n);
-    rlimit(&s, RLIMIT_AS, "RLIMIT_AS (ulimit -v)");
-    rlimit(&s, RLIMIT_DATA, "RLIMIT_DATA (ulimit -d)");
+    rlimit(&s, RLIMIT_AS, "RLIMIT_AS (ulimit -v)", TS_LIMIT_COUNTS_ADDRESS_SPACE);
+    rlimit(&s, RLIMIT_DATA, "RLIMIT_DATA (ulimit -d)", TS_LIMIT_COUNTS_DATA);
     slurm(&s);
     return s.n;
+}
+
+/* Set and not a whole number: the variable's name, for the refusal. */
+static const char *unreadable(const char *name)
+{
+    uint64_t v;
+    const char *text = getenv(name);
+    return text && env_u64(name, &v) != 0 ? name : NULL;
+}
+
+int ts_memory_limits_check(struct ts_error *err)
+{
+    const char *bad = unreadable("SLURM_MEM_PER_NODE");
+    if (!bad)
+        bad = unreadable("SLURM_MEM_PER_CPU");
+    if (!bad && getenv("SLURM_MEM_PER_CPU"))
+        bad = unreadable("SLURM_CPUS_ON_NODE");
+    if (!bad)
+        return TS_OK;
+    char shown[64];
+    size_t n = 0;
+    for (const char *p = getenv(bad); *p && n + 1 < sizeof shown; p++)
+        shown[n++] = *p >= 0x20 && *p < 0x7f ? *p : '?';
+    shown[n] = '\0';
+    return ts_fail(err, TS_BAD_INPUT,
+                   "%s='%s' is not a whole number, as Slurm writes it: the memory limit it sets cannot be "
+                   "kept; unset it or give the number",
+                   bad, shown);
+}
+
+int ts_memory_process_now(uint64_t *address_space, uint64_t *data)
+{
+    *address_space = *data = 0;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return -1;
+    char line[256];
+    unsigned long long kb;
+    int found = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "VmSize: %llu kB", &kb) == 1) {
+            *address_space = (uint64_t)kb * 1024;
+            found |= 1;
+        } else if (sscanf(line, "VmData: %llu kB", &kb) == 1) {
+            *data = (uint64_t)kb * 1024;
+            found |= 2;
+        }
+    }
+    fclose(f);
+    return found == 3 ? 0 : -1;
 }

@@ -34,25 +34,34 @@ stop() {
 run_ts 0 "uninterrupted reference" run "$SRC/configs/stencil2d.ini" $LONG -o "$WORK/full.h5" -q
 full=$(get -x "$WORK/full.h5" /results/global)
 
+# A config name a shell would split or unquote, and options: the stop prints the command that
+# continues this run, every option kept, quoted to be pasted.
+CFG_ODD="$WORK/my config's copy.ini"
+cp "$SRC/configs/stencil2d.ini" "$CFG_ODD"
 # shellcheck disable=SC2086
-stop "$SRC/configs/stencil2d.ini" "$WORK/run.h5" $LONG
-expect_in "$ERR" "User defined signal 1: stopped after [0-9]+ of 20001 iterations; checkpoint $WORK/run.ckpt.h5; continue with touchstone run .* --restart $WORK/run.ckpt.h5" \
+stop "$CFG_ODD" "$WORK/run.h5" $LONG
+expect_in "$ERR" "User defined signal 1: stopped after [0-9]+ of 20001 iterations; checkpoint $WORK/run.ckpt.h5; continue with: $TS run .* --set stencil\.nx=512 .* --threads 1 -o $WORK/run\.h5 --restart $WORK/run\.ckpt\.h5\$" \
     "the stop says how to continue"
+grep -qF "run '$WORK/my config'\\''s copy.ini' --set" "$ERR" || fail "the config's name is not quoted for the shell"
+again=$(sed -n 's/^touchstone: .*; continue with: //p' "$ERR")
 [ -s "$WORK/run.ckpt.h5" ] || fail "no checkpoint after SIGUSR1"
 [ "$(get "$WORK/run.h5" /@complete)" = 0 ] || fail "the stopped run's file is not marked incomplete"
 [ "$(get "$WORK/run.h5" /verification@passed)" = 0 ] || fail "a stopped run claims to be verified"
 done_before=$(get "$WORK/run.h5" /@steps_done)
 ls "$WORK" | grep -q '\.tmp\.' && fail "temporary files left after the stop"
 
-# Restart on another thread count: the result does not depend on it.
-# shellcheck disable=SC2086
-run_ts 0 "restart" run "$SRC/configs/stencil2d.ini" $LONG -o "$WORK/run.h5" -q --threads 2 --restart "$WORK/run.ckpt.h5"
+# The printed command, pasted, with another thread count after it: the result depends on neither.
+expect_run 0 "restart" sh -c "$again --threads 2"
 [ "$(get -x "$WORK/run.h5" /results/global)" = "$full" ] || fail "restarted result $(get -x "$WORK/run.h5" /results/global) differs from uninterrupted $full"
 [ "$(get "$WORK/run.h5" /@complete)" = 1 ] || fail "the restarted run's file is not complete"
 [ "$(get "$WORK/run.h5" /job@restarted)" = 1 ] || fail "/job does not say restarted"
 [ "$(get "$WORK/run.h5" /job@steps_before_restart)" = "$done_before" ] || fail "/job steps_before_restart is not $done_before"
 [ "$(get "$WORK/run.h5" /verification@passed)" = 1 ] || fail "the restarted run did not verify"
 [ -e "$WORK/run.ckpt.h5" ] && fail "a finished run left its checkpoint behind (a requeue would continue it)"
+# The summary, and show after it, say the run was restarted, from which checkpoint and where.
+expect_in "$OUT" "^  restarted  from $WORK/run\.ckpt\.h5 after $done_before of 20001 iterations" "the summary says restarted"
+run_ts 0 "show of the restarted run" show "$WORK/run.h5" &&
+    expect_in "$OUT" "^  restarted  from $WORK/run\.ckpt\.h5 after $done_before of 20001 iterations" "show says restarted"
 
 # sum carries no field: the checkpoint holds the step count and the times.
 SUM="--set sum.n=1048576 --set run.iterations=8000 --threads 1"
@@ -60,8 +69,18 @@ SUM="--set sum.n=1048576 --set run.iterations=8000 --threads 1"
 run_ts 0 "sum reference" run "$SRC/configs/sum.ini" $SUM -o "$WORK/sumfull.h5" -q
 # shellcheck disable=SC2086
 stop "$SRC/configs/sum.ini" "$WORK/sum.h5" $SUM
+# A checkpoint under another name than this run's is the user's file: a finished restart keeps
+# it, and says so (only its own X.ckpt.h5 goes).
+cp "$WORK/sum.ckpt.h5" "$WORK/sum-copy.ckpt.h5"
 # shellcheck disable=SC2086
-run_ts 0 "sum restart" run "$SRC/configs/sum.ini" $SUM -o "$WORK/sum.h5" -q --restart "$WORK/sum.ckpt.h5"
+run_ts 0 "sum restart from a copy" run "$SRC/configs/sum.ini" $SUM -o "$WORK/sum2.h5" --restart "$WORK/sum-copy.ckpt.h5"
+[ -e "$WORK/sum-copy.ckpt.h5" ] || fail "a restart removed the checkpoint it was given under another name"
+expect_in "$ERR" "^touchstone: note: kept $WORK/sum-copy\.ckpt\.h5, the checkpoint this run continued: it is not this run's checkpoint \($WORK/sum2\.ckpt\.h5\)" \
+    "the kept checkpoint is named"
+# shellcheck disable=SC2086
+run_ts 0 "sum restart" run "$SRC/configs/sum.ini" $SUM -o "$WORK/sum.h5" --restart "$WORK/sum.ckpt.h5"
+[ -e "$WORK/sum.ckpt.h5" ] && fail "a finished restart left its own checkpoint behind"
+expect_not_in "$ERR" "note: kept" "the run's own checkpoint is not kept"
 [ "$(get -x "$WORK/sum.h5" /results/global)" = "$(get -x "$WORK/sumfull.h5" /results/global)" ] || fail "sum: restarted result differs"
 
 # Periodic checkpoints survive SIGKILL: the newest one restarts to the same result.

@@ -86,4 +86,30 @@ expect_in "$ERR" "/proc/touchstone-test.h5" "unwritable path named"
 # shellcheck disable=SC2086
 run_ts 2 "output is a directory" run "$SRC/configs/sum.ini" $SMALL -o "$WORK"
 expect_in "$ERR" "$WORK" "directory as output named"
+
+# jobs/run.sbatch's log names the job once: its id, or an array task's <array job>_<task>
+# with the task's own id beside it. Run as a batch script would be, with an srun that only
+# starts the program (no Slurm here: tests/slurm runs it under one).
+mkdir -p "$WORK/fake-srun"
+cat >"$WORK/fake-srun/srun" <<'SRUN'
+#!/bin/sh
+while [ $# -gt 0 ]; do case $1 in -c) shift 2 ;; -*) shift ;; *) break ;; esac; done
+exec "$@"
+SRUN
+chmod +x "$WORK/fake-srun/srun"
+# sbatch_log WHAT ENV...: run.sbatch on sum.ini under ENV; its log in $OUT.
+sbatch_log() {
+    what=$1
+    shift
+    # shellcheck disable=SC2086
+    expect_run 0 "$what" env "$@" PATH="$WORK/fake-srun:$PATH" TOUCHSTONE="$TS" TOUCHSTONE_RESULTS="$WORK/jobs" \
+        bash "$SRC/jobs/run.sbatch" "$SRC/configs/sum.ini" $SMALL -q
+}
+sbatch_log "run.sbatch, one job" -u SLURM_ARRAY_JOB_ID -u SLURM_ARRAY_TASK_ID SLURM_JOB_ID=77 &&
+    expect_in "$OUT" "^run\.sbatch: job 77 on " "run.sbatch names the job once"
+expect_not_in "$OUT" "job id" "run.sbatch repeats the job's id"
+sbatch_log "run.sbatch, an array task" SLURM_JOB_ID=1234 SLURM_ARRAY_JOB_ID=1200 SLURM_ARRAY_TASK_ID=3 &&
+    expect_in "$OUT" "^run\.sbatch: job 1200_3 \(array task 3 of job 1200, job id 1234\) on " \
+        "run.sbatch names an array task and its own id"
+[ -s "$WORK/jobs/run-sum-parallel-1200_3.h5" ] || fail "run.sbatch, an array task: no results file named after the task"
 finish

@@ -8,6 +8,7 @@
 # and hangs on. Then checkpoints altered so that every checksum still holds (chunks swapped,
 # the field rewritten as float32, without its checksum or in other chunks, times changed, a
 # step count that leaves nothing to compute, the old format): each is refused for its reason.
+# check --restart judges the intact, the cut and the altered checkpoints as run --restart does.
 . "$(dirname "$0")/lib.sh"
 D=$WORK/out
 mkdir "$D"
@@ -56,7 +57,24 @@ restart_from() {
     esac
 }
 
+# check_agrees FILE WHAT ARGS...: check --restart FILE judges the checkpoint as run --restart did
+# just before (status in $status, message in $ERR): it reads every dataset and digest too.
+check_agrees() {
+    file=$1 what=$2 run_status=$status
+    shift 2
+    cp "$ERR" "$WORK/run.err"
+    TOUCHSTONE_READ_TIMEOUT=${READ_TIMEOUT:-20} "$TS" check "$CFG" "$@" -o "$D/c.h5" -q --restart "$file" >"$OUT" 2>"$ERR"
+    checked=$?
+    if [ "$checked" -ne "$run_status" ]; then
+        fail "$what: check --restart exits $checked where run --restart exits $run_status: $(tail -n 1 "$ERR")"
+    elif [ "$run_status" -eq 2 ] && [ "$(tail -n 1 "$ERR")" != "$(tail -n 1 "$WORK/run.err")" ]; then
+        fail "$what: check --restart says '$(tail -n 1 "$ERR")', run --restart '$(tail -n 1 "$WORK/run.err")'"
+    fi
+}
+
 restart_from "$WORK/good.ckpt.h5" "the intact checkpoint"
+# shellcheck disable=SC2086
+check_agrees "$WORK/good.ckpt.h5" "the intact checkpoint" $ARGS
 [ "$SAME" -eq 1 ] || { fail "the intact checkpoint does not restart to the reference"; finish; }
 SAME=0
 
@@ -78,6 +96,8 @@ while [ $i -lt 12 ]; do
     len=$((i * size / 12))
     head -c $len "$WORK/good.ckpt.h5" >"$WORK/cut.ckpt.h5"
     restart_from "$WORK/cut.ckpt.h5" "cut to $len of $size bytes"
+    # shellcheck disable=SC2086
+    check_agrees "$WORK/cut.ckpt.h5" "cut to $len of $size bytes" $ARGS
     i=$((i + 1))
 done
 # Where HDF5 1.10 itself fails (tests/cli/h5_doctor.c): a damaged global heap makes it read out
@@ -113,6 +133,8 @@ if [ "$(get "$D/b.ckpt.h5" /@steps_done 2>/dev/null)" = 10 ]; then
         # shellcheck disable=SC2086
         run_ts 2 "$1" run "$CFG" $BIG -o "$D/r.h5" -q --restart "$WORK/$1.ckpt.h5" &&
             expect_in "$ERR" "^touchstone: error: $WORK/$1\.ckpt\.h5: $2" "$1: the reason"
+        # shellcheck disable=SC2086
+        check_agrees "$WORK/$1.ckpt.h5" "$1" $BIG
         [ -e "$D/r.h5" ] && fail "$1: refused, yet a results file was written"
     }
     altered ckpt_swap_chunks "/field: the values are not those written \(their digest differs from /field@digest\)"

@@ -81,7 +81,7 @@ no_temp_left "$D" "SIGUSR1, checkpoint on a full disk"
 stop_after_init "results on a full disk" FAULTFS_FULL_ONLY=/s.h5.tmp. FAULTFS_FULL_AFTER=0 -- run "$CFG" $LONG -o "$D/s.h5" -q \
     --restart "$D/s.ckpt.h5"
 if expect_status 2 "SIGUSR1, checkpoint written, results file on a full disk"; then
-    expect_in "$ERR" "^touchstone: error: User defined signal 1: checkpoint $D/s\.ckpt\.h5 written \(continue with touchstone run $CFG --restart $D/s\.ckpt\.h5\), but cannot write output $D/s\.h5: writing $D/s\.h5$TMPNAME: No space left on device\$" \
+    expect_in "$ERR" "^touchstone: error: User defined signal 1: checkpoint $D/s\.ckpt\.h5 written \(continue with: $TS run $CFG .* -o $D/s\.h5 --restart $D/s\.ckpt\.h5\), but cannot write output $D/s\.h5: writing $D/s\.h5$TMPNAME: No space left on device\$" \
         "SIGUSR1, results file on a full disk: the message names the checkpoint"
 fi
 same_bytes "$WORK/s.saved" "$D/s.h5" "SIGUSR1, results file on a full disk: the previous results file"

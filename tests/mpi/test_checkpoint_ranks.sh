@@ -69,6 +69,45 @@ for how in 2 1 alone; do
     [ "$("$H5GET" "$WORK/from-$how.h5" /job@restarted)" = 1 ] || fail "restart ($how): /job does not say restarted"
 done
 
+# A checkpoint the ranks refuse (written for another grid): said once, by rank 0, exit 2, and
+# no MPI_ABORT (each rank read the file alone; the refusal is agreed before any rank ends).
+# shellcheck disable=SC2086
+mpi_ts 2 "restart of another grid on 3 ranks" 3 run "$CONFIG" $LONG --set stencil.ny=128 -q -o "$WORK/grid.h5" \
+    --restart "$WORK/run.ckpt.h5" &&
+    expect_in "$ERR" "^touchstone: error: $WORK/run\.ckpt\.h5: /config: checkpoint was written for stencil\.ny = 96, this run has stencil\.ny = 128; refusing to restart\$" \
+        "another grid on 3 ranks: the reason, without a rank's name"
+[ "$(grep -c '^touchstone: error:' "$ERR")" = 1 ] || fail "another grid on 3 ranks: not one error message"
+expect_not_in "$ERR" "MPI_ABORT" "another grid on 3 ranks: the job was aborted"
+head -c 3000 "$WORK/run.ckpt.h5" >"$WORK/cut.ckpt.h5"
+# shellcheck disable=SC2086
+mpi_ts 2 "restart of a truncated checkpoint on 3 ranks" 3 run "$CONFIG" $LONG -q -o "$WORK/cut.h5" \
+    --restart "$WORK/cut.ckpt.h5" &&
+    expect_in "$ERR" "^touchstone: error: cannot read checkpoint: $WORK/cut\.ckpt\.h5: " "truncated on 3 ranks: the reason"
+[ "$(grep -c '^touchstone: error:' "$ERR")" = 1 ] || fail "truncated on 3 ranks: not one error message"
+expect_not_in "$ERR" "MPI_ABORT" "truncated on 3 ranks: the job was aborted"
+
+# SIGUSR1 to one rank alone: every rank stops after the same iteration, and rank 0, which did
+# not get it, names the signal the other got.
+start_ranks 2 "$WORK/one.h5"
+rank1=$(pgrep -P "$(pgrep -P $job -x "$(basename "$MPIRUN")" || echo $job)" -x touchstone | sed -n 2p)
+[ -n "$rank1" ] && kill -USR1 "$rank1"
+wait $job
+status=$?
+[ -n "$rank1" ] || fail "SIGUSR1 to one rank: found no rank 1"
+[ $status = 3 ] || { fail "SIGUSR1 to one rank: exit status $status, expected 3"; sed 's/^/    | /' "$ERR" | tail -8 >&2; }
+expect_in "$ERR" "^touchstone: User defined signal 1: stopped after [0-9]+ of 6001 iterations; checkpoint $WORK/one\.ckpt\.h5; continue with: " \
+    "SIGUSR1 to one rank: the signal named on rank 0"
+expect_not_in "$ERR" "Unknown signal" "SIGUSR1 to one rank: a signal without a name"
+# The command the message prints (mpirun's words first, read from rank 0's parent) continues
+# the run, pasted as it is, to the uninterrupted bits.
+again=$(sed -n 's/^touchstone: User defined signal 1: .*; continue with: //p' "$ERR")
+case $again in
+"$MPIRUN --oversubscribe --bind-to none -np 2 $TS run $CONFIG "*" -o $WORK/one.h5 --restart $WORK/one.ckpt.h5") ;;
+*) fail "SIGUSR1 to one rank: the command printed is not mpirun's and this run's: $again" ;;
+esac
+expect_run 0 "SIGUSR1 to one rank: the printed command" sh -c "$again" &&
+    { [ "$(bits "$WORK/one.h5" /results/global)" = "$want" ] || fail "SIGUSR1 to one rank: the continued result differs"; }
+
 # A point of the field changed, its chunk checksum right: the ranks' digests do not add up to
 # the stored one, and every rank refuses (exit 2, rank 0 says why, once; no results file).
 cp "$WORK/run.ckpt.h5" "$WORK/point.ckpt.h5"
