@@ -150,6 +150,10 @@ while IFS="$(printf '\t')" read -r where cmd; do
     run | check) case ${1:-} in *.ini) ;; *) continue ;; esac ;;
     esac
     [ "$sub" = run ] && sub=check
+    # check judges the output as run does: the docs create an output's folder before the run
+    # (mkdir -p, which is not a touchstone command), so it is made here too.
+    out=$(printf '%s\n' "$@" | sed -n '/^-o$/{n;p;}')
+    case $out in */*) mkdir -p "$WORK/cwd/${out%/*}" ;; esac
     ncommands=$((ncommands + 1))
     if ! (cd "$WORK/cwd" && env $envs "$TS" "$sub" "$@" >"$OUT" 2>"$ERR"); then
         fail "$where: '$cmd' no longer runs as printed (touchstone $sub $*)"
