@@ -153,8 +153,17 @@ static int read_topology(struct h5r *r, struct ts_topology_rec *t)
         COL_I32(struct ts_cache_rec, line_bytes, 0, 1 << 20),
         COL_I32(struct ts_cache_rec, count, 0, MAX_CPU),
     };
-    return read_rows(r, "/topology/caches", MAX_CACHE_KINDS, sizeof(struct ts_cache_rec), caches, 5, &t->n_caches,
-                     (void **)&t->caches);
+    if (read_rows(r, "/topology/caches", MAX_CACHE_KINDS, sizeof(struct ts_cache_rec), caches, 5, &t->n_caches,
+                  (void **)&t->caches))
+        return r->err->status;
+    static const char *const types[] = TS_CACHE_TYPES;
+    for (int32_t i = 0; i < t->n_caches; i++) {
+        char where[64];
+        snprintf(where, sizeof where, "/topology/caches:type row %d", (int)i);
+        if (h5r_known(r, where, t->caches[i].type, types, "a cache type"))
+            return r->err->status;
+    }
+    return TS_OK;
 }
 
 /* Every row of /threads/table: where each thread was bound and where it ran. */

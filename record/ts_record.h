@@ -41,6 +41,10 @@ struct ts_attr {
     {                                                                                                                  \
         "true", "false", NULL                                                                                          \
     }
+#define TS_CACHE_TYPES                                                                                                 \
+    {                                                                                                                  \
+        "data", "instruction", "unified", NULL                                                                         \
+    }
 #define TS_MPI_THREAD_LEVELS                                                                                           \
     {                                                                                                                  \
         "MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED", "MPI_THREAD_MULTIPLE", NULL               \

@@ -488,6 +488,18 @@ static void layout(void)
               && strstr(err.message, "node 7"),
           "a thread on node 7 of a 2-node machine: %s", err.message);
     ts_run_summary_free(&s);
+
+    /* A cache type hwloc has no word for: an enumerated column, refused naming the known ones. */
+    f.threads[1].node = 0;
+    snprintf(f.caches[1].type, sizeof f.caches[1].type, "%s", "victim");
+    snprintf(path, sizeof path, "%s/bad-cache.h5", dir);
+    REQUIRE(ts_record_write(&f.rec, path, &err) == TS_OK, "ts_record_write: %s", err.message);
+    ts_error_clear(&err);
+    CHECK(ts_run_read_file(path, &s, &err) == TS_BAD_INPUT
+              && strstr(err.message, "/topology/caches:type row 1: 'victim' is not a cache type touchstone knows "
+                                     "(data, instruction, unified)"),
+          "a cache of type victim: %s", err.message);
+    ts_run_summary_free(&s);
 }
 
 /* A survey's report from its folder: the done run's file read from there, the pending one not;

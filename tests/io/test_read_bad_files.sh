@@ -85,14 +85,20 @@ bad external.h5 "/timings/iteration: stored outside the file or in a layout touc
 # Deflate bombs: 2^22 iterations of zeros in 1 MiB chunks of about a kB each (once 725 MB and
 # 11 s in show), and a chunk of 40 bytes whose stream inflates to 64 MiB. Refused from the
 # sizes, and from the stream inflated into a small buffer, before HDF5 inflates anything.
-for cmd in show report compare; do
+# plot and report --html validate with the same reader before drawing or writing anything.
+for cmd in show report compare plot html; do
     args="$WORK/deflate_bomb.h5"
-    [ $cmd = compare ] && args="$GOOD $args"
+    case $cmd in
+    compare) args="$GOOD $args" ;;
+    plot) args="$args -o $WORK/bomb.png" ;;
+    html) cmd=report args="$args --html $WORK/bomb.html" ;;
+    esac
     # shellcheck disable=SC2086
     run_ts 2 "deflate bomb ($cmd)" $cmd $args &&
         expect_in "$ERR" "^touchstone: error: $WORK/deflate_bomb.h5: /timings/iteration: deflated: 4194304 values \(32 MiB\) from [0-9]+ stored bytes, more than touchstone inflates from a file of [0-9.]+ KiB \([0-9.]+ MiB in all: 16 MiB \+ 16 x its size\)" \
             "deflate bomb ($cmd): the dataset, its size and the limit"
 done
+[ ! -e "$WORK/bomb.png" ] && [ ! -e "$WORK/bomb.html" ] || fail "a deflate bomb refused, yet a picture or a report written"
 bad chunk_bomb.h5 "/timings/iteration: chunk 0 inflates [0-9]+ stored bytes to more than the $((n * 8)) bytes a chunk holds"
 # Enumerated attributes: a value touchstone never writes is refused by every reader, naming
 # the known ones; so is a size the kernel does not have.
