@@ -219,6 +219,16 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
         runtime_binding(choice);
         return TS_OK;
     }
+    char own_pid[32];
+    snprintf(own_pid, sizeof own_pid, "pid=%lld;", (long long)getpid());
+    if (marker && strncmp(marker, own_pid, strlen(own_pid)) == 0)
+        /* This process set it before its exec, and the environment no longer holds what it
+         * applied: re-executing again could go on forever. */
+        return ts_fail(err, TS_INTERNAL_ERROR,
+                       "the re-executed touchstone does not find the binding it applied (%s=%.300s, OMP_PLACES=%.100s, "
+                       "OMP_PROC_BIND=%.32s)",
+                       MARKER, marker, getenv("OMP_PLACES") ? getenv("OMP_PLACES") : "(unset)",
+                       getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "(unset)");
     if (marker) {
         /* Not this process's own re-execution: taking it would drop the config's binding. */
         char text[96];

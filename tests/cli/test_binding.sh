@@ -24,6 +24,13 @@ for marker in strict "pid=1;places=config;proc_bind=config;cpus=0;OMP_PROC_BIND=
     expect_in "$OUT" "OMP_PLACES=cores \(config\), OMP_PROC_BIND=spread \(config\)" "stale marker $marker: the config's binding applied"
 done
 
+# A marker with this very pid whose values the environment does not hold: the re-execution went
+# wrong, and re-executing again could loop forever; refused (sh's pid is touchstone's: exec keeps it).
+expect_run 2 "a marker of this pid that does not match" timeout 60 sh -c \
+    'exec env TOUCHSTONE_BINDING="pid=$$;places=config;proc_bind=config;cpus=0;OMP_PROC_BIND=close;OMP_PLACES=threads" "$@"' \
+    sh "$TS" run "$SRC/configs/sum.ini" --set sum.n=100000 --threads 2 -q -o "$WORK/own.h5" &&
+    expect_in "$ERR" "error: the re-executed touchstone does not find the binding it applied" "a marker of this pid that does not match: the message"
+
 # Only one variable in the environment: the runtime already bound this process to one place
 # before touchstone re-executed itself to apply the other; the threads must still spread.
 for var in OMP_PLACES=cores OMP_PROC_BIND=close; do
