@@ -187,16 +187,17 @@ static int sync_file(const char *tmp, const char *final_path, struct ts_error *e
  * another file put in its place. */
 static int still_ours(const char *tmp, const struct ts_file_id *made, const char *final_path, struct ts_error *err)
 {
-    /* The type too: a link made right after the file was removed may get its inode number. */
+    /* The type too: a link made right after the file was removed may get its inode number. A
+     * name that is gone (the folder removed) is left to the next step, which says so with its
+     * errno. */
     struct stat st;
     struct ts_file_id now = ts_file_id_of(tmp);
-    if (!made->known || (lstat(tmp, &st) == 0 && S_ISREG(st.st_mode) && ts_file_id_same_inode(&now, made)))
+    if (!made->known || lstat(tmp, &st) != 0 || (S_ISREG(st.st_mode) && ts_file_id_same_inode(&now, made)))
         return TS_OK;
-    return ts_fail(
-        err, TS_IO_ERROR,
-        "cannot write output %s: its temporary file %s was removed or replaced (by another file or a link): not "
-        "written through, not given the output's name",
-        final_path, tmp);
+    return ts_fail(err, TS_IO_ERROR,
+                   "cannot write output %s: its temporary file %s was replaced (by another file or a link): not "
+                   "written through, not given the output's name",
+                   final_path, tmp);
 }
 
 int h5w_write_atomic(const char *final_path, h5w_build_fn *build, const void *ctx, struct ts_place *place,

@@ -23,8 +23,9 @@ run_ts 0 "an uninterrupted survey" survey --quick -o "$WORK/a"
 structure "$WORK/a" >"$WORK/a.txt" || fail "dump of the uninterrupted survey"
 n_runs_a=$(sed -n 's/^n_runs //p' "$WORK/a.txt")
 
-# The folder is untrusted. Planted links are replaced, never written through: survey.ini and
-# the log of a run that runs again pointing at other files, a kept run file swapped for a link.
+# The folder is untrusted. Planted links are replaced, never written through: survey.ini,
+# survey.html and the log of a run that runs again pointing at other files, a kept run file
+# swapped for a link.
 # A resume keeps only the runs its plan made, as their files record them: the close and spread
 # files swapped, a run of another size in a run's place, each named with what differs and run
 # again; the rest kept. Resumed so, the survey is the one it was.
@@ -35,16 +36,18 @@ stacked=$(cd "$A/runs" && ls stencil2d-binding-stacked-t*.h5)
 cmd=$(sed -n 's/^run-command triad-init-serial-t[0-9]* //p' "$WORK/a.txt" | sed "s#DIR#$A#g; s/triad.n=[0-9]*/triad.n=5000/")
 expect_run 0 "triad-init-serial run again at another size" sh -c "$cmd"
 mv "$A/runs/$close" "$WORK/swap.h5" && mv "$A/runs/$spread" "$A/runs/$close" && mv "$WORK/swap.h5" "$A/runs/$spread"
-for v in ini log h5; do echo precious >"$WORK/victim.$v"; done
+for v in ini log h5 html; do echo precious >"$WORK/victim.$v"; done
 rm "$A/survey.ini" "$A/runs/$stacked" "$A/runs/${close%.h5}.log"
 ln -s "$WORK/victim.ini" "$A/survey.ini"
 ln -s "$WORK/victim.h5" "$A/runs/$stacked"
 ln -s "$WORK/victim.log" "$A/runs/${close%.h5}.log"
-run_ts 0 "a survey resumed in a tampered folder" survey --quick -o "$A"
-for v in ini log h5; do
+ln -s "$WORK/victim.html" "$A/survey.html"
+run_ts 0 "a survey resumed in a tampered folder" survey --quick --html -o "$A"
+for v in ini log h5 html; do
     [ "$(cat "$WORK/victim.$v")" = precious ] || fail "the file a planted link named was written: victim.$v"
 done
 [ -f "$A/survey.ini" ] && [ ! -L "$A/survey.ini" ] || fail "survey.ini is still a link"
+[ -s "$A/survey.html" ] && [ ! -L "$A/survey.html" ] || fail "survey.html is still a link"
 [ -f "$A/runs/${close%.h5}.log" ] && [ ! -L "$A/runs/${close%.h5}.log" ] || fail "the close run's log is still a link"
 expect_in "$ERR" "runs/$close is not kept: its OMP_PROC_BIND is 'spread', the plan's 'close'; it runs again" "the swapped close file named"
 expect_in "$ERR" "runs/$spread is not kept: its OMP_PROC_BIND is 'close', the plan's 'spread'" "the swapped spread file named"
@@ -52,7 +55,10 @@ expect_in "$ERR" "runs/$stacked is not kept: it is a symbolic link, not a file t
 expect_in "$ERR" "runs/triad-init-serial-t[0-9]+.h5 is not kept: its triad.n is 5000, the plan's [0-9]+" "the other size named"
 [ "$(grep -c ' kept (runs/' "$ERR")" = $((n_runs_a - 4)) ] || fail "not exactly the $((n_runs_a - 4)) untouched runs kept"
 structure "$A" >"$WORK/a2.txt" || fail "dump of the survey resumed in the tampered folder"
-diff "$WORK/a.txt" "$WORK/a2.txt" >"$WORK/diff" || fail "the survey resumed in the tampered folder differs: $(head -5 "$WORK/diff")"
+# (Its own command differs by --html.)
+grep -v '^command ' "$WORK/a.txt" >"$WORK/a1.txt"
+grep -v '^command ' "$WORK/a2.txt" >"$WORK/a2-.txt"
+diff "$WORK/a1.txt" "$WORK/a2-.txt" >"$WORK/diff" || fail "the survey resumed in the tampered folder differs: $(head -5 "$WORK/diff")"
 # What a resume trusts is refused when it is a link, naming it: survey.h5, runs/.
 mkdir "$WORK/e" "$WORK/f"
 ln -s "$A/survey.h5" "$WORK/e/survey.h5"
