@@ -33,7 +33,7 @@ A=$WORK/a
 close=$(cd "$A/runs" && ls stencil2d-binding-close-t*.h5)
 spread=$(cd "$A/runs" && ls stencil2d-binding-spread-t*.h5)
 stacked=$(cd "$A/runs" && ls stencil2d-binding-stacked-t*.h5)
-cmd=$(sed -n 's/^run-command triad-init-serial-t[0-9]* //p' "$WORK/a.txt" | sed "s#DIR#$A#g; s/triad.n=[0-9]*/triad.n=5000/")
+cmd=$(sed -n 's/^run-command triad-init-serial-t[0-9]*-r1 //p' "$WORK/a.txt" | sed "s#DIR#$A#g; s/triad.n=[0-9]*/triad.n=5000/")
 expect_run 0 "triad-init-serial run again at another size" sh -c "$cmd"
 mv "$A/runs/$close" "$WORK/swap.h5" && mv "$A/runs/$spread" "$A/runs/$close" && mv "$WORK/swap.h5" "$A/runs/$spread"
 for v in ini log h5 html; do echo precious >"$WORK/victim.$v"; done
@@ -52,7 +52,7 @@ done
 expect_in "$ERR" "runs/$close is not kept: its OMP_PROC_BIND is 'spread', the plan's 'close'; it runs again" "the swapped close file named"
 expect_in "$ERR" "runs/$spread is not kept: its OMP_PROC_BIND is 'close', the plan's 'spread'" "the swapped spread file named"
 expect_in "$ERR" "runs/$stacked is not kept: it is a symbolic link, not a file the survey wrote" "the link named"
-expect_in "$ERR" "runs/triad-init-serial-t[0-9]+.h5 is not kept: its triad.n is 5000, the plan's [0-9]+" "the other size named"
+expect_in "$ERR" "runs/triad-init-serial-t[0-9]+-r1.h5 is not kept: its triad.n is 5000, the plan's [0-9]+" "the other size named"
 [ "$(grep -c ' kept (runs/' "$ERR")" = $((n_runs_a - 4)) ] || fail "not exactly the $((n_runs_a - 4)) untouched runs kept"
 structure "$A" >"$WORK/a2.txt" || fail "dump of the survey resumed in the tampered folder"
 # (Its own command differs by --html.)
