@@ -163,7 +163,7 @@ static uint64_t thread_stack_bytes(void)
  * (docs/reliability.md, "Limits"): hwloc's topology, HDF5's and the OpenMP runtime's own
  * start-up; and for each thread the runtime starts, besides its stack, its malloc heap and the
  * runtime's state of it. */
-#define START_UP_MAPPINGS ((uint64_t)32 << 20)
+#define START_UP_MAPPINGS ((uint64_t)48 << 20)
 #define THREAD_HEAP_MAPPINGS ((uint64_t)16 << 20)
 
 /* What this process maps beyond the plan's bytes, for a limit on its own mappings: what it
