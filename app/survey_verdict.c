@@ -75,9 +75,10 @@ static void spread(char *buf, size_t size, const struct survey_point *p)
 static void too_few(char *buf, size_t size, const char *what_a, const struct survey_point *a, const char *what_b,
                     const struct survey_point *b)
 {
+    const int left_out = a->n_disturbed + b->n_disturbed;
     snprintf(buf, size,
-             "%d undisturbed runs of %s and %d of %s, a judgement needs %d of each (%d disturbed runs left out)", b->n,
-             what_b, a->n, what_a, TS_SIDE_MIN_RUNS, a->n_disturbed + b->n_disturbed);
+             "%d undisturbed run%s of %s and %d of %s, a judgement needs %d of each (%d disturbed run%s left out)",
+             b->n, b->n == 1 ? "" : "s", what_b, a->n, what_a, TS_SIDE_MIN_RUNS, left_out, left_out == 1 ? "" : "s");
 }
 
 /* The p-value of a separation, as compare prints it. */
@@ -464,9 +465,9 @@ static void busy_sentence(struct verdict_state *v, struct ts_survey_sentence *t)
     else if (n_share || !isnan(load))
         addf(t->text, sizeof t->text, ")");
     addf(t->text, sizeof t->text,
-         ", and %d judgements had fewer than %d undisturbed runs a side; run the survey again when the node is "
+         ", and %d judgement%s had fewer than %d undisturbed runs a side; run the survey again when the node is "
          "quiet (a new -o DIR, or remove this one).",
-         v->blocked_by_disturbance, TS_SIDE_MIN_RUNS);
+         v->blocked_by_disturbance, v->blocked_by_disturbance == 1 ? "" : "s", TS_SIDE_MIN_RUNS);
     for (int i = 0; i < s->n_runs; i++)
         if (s->runs[i].state == TS_SURVEY_DONE && s->runs[i].disturbed > 0)
             source(t, s->runs[i].name);

@@ -25,7 +25,7 @@ static const char usage_commands[] =
     "\n"
     "  run     run the configured kernel, verify it, write one HDF5 file\n"
     "  check   validate CONFIG and the options as run would, print the resolved configuration\n"
-    "          and the memory it needs (--restart: the checkpoint must be readable)\n"
+    "          and the memory it needs (--restart: the checkpoint read whole, as run reads it)\n"
     "  topo    print the machine (NUMA nodes, distances, cores, caches) and where each OpenMP\n"
     "          thread runs under the current OMP_* environment, or as `run CONFIG` will bind them;\n"
     "          with --topology or --synthetic, another machine's description (no threads run)\n"

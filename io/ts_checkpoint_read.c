@@ -199,16 +199,22 @@ static int restore_without_field(const void *ctx, struct ts_error *err)
     return restore_path(d->path, &e, &steps, &thread_times, err);
 }
 
-int ts_checkpoint_restore(const char *path, const struct ts_checkpoint_expect *e, int64_t *steps_done,
-                          int *thread_times_restored, struct ts_error *err)
+/* A checkpoint is a file like any other: HDF5 may crash or hang on a corrupted one, and that
+ * must end in a message, not take the run down with it (io/ts_run_isolate.c). So it is first
+ * restored, without its field, in a child. */
+static int dry_restore(const char *path, const struct ts_checkpoint_expect *e, struct ts_error *err)
 {
-    /* A checkpoint is a file like any other: HDF5 may crash or hang on a corrupted one, and
-     * that must end in a message, not take the run down with it (io/ts_run_isolate.c). */
     struct dry_run d = { path, e };
     char name[4200];
     snprintf(name, sizeof name, "checkpoint %s", path);
+    return ts_read_check_isolated(restore_without_field, &d, name, ts_read_seconds(path), err);
+}
+
+int ts_checkpoint_restore(const char *path, const struct ts_checkpoint_expect *e, int64_t *steps_done,
+                          int *thread_times_restored, struct ts_error *err)
+{
     *thread_times_restored = 0;
-    int status = ts_read_check_isolated(restore_without_field, &d, name, ts_read_seconds(path), err);
+    int status = dry_restore(path, e, err);
     if (status != TS_OK)
         return status;
     return restore_path(path, e, steps_done, thread_times_restored, err);
@@ -267,10 +273,7 @@ static int verify_field(struct h5r *r, const struct ts_checkpoint_expect *e, dou
 int ts_checkpoint_verify(const char *path, const struct ts_checkpoint_expect *e, int64_t *steps_done,
                          struct ts_error *err)
 {
-    struct dry_run d = { path, e };
-    char name[4200];
-    snprintf(name, sizeof name, "checkpoint %s", path);
-    int status = ts_read_check_isolated(restore_without_field, &d, name, ts_read_seconds(path), err);
+    int status = dry_restore(path, e, err);
     if (status != TS_OK)
         return status;
     struct ts_checkpoint_expect whole = *e;

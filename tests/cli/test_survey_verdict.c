@@ -178,7 +178,7 @@ static void inside_noise(void)
     point(TS_SURVEY_INIT, "triad", "parallel", 2, fast, 1, 0);
     point(TS_SURVEY_INIT, "triad", "serial", 2, slow, 1, 0);
     ts_survey_verdict(&rec);
-    expect("Init not judged on triad with 2 threads: 1 undisturbed runs of serial init and 1 of parallel init, a "
+    expect("Init not judged on triad with 2 threads: 1 undisturbed run of serial init and 1 of parallel init, a "
            "judgement needs 3 of each (0 disturbed runs left out).",
            "init with one run a side");
     CHECK(!sentence("The node was too busy"), "a survey with too few runs called busy");
@@ -227,7 +227,7 @@ static void too_busy(void)
     point(TS_SURVEY_INIT, "triad", "serial", 2, slow + 1, 2, 1);
     ts_survey_verdict(&rec);
     expect("The node was too busy to judge: 2 of 6 runs were disturbed", "two disturbed runs of six");
-    expect("Init not judged on triad with 2 threads: 1 undisturbed runs of serial init and 3 of parallel init",
+    expect("Init not judged on triad with 2 threads: 1 undisturbed run of serial init and 3 of parallel init",
            "init with two serial runs disturbed");
     CHECK(!any_ratio(), "a ratio stated from one undisturbed run");
 }
