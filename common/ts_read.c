@@ -114,20 +114,43 @@ static int read_slowly(const char *path, const struct ts_read_limits *lim, int f
     return rc;
 }
 
-static int read_regular(const char *path, const struct ts_read_limits *lim, int fd, char *buf, size_t *n,
-                        struct ts_error *err)
+/* Reads a regular file to its end, or to one byte past the limit. The buffer starts at the size
+ * fstat gave, plus two (one to see the end, one to see a file that grew since), so a small file
+ * costs a small allocation; a file that grew meanwhile grows it, up to the limit plus one. */
+static int read_regular(const char *path, const struct ts_read_limits *lim, int fd, const struct stat *st, char **out,
+                        size_t *n, struct ts_error *err)
 {
+    size_t cap = lim->max_bytes + 1;
+    if (st->st_size >= 0 && (unsigned long long)st->st_size + 2 < cap)
+        cap = (size_t)st->st_size + 2;
+    char *buf = malloc(cap);
+    if (!buf)
+        return ts_fail(err, TS_RESOURCE_ERROR, "%s: out of memory reading the %s", path, lim->what);
     size_t got = 0;
     for (;;) {
-        ssize_t r = read(fd, buf + got, lim->max_bytes + 1 - got);
+        if (got == cap) {
+            size_t more = cap * 2 < lim->max_bytes + 1 ? cap * 2 : lim->max_bytes + 1;
+            char *grown = realloc(buf, more);
+            if (!grown) {
+                free(buf);
+                return ts_fail(err, TS_RESOURCE_ERROR, "%s: out of memory reading the %s", path, lim->what);
+            }
+            buf = grown;
+            cap = more;
+        }
+        ssize_t r = read(fd, buf + got, cap - got);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r < 0)
-            return ts_fail_errno(err, ts_file_status(errno), errno, "%s: cannot read %s", path, lim->what);
+        if (r < 0) {
+            int e = errno;
+            free(buf);
+            return ts_fail_errno(err, ts_file_status(e), e, "%s: cannot read %s", path, lim->what);
+        }
         got += (size_t)r;
         if (r == 0 || got > lim->max_bytes)
             break;
     }
+    *out = buf;
     *n = got;
     return TS_OK;
 }
@@ -150,11 +173,12 @@ int ts_read_file(const char *path, const struct ts_read_limits *lim, char **text
         rc = ts_fail_errno(err, ts_file_status(errno), errno, "%s: cannot read %s", path, lim->what);
     else if (S_ISDIR(st.st_mode))
         rc = ts_fail_errno(err, TS_BAD_INPUT, EISDIR, "%s: cannot read %s", path, lim->what);
+    else if (S_ISREG(st.st_mode))
+        rc = read_regular(path, lim, fd, &st, &buf, &n, err);
     else if (!(buf = malloc(lim->max_bytes + 1)))
         rc = ts_fail(err, TS_RESOURCE_ERROR, "%s: out of memory reading the %s", path, lim->what);
     else
-        rc = S_ISREG(st.st_mode) ? read_regular(path, lim, fd, buf, &n, err)
-                                 : read_slowly(path, lim, fd, &st, buf, &n, err);
+        rc = read_slowly(path, lim, fd, &st, buf, &n, err);
     close(fd);
     if (rc == TS_OK && n > lim->max_bytes)
         rc = ts_fail(err, TS_BAD_INPUT, "%s: not a %s file (larger than %zu bytes)", path, lim->what, lim->max_bytes);
