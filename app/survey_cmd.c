@@ -25,6 +25,7 @@
 #include "survey_matrix.h"
 #include "survey_verdict.h"
 #include "ts_affinity.h"
+#include "ts_file_place.h"
 #include "ts_machine.h"
 #include "ts_run_read.h"
 #include "ts_html.h"
@@ -175,20 +176,6 @@ static int create_new(int fd, const char *name)
     return openat(fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 }
 
-static int write_all(int fd, const char *bytes, size_t n)
-{
-    while (n > 0) {
-        ssize_t done = write(fd, bytes, n);
-        if (done < 0 && errno == EINTR)
-            continue;
-        if (done <= 0)
-            return done < 0 ? errno : EIO;
-        bytes += done;
-        n -= (size_t)done;
-    }
-    return 0;
-}
-
 /* DIR/survey.ini, written when it is missing or differs (or is not a regular file): to a new
  * file, synced, renamed over the name, which replaces a planted link instead of writing
  * through it. */
@@ -208,7 +195,7 @@ static int write_config(const char *dir, struct ts_error *err)
         return TS_OK;
     char tmp[64];
     snprintf(tmp, sizeof tmp, "survey.ini.tmp.%ld", (long)getpid());
-    int e = (fd = create_new(dir_fd, tmp)) < 0 ? errno : write_all(fd, text, strlen(text));
+    int e = (fd = create_new(dir_fd, tmp)) < 0 ? errno : ts_file_write_all(fd, text, strlen(text));
     if (e == 0 && fsync(fd) != 0)
         e = errno;
     if (fd >= 0 && close(fd) != 0 && e == 0)
@@ -243,7 +230,7 @@ static const char *planned_set(const struct ts_battery_run *b, const char *key)
 static const char *planned_env(const struct ts_battery_run *b, const char *name)
 {
     size_t n = strlen(name);
-    for (int i = 0; i < 3; i++)
+    for (size_t i = 0; i < sizeof b->env / sizeof b->env[0]; i++)
         if (strncmp(b->env[i], name, n) == 0 && b->env[i][n] == '=')
             return b->env[i] + n + 1;
     return NULL;
@@ -403,11 +390,9 @@ static void merge_seen(struct ts_survey_run *r, const struct seen *seen)
         if (r->disturbed <= 0)
             r->disturbed_why[0] = '\0';
         const size_t used = strlen(r->disturbed_why);
-        if (used + 2 < sizeof r->disturbed_why) {
-            int n = snprintf(r->disturbed_why + used, sizeof r->disturbed_why - used, "%swhile its process ran: %.500s",
-                             used ? "; " : "", seen->why);
-            (void)n; /* cut at the end when both together do not fit */
-        }
+        if (used + 2 < sizeof r->disturbed_why) /* cut at the end when both together do not fit */
+            snprintf(r->disturbed_why + used, sizeof r->disturbed_why - used, "%swhile its process ran: %.500s",
+                     used ? "; " : "", seen->why);
         r->disturbed = 1;
     } else if (r->disturbed < 0)
         r->disturbed = 0;

@@ -260,7 +260,7 @@ static void parent_dir(const char *path, char *dir, size_t size)
         snprintf(dir, size, "%.*s", (int)(slash - path), path);
 }
 
-static int write_all(int fd, const void *bytes, size_t n)
+int ts_file_write_all(int fd, const void *bytes, size_t n)
 {
     const unsigned char *buf = bytes;
     while (n > 0) {
@@ -277,7 +277,7 @@ static int write_all(int fd, const void *bytes, size_t n)
 
 int ts_file_store(int fd, const void *image, size_t size, const char *tmp, const char *final_path, struct ts_error *err)
 {
-    int e = write_all(fd, image, size);
+    int e = ts_file_write_all(fd, image, size);
     if (e == 0 && fsync(fd) != 0)
         e = errno;
     if (close(fd) != 0 && e == 0) /* NFS reports delayed write errors here */

@@ -68,6 +68,10 @@ struct ts_place {
  * and the errno text (the temporary file is then still there, for the caller to remove). */
 int ts_file_place(const char *tmp, struct ts_place *p, struct ts_error *err);
 
+/* Writes all n bytes to fd, again after EINTR or a short write: 0, or the errno (EIO for a
+ * write that wrote nothing). */
+int ts_file_write_all(int fd, const void *bytes, size_t n);
+
 /* Writes n bytes through fd (the temporary file tmp of final_path), syncs and closes it, so
  * that every OS failure has its errno ("cannot write output FINAL: writing TMP: ..."). */
 int ts_file_store(int fd, const void *bytes, size_t n, const char *tmp, const char *final_path, struct ts_error *err);

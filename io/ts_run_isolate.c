@@ -14,22 +14,8 @@
 
 #include <hdf5.h>
 
+#include "ts_file_place.h"
 #include "ts_run_read.h"
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n > 0) {
-        ssize_t done = write(fd, p, n);
-        if (done < 0 && errno == EINTR)
-            continue;
-        if (done <= 0)
-            return -1;
-        p += done;
-        n -= (size_t)done;
-    }
-    return 0;
-}
 
 static int read_all(int fd, void *buf, size_t n)
 {
@@ -142,22 +128,23 @@ static void child(int fd, ts_run_reader *reader, const void *ctx, unsigned secon
     memset(&s, 0, sizeof s);
     memset(&err, 0, sizeof err);
     int st = reader(ctx, &s, &err);
-    int bad = write_all(fd, &st, sizeof st) || write_all(fd, &err, sizeof err) || write_all(fd, &s, sizeof s);
+    int bad = ts_file_write_all(fd, &st, sizeof st) || ts_file_write_all(fd, &err, sizeof err)
+              || ts_file_write_all(fd, &s, sizeof s);
     double **arrays[5];
     size_t counts[5];
     for (size_t i = 0, n = array_sizes(&s, arrays, counts); !bad && st == TS_OK && i < n; i++)
-        bad = write_all(fd, *arrays[i], counts[i] * sizeof(double));
+        bad = ts_file_write_all(fd, *arrays[i], counts[i] * sizeof(double));
     if (!bad && st == TS_OK)
-        bad = write_all(fd, s.ranks, rank_bytes(&s));
+        bad = ts_file_write_all(fd, s.ranks, rank_bytes(&s));
     char **texts[2];
     size_t bytes[2];
     for (size_t i = 0, n = text_sizes(&s, texts, bytes); !bad && st == TS_OK && i < n; i++)
-        bad = write_all(fd, *texts[i], bytes[i]);
+        bad = ts_file_write_all(fd, *texts[i], bytes[i]);
     void **blobs[N_LAYOUT];
     size_t blob_bytes[N_LAYOUT];
     layout_sizes(&s, blobs, blob_bytes);
     for (size_t i = 0; !bad && st == TS_OK && i < N_LAYOUT; i++)
-        bad = write_all(fd, *blobs[i], blob_bytes[i]);
+        bad = ts_file_write_all(fd, *blobs[i], blob_bytes[i]);
     _exit(bad ? 1 : 0); /* no atexit handlers, no flushing of the parent's buffers */
 }
 

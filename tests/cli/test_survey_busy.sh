@@ -30,7 +30,7 @@ for g in Init Binding Scaling Policy; do
     expect_in "$WORK/dump" "^measured sentence [0-9]+ $g not judged on " "$g not judged on a busy node"
 done
 # No ratio stated: no number followed by "x " in any sentence but the matrix's (its own).
-grep '^measured sentence ' "$WORK/dump" | grep -v '\[matrix\]$' | grep -E '[0-9]x[ ,)]' >"$WORK/ratios"
+grep '^measured sentence ' "$WORK/dump" | grep -v '\[matrix\]$' | grep -E '[0-9]x([ ,.;)]|$)' >"$WORK/ratios"
 [ ! -s "$WORK/ratios" ] || fail "a ratio stated on a busy node: $(cat "$WORK/ratios")"
 expect_not_in "$WORK/dump" '^measured sentence [0-9]+ .*(speed-up over|faster than unbound|costs [0-9])' "a finding on a busy node"
 

@@ -73,7 +73,7 @@ static int any_ratio(void)
     for (int i = 0; i < rec.n_sentences; i++) {
         const char *t = rec.sentences[i].text;
         for (const char *p = strchr(t, 'x'); p; p = strchr(p + 1, 'x'))
-            if (p > t && p[-1] >= '0' && p[-1] <= '9' && (p[1] == ' ' || p[1] == ',' || p[1] == ')'))
+            if (p > t && p[-1] >= '0' && p[-1] <= '9' && (p[1] == '\0' || strchr(" ,.;)", p[1])))
                 return 1;
     }
     return 0;
