@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run_continue.h"
 #include "ts_affinity.h"
 #include "ts_memory.h"
 #include "ts_node.h"
@@ -27,36 +28,14 @@ const char *ts_battery_config_text(void)
     return config_text;
 }
 
-/* Quoted for a POSIX shell when it holds anything but plain word characters. */
-static void shell_word(char *out, size_t size, const char *s)
-{
-    if (s[0] != '\0'
-        && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_=./,:+-%") == strlen(s)) {
-        snprintf(out, size, "%s", s);
-        return;
-    }
-    size_t n = 0;
-    if (n + 1 < size)
-        out[n++] = '\'';
-    for (const char *p = s; *p && n + 5 < size; p++) {
-        if (*p == '\'') {
-            memcpy(out + n, "'\\''", 4);
-            n += 4;
-        } else
-            out[n++] = *p;
-    }
-    if (n + 1 < size)
-        out[n++] = '\'';
-    out[n < size ? n : size - 1] = '\0';
-}
-
 void ts_battery_append_word(char *buf, size_t size, const char *word)
 {
     char q[1200];
-    shell_word(q, sizeof q, word);
     size_t used = strlen(buf);
-    if (snprintf(buf + used, size - used, "%s%s", used ? " " : "", q) >= (int)(size - used))
-        buf[used] = '\0'; /* a word that does not fit is left out whole, never cut */
+    /* a word that does not fit is left out whole, never cut */
+    if (!ts_shell_quote(word, q, sizeof q)
+        || snprintf(buf + used, size - used, "%s%s", used ? " " : "", q) >= (int)(size - used))
+        buf[used] = '\0';
 }
 
 /* The env assignments keep their '=' unquoted: OMP_PLACES='{0}'. */
@@ -64,10 +43,10 @@ static void append_env(char *buf, size_t size, const char *assignment)
 {
     const char *eq = strchr(assignment, '=');
     char value[320];
-    shell_word(value, sizeof value, eq + 1);
     size_t used = strlen(buf);
-    if (snprintf(buf + used, size - used, "%s%.*s=%s", used ? " " : "", (int)(eq - assignment), assignment, value)
-        >= (int)(size - used))
+    if (!ts_shell_quote(eq + 1, value, sizeof value)
+        || snprintf(buf + used, size - used, "%s%.*s=%s", used ? " " : "", (int)(eq - assignment), assignment, value)
+               >= (int)(size - used))
         buf[used] = '\0';
 }
 
