@@ -50,15 +50,14 @@ int ts_omp_env_judge(const char *places, const char *proc_bind, const struct ts_
     proc_bind = proc_bind && *proc_bind ? proc_bind : NULL;
     if (!places && !proc_bind)
         return TS_OK; /* the runtime's defaults: nothing to judge */
-    ts_topology *topo = NULL;
+    const ts_topology *topo = NULL;
     struct ts_node node = { 0 };
-    int status = ts_topology_create(&topo, err);
+    int status = ts_topology_shared(&topo, err);
     if (status == TS_OK)
         status = ts_node_from_topology(topo, &node, err);
     if (status == TS_OK)
         status = judge(&node, places, proc_bind, names, err);
     ts_node_free(&node);
-    ts_topology_destroy(topo);
     return status;
 }
 

@@ -372,8 +372,8 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
     if (status != TS_OK)
         return status;
 
-    ts_topology *topo = NULL;
-    status = ts_topology_create(&topo, err);
+    const ts_topology *topo = NULL;
+    status = ts_topology_shared(&topo, err);
     if (status != TS_OK)
         return status;
 
@@ -410,7 +410,6 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         }
         if (status != TS_OK) {
             ts_run_exec_release(&ex);
-            ts_topology_destroy(topo);
             return status;
         }
     }
@@ -546,6 +545,5 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
     ts_run_record_release(&rr);
     ts_run_ranks_release(&ranks);
     ts_run_exec_release(&ex);
-    ts_topology_destroy(topo);
     return status;
 }

@@ -205,7 +205,8 @@ static int h5w_dataset_as_is(struct h5w *w, hid_t loc, const struct h5w_ds *ds)
         || (space = ds->rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(ds->rank, ds->dims, NULL)) < 0
         || (set = H5Dcreate2(loc, ds->name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0
         /* HDF5 rejects a NULL buffer even for zero elements. */
-        || (n > 0 && !ds->later && H5Dwrite(set, ds->type, H5S_ALL, H5S_ALL, H5P_DEFAULT, ds->data) < 0))
+        || (n > 0 && !ds->later
+            && H5Dwrite(set, ds->type, H5S_ALL, H5S_ALL, w->xfer > 0 ? w->xfer : H5P_DEFAULT, ds->data) < 0))
         st = h5w_fail(w, loc, "writing dataset", ds->name);
     else if (h5w_attr_str(w, set, "units", ds->units)
              || (ds->dims_label && h5w_attr_str(w, set, "dims", ds->dims_label)))

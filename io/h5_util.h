@@ -17,6 +17,7 @@ struct h5w {
     const char *final_path; /* named in every message: the temp file means nothing to users */
     struct ts_error *err;
     hid_t vstr; /* variable-length UTF-8 string type, shared by all string writes */
+    hid_t xfer; /* dataset transfer properties of every write; 0 reads as H5P_DEFAULT */
 };
 
 #define H5W_COUNT(a) (sizeof(a) / sizeof((a)[0]))

@@ -77,6 +77,25 @@ static int set_source(ts_topology *topo, const struct ts_topology_source *src, s
     return ts_fail(err, TS_INTERNAL_ERROR, "unknown topology source %d", (int)src->kind);
 }
 
+/* hwloc loads every plugin it finds when a topology is initialised: Debian's libhwloc-plugins
+ * brings OpenGL (libX11 and the rest of X), OpenCL, PCI and libxml2 (with ICU), several
+ * milliseconds of loading and relocating on every start for nothing touchstone reports (no I/O
+ * devices; hwloc's own XML parser reads every hwloc export). They are left out unless the user
+ * chose hwloc's components or plugins himself; libxml2 stays for --topology files, so that they
+ * import exactly as lstopo imports them. hwloc reads the variable only in hwloc_topology_init. */
+static int init_without_plugins(hwloc_topology_t *hw, enum ts_topology_kind kind)
+{
+    const char *unused = kind == TS_TOPOLOGY_XML ? "hwloc_gl,hwloc_opencl,hwloc_pci"
+                                                 : "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml";
+    int ours = !getenv("HWLOC_PLUGINS_BLACKLIST") && !getenv("HWLOC_COMPONENTS")
+               && setenv("HWLOC_PLUGINS_BLACKLIST", unused, 1) == 0;
+    int rc = hwloc_topology_init(hw), e = errno;
+    if (ours) /* not inherited by children nor recorded as the user's */
+        unsetenv("HWLOC_PLUGINS_BLACKLIST");
+    errno = e;
+    return rc;
+}
+
 int ts_topology_load(ts_topology **out, const struct ts_topology_source *src, struct ts_error *err)
 {
     *out = NULL;
@@ -86,7 +105,7 @@ int ts_topology_load(ts_topology **out, const struct ts_topology_source *src, st
     ts_topology *topo = calloc(1, sizeof *topo);
     if (!topo)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate the topology");
-    if (hwloc_topology_init(&topo->hw) != 0) {
+    if (init_without_plugins(&topo->hw, src->kind) != 0) {
         int e = errno;
         free(topo);
         return ts_fail_errno(err, TS_RESOURCE_ERROR, e, "hwloc_topology_init failed");
@@ -125,6 +144,29 @@ int ts_topology_create(ts_topology **out, struct ts_error *err)
 {
     const struct ts_topology_source here = { .kind = TS_TOPOLOGY_THIS_MACHINE };
     return ts_topology_load(out, &here, err);
+}
+
+static ts_topology *shared_machine;
+
+static void release_shared(void)
+{
+    ts_topology_destroy(shared_machine);
+    shared_machine = NULL;
+}
+
+int ts_topology_shared(const ts_topology **out, struct ts_error *err)
+{
+    *out = NULL;
+    if (!shared_machine) {
+        ts_topology *topo = NULL;
+        int status = ts_topology_create(&topo, err);
+        if (status != TS_OK)
+            return status;
+        shared_machine = topo;
+        atexit(release_shared);
+    }
+    *out = shared_machine;
+    return TS_OK;
 }
 
 int ts_topology_is_this_machine(const ts_topology *topo)

@@ -16,6 +16,11 @@ typedef struct ts_topology ts_topology;
 int ts_topology_create(ts_topology **out, struct ts_error *err);
 void ts_topology_destroy(ts_topology *topo);
 
+/* This machine's topology, loaded on the first call and kept until the process exits: the
+ * binding checks and the run read one discovery (each costs milliseconds, a fair share of a short
+ * run). The machine does not change under a process; its allowed set is the process's own. */
+int ts_topology_shared(const ts_topology **out, struct ts_error *err);
+
 /* Which machine a topology describes: this one, or another one described by an hwloc XML export
  * (`lstopo FILE.xml` on that node) or by an hwloc synthetic description ("package:2 numa:4
  * core:16 pu:2"). Nothing of such a topology was observed here: no CPU of it can be bound to. */
