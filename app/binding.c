@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "omp_env.h"
+#include "start_clock.h"
 #include "startup.h"
 #include "ts_affinity.h"
 
@@ -298,7 +299,8 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
             format_marker(value, need, pid, choice->places_source, choice->proc_bind_source, choice->launch_cpus, bind,
                           places);
     }
-    if (!ok || setenv(MARKER, value, 1) != 0 || (fd >= 0 && setenv(CONFIG_MARKER, config, 1) != 0)) {
+    if (!ok || setenv(MARKER, value, 1) != 0 || (fd >= 0 && setenv(CONFIG_MARKER, config, 1) != 0)
+        || ts_start_clock_handover() != 0) {
         int e = errno;
         free(value);
         if (fd >= 0)

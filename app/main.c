@@ -7,6 +7,7 @@
 #include "binding.h"
 #include "commands.h"
 #include "launch.h"
+#include "start_clock.h"
 #include "startup.h"
 #include "ts_cli.h"
 #include "ts_config.h"
@@ -51,6 +52,7 @@ static int load_config(struct ts_config *cfg, const struct ts_cli *cli, struct t
 
 int main(int argc, char **argv)
 {
+    ts_start_clock_at_main();
     struct ts_error err;
     ts_error_clear(&err);
     int status = ts_startup(&err);

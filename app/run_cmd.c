@@ -21,6 +21,7 @@
 #include "startup.h"
 #include "ts_affinity.h"
 #include "ts_config_values.h"
+#include "start_clock.h"
 #include "ts_h5_write.h"
 #include "ts_run_read.h"
 #include "ts_summary.h"
@@ -242,9 +243,20 @@ static void not_verified(struct ts_verification *ver, const struct ts_run_exec *
                  checkpoint);
 }
 
-/* Rank 0 alone: the record, the summary, the file. */
+/* Where the time before the work went: the process's start (app/start_clock.h), the run's start
+ * (started) and the arrays' mapping. */
+static void time_before_work(struct ts_timings_rec *t, double started, const struct ts_run_exec *ex)
+{
+    const struct ts_start_clock *c = ts_start_clock();
+    t->startup = c->first_main - c->process;
+    t->reexec = c->main - c->first_main;
+    t->setup = started - c->main;
+    t->plan = ex->out.mapping_started > started ? ex->out.mapping_started - started : 0.0;
+}
+
+/* Rank 0 alone: the record, the summary, the file. worked: when the work (or the stop) ended. */
 static int write_results(struct ts_run_record *rr, const struct ts_config *cfg, const struct ts_run_exec *ex,
-                         struct ts_run_checkpoint *checkpoint, struct ts_run_output *out, double started,
+                         struct ts_run_checkpoint *checkpoint, struct ts_run_output *out, double started, double worked,
                          const struct ts_h5_fill *fill, const struct continuation *go_on, struct ts_error *err)
 {
     double tick = measured_timer_resolution();
@@ -263,7 +275,10 @@ static int write_results(struct ts_run_record *rr, const struct ts_config *cfg, 
     ts_output_recheck(out);
     if (ts_output_moved(out, moved, sizeof moved))
         warn(rr, moved);
-    rr->timings.total = omp_get_wtime() - started;
+    const double now = omp_get_wtime();
+    rr->timings.total = now - started;
+    rr->timings.finish = now - worked;
+    rr->timings.wall = now - ts_start_clock()->process;
     /* The summary is rendered before the write: the file keeps what the screen shows. */
     char shown[8500];
     ts_output_shown(out, shown, sizeof shown);
@@ -439,6 +454,9 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         status = ts_run_ranks_verify(&ranks, &ver, err);
     }
 
+    const double worked = omp_get_wtime();
+    time_before_work(&rr.timings, started, &ex);
+
     /* Every rank's threads and warnings to rank 0 (collective). */
     char lines[MAX_PROCESS_WARNINGS][512];
     struct cache_fit fit = { 0 };
@@ -498,7 +516,8 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         if (ranks.placement_mixed)
             warn(&rr, "the ranks' hosts have different NUMA nodes: /placement holds the threads of rank 0 alone");
         struct ts_h5_fill hook = ts_rank_fill_hook(&fill);
-        status = write_results(&rr, cfg, &ex, &checkpoint, &out, started, field_by_ranks ? &hook : NULL, &go_on, err);
+        status = write_results(&rr, cfg, &ex, &checkpoint, &out, started, worked, field_by_ranks ? &hook : NULL, &go_on,
+                               err);
     }
     if (field_by_ranks && root && met) /* the others wait for the file's name, or to hear there is none */
         status = ts_rank_fill_end(&fill, status, err);

@@ -166,6 +166,7 @@ int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err)
         return err->status;
 
     double t0 = omp_get_wtime();
+    ex->out.mapping_started = t0;
     int advised = 1;
     for (int a = 0; a < plan->n_arrays; a++) {
         int this_one = 0;

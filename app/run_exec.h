@@ -104,6 +104,7 @@ struct ts_run_outputs {
 
     struct ts_xsum process_sum; /* this process's exact sum: its nodes' partials merged */
     double global;
+    double mapping_started; /* omp_get_wtime() when mapping the arrays began */
     double t_allocation, t_init, t_kernel, t_combine, t_placement;
     double t_result; /* the kernel's result pass after the last iteration, 0 without one */
 

@@ -12,6 +12,9 @@ int h5w_write_timings(struct h5w *w, hid_t g, const struct ts_record *rec)
         { "result", t->result, "s", 0 },         { "verify", t->verify, "s", 0 },
         { "placement", t->placement, "s", 0 },   { "write", t->write, "s", 0 },
         { "total", t->total, "s", 0 },           { "timer_resolution", t->timer_resolution, "s", 0 },
+        { "startup", t->startup, "s", 0 },       { "reexec", t->reexec, "s", 0 },
+        { "setup", t->setup, "s", 0 },           { "plan", t->plan, "s", 0 },
+        { "finish", t->finish, "s", 0 },         { "wall", t->wall, "s", 0 },
     };
     const struct h5w_num_attr counts[] = {
         { "n_iterations", H5T_NATIVE_INT64, &t->n_iterations },

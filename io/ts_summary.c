@@ -191,6 +191,40 @@ static void print_machine(const struct ts_record *rec, FILE *out)
         fprintf(out, "  DISTURBED  %s: these times are the machine's as much as the configuration's\n", why);
 }
 
+/* Where the wall time went outside the work (allocation, init, warm-up, kernel, result pass,
+ * combine, verification): "time 0.672 s from start to the file; outside the work 7.9%: start-up
+ * 1.9%, ...". Phases under 0.05% are left out; "between phases" is what no phase holds. */
+static void print_wall(const struct ts_timings_rec *t, FILE *out)
+{
+    if (!(t->wall > 0.0))
+        return;
+    double warmup = 0.0;
+    for (int64_t i = 0; i < t->n_warmup; i++)
+        warmup += t->warmup[i];
+    const double work = t->allocation + t->init + warmup + t->kernel + t->result + t->combine + t->verify;
+    const struct {
+        const char *name;
+        double seconds;
+    } outside[] = {
+        { "start-up", t->startup }, { "re-execution", t->reexec }, { "setup", t->setup },
+        { "plan", t->plan },        { "audits", t->placement },    { "finish", t->finish },
+    };
+    double named = 0.0;
+    for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++)
+        named += outside[i].seconds;
+    fprintf(out, "  time       %.3f s from start to the file; outside the work %.1f%%:", t->wall,
+            100.0 * (t->wall - work) / t->wall);
+    const char *sep = " ";
+    for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++) {
+        if (100.0 * outside[i].seconds / t->wall < 0.05)
+            continue;
+        fprintf(out, "%s%s %.1f%%", sep, outside[i].name, 100.0 * outside[i].seconds / t->wall);
+        sep = ", ";
+    }
+    double between = t->wall - work - named;
+    fprintf(out, "%sbetween phases %.1f%%\n", sep, 100.0 * (between > 0.0 ? between : 0.0) / t->wall);
+}
+
 void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE *out)
 {
     const struct ts_results_rec *r = rec->results;
@@ -260,6 +294,7 @@ void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE
         fprintf(out, "  verified   %s: error %.3g, tolerance %.3g (%lld value%s checked)\n",
                 v->passed ? "PASSED" : "FAILED", v->error, v->tolerance, (long long)v->checked,
                 v->checked == 1 ? "" : "s");
+    print_wall(t, out);
     if (rec->n_warnings > 0)
         fprintf(out, "  warnings   %d (see above and /warnings)\n", rec->n_warnings);
     fprintf(out, "  output     %s\n", output_path);

@@ -146,9 +146,16 @@ struct ts_timings_rec {
     double combine;    /* per-node then global combination of partials */
     double result;     /* the result pass after the last iteration (sum of u^2); 0 without one */
     double verify;
-    double placement;        /* page-placement audits */
-    double write;            /* filled by the writer's caller from a previous estimate; may be 0 */
-    double total;            /* wall time of the whole run up to writing */
+    double placement; /* page-placement audits */
+    double write;     /* filled by the writer's caller from a previous estimate; may be 0 */
+    double total;     /* wall time of the whole run up to writing */
+    /* Where the rest of the wall time went, from the process's start to writing the file */
+    double startup;          /* process start to main (the first process's, when re-executed) */
+    double reexec;           /* the binding's re-execution: the first process's main to this one's; 0 without */
+    double setup;            /* main to the run's start: command line, config, binding, MPI start */
+    double plan;             /* the run's start to mapping the arrays: plan, output names, topology, stack, threads */
+    double finish;           /* verification (or the stop) to writing: gathers, warnings, the record, the summary */
+    double wall;             /* process start to writing: the phases above, the work and what falls between */
     double timer_resolution; /* seconds, measured */
     int64_t n_warmup;
     int64_t n_iterations;
