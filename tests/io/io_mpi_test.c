@@ -589,6 +589,9 @@ static void writer(void)
     fx.ranks[0].time_max = 1;
     expect_write_refused(&fx, "rank times", "rank 0: time min");
     io_fixture_mpi(&fx);
+    fx.ranks[1].total = NAN; /* not yet known: ts_run_ranks_total fills it as rank 0 writes */
+    expect_write_refused(&fx, "own time", "rank 1: total time nan");
+    io_fixture_mpi(&fx);
     fx.mpi.rank_halo_iteration = NULL;
     expect_write_refused(&fx, "halo array", "rank halo times but no array of them");
     io_fixture_full(&fx);
