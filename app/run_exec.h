@@ -107,6 +107,7 @@ struct ts_run_outputs {
     double mapping_started; /* omp_get_wtime() when mapping the arrays began */
     double t_allocation, t_init, t_kernel, t_combine, t_placement;
     double t_result; /* the kernel's result pass after the last iteration, 0 without one */
+    double t_verify; /* the kernel's check of this process's part, filled by the caller */
 
     /* page-placement audits */
     struct ts_placement placement;

@@ -325,8 +325,9 @@ void ts_run_ranks_release(struct ts_run_ranks *rk)
     free(rk->ranks);
     free(rk->rank_iteration);
     free(rk->rank_halo_iteration);
+    free(rk->elapsed);
     free(rk->thread_rank);
     rk->ranks = NULL;
-    rk->rank_iteration = rk->rank_halo_iteration = NULL;
+    rk->rank_iteration = rk->rank_halo_iteration = rk->elapsed = NULL;
     rk->thread_rank = NULL;
 }

@@ -31,11 +31,13 @@ struct ts_run_ranks {
     double t_reduction;  /* seconds combining the ranks' partials */
     double rank_partial; /* this rank's partial, rounded, before the ranks are combined */
     int placement_mixed; /* the ranks audited different NUMA nodes: /placement holds rank 0's threads */
+    double started;      /* omp_get_wtime() when this rank's run began (set by the caller): its total */
 
     /* rank 0's world, filled by ts_run_ranks_world */
     struct ts_mpi_rec mpi;
     struct ts_rank_rec *ranks;
     double *rank_iteration, *rank_halo_iteration;
+    double *elapsed; /* each rank's seconds from its start to the barrier before the gathers */
     char decomposition[64];
     int32_t *thread_rank; /* placement rows' ranks */
 };
@@ -71,9 +73,16 @@ int ts_run_ranks_combine(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct
 int ts_run_ranks_verify(struct ts_run_ranks *rk, struct ts_verification *ver, struct ts_error *err);
 
 /* Collective: rank 0's ex becomes the world's (every thread of every rank in rank order, the
- * iteration times of the slowest rank, placement of every thread), its plan the global
- * problem's, and rk->mpi the /mpi group; the other ranks send theirs and keep them. */
+ * iteration times of the slowest rank, placement of every thread, the job's times: t_kernel the
+ * sum of those iterations, the other phases' the largest of the ranks'), its plan the global
+ * problem's, and rk->mpi the /mpi group with each rank's own times; the other ranks send theirs
+ * and keep them. After ex->out.t_verify is set. */
 int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts_run_plan *rp, struct ts_error *err);
+
+/* On rank 0 as it writes, own_total its wall time since rk->started: each rank's total in its
+ * row of /mpi/ranks (from its own start, the starts placed against rank 0's at the barrier of
+ * ts_run_ranks_world), and returns the job's, the largest. own_total on one rank. */
+double ts_run_ranks_total(struct ts_run_ranks *rk, double own_total);
 
 /* The local points of block b along axis (0 x, 1 y, 2 z) its rank answers for: its interior
  * and the physical boundary next to it, never a halo. */

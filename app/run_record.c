@@ -292,6 +292,7 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
     t->kernel = ex->out.t_kernel;
     t->combine = ex->out.t_combine;
     t->result = ex->out.t_result;
+    t->verify = ex->out.t_verify;
     t->placement = ex->out.t_placement;
     t->timer_resolution = omp_get_wtick();
     t->n_warmup = ex->out.steps_done < ex->in.warmup ? ex->out.steps_done : ex->in.warmup;

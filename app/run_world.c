@@ -2,6 +2,8 @@
  * the /mpi group, so that the record, the summary and the file see every thread of every rank
  * as one run sees its threads. */
 #include <errno.h>
+#include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +72,68 @@ static void my_rank(const struct ts_run_ranks *rk, const struct ts_run_exec *ex,
     for (int64_t s = first; s < ex->out.steps_done; s++)
         me->halo += ex->out.halo_times[s];
     me->reduction = rk->t_reduction;
+    me->allocation = ex->out.t_allocation;
+    me->init = ex->out.t_init;
+    me->kernel = ex->out.t_kernel; /* its own step_times summed, as timed_steps adds them */
+    me->combine = ex->out.t_combine;
+    me->result = ex->out.t_result;
+    me->verify = ex->out.t_verify;
+    me->placement = ex->out.t_placement;
+    me->total = NAN; /* rank 0 knows it when it writes: ts_run_ranks_total */
+}
+
+/* On rank 0, after its step_times became each step's slowest rank's: the job's times. The
+ * kernel is the sum of those steps, in the order one process sums its own, so that /timings/kernel
+ * is the sum of /timings/iteration under ranks too; each other phase is the slowest rank's,
+ * phase by phase (ranks wait for each other only in the collectives, outside every phase). */
+static void job_times(struct ts_run_exec *ex, const struct ts_rank_rec *ranks, int size)
+{
+    struct ts_run_outputs *o = &ex->out;
+    o->t_kernel = 0.0;
+    for (int64_t s = ex->in.warmup; s < o->steps_done; s++)
+        o->t_kernel += o->step_times[s];
+    for (int r = 0; r < size; r++) {
+        const struct ts_rank_rec *k = &ranks[r];
+        o->t_allocation = fmax(o->t_allocation, k->allocation);
+        o->t_init = fmax(o->t_init, k->init);
+        o->t_combine = fmax(o->t_combine, k->combine);
+        o->t_result = fmax(o->t_result, k->result);
+        o->t_verify = fmax(o->t_verify, k->verify);
+        o->t_placement = fmax(o->t_placement, k->placement);
+    }
+}
+
+/* Collective: each rank's seconds since its start, read as every rank leaves one barrier, to
+ * rank 0 (rk->elapsed): how much earlier or later than rank 0 each began, for the totals. */
+static int gather_elapsed(struct ts_run_ranks *rk, struct ts_error *err)
+{
+    int ignore = 0;
+    int status = ts_dist_max(rk->dist, 0, &ignore, err); /* an allreduce: no rank leaves before all came */
+    double mine = omp_get_wtime() - rk->started;
+    void *all = NULL;
+    size_t n = 0;
+    if (status == TS_OK)
+        status = gather_table(rk, &mine, sizeof mine, 1, &all, &n, err);
+    /* Rank 0 must not fail alone here (the others go on to the next gather): without every
+     * rank's time, ts_run_ranks_total takes the starts for rank 0's. */
+    if (status == TS_OK && rk->dist->rank == 0 && n == (size_t)rk->dist->size) {
+        take(&rk->elapsed, all);
+        all = NULL;
+    }
+    free(all);
+    return status;
+}
+
+double ts_run_ranks_total(struct ts_run_ranks *rk, double own_total)
+{
+    if (!rk->spread || !rk->ranks)
+        return own_total;
+    double job = own_total;
+    for (int r = 0; r < rk->dist->size; r++) {
+        rk->ranks[r].total = own_total + (rk->elapsed ? rk->elapsed[r] - rk->elapsed[0] : 0.0);
+        job = fmax(job, rk->ranks[r].total);
+    }
+    return job;
 }
 
 /* The hosts and whether two names share one kernel (an emulated cluster). */
@@ -177,12 +241,14 @@ int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct t
     }
     struct ts_rank_rec me;
     my_rank(rk, ex, &me);
+    int status = gather_elapsed(rk, err);
 
     void *ranks = NULL, *threads = NULL, *init_node = NULL, *init_counters = NULL, *kernel_counters = NULL,
          *partials = NULL, *times = NULL, *node_ids = NULL, *node_partials = NULL, *step_times = NULL,
          *halo_times = NULL;
     size_t n_ranks = 0, total = 0, nodes = 0, ignore = 0;
-    int status = gather_table(rk, &me, sizeof me, 1, &ranks, &n_ranks, err);
+    if (status == TS_OK)
+        status = gather_table(rk, &me, sizeof me, 1, &ranks, &n_ranks, err);
     if (status == TS_OK)
         status = gather_table(rk, ex->out.threads, sizeof *ex->out.threads, n, &threads, &total, err);
     if (status == TS_OK)
@@ -235,6 +301,7 @@ int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct t
                         halo[s] = ht[(size_t)r * steps + s];
                 }
             }
+            job_times(ex, rr, d->size);
             for (int r = 0; r < d->size; r++)
                 for (int64_t i = 0; i < done; i++) {
                     rk->rank_iteration[(size_t)r * (size_t)done + (size_t)i] =

@@ -27,7 +27,8 @@
 # Ranks against threads (issue 14): stencil2d, stencil3d (the grids above) and sum run on
 # THREADS ranks of 1 thread each (mpirun --map-by core --bind-to core: a core each) and on 1
 # rank of THREADS threads (mpirun --bind-to none, the config's OpenMP binding), alternately;
-# a second table gives both sides' GB/s, the median per-round ratio (ranks over threads) and
+# a second table gives both sides' GB/s (from /timings/kernel, under ranks the job's: the sum of
+# each iteration's slowest rank), the median per-round ratio (ranks over threads) and
 # whether the two sides' results (/results/global) were the same bits in every round. The
 # overhead runs of a default run alternate between no launcher (MPI linked, never started:
 # the single-node program) and mpirun -np 1 --bind-to none (the launcher, MPI_Init, the
@@ -142,6 +143,9 @@ h5() {
 # LAUNCH (a launcher's command line, word-split; none by default) and RUN_THREADS (THREADS)
 # say how it starts; the run's /results/global goes to $WORK/result, its digits exact.
 # shellcheck disable=SC2317 # the measurements are called through the rows' command column
+# The mean is the file's: the whole problem's units per iteration, times the timed iterations it
+# did, over /timings/kernel, which across ranks is the job's (each iteration's slowest rank,
+# summed; docs/hdf5-schema.md), never rank 0's own.
 touchstone_gbs() { # CONFIG ARGS...: the mean GB/s over the timed iterations, by the kernel's byte model
     config=$1
     shift
@@ -158,13 +162,14 @@ touchstone_gbs() { # CONFIG ARGS...: the mean GB/s over the timed iterations, by
     units=$(h5 "$WORK/run.h5" -a /results/units_per_iteration)
     bytes=$(h5 "$WORK/run.h5" -a /results/bytes_per_unit)
     seconds=$(h5 "$WORK/run.h5" -d /timings/kernel)
-    if ! awk -v u="$units" -v b="$bytes" -v s="$seconds" 'BEGIN { exit !(u > 0 && b > 0 && s > 0) }'; then
-        say "touchstone $config $*: cannot read its timings with h5dump (units '$units', bytes '$bytes', seconds '$seconds')"
+    timed=$(h5 "$WORK/run.h5" -a /timings/n_iterations)
+    if ! awk -v u="$units" -v b="$bytes" -v s="$seconds" -v n="$timed" 'BEGIN { exit !(u > 0 && b > 0 && s > 0 && n > 0) }'; then
+        say "touchstone $config $*: cannot read its timings with h5dump (units '$units', bytes '$bytes', seconds '$seconds', iterations '$timed')"
         return 0
     fi
     # The rows per spatial block it chose, for the table's row name ($i: the row being measured).
     h5 "$WORK/run.h5" -a /results/block_y >"$WORK/$i.block"
-    awk -v u="$units" -v b="$bytes" -v s="$seconds" -v n="$ITERS" 'BEGIN { printf "%.4f\n", u * b * n / s * 1e-9 }'
+    awk -v u="$units" -v b="$bytes" -v s="$seconds" -v n="$timed" 'BEGIN { printf "%.4f\n", u * b * n / s * 1e-9 }'
 }
 
 # shellcheck disable=SC2317

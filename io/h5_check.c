@@ -70,6 +70,17 @@ static int check_mpi(const struct ts_record *rec, const char *final_path, struct
     const size_t iters = (size_t)m->n_iterations;
     for (int32_t i = 0; i < m->size; i++) {
         const struct ts_rank_rec *k = &m->ranks[i];
+        /* The reader refuses a negative or NaN own time (schema 4): never one is written. */
+        const struct {
+            const char *name;
+            double v;
+        } own[] = { { "allocation", k->allocation }, { "init", k->init },     { "kernel", k->kernel },
+                    { "combine", k->combine },       { "result", k->result }, { "verify", k->verify },
+                    { "placement", k->placement },   { "total", k->total } };
+        for (size_t t = 0; t < H5W_COUNT(own); t++)
+            if (!(own[t].v >= 0.0))
+                return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: rank %d: %s time %g", final_path,
+                               (int)i, own[t].name, own[t].v);
         const double *v = m->rank_iteration + (size_t)i * iters, *h = m->rank_halo_iteration + (size_t)i * iters;
         double lo = NAN, hi = NAN;
         for (size_t it = 0; it < iters; it++) {

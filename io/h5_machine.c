@@ -142,6 +142,11 @@ int h5w_write_threads(struct h5w *w, hid_t g, const struct ts_record *rec)
     { #field "_z", offsetof(rec, field) + 2 * sizeof(((rec *)0)->field[0]), (h5type), 0 }
 /* clang-format on */
 
+/* Every time column of /mpi/ranks is in seconds (docs/hdf5-schema.md). */
+#define RANK_UNITS                                                                                                     \
+    "time_min: s, time_median: s, time_max: s, halo: s, reduction: s, allocation: s, init: s, kernel: s, combine: s, " \
+    "result: s, verify: s, placement: s, total: s"
+
 int h5w_write_mpi(struct h5w *w, hid_t g, const struct ts_record *rec)
 {
     const struct ts_mpi_rec *m = rec->mpi;
@@ -173,11 +178,18 @@ int h5w_write_mpi(struct h5w *w, hid_t g, const struct ts_record *rec)
         H5W_NUM(R, time_max, H5T_NATIVE_DOUBLE),
         H5W_NUM(R, halo, H5T_NATIVE_DOUBLE),
         H5W_NUM(R, reduction, H5T_NATIVE_DOUBLE),
+        H5W_NUM(R, allocation, H5T_NATIVE_DOUBLE),
+        H5W_NUM(R, init, H5T_NATIVE_DOUBLE),
+        H5W_NUM(R, kernel, H5T_NATIVE_DOUBLE),
+        H5W_NUM(R, combine, H5T_NATIVE_DOUBLE),
+        H5W_NUM(R, result, H5T_NATIVE_DOUBLE),
+        H5W_NUM(R, verify, H5T_NATIVE_DOUBLE),
+        H5W_NUM(R, placement, H5T_NATIVE_DOUBLE),
+        H5W_NUM(R, total, H5T_NATIVE_DOUBLE),
     };
     const hsize_t dims[2] = { (hsize_t)m->size, (hsize_t)m->n_iterations };
     return h5w_attr_nums(w, g, nums, H5W_COUNT(nums)) || h5w_attr_strs(w, g, strs, H5W_COUNT(strs))
-           || h5w_table(w, g, "ranks", sizeof(R), cols, H5W_COUNT(cols), m->size, m->ranks,
-                        "time_min: s, time_median: s, time_max: s, halo: s, reduction: s")
+           || h5w_table(w, g, "ranks", sizeof(R), cols, H5W_COUNT(cols), m->size, m->ranks, RANK_UNITS)
            || h5w_dataset(w, g,
                           &(struct h5w_ds){ .name = "rank_iteration",
                                             .type = H5T_NATIVE_DOUBLE,

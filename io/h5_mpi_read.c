@@ -53,6 +53,18 @@ static int count_hosts(struct h5r *r, const struct ts_rank_rec *ranks, int32_t n
     return TS_OK;
 }
 
+/* The run-level columns of /mpi/ranks, the last of the table: a schema 3 file has none. */
+#define OWN_TIMES 8
+
+/* A schema 3 file kept rank 0's times in /timings and no rank's own: NaN, not measured. */
+static void unknown_own_times(struct ts_run_summary *s)
+{
+    for (int32_t i = 0; i < s->n_ranks; i++) {
+        struct ts_rank_rec *k = &s->ranks[i];
+        k->allocation = k->init = k->kernel = k->combine = k->result = k->verify = k->placement = k->total = NAN;
+    }
+}
+
 static int read_rank_table(struct h5r *r, struct ts_run_summary *s)
 {
     typedef struct ts_rank_rec R;
@@ -73,12 +85,23 @@ static int read_rank_table(struct h5r *r, struct ts_run_summary *s)
         COL_F64(R, time_max, 0, DBL_MAX, 1),
         COL_F64(R, halo, 0, DBL_MAX, 0),
         COL_F64(R, reduction, 0, DBL_MAX, 0),
+        /* schema 4: each rank's own run-level times; left out below for older files */
+        COL_F64(R, allocation, 0, DBL_MAX, 0),
+        COL_F64(R, init, 0, DBL_MAX, 0),
+        COL_F64(R, kernel, 0, DBL_MAX, 0),
+        COL_F64(R, combine, 0, DBL_MAX, 0),
+        COL_F64(R, result, 0, DBL_MAX, 0),
+        COL_F64(R, verify, 0, DBL_MAX, 0),
+        COL_F64(R, placement, 0, DBL_MAX, 0),
+        COL_F64(R, total, 0, DBL_MAX, 0),
     };
+    const size_t n_cols = sizeof cols / sizeof cols[0] - (s->schema_version >= 4 ? 0 : OWN_TIMES);
     if (!(s->ranks = calloc((size_t)s->n_ranks, sizeof *s->ranks)))
         return h5r_out_of_memory(r, "/mpi/ranks", "out of memory for %d rows", (int)s->n_ranks);
-    if (h5r_read_table(r, "/mpi/ranks", (hsize_t)s->n_ranks, "/mpi@size", sizeof(R), cols, sizeof cols / sizeof cols[0],
-                       1, s->ranks))
+    if (h5r_read_table(r, "/mpi/ranks", (hsize_t)s->n_ranks, "/mpi@size", sizeof(R), cols, n_cols, 1, s->ranks))
         return r->err->status;
+    if (s->schema_version < 4)
+        unknown_own_times(s);
     int32_t hosts = 0;
     if (count_hosts(r, s->ranks, s->n_ranks, &hosts))
         return r->err->status;

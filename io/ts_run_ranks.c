@@ -53,8 +53,8 @@ void ts_ranks_print(const struct ts_run_summary *s, FILE *out)
             s->decomposition[0] ? s->decomposition : "-");
     fprintf(out, "MPI        %s, %s, launcher %s\n", s->mpi_library[0] ? s->mpi_library : "-",
             s->thread_level[0] ? s->thread_level : "-", s->launcher[0] ? s->launcher : "-");
-    fprintf(out, "%6s  %-*s  %5s  %7s  %-*s  %-12s  %-10s  %-10s  %-10s  %s\n", "rank", host_w, "host", "local",
-            "threads", owns_w, "owns", "partial", "min s", "median s", "max s", "halo s");
+    fprintf(out, "%6s  %-*s  %5s  %7s  %-*s  %-12s  %-10s  %-10s  %-10s  %-10s  %s\n", "rank", host_w, "host", "local",
+            "threads", owns_w, "owns", "partial", "min s", "median s", "max s", "halo s", "kernel s");
     for (int32_t k = 0; k < s->n_ranks; k++) {
         const struct ts_rank_rec *r = &s->ranks[k];
         ts_rank_owns_text(s, k, owns, sizeof owns);
@@ -63,7 +63,9 @@ void ts_ranks_print(const struct ts_run_summary *s, FILE *out)
         print_time(out, r->time_min);
         print_time(out, r->time_median);
         print_time(out, r->time_max);
-        fprintf(out, "  %.4g\n", r->halo);
+        print_time(out, r->halo);
+        /* its own sum of iterations: /timings/kernel is the job's (NaN: a schema 3 file) */
+        fprintf(out, isnan(r->kernel) ? "  -\n" : "  %.4g\n", r->kernel);
     }
 }
 
@@ -80,18 +82,37 @@ static json_t *xyz(const struct ts_run_summary *s, const int64_t *v)
     return a;
 }
 
+/* A rank's own run-level times, by the /mpi/ranks columns' names (null: a schema 3 file). */
+static json_t *own_times(json_t *o, const struct ts_rank_rec *r)
+{
+    const struct {
+        const char *name;
+        double v;
+    } t[] = { { "allocation_s", r->allocation }, { "init_s", r->init },     { "kernel_s", r->kernel },
+              { "combine_s", r->combine },       { "result_s", r->result }, { "verify_s", r->verify },
+              { "placement_s", r->placement },   { "total_s", r->total } };
+    for (size_t i = 0; o && i < sizeof t / sizeof t[0]; i++)
+        if (json_object_set_new(o, t[i].name, number(t[i].v)) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+    return o;
+}
+
 static json_t *rank_json(const struct ts_run_summary *s, int32_t k)
 {
     const struct ts_rank_rec *r = &s->ranks[k];
     const int64_t coords[3] = { r->coords[0], r->coords[1], r->coords[2] };
     char owns[160];
     ts_rank_owns_text(s, k, owns, sizeof owns);
-    return json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "rank",
-                     r->rank, "host", r->host, "boot_id", r->boot_id, "local_rank", r->local_rank, "threads",
-                     r->n_threads, "first_thread", r->first_thread, "coords", xyz(s, coords), "own_begin",
-                     xyz(s, r->own_begin), "own_end", xyz(s, r->own_end), "owns", owns, "partial", number(r->partial),
-                     "time_min_s", number(r->time_min), "time_median_s", number(r->time_median), "time_max_s",
-                     number(r->time_max), "halo_s", number(r->halo), "reduction_s", number(r->reduction));
+    return own_times(json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+                               "rank", r->rank, "host", r->host, "boot_id", r->boot_id, "local_rank", r->local_rank,
+                               "threads", r->n_threads, "first_thread", r->first_thread, "coords", xyz(s, coords),
+                               "own_begin", xyz(s, r->own_begin), "own_end", xyz(s, r->own_end), "owns", owns,
+                               "partial", number(r->partial), "time_min_s", number(r->time_min), "time_median_s",
+                               number(r->time_median), "time_max_s", number(r->time_max), "halo_s", number(r->halo),
+                               "reduction_s", number(r->reduction)),
+                     r);
 }
 
 json_t *ts_ranks_json(const struct ts_run_summary *s)

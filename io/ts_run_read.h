@@ -10,7 +10,7 @@
 #include "ts_record.h"
 
 /* The newest schema_version this reader understands; newer files are refused. */
-#define TS_READ_SCHEMA_VERSION 3
+#define TS_READ_SCHEMA_VERSION 4
 
 /* Most values one timing dataset may hold (2 GiB of doubles): a bound on what a file can
  * make the reader allocate, far above any real run's threads x iterations. */

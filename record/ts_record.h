@@ -7,7 +7,9 @@
 #include <stdint.h>
 
 /* Bump when a group, dataset or attribute changes meaning or disappears. */
-#define TS_SCHEMA_VERSION 3 /* 3: /mpi, the rank columns of /threads, /placement/thread_rank */
+/* 3: /mpi, the rank columns of /threads, /placement/thread_rank; 4: under ranks /timings holds
+ * the job's times (they were rank 0's), /mpi/ranks each rank's own (its run-level columns) */
+#define TS_SCHEMA_VERSION 4
 
 /* A named string value: config keys, environment variables, binding facts. */
 struct ts_attr {
@@ -122,6 +124,12 @@ struct ts_rank_rec {
     double time_min, time_median, time_max; /* its seconds per timed iteration */
     double halo;                            /* seconds in the halo exchange over the timed iterations (0: sum, triad) */
     double reduction;                       /* seconds combining the partials across ranks */
+    /* Its own run-level times (schema 4), as struct ts_timings_rec names them for one process;
+     * under ranks /timings holds the job's, from these (docs/hdf5-schema.md, /timings). */
+    double allocation, init;
+    double kernel; /* the sum of its timed iterations (its row of rank_iteration) */
+    double combine, result, verify, placement;
+    double total; /* from its start to rank 0's writing (the starts aligned at a barrier) */
 };
 
 /* The ranks of a run under an MPI launcher (/mpi). */
@@ -139,6 +147,9 @@ struct ts_mpi_rec {
     const double *rank_halo_iteration; /* [rank][iteration]: of which in the halo exchange */
 };
 
+/* One process's times; under ranks the job's: kernel the sum of iteration (each iteration's
+ * slowest rank), every other phase's time and total the slowest rank's (the largest of the
+ * ranks' own in struct ts_rank_rec); write and timer_resolution rank 0's. */
 struct ts_timings_rec {
     double allocation; /* seconds, mapping the arrays (untouched) */
     double init;       /* first-touch initialisation */
@@ -160,7 +171,8 @@ struct ts_timings_rec {
     int64_t n_warmup;
     int64_t n_iterations;
     const double *warmup;           /* n_warmup seconds */
-    const double *iteration;        /* n_iterations seconds, from the barrier before to the barrier after */
+    const double *iteration;        /* n_iterations seconds, from the barrier before to the barrier after
+                                     * (under ranks each iteration's slowest rank's) */
     const double *thread_iteration; /* n_threads x n_iterations, row-major: [thread][iteration] */
 };
 

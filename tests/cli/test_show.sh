@@ -16,7 +16,7 @@ grep '^touchstone: warning: ' run.err >printed
 cat run.out >>printed
 
 run_ts 0 "show" show run.h5 || finish
-expect_in "$OUT" "^# run\.h5: written by touchstone [^ ]+ on [^ ]+ at [0-9TZ:-]+ \(schema_version 3\)$" "show: the heading"
+expect_in "$OUT" "^# run\.h5: written by touchstone [^ ]+ on [^ ]+ at [0-9TZ:-]+ \(schema_version 4\)$" "show: the heading"
 tail -n +2 "$OUT" >shown
 cmp -s shown printed || { fail "show does not print what the run printed"; diff printed shown | head -10 >&2; }
 

@@ -237,20 +237,29 @@ void io_fixture_mpi(struct io_fixture *f)
             f->rank_iteration[k * FX_ITER + i] = (double)(2 + i + k) / 1024.0;
             f->rank_halo_iteration[k * FX_ITER + i] = 1.0 / 4096.0;
         }
-        f->ranks[k] = (struct ts_rank_rec){ .rank = k,
-                                            .local_rank = f->threads[k].local_rank,
-                                            .boot_id = "0b5e55ed-0000-4000-8000-000000000001",
-                                            .n_threads = 1,
-                                            .first_thread = k,
-                                            .coords = { k, 0, 0 },
-                                            .own_begin = { 1 + k, 1, 0 },
-                                            .own_end = { 2 + k, FX_NY - 1, 1 },
-                                            .partial = 1.5 * (k + 1),
-                                            .time_min = (double)(2 + k) / 1024.0,
-                                            .time_median = (double)(4 + k) / 1024.0,
-                                            .time_max = (double)(2 + FX_ITER - 1 + k) / 1024.0,
-                                            .halo = FX_ITER / 4096.0,
-                                            .reduction = 1.0 / 65536.0 };
+        f->ranks[k] =
+            (struct ts_rank_rec){ .rank = k,
+                                  .local_rank = f->threads[k].local_rank,
+                                  .boot_id = "0b5e55ed-0000-4000-8000-000000000001",
+                                  .n_threads = 1,
+                                  .first_thread = k,
+                                  .coords = { k, 0, 0 },
+                                  .own_begin = { 1 + k, 1, 0 },
+                                  .own_end = { 2 + k, FX_NY - 1, 1 },
+                                  .partial = 1.5 * (k + 1),
+                                  .time_min = (double)(2 + k) / 1024.0,
+                                  .time_median = (double)(4 + k) / 1024.0,
+                                  .time_max = (double)(2 + FX_ITER - 1 + k) / 1024.0,
+                                  .halo = FX_ITER / 4096.0,
+                                  .reduction = 1.0 / 65536.0,
+                                  .allocation = (k + 1) / 8192.0,
+                                  .init = (k + 1) / 256.0,
+                                  .kernel = (double)(FX_ITER * (2 + k) + FX_ITER * (FX_ITER - 1) / 2) / 1024.0,
+                                  .combine = (k + 1) / 32768.0,
+                                  .result = 0.0,
+                                  .verify = (k + 1) / 128.0,
+                                  .placement = (k + 1) / 2048.0,
+                                  .total = 1.0 + k / 64.0 };
         snprintf(f->ranks[k].host, sizeof f->ranks[k].host, "%s", host);
     }
     f->mpi = (struct ts_mpi_rec){ .size = FX_THREADS,

@@ -108,11 +108,17 @@ static void write_mpi_run(struct io_fixture *f, struct audit *a, const char *nam
     write_or_die(&f->rec, path);
 }
 
+/* Rank k's own kernel time in the fixture: the sum of its row of rank_iteration. */
+static double f_kernel(int k)
+{
+    return (double)(FX_ITER * (2 + k) + FX_ITER * (FX_ITER - 1) / 2) / 1024.0;
+}
+
 static void check_file(const char *path)
 {
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     REQUIRE(f >= 0, "%s does not open", path);
-    CHECK(rd_int_attr(f, "/", "schema_version") == 3, "schema_version is not 3");
+    CHECK(rd_int_attr(f, "/", "schema_version") == 4, "schema_version is not 4");
     CHECK(rd_int_attr(f, "mpi", "size") == 3 && rd_int_attr(f, "mpi", "n_hosts") == 2
               && rd_int_attr(f, "mpi", "shared_kernel") == 1,
           "/mpi size, n_hosts or shared_kernel");
@@ -126,6 +132,7 @@ static void check_file(const char *path)
         char host[64], boot_id[40];
         int64_t own_begin_x, own_begin_y, own_begin_z, own_end_x, own_end_y, own_end_z;
         double partial, time_min, time_median, time_max, halo, reduction;
+        double allocation, init, kernel, combine, result, verify, placement, total;
     } rows[3];
     typedef struct row R;
     const struct rd_col cols[] = {
@@ -150,6 +157,14 @@ static void check_file(const char *path)
         RD_NUM(R, time_max, H5T_NATIVE_DOUBLE),
         RD_NUM(R, halo, H5T_NATIVE_DOUBLE),
         RD_NUM(R, reduction, H5T_NATIVE_DOUBLE),
+        RD_NUM(R, allocation, H5T_NATIVE_DOUBLE),
+        RD_NUM(R, init, H5T_NATIVE_DOUBLE),
+        RD_NUM(R, kernel, H5T_NATIVE_DOUBLE),
+        RD_NUM(R, combine, H5T_NATIVE_DOUBLE),
+        RD_NUM(R, result, H5T_NATIVE_DOUBLE),
+        RD_NUM(R, verify, H5T_NATIVE_DOUBLE),
+        RD_NUM(R, placement, H5T_NATIVE_DOUBLE),
+        RD_NUM(R, total, H5T_NATIVE_DOUBLE),
     };
     memset(rows, 0, sizeof rows);
     CHECK(rd_table(f, "mpi/ranks", sizeof(R), cols, sizeof cols / sizeof cols[0], rows, 3) == 0,
@@ -160,9 +175,13 @@ static void check_file(const char *path)
               && r->first_thread == 2 && r->coords_x == 2 && r->coords_y == 0 && r->own_begin_x == 3
               && r->own_end_x == 4 && r->own_begin_y == 1 && r->own_end_y == FX_NY - 1 && r->partial == 4.5
               && r->time_min == 4.0 / 1024 && r->time_median == 6.0 / 1024 && r->time_max == 8.0 / 1024
-              && r->halo == FX_ITER / 4096.0 && r->reduction == 1.0 / 65536,
+              && r->halo == FX_ITER / 4096.0 && r->reduction == 1.0 / 65536 && r->allocation == 3.0 / 8192
+              && r->init == 3.0 / 256 && r->kernel == f_kernel(2) && r->combine == 3.0 / 32768 && r->result == 0.0
+              && r->verify == 3.0 / 128 && r->placement == 3.0 / 2048 && r->total == 1.0 + 2.0 / 64,
           "/mpi/ranks row 2 wrong (host '%s')", r->host);
-    expect_units(f, "mpi/ranks", "time_min: s, time_median: s, time_max: s, halo: s, reduction: s");
+    expect_units(f, "mpi/ranks",
+                 "time_min: s, time_median: s, time_max: s, halo: s, reduction: s, allocation: s, init: s, kernel: s, "
+                 "combine: s, result: s, verify: s, placement: s, total: s");
     hsize_t dims[3] = { 0 };
     double it[3][FX_ITER];
     CHECK(rd_dims(f, "mpi/rank_iteration", dims) == 2 && dims[0] == 3 && dims[1] == FX_ITER,
@@ -217,7 +236,7 @@ static void check_read_back(const char *path, const struct io_fixture *fx,
     struct ts_error err;
     ts_error_clear(&err);
     REQUIRE(read(path, &s, &err) == TS_OK, "the reader refuses the 3-rank file: %s", err.message);
-    CHECK(s.schema_version == 3 && s.n_ranks == 3 && s.n_hosts == 2 && s.shared_kernel == 1, "counts: %d ranks",
+    CHECK(s.schema_version == 4 && s.n_ranks == 3 && s.n_hosts == 2 && s.shared_kernel == 1, "counts: %d ranks",
           s.n_ranks);
     CHECK(strcmp(s.launcher, "OMPI_COMM_WORLD_SIZE=3") == 0 && strcmp(s.thread_level, "MPI_THREAD_FUNNELED") == 0
               && strcmp(s.decomposition, "3x1") == 0 && strncmp(s.mpi_library, "Open MPI v4.1.4", 15) == 0,
@@ -261,10 +280,19 @@ static void roundtrip(void)
     ts_run_summary_free(&s);
 }
 
-/* Rewrites /threads/table with every column but rank, local_rank and host, as schema 2 wrote it. */
-static int strip_rank_columns(hid_t f)
+static int dropped(const char *name, const char *const *drop)
 {
-    hid_t set = H5Dopen2(f, "threads/table", H5P_DEFAULT), ftype = H5Dget_type(set), space = H5Dget_space(set);
+    for (; *drop; drop++)
+        if (strcmp(name, *drop) == 0)
+            return 1;
+    return 0;
+}
+
+/* Rewrites the table at path with every column but those named in drop (NULL-terminated), as an
+ * older schema wrote it. */
+static int strip_columns(hid_t f, const char *path, const char *const *drop)
+{
+    hid_t set = H5Dopen2(f, path, H5P_DEFAULT), ftype = H5Dget_type(set), space = H5Dget_space(set);
     hssize_t n = H5Sget_simple_extent_npoints(space);
     size_t size = H5Tget_size(ftype);
     int members = H5Tget_nmembers(ftype);
@@ -273,7 +301,7 @@ static int strip_rank_columns(hid_t f)
     for (int i = 0; i < members; i++) {
         char *name = H5Tget_member_name(ftype, (unsigned)i);
         hid_t mt = H5Tget_member_type(ftype, (unsigned)i);
-        if (strcmp(name, "rank") && strcmp(name, "local_rank") && strcmp(name, "host")) {
+        if (!dropped(name, drop)) {
             H5Tinsert(old, name, offset, mt);
             offset += H5Tget_size(mt);
         }
@@ -288,9 +316,9 @@ static int strip_rank_columns(hid_t f)
     bad = bad || H5Aread(units, utype, &u) < 0;
     H5Aclose(units);
     H5Dclose(set);
-    bad = bad || H5Ldelete(f, "threads/table", H5P_DEFAULT) < 0;
+    bad = bad || H5Ldelete(f, path, H5P_DEFAULT) < 0;
     hid_t aspace = H5Screate(H5S_SCALAR);
-    set = bad ? -1 : H5Dcreate2(f, "threads/table", old, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    set = bad ? -1 : H5Dcreate2(f, path, old, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     bad = bad || set < 0 || H5Dwrite(set, old, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0;
     if (!bad) {
         hid_t a = H5Acreate2(set, "units", utype, aspace, H5P_DEFAULT, H5P_DEFAULT);
@@ -307,6 +335,13 @@ static int strip_rank_columns(hid_t f)
     H5Sclose(space);
     free(rows);
     return bad;
+}
+
+/* /threads/table as schema 2 wrote it: no rank, local_rank, host. */
+static int strip_rank_columns(hid_t f)
+{
+    static const char *const drop[] = { "rank", "local_rank", "host", NULL };
+    return strip_columns(f, "threads/table", drop);
 }
 
 /* Damage one copy of the 3-rank file per case. An attribute is deleted and made again:
@@ -351,7 +386,7 @@ static void schema2(void)
     REQUIRE(f >= 0 && strip_rank_columns(f) == 0 && H5Ldelete(f, "placement/thread_rank", H5P_DEFAULT) >= 0,
             "cannot make a schema 2 file");
     H5Fclose(f);
-    /* The same bytes, still saying schema 3: the columns it promises are missing. */
+    /* The same bytes, still saying this schema: the columns it promises are missing. */
     char cmd[9000];
     snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, older);
     REQUIRE(system(cmd) == 0, "cp");
@@ -368,8 +403,66 @@ static void schema2(void)
           "schema 2: not read with the defaults of a run without ranks");
     CHECK(s.n_threads == FX_THREADS && s.n_iterations == FX_ITER, "schema 2: the rest of the file");
     ts_run_summary_free(&s);
-    expect_refused(older, "schema 3 without rank columns",
+    expect_refused(older, "schema 4 without rank columns",
                    "/threads/table: expected 1-D compound of 3 rows (/results@n_threads) (field rank: an integer)");
+}
+
+/* Everything fn printed to a scratch file, malloc'd. */
+static char *printed(const struct ts_run_summary *s)
+{
+    FILE *f = tmpfile();
+    REQUIRE(f != NULL, "tmpfile");
+    ts_ranks_print(s, f);
+    long n = ftell(f);
+    char *text = calloc((size_t)n + 1, 1);
+    rewind(f);
+    REQUIRE(text && fread(text, 1, (size_t)n, f) == (size_t)n, "reading the printed text back");
+    fclose(f);
+    return text;
+}
+
+/* A run across ranks as schema 3 wrote it: /mpi/ranks without the ranks' own run-level times
+ * (its /timings were rank 0's). It reads, those times NaN (not known) and the rest as written;
+ * the same table in a file that says schema 4 is refused. */
+static void schema3(void)
+{
+    static struct io_fixture fx;
+    struct audit a;
+    char path[4200], older[4200];
+    write_mpi_run(&fx, &a, "schema3.h5", path, sizeof path);
+    path_of(older, sizeof older, "no-own-times.h5");
+    static const char *const own[] = { "allocation", "init",      "kernel", "combine", "result",
+                                       "verify",     "placement", "total",  NULL };
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    REQUIRE(f >= 0 && strip_columns(f, "mpi/ranks", own) == 0, "cannot make a schema 3 file");
+    H5Fclose(f);
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, older);
+    REQUIRE(system(cmd) == 0, "cp");
+    f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    REQUIRE(f >= 0 && set_int(f, "/", "schema_version", 3) == 0, "cannot set schema_version 3");
+    H5Fclose(f);
+
+    struct ts_run_summary s;
+    struct ts_error err;
+    ts_error_clear(&err);
+    REQUIRE(ts_run_read_file(path, &s, &err) == TS_OK, "a schema 3 file across ranks is refused: %s", err.message);
+    CHECK(s.schema_version == 3 && s.n_ranks == 3 && s.ranks, "schema 3: the ranks");
+    for (int k = 0; s.ranks && k < 3; k++) {
+        const struct ts_rank_rec *r = &s.ranks[k];
+        CHECK(isnan(r->allocation) && isnan(r->init) && isnan(r->kernel) && isnan(r->combine) && isnan(r->result)
+                  && isnan(r->verify) && isnan(r->placement) && isnan(r->total),
+              "schema 3: rank %d's own times are not NaN", k);
+        CHECK(r->partial == fx.ranks[k].partial && r->time_median == fx.ranks[k].time_median
+                  && r->reduction == fx.ranks[k].reduction && strcmp(r->host, fx.ranks[k].host) == 0,
+              "schema 3: rank %d's other columns", k);
+    }
+    char *text = printed(&s);
+    CHECK(strstr(text, "0.001221    -\n") != NULL, "schema 3: show's kernel column is not '-':\n%s", text);
+    free(text);
+    ts_run_summary_free(&s);
+    expect_refused(older, "schema 4 without the ranks' own times",
+                   "/mpi/ranks: expected 1-D compound of 3 rows (/mpi@size) (field allocation: a float)");
 }
 
 /* Sets the integer field of row `row` of a compound table. */
@@ -496,25 +589,14 @@ static void writer(void)
     fx.ranks[0].time_max = 1;
     expect_write_refused(&fx, "rank times", "rank 0: time min");
     io_fixture_mpi(&fx);
+    fx.ranks[1].total = NAN; /* not yet known: ts_run_ranks_total fills it as rank 0 writes */
+    expect_write_refused(&fx, "own time", "rank 1: total time nan");
+    io_fixture_mpi(&fx);
     fx.mpi.rank_halo_iteration = NULL;
     expect_write_refused(&fx, "halo array", "rank halo times but no array of them");
     io_fixture_full(&fx);
     fx.threads[1].rank = 1;
     expect_write_refused(&fx, "rank without /mpi", "thread row 1 has rank 1 but no /mpi");
-}
-
-/* Everything fn printed to a scratch file, malloc'd. */
-static char *printed(const struct ts_run_summary *s)
-{
-    FILE *f = tmpfile();
-    REQUIRE(f != NULL, "tmpfile");
-    ts_ranks_print(s, f);
-    long n = ftell(f);
-    char *text = calloc((size_t)n + 1, 1);
-    rewind(f);
-    REQUIRE(text && fread(text, 1, (size_t)n, f) == (size_t)n, "reading the printed text back");
-    fclose(f);
-    return text;
 }
 
 static void show(void)
@@ -531,11 +613,13 @@ static void show(void)
     static const char *const lines[] = {
         "\nranks      3 on 2 hosts (some share one kernel: an emulated cluster), decomposition 3x1\n",
         "MPI        Open MPI v4.1.4, package: Debian OpenMPI, MPI_THREAD_FUNNELED, launcher OMPI_COMM_WORLD_SIZE=3\n",
-        "  rank  host    local  threads  owns               partial       min s       median s    max s       halo s\n",
+        "  rank  host    local  threads  owns               partial       min s       median s    max s       halo s   "
+        "   "
+        "kernel s\n",
         "     1  node-a      1        1  x [2, 3) y [1, 3)  3             0.00293     0.004883    0.006836    "
-        "0.001221\n",
+        "0.001221    0.02441\n",
         "     2  node-b      0        1  x [3, 4) y [1, 3)  4.5           0.003906    0.005859    0.007812    "
-        "0.001221\n",
+        "0.001221    0.0293\n",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
         CHECK(strstr(text, lines[i]) != NULL, "the ranks section lacks\n%s-- it is:\n%s", lines[i], text);
@@ -548,6 +632,8 @@ static void show(void)
               && json_integer_value(json_object_get(r2, "threads")) == 1
               && json_real_value(json_object_get(r2, "time_max_s")) == 8.0 / 1024
               && json_real_value(json_object_get(r2, "halo_s")) == FX_ITER / 4096.0
+              && json_real_value(json_object_get(r2, "kernel_s")) == f_kernel(2)
+              && json_real_value(json_object_get(r2, "total_s")) == 1.0 + 2.0 / 64
               && json_integer_value(json_array_get(json_object_get(r2, "own_end"), 1)) == FX_NY - 1,
           "the ranks' JSON");
     json_decref(o);
@@ -566,16 +652,13 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         void (*run)(void);
-    } modes[] = { { "roundtrip", roundtrip },
-                  { "schema2", schema2 },
-                  { "malformed", malformed },
-                  { "writer", writer },
-                  { "show", show } };
+    } modes[] = { { "roundtrip", roundtrip }, { "schema2", schema2 }, { "schema3", schema3 },
+                  { "malformed", malformed }, { "writer", writer },   { "show", show } };
     size_t m = 0;
     while (m < sizeof modes / sizeof modes[0] && (argc < 2 || strcmp(argv[1], modes[m].name)))
         m++;
     if (m == sizeof modes / sizeof modes[0]) {
-        fprintf(stderr, "usage: %s roundtrip|schema2|malformed|writer|show\n", argv[0]);
+        fprintf(stderr, "usage: %s roundtrip|schema2|schema3|malformed|writer|show\n", argv[0]);
         return 2;
     }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
