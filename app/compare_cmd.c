@@ -29,6 +29,7 @@ static const struct ts_column columns[] = {
     RC_POLICY,
     RC_ITERS,
     RC_INIT_S,
+    RC_INIT_BY_MACHINE,
     RC_MEDIAN,
     RC_MIN,
     RC_Q1,
@@ -47,6 +48,8 @@ static const struct ts_column columns[] = {
     RC_DISTURBED,
     RC_DISTURBED_WHY,
     RC_MACHINE,
+    RC_INIT_BY_MACHINE_WHY,
+    RC_INIT_NUMBERS,
     { "side_runs", "", TS_COL_INT, NULL, TS_SHOW_MACHINE },
     { "side_disturbed", "", TS_COL_INT, NULL, TS_SHOW_MACHINE },
     { "side_median_s", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },
@@ -159,6 +162,50 @@ static int fill_sides(struct ts_table *t, const struct ts_side *sides, size_t n_
     return 0;
 }
 
+/* The median of the init times of runs [first, first + n). */
+static double median_init(const struct ts_run_set *set, size_t first, size_t n, double *scratch)
+{
+    for (size_t i = 0; i < n; i++)
+        scratch[i] = set->runs[first + i].init_time;
+    for (size_t i = 1; i < n; i++) /* few runs: insertion sort */
+        for (size_t j = i; j > 0 && scratch[j - 1] > scratch[j]; j--) {
+            double t = scratch[j];
+            scratch[j] = scratch[j - 1];
+            scratch[j - 1] = t;
+        }
+    return n % 2 ? scratch[n / 2] : 0.5 * (scratch[n / 2 - 1] + scratch[n / 2]);
+}
+
+/* Init times the machine took (common/ts_init_by_machine.h): each such run, then each side
+ * whose init differs from side 1's with such a run on either side, said to be the machine's and
+ * not placement's. */
+static void print_init_notes(const struct ts_run_set *set, const struct ts_side *sides, size_t n_sides,
+                             const char *bullet, FILE *out)
+{
+    for (size_t i = 0; i < set->n; i++)
+        if (set->stats[i].init_by_machine > 0)
+            fprintf(out, "%sinit: %s: %.3g s, %s\n", bullet, set->runs[i].file, set->runs[i].init_time,
+                    set->stats[i].init_by_machine_why);
+    double *scratch = malloc(set->n * sizeof *scratch);
+    for (size_t k = 1; scratch && k < n_sides; k++) {
+        size_t machine = 0;
+        for (size_t i = 0; i < sides[0].n; i++)
+            machine += set->stats[sides[0].first + i].init_by_machine > 0;
+        for (size_t i = 0; i < sides[k].n; i++)
+            machine += set->stats[sides[k].first + i].init_by_machine > 0;
+        if (machine == 0)
+            continue;
+        const double ref = median_init(set, sides[0].first, sides[0].n, scratch);
+        const double here = median_init(set, sides[k].first, sides[k].n, scratch);
+        fprintf(out,
+                "%sside %zu: init %.3g s against %.3g s on side 1 (medians), not to be read as placement: the machine "
+                "took the init of %zu of these %zu runs (its memory management, the hypervisor or other processes: "
+                "the init lines say which)\n",
+                bullet, k + 1, here, ref, machine, sides[0].n + sides[k].n);
+    }
+    free(scratch);
+}
+
 /* Below the tables for people: each verdict's reason, and what disturbed which run. */
 static void print_notes(const struct ts_run_set *set, const struct ts_side *sides, size_t n_sides,
                         enum ts_table_format format, FILE *out)
@@ -175,6 +222,7 @@ static void print_notes(const struct ts_run_set *set, const struct ts_side *side
     for (size_t i = 0; i < set->n; i++)
         if (set->stats[i].disturbed > 0)
             fprintf(out, "%sdisturbed: %s: %s\n", bullet, set->runs[i].file, set->stats[i].disturbed_why);
+    print_init_notes(set, sides, n_sides, bullet, out);
     /* The machine conditions that distort results, where a run differs from the first: one line
      * each, nothing when they agree. */
     int heading = 0;

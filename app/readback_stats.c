@@ -50,6 +50,15 @@ static void disturbance(const struct ts_run_summary *s, struct ts_run_stats *out
     ts_disturb_numbers(&f, &out->numbers);
 }
 
+static void init_judgement(const struct ts_run_summary *s, struct ts_run_stats *out)
+{
+    struct ts_init_facts f;
+    ts_init_facts_of(s->has_init_machine ? &s->init_machine : NULL, s->has_init_memory ? &s->init_memory : NULL,
+                     s->init_mode, s->n_ranks > 0 ? s->ranks[0].n_threads : s->n_threads, &f);
+    out->init_by_machine = ts_init_by_machine(&f, out->init_by_machine_why, sizeof out->init_by_machine_why);
+    ts_init_numbers(&f, &out->init_numbers);
+}
+
 static void ranks_of(const struct ts_run_summary *s, struct ts_run_stats *out)
 {
     out->ranks = s->n_ranks > 0 ? s->n_ranks : 1;
@@ -75,6 +84,7 @@ const char *ts_disturbed_text(int disturbed)
 int ts_run_stats_of(const struct ts_run_summary *s, struct ts_run_stats *out)
 {
     disturbance(s, out);
+    init_judgement(s, out);
     ranks_of(s, out);
     size_t iters = (size_t)s->n_iterations;
     if (iters == 0) { /* stopped during the warm-up: nothing timed to describe */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "ts_disturbed.h"
+#include "ts_init_by_machine.h"
 #include "ts_run_read.h"
 
 struct ts_run_stats {
@@ -22,6 +23,12 @@ struct ts_run_stats {
     int disturbed;
     char disturbed_why[600];
     struct ts_disturb_numbers numbers;
+    /* Whether the machine took most of the first touch (common/ts_init_by_machine.h): 1 yes, 0
+     * no, -1 not known (a file without the init counters); why says whose time it was, and
+     * init_numbers holds what the rule compared. */
+    int init_by_machine;
+    char init_by_machine_why[600];
+    struct ts_init_numbers init_numbers;
     /* The ranks (issue 14): /mpi@size, 1 for a run no launcher started (one process). */
     int ranks;
     /* Threads of each rank; NaN when the ranks have different counts (the run's threads,
@@ -36,7 +43,8 @@ struct ts_run_stats {
 /* 0, or -1 when memory ran out. */
 int ts_run_stats_of(const struct ts_run_summary *s, struct ts_run_stats *out);
 
-/* "yes", "no" or "not known", as compare and report print ts_run_stats.disturbed. */
+/* "yes", "no" or "not known", as compare and report print ts_run_stats.disturbed and
+ * init_by_machine. */
 const char *ts_disturbed_text(int disturbed);
 
 #endif

@@ -67,6 +67,8 @@ int ts_runs_fill(struct ts_table *t, size_t row, const struct ts_run_summary *s,
         { "job_id", s->job_id },
         { "disturbed", ts_disturbed_text(st->disturbed) },
         { "disturbed_why", st->disturbed > 0 ? st->disturbed_why : "" },
+        { "init_by_machine", ts_disturbed_text(st->init_by_machine) },
+        { "init_by_machine_why", st->init_by_machine > 0 ? st->init_by_machine_why : "" },
         { "decomposition", s->n_ranks > 0 ? s->decomposition : "" },
     };
     const struct {
@@ -95,6 +97,10 @@ int ts_runs_fill(struct ts_table *t, size_t row, const struct ts_run_summary *s,
         { "load_start", s->has_machine ? s->machine.load_start : NAN },
         { "load_end", s->has_machine ? s->machine.load_end : NAN },
         { "online_cpus", s->has_machine ? s->machine.online_cpus : NAN },
+        { "init_stall_share", st->init_numbers.stall_share },
+        { "init_steal_share", st->init_numbers.steal_share },
+        { "init_others_share", st->init_numbers.others_share },
+        { "init_stalls", st->init_numbers.stalls },
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
         if (ts_runs_text(t, row, texts[i].key, texts[i].text) != 0)

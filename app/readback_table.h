@@ -42,6 +42,15 @@
 #define RC_JOB { "job_id", "job", TS_COL_TEXT, NULL, TS_SHOW_ALL }
 #define RC_DISTURBED { "disturbed", "disturbed", TS_COL_TEXT, NULL, TS_SHOW_ALL }
 #define RC_DISTURBED_WHY { "disturbed_why", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE }
+/* Whether the machine took most of the first touch (common/ts_init_by_machine.h): yes, no or
+ * not known, why for programs, and the numbers the rule compared. */
+#define RC_INIT_BY_MACHINE { "init_by_machine", "init the machine's", TS_COL_TEXT, NULL, TS_SHOW_ALL }
+#define RC_INIT_BY_MACHINE_WHY { "init_by_machine_why", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE }
+#define RC_INIT_NUMBERS                                                              \
+    { "init_stall_share", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },                   \
+    { "init_steal_share", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },                   \
+    { "init_others_share", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },                  \
+    { "init_stalls", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE }
 /* What the disturbance rule compared (common/ts_disturbed.h), for programs. */
 #define RC_MACHINE                                                                   \
     { "switches_per_thread_s", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },              \

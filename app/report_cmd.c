@@ -46,6 +46,9 @@ static const struct ts_column columns[] = {
     { "job_id", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
     RC_DISTURBED_WHY,
     RC_MACHINE,
+    { "init_by_machine", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
+    RC_INIT_BY_MACHINE_WHY,
+    RC_INIT_NUMBERS,
     { "hosts", "", TS_COL_INT, NULL, TS_SHOW_MACHINE },
     { "decomposition", "", TS_COL_TEXT, NULL, TS_SHOW_MACHINE },
 };

@@ -14,6 +14,7 @@
 #include "ts_machine.h"
 #include "ts_memory.h"
 #include "ts_thp.h"
+#include "ts_vmstat.h"
 
 /* Mappings start on a huge-page boundary: with chunk boundaries on multiples of 2 MiB, each
  * huge page then belongs to one thread's chunk (up to the stagger below). */
@@ -243,6 +244,26 @@ static void first_touch(struct ts_run_exec *ex)
         ts_counters_delta(&before, &after, &ex->out.init_counters[t]);
         ts_counters_close(&counters);
     }
+}
+
+/* The first touch, watched from just before to just after: what else ran on the threads' CPUs
+ * (steal, other processes) and what the kernel's memory management did (/proc/vmstat and
+ * /proc/pressure/memory under root, the conditions' tree), so that the summary and compare can
+ * tell an init the machine slowed from one placement slowed. The watches nest: the vmstat
+ * interval is the inner one. */
+static void watched_first_touch(struct ts_run_exec *ex, const char *root)
+{
+    struct ts_machine_watch machine;
+    struct ts_vmstat before, after;
+    const int watching = ts_machine_watch_start(&machine) == 0;
+    int counting = ts_vmstat_read(root, &before) == 0;
+    first_touch(ex);
+    counting = counting && ts_vmstat_read(root, &after) == 0;
+    ex->out.have_init_machine = watching && ts_machine_watch_stop(&machine, &ex->out.init_machine) == 0;
+    ts_machine_watch_free(&machine);
+    if (counting)
+        ts_vmstat_delta(&before, &after, &ex->out.init_memory);
+    ex->out.have_init_memory = counting;
 }
 
 /* Where the progress report stands, kept by the master thread. */
@@ -544,8 +565,9 @@ int ts_run_exec_init(struct ts_run_exec *ex, struct ts_error *err)
                        "the OpenMP runtime started %d threads instead of %d (check OMP_DYNAMIC and OMP_THREAD_LIMIT)",
                        team, ex->in.n_threads);
 
-    ts_conditions_read(getenv("TOUCHSTONE_CONDITIONS_ROOT"), NULL, &ex->out.conditions);
-    first_touch(ex);
+    const char *root = getenv("TOUCHSTONE_CONDITIONS_ROOT");
+    ts_conditions_read(root, NULL, &ex->out.conditions);
+    watched_first_touch(ex, root);
     if (ex->in.audit) {
         if (audit_placement(ex, &ex->out.placement, err) != TS_OK)
             return err->status;

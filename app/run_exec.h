@@ -84,11 +84,15 @@ struct ts_run_outputs {
     struct ts_counter_row *init_counters;   /* over the first touch */
     struct ts_counter_row *kernel_counters; /* over every iteration, warm-up included */
     char counters_source[128];
-    struct ts_machine_rec machine; /* what else the machine did over the same span */
-    int have_machine;              /* /proc could be read */
-    double *step_times;            /* [step], warm-up first */
-    double *halo_times;            /* [step]: of which before_step (the halo exchange); 0 without */
-    int hook_failed;               /* before_step failed: the loop stopped, hook_err says why */
+    struct ts_machine_rec machine;         /* what else the machine did over the same span */
+    int have_machine;                      /* /proc could be read */
+    struct ts_machine_rec init_machine;    /* the same over the first touch */
+    int have_init_machine;                 /* /proc could be read */
+    struct ts_init_memory_rec init_memory; /* what the kernel's memory management did then */
+    int have_init_memory;                  /* /proc/vmstat could be read */
+    double *step_times;                    /* [step], warm-up first */
+    double *halo_times;                    /* [step]: of which before_step (the halo exchange); 0 without */
+    int hook_failed;                       /* before_step failed: the loop stopped, hook_err says why */
     struct ts_error hook_err;
     double *thread_times;    /* [thread][timed iteration], warm-up excluded */
     double *thread_partials; /* n_threads */
@@ -133,7 +137,8 @@ int ts_run_exec_prepare(struct ts_run_exec *ex, struct ts_error *err);
 
 /* First touch: parallel (each thread its own chunk, the compute loops' static schedule) or
  * serial (the master thread touches every chunk), then the placement audit. Every thread
- * counts its own page faults and switches. */
+ * counts its own page faults and switches; around them, what the machine and its memory
+ * management did (init_machine, init_memory). */
 int ts_run_exec_init(struct ts_run_exec *ex, struct ts_error *err);
 
 /* The iterations from first_step on (stopping early when stop_signal is set), the end audit

@@ -340,8 +340,12 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
         .kernel = ex->out.kernel_counters,
         .migrations_source = ex->out.counters_source,
         .machine = ex->out.have_machine ? &rr->machine : NULL,
+        .init_machine = ex->out.have_init_machine ? &rr->init_machine : NULL,
+        .init_memory = ex->out.have_init_memory ? &rr->init_memory : NULL,
     };
     rr->machine = ex->out.machine;
+    rr->init_machine = ex->out.init_machine;
+    rr->init_memory = ex->out.init_memory;
     rec->counters = &rr->counters;
 
     rec->topology = &rr->topology;

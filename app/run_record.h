@@ -21,6 +21,8 @@ struct ts_run_record {
     struct ts_placement_rec placement_end;
     struct ts_counters_rec counters;
     struct ts_machine_rec machine;
+    struct ts_machine_rec init_machine;
+    struct ts_init_memory_rec init_memory;
     struct ts_job_rec job;
     double *thread_times; /* per-thread times of the completed iterations */
     struct ts_attr *config;

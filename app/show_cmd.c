@@ -90,16 +90,35 @@ static json_t *lines(const char *text)
     return a;
 }
 
-static json_t *machine_json(const struct ts_run_summary *s)
+static json_t *machine_json(int has, const struct ts_machine_rec *m)
 {
-    const struct ts_machine_rec *m = &s->machine;
-    if (!s->has_machine)
+    if (!has)
         return json_null();
     return json_pack("{s:s, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "cpus", m->cpus, "n_cpus", m->n_cpus,
                      "online_cpus", m->online_cpus, "elapsed_s", number(m->elapsed), "own_cpu_s", number(m->own_cpu),
                      "busy_s", number(m->busy), "others_cpu_s", number(m->others_cpu), "steal_s", number(m->steal),
                      "clock_tick_s", number(m->clock_tick), "load_start", number(m->load_start), "load_end",
                      number(m->load_end));
+}
+
+/* A count of /counters/init_memory: null when the kernel has none (-1). */
+static json_t *count(int64_t v)
+{
+    return v < 0 ? json_null() : json_integer((json_int_t)v);
+}
+
+static json_t *init_memory_json(const struct ts_run_summary *s)
+{
+    const struct ts_init_memory_rec *m = &s->init_memory;
+    if (!s->has_init_memory)
+        return json_null();
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "elapsed_s", number(m->elapsed),
+                     "memory_stall_s", m->memory_stall >= 0 ? number(m->memory_stall) : json_null(), "thp_fault_alloc",
+                     count(m->thp_fault_alloc), "thp_fault_fallback", count(m->thp_fault_fallback),
+                     "thp_fault_fallback_charge", count(m->thp_fault_fallback_charge), "compact_stall",
+                     count(m->compact_stall), "compact_fail", count(m->compact_fail), "compact_success",
+                     count(m->compact_success), "allocstall", count(m->allocstall), "pgfault", count(m->pgfault),
+                     "pgmajfault", count(m->pgmajfault));
 }
 
 /* The reader's fields (io/ts_run_read.h) but the per-iteration arrays, then the texts. */
@@ -126,7 +145,13 @@ static json_t *show_json(const struct ts_run_summary *s, const struct ts_run_sta
         "local_fraction", number(s->local_fraction), "verified", s->verified, "n_warnings", (json_int_t)s->n_warnings,
         "involuntary_switches", number(s->involuntary), "voluntary_switches", number(s->voluntary));
     int ok = o && run && figures && json_object_update(o, run) == 0 && json_object_update(o, figures) == 0
-             && json_object_set_new(o, "machine", machine_json(s)) == 0
+             && json_object_set_new(o, "machine", machine_json(s->has_machine, &s->machine)) == 0
+             && json_object_set_new(o, "init_machine", machine_json(s->has_init_machine, &s->init_machine)) == 0
+             && json_object_set_new(o, "init_memory", init_memory_json(s)) == 0
+             && json_object_set_new(o, "init_by_machine", json_string(ts_disturbed_text(st->init_by_machine))) == 0
+             && json_object_set_new(o, "init_by_machine_why",
+                                    json_string(st->init_by_machine > 0 ? st->init_by_machine_why : ""))
+                    == 0
              && json_object_set_new(o, "mpi", ts_ranks_json(s)) == 0
              && json_object_set_new(o, "disturbed", json_string(ts_disturbed_text(st->disturbed))) == 0
              && json_object_set_new(o, "disturbed_why", json_string(st->disturbed > 0 ? st->disturbed_why : "")) == 0

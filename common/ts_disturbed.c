@@ -3,12 +3,15 @@
 #include <math.h>
 #include <stdio.h>
 
-/* The share of the CPUs' time that seconds are for certain: less the ticks' rounding. */
+double ts_disturb_share(double seconds, double n_cpus, double elapsed, double clock_tick)
+{
+    double cpu_seconds = n_cpus * elapsed;
+    return cpu_seconds > 0 ? fmax(0.0, seconds - TS_DISTURB_ROUNDING_TICKS * clock_tick * n_cpus) / cpu_seconds : NAN;
+}
+
 static double share(const struct ts_disturb_facts *f, double seconds)
 {
-    double cpu_seconds = f->n_cpus * f->elapsed;
-    return cpu_seconds > 0 ? fmax(0.0, seconds - TS_DISTURB_ROUNDING_TICKS * f->clock_tick * f->n_cpus) / cpu_seconds
-                           : NAN;
+    return ts_disturb_share(seconds, f->n_cpus, f->elapsed, f->clock_tick);
 }
 
 void ts_disturb_numbers(const struct ts_disturb_facts *f, struct ts_disturb_numbers *out)

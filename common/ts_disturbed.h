@@ -42,6 +42,11 @@ struct ts_disturb_numbers {
 };
 void ts_disturb_numbers(const struct ts_disturb_facts *f, struct ts_disturb_numbers *out);
 
+/* The share of n_cpus CPUs' time over elapsed seconds that seconds (of /proc/stat, counted in
+ * clock_tick ticks) are for certain: less TS_DISTURB_ROUNDING_TICKS per CPU, at least 0; NaN
+ * when there is no CPU time to share (or a fact is NaN). */
+double ts_disturb_share(double seconds, double n_cpus, double elapsed, double clock_tick);
+
 /* 1 when the run was disturbed, why receiving each reason with its number and threshold
  * ("steal 4.1% of the CPUs' time (above 2%); ..."); 0 when not (why ""); -1 when nothing
  * could be judged (no counters at all; why says so). */

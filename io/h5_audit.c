@@ -1,5 +1,6 @@
 /* The parts that say where pages and threads really were: /placement (and /placement/end)
  * and /counters. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "h5_parts.h"
@@ -77,8 +78,9 @@ int h5w_write_placement(struct h5w *w, hid_t g, const struct ts_record *rec)
     return failed ? w->err->status : TS_OK;
 }
 
-/* /counters/machine: what else the machine did during the iterations (docs/hdf5-schema.md, "/counters"). */
-static int write_machine(struct h5w *w, hid_t counters, const struct ts_machine_rec *m)
+/* /counters/machine: what else the machine did during the iterations; /counters/init_machine
+ * the same during the first touch (docs/hdf5-schema.md, "/counters"). */
+static int write_machine(struct h5w *w, hid_t counters, const char *name, const struct ts_machine_rec *m)
 {
     const struct h5w_value values[] = {
         { "elapsed", m->elapsed, "s", 0 },
@@ -94,11 +96,40 @@ static int write_machine(struct h5w *w, hid_t counters, const struct ts_machine_
         { "n_cpus", H5T_NATIVE_INT32, &m->n_cpus },
         { "online_cpus", H5T_NATIVE_INT32, &m->online_cpus },
     };
-    hid_t g = h5w_group(w, counters, "machine");
+    hid_t g = h5w_group(w, counters, name);
     if (g < 0)
         return w->err->status;
     int failed = h5w_attr_str(w, g, "cpus", m->cpus) || h5w_attr_nums(w, g, nums, H5W_COUNT(nums))
                  || h5w_scalars(w, g, values, H5W_COUNT(values));
+    H5Gclose(g);
+    return failed ? w->err->status : TS_OK;
+}
+
+/* /counters/init_memory: the kernel's memory management during the first touch; the counts
+ * are attributes (numbers without a unit), the seconds datasets. memory_stall is left out
+ * when the kernel has no PSI (-1). */
+static int write_init_memory(struct h5w *w, hid_t counters, const struct ts_init_memory_rec *m)
+{
+    const struct h5w_num_attr counts[] = {
+        { "thp_fault_alloc", H5T_NATIVE_INT64, &m->thp_fault_alloc },
+        { "thp_fault_fallback", H5T_NATIVE_INT64, &m->thp_fault_fallback },
+        { "thp_fault_fallback_charge", H5T_NATIVE_INT64, &m->thp_fault_fallback_charge },
+        { "compact_stall", H5T_NATIVE_INT64, &m->compact_stall },
+        { "compact_fail", H5T_NATIVE_INT64, &m->compact_fail },
+        { "compact_success", H5T_NATIVE_INT64, &m->compact_success },
+        { "allocstall", H5T_NATIVE_INT64, &m->allocstall },
+        { "pgfault", H5T_NATIVE_INT64, &m->pgfault },
+        { "pgmajfault", H5T_NATIVE_INT64, &m->pgmajfault },
+    };
+    const struct h5w_value seconds[] = {
+        { "elapsed", m->elapsed, "s", 0 },
+        { "memory_stall", m->memory_stall >= 0 ? m->memory_stall : NAN, "s", 1 },
+    };
+    hid_t g = h5w_group(w, counters, "init_memory");
+    if (g < 0)
+        return w->err->status;
+    int failed = h5w_attr_str(w, g, "source", "/proc/vmstat, /proc/pressure/memory: the whole machine")
+                 || h5w_attr_nums(w, g, counts, H5W_COUNT(counts)) || h5w_scalars(w, g, seconds, H5W_COUNT(seconds));
     H5Gclose(g);
     return failed ? w->err->status : TS_OK;
 }
@@ -117,5 +148,7 @@ int h5w_write_counters(struct h5w *w, hid_t g, const struct ts_record *rec)
            || h5w_table(w, g, "init", sizeof(struct ts_counter_row), cols, H5W_COUNT(cols), c->n_threads, c->init, "1")
            || h5w_table(w, g, "kernel", sizeof(struct ts_counter_row), cols, H5W_COUNT(cols), c->n_threads, c->kernel,
                         "1")
-           || (c->machine && write_machine(w, g, c->machine));
+           || (c->machine && write_machine(w, g, "machine", c->machine))
+           || (c->init_machine && write_machine(w, g, "init_machine", c->init_machine))
+           || (c->init_memory && write_init_memory(w, g, c->init_memory));
 }

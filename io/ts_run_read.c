@@ -241,41 +241,85 @@ static int read_counters(struct h5r *r, S *s)
     return st;
 }
 
-/* /counters/machine (schema 2): what else ran on the run's CPUs. */
-static int read_machine(struct h5r *r, S *s)
+/* A group of what else ran on the run's CPUs: /counters/machine (schema 2) over the iterations,
+ * /counters/init_machine over the first touch. *has is 1 when the file has it. */
+static int read_machine_group(struct h5r *r, const char *group, struct ts_machine_rec *m, int *has)
 {
-    int has = h5r_has(r, "/counters/machine", H5I_GROUP);
-    if (has <= 0)
-        return has < 0 ? r->err->status : TS_OK;
-    struct ts_machine_rec *m = &s->machine;
+    *has = 0;
+    int found = h5r_has(r, group, H5I_GROUP);
+    if (found <= 0)
+        return found < 0 ? r->err->status : TS_OK;
     const struct {
-        const char *path;
+        const char *name;
         double *v, max;
     } values[] = {
-        { "/counters/machine/elapsed", &m->elapsed, DBL_MAX },
-        { "/counters/machine/own_cpu", &m->own_cpu, DBL_MAX },
-        { "/counters/machine/busy", &m->busy, DBL_MAX },
-        { "/counters/machine/others_cpu", &m->others_cpu, DBL_MAX },
-        { "/counters/machine/steal", &m->steal, DBL_MAX },
-        { "/counters/machine/clock_tick", &m->clock_tick, 1 },
-        { "/counters/machine/load_start", &m->load_start, 1e9 },
-        { "/counters/machine/load_end", &m->load_end, 1e9 },
+        { "elapsed", &m->elapsed, DBL_MAX },   { "own_cpu", &m->own_cpu, DBL_MAX },
+        { "busy", &m->busy, DBL_MAX },         { "others_cpu", &m->others_cpu, DBL_MAX },
+        { "steal", &m->steal, DBL_MAX },       { "clock_tick", &m->clock_tick, 1 },
+        { "load_start", &m->load_start, 1e9 }, { "load_end", &m->load_end, 1e9 },
     };
     int64_t n_cpus = 0, online = 0;
-    if (h5r_str_attr(r, "/counters/machine", "cpus", m->cpus, sizeof m->cpus)
-        || h5r_int_attr(r, "/counters/machine", "n_cpus", 1, 1 << 20, &n_cpus)
-        || h5r_int_attr(r, "/counters/machine", "online_cpus", 1, 1 << 20, &online))
+    if (h5r_str_attr(r, group, "cpus", m->cpus, sizeof m->cpus) || h5r_int_attr(r, group, "n_cpus", 1, 1 << 20, &n_cpus)
+        || h5r_int_attr(r, group, "online_cpus", 1, 1 << 20, &online))
         return r->err->status;
     m->n_cpus = (int32_t)n_cpus;
     m->online_cpus = (int32_t)online;
+    char path[128];
     for (size_t i = 0; i < COUNT(values); i++) {
-        struct h5r_doubles want = { .path = values[i].path, .min = 0, .max = values[i].max };
+        snprintf(path, sizeof path, "%s/%s", group, values[i].name);
+        struct h5r_doubles want = { .path = path, .min = 0, .max = values[i].max };
         if (h5r_read_doubles(r, &want, values[i].v))
             return r->err->status;
     }
-    if (!(m->clock_tick > 0))
-        return h5r_fail(r, "/counters/machine/clock_tick", "0 s is not a clock tick");
-    s->has_machine = 1;
+    if (!(m->clock_tick > 0)) {
+        snprintf(path, sizeof path, "%s/clock_tick", group);
+        return h5r_fail(r, path, "0 s is not a clock tick");
+    }
+    *has = 1;
+    return TS_OK;
+}
+
+static int read_machine(struct h5r *r, S *s)
+{
+    return read_machine_group(r, "/counters/machine", &s->machine, &s->has_machine)
+               ? r->err->status
+               : read_machine_group(r, "/counters/init_machine", &s->init_machine, &s->has_init_machine);
+}
+
+/* /counters/init_memory: the kernel's memory management over the first touch. Counts are -1
+ * (this kernel has no such counter) or more; memory_stall is -1 when the file leaves it out. */
+static int read_init_memory(struct h5r *r, S *s)
+{
+    static const char *const group = "/counters/init_memory";
+    int has = h5r_has(r, group, H5I_GROUP);
+    if (has <= 0)
+        return has < 0 ? r->err->status : TS_OK;
+    struct ts_init_memory_rec *m = &s->init_memory;
+    const struct {
+        const char *name;
+        int64_t *v;
+    } counts[] = {
+        { "thp_fault_alloc", &m->thp_fault_alloc },
+        { "thp_fault_fallback", &m->thp_fault_fallback },
+        { "thp_fault_fallback_charge", &m->thp_fault_fallback_charge },
+        { "compact_stall", &m->compact_stall },
+        { "compact_fail", &m->compact_fail },
+        { "compact_success", &m->compact_success },
+        { "allocstall", &m->allocstall },
+        { "pgfault", &m->pgfault },
+        { "pgmajfault", &m->pgmajfault },
+    };
+    for (size_t i = 0; i < COUNT(counts); i++)
+        if (h5r_int_attr(r, group, counts[i].name, -1, INT64_MAX, counts[i].v))
+            return r->err->status;
+    struct h5r_doubles elapsed = { .path = "/counters/init_memory/elapsed", .min = 0, .max = DBL_MAX };
+    struct h5r_doubles stall = { .path = "/counters/init_memory/memory_stall", .min = 0, .max = DBL_MAX };
+    m->memory_stall = -1;
+    int has_stall = h5r_has(r, stall.path, H5I_DATASET);
+    if (has_stall < 0 || h5r_read_doubles(r, &elapsed, &m->elapsed)
+        || (has_stall && h5r_read_doubles(r, &stall, &m->memory_stall)))
+        return r->err->status;
+    s->has_init_memory = 1;
     return TS_OK;
 }
 
@@ -383,7 +427,8 @@ static int read_run(struct h5r *r, S *s)
                       DBL_MAX, 1, &s->thread_iteration)
         || check_agreement(r, s) || check_unmeasured(r, s))
         return r->err->status;
-    if (read_texts(r, s) || read_job(r, s) || read_counters(r, s) || read_machine(r, s) || read_placement(r, s))
+    if (read_texts(r, s) || read_job(r, s) || read_counters(r, s) || read_machine(r, s) || read_init_memory(r, s)
+        || read_placement(r, s))
         return r->err->status;
     if (optional_str(r, "/", "command_line", s->command_line, sizeof s->command_line) || h5r_read_mpi(r, s))
         return r->err->status;

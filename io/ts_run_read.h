@@ -78,6 +78,12 @@ struct ts_run_summary {
     double kernel_time;                    /* s, /timings/kernel */
     double involuntary, voluntary;         /* context switches of all threads over the iterations (/counters/kernel) */
     char conditions[TS_N_CONDITIONS][256]; /* /environment's machine conditions, TS_CONDITION_NAMES order */
+    /* The first touch (files before them lack both): what else ran on the run's CPUs, and what
+     * the kernel's memory management did (memory_stall -1 when not measured) */
+    int has_init_machine; /* /counters/init_machine was read into init_machine */
+    struct ts_machine_rec init_machine;
+    int has_init_memory; /* /counters/init_memory was read into init_memory */
+    struct ts_init_memory_rec init_memory;
 
     /* Since schema 3: the ranks of a run an MPI launcher started (/mpi). n_ranks is 0 and the
      * arrays NULL without /mpi (not launched, or a file of schema 1 or 2): one process, every

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ts_disturbed.h"
+#include "ts_init_by_machine.h"
 
 static const char *binding_value(const struct ts_record *rec, const char *name)
 {
@@ -169,6 +170,44 @@ void ts_disturb_facts_of(double n_threads, double kernel_time, double involuntar
     };
 }
 
+/* A count as the rule takes it: -1 (not in this kernel) is not known. */
+static double count(int64_t v)
+{
+    return v < 0 ? NAN : (double)v;
+}
+
+void ts_init_facts_of(const struct ts_machine_rec *m, const struct ts_init_memory_rec *v, const char *init_mode,
+                      int threads, struct ts_init_facts *f)
+{
+    *f = (struct ts_init_facts){
+        .elapsed = v ? v->elapsed : NAN,
+        .memory_stall = v && v->memory_stall >= 0 ? v->memory_stall : NAN,
+        .compact_stall = v ? count(v->compact_stall) : NAN,
+        .allocstall = v ? count(v->allocstall) : NAN,
+        .thp_fault_fallback = v ? count(v->thp_fault_fallback) : NAN,
+        .n_cpus = m ? m->n_cpus : NAN,
+        .machine_elapsed = m ? m->elapsed : NAN,
+        .steal = m ? m->steal : NAN,
+        .others_cpu = m ? m->others_cpu : NAN,
+        .clock_tick = m ? m->clock_tick : NAN,
+        .touching = strcmp(init_mode, "serial") == 0 ? 1 : threads,
+    };
+}
+
+/* "parallel first touch, 0.229 s", and whose time it was when the machine took most of it. */
+static void print_init(const struct ts_record *rec, FILE *out)
+{
+    const struct ts_counters_rec *c = rec->counters;
+    struct ts_init_facts f;
+    char why[600];
+    ts_init_facts_of(c ? c->init_machine : NULL, c ? c->init_memory : NULL, rec->results->init_mode,
+                     rec->mpi && rec->mpi->size > 0 ? rec->mpi->ranks[0].n_threads : rec->n_threads, &f);
+    fprintf(out, "  init       %s first touch, %.3f s", rec->results->init_mode, rec->timings->init);
+    if (ts_init_by_machine(&f, why, sizeof why) > 0)
+        fprintf(out, ": %s", why);
+    fprintf(out, "\n");
+}
+
 /* An interval this many clock ticks long gives shares worth a percentage. */
 #define MACHINE_MIN_TICKS 50
 
@@ -240,7 +279,7 @@ void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE
     if (rec->mpi)
         print_ranks(rec, out);
     print_threads(rec, out);
-    fprintf(out, "  init       %s first touch, %.3f s\n", r->init_mode, t->init);
+    print_init(rec, out);
     if (rec->placement)
         print_placement(rec->placement, r->init_mode, rec->mpi ? rec->mpi->size : 1, out);
     if (rec->placement_end)

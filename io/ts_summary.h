@@ -21,4 +21,12 @@ void ts_summary_disturb_facts(const struct ts_record *rec, struct ts_disturb_fac
 void ts_disturb_facts_of(double n_threads, double kernel_time, double involuntary, const struct ts_machine_rec *m,
                          struct ts_disturb_facts *f);
 
+/* The facts the init rule (ts_init_by_machine.h) judges, from a record's or a file's
+ * /counters/init_machine (m) and /counters/init_memory (v); NULL leaves theirs NaN, and so do
+ * counts of -1 (not in this kernel) and a memory_stall of -1 (no PSI). init_mode and threads
+ * (of the process that watched: rank 0's under ranks) say how many threads touched. */
+struct ts_init_facts;
+void ts_init_facts_of(const struct ts_machine_rec *m, const struct ts_init_memory_rec *v, const char *init_mode,
+                      int threads, struct ts_init_facts *f);
+
 #endif

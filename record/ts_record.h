@@ -267,12 +267,35 @@ struct ts_machine_rec {
     double load_start, load_end; /* 1-minute load average (/proc/loadavg) at both ends */
 };
 
+/* What the kernel's memory management did while the arrays were first touched (from just
+ * before the first touch to just after it), so that an init slowed by the machine can be told
+ * from one slowed by placement (docs/how-it-works.md, "Init time: the machine's or the
+ * configuration's"). The counts are /proc/vmstat's, which counts every process on the machine:
+ * other processes' events during the interval are in them too. A count is -1 when this
+ * kernel's /proc/vmstat has no such line. */
+struct ts_init_memory_rec {
+    double elapsed;                        /* wall time of the interval, s */
+    int64_t thp_fault_alloc;               /* huge pages a page fault allocated */
+    int64_t thp_fault_fallback;            /* page faults that wanted a huge page and fell back to base pages */
+    int64_t thp_fault_fallback_charge;     /* of them, because the cgroup's memory limit was reached (Linux 5.8) */
+    int64_t compact_stall;                 /* allocations that stalled to compact memory (direct compaction) */
+    int64_t compact_fail, compact_success; /* how those compactions ended */
+    int64_t allocstall;                    /* allocations that stalled to reclaim memory (allocstall_* together) */
+    int64_t pgfault, pgmajfault;           /* page faults, and of them those that waited for I/O */
+    double memory_stall; /* s during which some task waited on memory (reclaim, compaction, thrashing):
+                          * /proc/pressure/memory "some" total; -1 when the kernel has no PSI */
+};
+
 struct ts_counters_rec {
     int32_t n_threads;
     const struct ts_counter_row *init;    /* n_threads, over first-touch initialisation */
     const struct ts_counter_row *kernel;  /* n_threads, over all iterations, warm-up included */
     const char *migrations_source;        /* "perf_event_open (software event)" or why not */
     const struct ts_machine_rec *machine; /* NULL when /proc/stat or /proc/loadavg could not be read */
+    /* The same over the first touch (NULL when not read): steal and others' CPU during init, and
+     * what the kernel's memory management did then (/proc/vmstat unreadable: NULL). */
+    const struct ts_machine_rec *init_machine;
+    const struct ts_init_memory_rec *init_memory;
 };
 
 /* The batch job the run belonged to (all "" outside Slurm) and whether it was restarted. */

@@ -3,7 +3,7 @@
  * Each case breaks one rule of the schema (docs/hdf5-schema.md), so each test fails for
  * one reason; heap_loop and heap_crash damage bytes HDF5 itself trips over. `h5_doctor NEW
  * foreign` and `h5_doctor NEW checkpoint` write HDF5 files that are not run files;
- * `schema1`, `calm`, `set:/path=VALUE` and `scale:F` edit a good file into another good one
+ * `schema1`, `calm`, `no_init`, `set:/path=VALUE` and `scale:F` edit a good file into another good one
  * (see doctor_schema); `set_str:/obj@name=VALUE` sets a string attribute (an unknown kernel). */
 #include <hdf5.h>
 #include <math.h>
@@ -539,25 +539,74 @@ static int zero_field(const char *path, const char *field)
     return bad ? fail("zeroing a field") : 0;
 }
 
+/* An int64 attribute obj@name set to value (a count of /counters/init_memory). */
+static int set_int64_attr(const char *obj, const char *name, int64_t value)
+{
+    hid_t space = H5Screate(H5S_SCALAR), a = -1;
+    int bad =
+        H5Adelete_by_name(file, obj, name, H5P_DEFAULT) < 0
+        || (a = H5Acreate_by_name(file, obj, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0
+        || H5Awrite(a, H5T_NATIVE_INT64, &value) < 0;
+    H5Aclose(a);
+    H5Sclose(space);
+    return bad ? fail("setting the attribute") : 0;
+}
+
+/* The first touch of a quiet machine: nothing else on the CPUs, no stall, no fallback, no time
+ * waiting on memory (files written before /counters/init_* have nothing to calm). */
+static int calm_init(void)
+{
+    static const char *const zero[] = { "/counters/init_machine/others_cpu", "/counters/init_machine/steal",
+                                        "/counters/init_memory/memory_stall" };
+    static const char *const counts[] = { "compact_stall", "compact_fail",       "compact_success",
+                                          "allocstall",    "thp_fault_fallback", "thp_fault_fallback_charge" };
+    for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++)
+        if (H5Lexists(file, "/counters", H5P_DEFAULT) > 0 && H5Lexists(file, zero[i], H5P_DEFAULT) > 0
+            && set_value(zero[i], 0, 0.0))
+            return 1;
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        if (H5Lexists(file, "/counters", H5P_DEFAULT) > 0 && H5Lexists(file, "/counters/init_memory", H5P_DEFAULT) > 0
+            && set_int64_attr("/counters/init_memory", counts[i], 0))
+            return 1;
+    return 0;
+}
+
+/* What a file written before the init counters lacks. */
+static int drop_init(void)
+{
+    static const char *const groups[] = { "/counters/init_machine", "/counters/init_memory" };
+    for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+        if (H5Lexists(file, "/counters", H5P_DEFAULT) > 0 && H5Lexists(file, groups[i], H5P_DEFAULT) > 0
+            && H5Ldelete(file, groups[i], H5P_DEFAULT) < 0)
+            return fail("deleting the init counters");
+    return 0;
+}
+
 /* Not damage, for the compare and show tests; each leaves a file the reader accepts:
  *   schema1          what touchstone wrote before schema 2: no /summary, no /counters/machine
+ *                    (nor /counters/init_machine and init_memory, which came later)
  *   calm             counters of an undisturbed run: no involuntary switches, nothing else on
- *                    the CPUs, load 0 (whatever the machine did during the test)
- *   set:/path=VALUE  a scalar dataset (a machine counter) set to VALUE
+ *                    the CPUs, load 0; a first touch without stalls, fallbacks or others'
+ *                    time (whatever the machine did during the test)
+ *   no_init          a file written before /counters/init_machine and init_memory
+ *   set:/path=VALUE  a scalar dataset (a machine counter) set to VALUE; set:/obj@name=N an
+ *                    integer attribute (a count of /counters/init_memory) set to N
  *   scale:F          every time per iteration (and /timings/kernel) F times longer */
 static int doctor_schema(const char *c)
 {
     if (strcmp(c, "schema1") == 0)
         return H5Ldelete(file, "/summary", H5P_DEFAULT) < 0 || H5Ldelete(file, "/counters/machine", H5P_DEFAULT) < 0
                    ? fail("deleting what schema 2 added")
-                   : set_int_attr("/", "schema_version", 1);
+                   : drop_init() || set_int_attr("/", "schema_version", 1);
+    if (strcmp(c, "no_init") == 0)
+        return drop_init();
     if (strcmp(c, "calm") == 0) {
         static const char *const zero[] = { "/counters/machine/others_cpu", "/counters/machine/steal",
                                             "/counters/machine/load_start", "/counters/machine/load_end" };
         for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++)
             if (set_value(zero[i], 0, 0.0))
                 return 1;
-        return zero_field("/counters/kernel", "involuntary_switches");
+        return zero_field("/counters/kernel", "involuntary_switches") || calm_init();
     }
     if (strncmp(c, "scale:", 6) == 0) {
         static const char *const times[] = { "/timings/iteration", "/timings/thread_iteration", "/timings/kernel",
@@ -573,6 +622,11 @@ static int doctor_schema(const char *c)
     if (strncmp(c, "set:", 4) != 0 || !eq || eq - c - 4 >= (long)sizeof path)
         return fprintf(stderr, "h5_doctor: unknown case '%s'\n", c), 2;
     snprintf(path, sizeof path, "%.*s", (int)(eq - c - 4), c + 4);
+    char *at = strchr(path, '@');
+    if (at) {
+        *at = '\0';
+        return set_int64_attr(path, at + 1, strtoll(eq + 1, NULL, 10));
+    }
     return set_value(path, 0, strtod(eq + 1, NULL));
 }
 
@@ -614,8 +668,8 @@ int main(int argc, char **argv)
     file = H5Fopen(argv[1], H5F_ACC_RDWR, H5P_DEFAULT);
     if (file < 0)
         return fail("opening the file");
-    int st = strcmp(argv[2], "schema1") == 0 || strcmp(argv[2], "calm") == 0 || strncmp(argv[2], "set:", 4) == 0
-                     || strncmp(argv[2], "scale:", 6) == 0
+    int st = strcmp(argv[2], "schema1") == 0 || strcmp(argv[2], "calm") == 0 || strcmp(argv[2], "no_init") == 0
+                     || strncmp(argv[2], "set:", 4) == 0 || strncmp(argv[2], "scale:", 6) == 0
                  ? doctor_schema(argv[2])
                  : doctor(argv[2]);
     return H5Fclose(file) < 0 ? fail("closing the file") : st;

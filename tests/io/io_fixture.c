@@ -172,11 +172,30 @@ void io_fixture_full(struct io_fixture *f)
                                           .clock_tick = 0.01,
                                           .load_start = 0.5,
                                           .load_end = 3.25 };
+    f->init_machine = f->machine;
+    f->init_machine.elapsed = 0.25;
+    f->init_machine.own_cpu = 0.5;
+    f->init_machine.busy = 0.5;
+    f->init_machine.others_cpu = 0;
+    f->init_machine.steal = 0;
+    f->init_memory = (struct ts_init_memory_rec){ .elapsed = 0.25,
+                                                  .thp_fault_alloc = 96,
+                                                  .thp_fault_fallback = 0,
+                                                  .thp_fault_fallback_charge = -1,
+                                                  .compact_stall = 0,
+                                                  .compact_fail = 0,
+                                                  .compact_success = 0,
+                                                  .allocstall = 0,
+                                                  .pgfault = 250,
+                                                  .pgmajfault = 1,
+                                                  .memory_stall = 0.0009765625 };
     f->counters = (struct ts_counters_rec){ .n_threads = FX_THREADS,
                                             .init = f->counter_rows,
                                             .kernel = f->counter_rows,
                                             .migrations_source = "unavailable",
-                                            .machine = &f->machine };
+                                            .machine = &f->machine,
+                                            .init_machine = &f->init_machine,
+                                            .init_memory = &f->init_memory };
     f->rec = (struct ts_record){ .program_version = "0.1.0",
                                  .command_line = "touchstone run configs/x.ini --set a=b",
                                  .host = "node-7",

@@ -36,6 +36,8 @@ struct io_fixture {
     const char *summary[2];
     struct ts_counter_row counter_rows[FX_THREADS];
     struct ts_machine_rec machine;
+    struct ts_machine_rec init_machine;
+    struct ts_init_memory_rec init_memory;
     struct ts_counters_rec counters;
     /* /mpi, pointed to only by io_fixture_mpi */
     struct ts_mpi_rec mpi;
@@ -47,7 +49,8 @@ struct io_fixture {
 extern const char io_config_text[];
 
 /* Everything filled: a 2D stencil run with a 4x5 field, two warnings, counters with the
- * machine's, and a two-line summary. */
+ * machine's (over the iterations and over the first touch, with the kernel's memory management
+ * then: a quiet init), and a two-line summary. */
 void io_fixture_full(struct io_fixture *f);
 /* An array-sum run: no field, no warnings, no counters, an empty summary, NaN GLUP/s, and a
  * 200 kB config text. */

@@ -330,6 +330,55 @@ static void check_summary_and_machine(hid_t f, const struct ts_record *rec)
     CHECK(rd_int_attr(f, "counters/machine", "online_cpus") == m->online_cpus, "/counters/machine@online_cpus");
 }
 
+/* What the machine and its memory management did during the first touch: the machine's
+ * datasets again under init_machine, the counts as int64 attributes of init_memory. */
+static void check_init(hid_t f, const struct ts_record *rec)
+{
+    const struct ts_machine_rec *m = rec->counters ? rec->counters->init_machine : NULL;
+    const struct ts_init_memory_rec *v = rec->counters ? rec->counters->init_memory : NULL;
+    CHECK((H5Lexists(f, "counters", H5P_DEFAULT) > 0 && H5Lexists(f, "counters/init_machine", H5P_DEFAULT) > 0)
+              == (m != NULL),
+          "/counters/init_machine present without its record, or missing with it");
+    CHECK((H5Lexists(f, "counters", H5P_DEFAULT) > 0 && H5Lexists(f, "counters/init_memory", H5P_DEFAULT) > 0)
+              == (v != NULL),
+          "/counters/init_memory present without its record, or missing with it");
+    if (m) {
+        static const char *const seconds[] = { "elapsed", "own_cpu", "busy", "others_cpu", "steal", "clock_tick" };
+        const double s_values[] = { m->elapsed, m->own_cpu, m->busy, m->others_cpu, m->steal, m->clock_tick };
+        expect_scalars(f, "counters/init_machine", seconds, s_values, 6, "s");
+        expect_str_attr(f, "counters/init_machine", "cpus", m->cpus);
+        CHECK(rd_int_attr(f, "counters/init_machine", "n_cpus") == m->n_cpus, "/counters/init_machine@n_cpus");
+    }
+    if (!v)
+        return;
+    static const char *const counts[] = { "thp_fault_alloc",
+                                          "thp_fault_fallback",
+                                          "thp_fault_fallback_charge",
+                                          "compact_stall",
+                                          "compact_fail",
+                                          "compact_success",
+                                          "allocstall",
+                                          "pgfault",
+                                          "pgmajfault" };
+    const int64_t want[] = { v->thp_fault_alloc,
+                             v->thp_fault_fallback,
+                             v->thp_fault_fallback_charge,
+                             v->compact_stall,
+                             v->compact_fail,
+                             v->compact_success,
+                             v->allocstall,
+                             v->pgfault,
+                             v->pgmajfault };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        CHECK(rd_int_attr(f, "counters/init_memory", counts[i]) == want[i],
+              "/counters/init_memory@%s is %lld, want %lld", counts[i],
+              (long long)rd_int_attr(f, "counters/init_memory", counts[i]), (long long)want[i]);
+    static const char *const seconds[] = { "elapsed", "memory_stall" };
+    const double s_values[] = { v->elapsed, v->memory_stall };
+    expect_scalars(f, "counters/init_memory", seconds, s_values, 2, "s");
+    expect_str_attr(f, "counters/init_memory", "source", "/proc/vmstat, /proc/pressure/memory: the whole machine");
+}
+
 static herr_t units_everywhere(hid_t obj, const char *name, const H5O_info_t *info, void *op)
 {
     (void)op;
@@ -396,6 +445,7 @@ int main(int argc, char **argv)
         check_field(f, &fx.rec, modes[m].chunk);
         check_warnings(f, &fx.rec);
         check_summary_and_machine(f, &fx.rec);
+        check_init(f, &fx.rec);
         H5Ovisit2(f, H5_INDEX_NAME, H5_ITER_NATIVE, units_everywhere, NULL, H5O_INFO_BASIC);
         H5Fclose(f);
     }
