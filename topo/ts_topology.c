@@ -77,17 +77,34 @@ static int set_source(ts_topology *topo, const struct ts_topology_source *src, s
     return ts_fail(err, TS_INTERNAL_ERROR, "unknown topology source %d", (int)src->kind);
 }
 
+/* Whether this process has one thread: then nothing reads the environment while it changes
+ * (setenv and getenv are not safe together; under a launcher MPI's progress threads call
+ * getenv). */
+static int single_threaded(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[128];
+    int threads = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %d", &threads) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return threads == 1;
+}
+
 /* hwloc loads every plugin it finds when a topology is initialised: Debian's libhwloc-plugins
  * brings OpenGL (libX11 and the rest of X), OpenCL, PCI and libxml2 (with ICU), several
  * milliseconds of loading and relocating on every start for nothing touchstone reports (no I/O
  * devices; hwloc's own XML parser reads every hwloc export). They are left out unless the user
- * chose hwloc's components or plugins himself; libxml2 stays for --topology files, so that they
- * import exactly as lstopo imports them. hwloc reads the variable only in hwloc_topology_init. */
+ * chose hwloc's components or plugins himself, or other threads may read the environment
+ * meanwhile; libxml2 stays for --topology files, so that they import exactly as lstopo imports
+ * them. hwloc reads the variable only in hwloc_topology_init. */
 static int init_without_plugins(hwloc_topology_t *hw, enum ts_topology_kind kind)
 {
     const char *unused = kind == TS_TOPOLOGY_XML ? "hwloc_gl,hwloc_opencl,hwloc_pci"
                                                  : "hwloc_gl,hwloc_opencl,hwloc_pci,hwloc_xml_libxml";
-    int ours = !getenv("HWLOC_PLUGINS_BLACKLIST") && !getenv("HWLOC_COMPONENTS")
+    int ours = !getenv("HWLOC_PLUGINS_BLACKLIST") && !getenv("HWLOC_COMPONENTS") && single_threaded()
                && setenv("HWLOC_PLUGINS_BLACKLIST", unused, 1) == 0;
     int rc = hwloc_topology_init(hw), e = errno;
     if (ours) /* not inherited by children nor recorded as the user's */
