@@ -14,10 +14,19 @@ void ts_init_numbers(const struct ts_init_facts *f, struct ts_init_numbers *out)
     const double needed = fmin(f->touching, f->n_cpus), spare = (f->n_cpus - needed) * f->machine_elapsed;
     const double taken = f->others_cpu - spare - TS_DISTURB_ROUNDING_TICKS * f->clock_tick * f->n_cpus;
     out->others_share = needed * f->machine_elapsed > 0 ? fmax(0.0, taken) / (needed * f->machine_elapsed) : NAN;
+    out->kernel_share = f->touch_span > 0 ? f->touch_system / f->touch_span : NAN;
+    out->clear_rate = f->touch_system > 0 ? f->touch_bytes / f->touch_system : NAN;
     /* One of the two missing still counts the other's stalls. */
     out->stalls = isnan(f->compact_stall) && isnan(f->allocstall)
                       ? NAN
                       : (isnan(f->compact_stall) ? 0 : f->compact_stall) + (isnan(f->allocstall) ? 0 : f->allocstall);
+}
+
+/* The kernel's page handling took most of it: the touching threads mostly in the kernel, and
+ * that kernel clearing their pages slower than any healthy machine does. */
+static int paging(const struct ts_init_numbers *n)
+{
+    return n->kernel_share > TS_INIT_MACHINE_SHARE && n->clear_rate < TS_INIT_CLEAR_FLOOR;
 }
 
 static void add(char *buf, size_t size, size_t *used, const char *text)
@@ -31,8 +40,14 @@ static void add(char *buf, size_t size, size_t *used, const char *text)
 static void facts_text(const struct ts_init_facts *f, const struct ts_init_numbers *n, char *buf, size_t size)
 {
     size_t used = 0;
-    char t[96];
+    char t[160];
     buf[0] = '\0';
+    if (paging(n)) {
+        snprintf(t, sizeof t,
+                 "the touching threads spent %.0f%% of it in the kernel, clearing pages at %.3g GB/s a thread",
+                 100 * n->kernel_share, n->clear_rate / 1e9);
+        add(buf, size, &used, t);
+    }
     if (n->stall_share >= 0.005) {
         snprintf(t, sizeof t, "tasks waited on memory for %.0f%% of it", 100 * n->stall_share);
         add(buf, size, &used, t);
@@ -66,7 +81,8 @@ int ts_init_by_machine(const struct ts_init_facts *f, char *why, size_t size)
     ts_init_numbers(f, &n);
     if (size)
         why[0] = '\0';
-    if (isnan(n.stall_share) && isnan(n.steal_share) && isnan(n.others_share) && isnan(n.stalls)) {
+    if (isnan(n.stall_share) && isnan(n.steal_share) && isnan(n.others_share) && isnan(n.stalls)
+        && (isnan(n.kernel_share) || isnan(n.clear_rate))) {
         snprintf(why, size, "not known: the file has no counters of its first touch");
         return -1;
     }
@@ -74,6 +90,7 @@ int ts_init_by_machine(const struct ts_init_facts *f, char *why, size_t size)
     const char *whose = n.stall_share > TS_INIT_MACHINE_SHARE    ? "the kernel's memory management"
                         : n.steal_share > TS_INIT_MACHINE_SHARE  ? "the hypervisor's (steal)"
                         : n.others_share > TS_INIT_MACHINE_SHARE ? "other processes'"
+                        : paging(&n)                             ? "the kernel's page handling"
                                                                  : NULL;
     /* Without PSI nothing says how long the stalls took: that they happened at all is enough
      * to keep an init time from being read as placement's. */

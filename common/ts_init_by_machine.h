@@ -12,6 +12,13 @@
  * or of its CPUs' time stolen by the hypervisor or taken by other processes. */
 #define TS_INIT_MACHINE_SHARE 0.5
 
+/* The slowest a healthy machine's kernel clears first-touched pages, bytes per second of a
+ * touching thread's system time: clearing runs at memory write speed (>= 5 GB/s a core), and
+ * 4 KiB faults on bare metal (~1 us each plus the clearing) still give ~3 GB/s. Below it the
+ * kernel (or a hypervisor backing the guest's memory again) handled the pages, not placement
+ * (docs/how-it-works.md, "Init time: the machine's or the configuration's"). */
+#define TS_INIT_CLEAR_FLOOR 1e9
+
 /* What a run recorded of its first touch (NaN: not recorded, as in files written before it; a
  * count the kernel does not have, -1 in the file, is NaN here too). */
 struct ts_init_facts {
@@ -23,7 +30,10 @@ struct ts_init_facts {
     double n_cpus, machine_elapsed, steal, others_cpu, clock_tick;
     /* the threads that touched the pages: the run's (its rank's) in a parallel init, 1 in a
      * serial one */
-    double touching;
+    double touching; /* The kernel's page handling, over every rank's touching threads (/counters/init): their
+     * system time summed, their thread-seconds of init (each rank's touching threads x its
+     * init time, summed), and the bytes they first touched (/results@working_set_bytes). */
+    double touch_system, touch_span, touch_bytes;
 };
 
 /* The numbers the rule compares (NaN where a fact is missing): memory_stall / elapsed; steal
@@ -34,11 +44,15 @@ struct ts_init_facts {
  * together. */
 struct ts_init_numbers {
     double stall_share, steal_share, others_share, stalls;
+    /* touch_system / touch_span: the share of the touching threads' init spent in the kernel;
+     * touch_bytes / touch_system: how fast it cleared their pages, bytes/s a thread */
+    double kernel_share, clear_rate;
 };
 void ts_init_numbers(const struct ts_init_facts *f, struct ts_init_numbers *out);
 
 /* 1 when the init was the machine's: more than TS_INIT_MACHINE_SHARE of it waiting on memory,
- * stolen or taken by other processes; or, where the kernel cannot say how long tasks waited
+ * stolen or taken by other processes, or spent by the touching threads in the kernel while it
+ * cleared their pages slower than TS_INIT_CLEAR_FLOOR; or, where the kernel cannot say how long tasks waited
  * (no PSI), when compaction or reclaim stalled an allocation during it at all. why then
  * receives what the user reads after the init time ("most of it the kernel's memory management
  * (tasks waited on memory for 81% of it, 12 compaction stalls), not placement"). 0 when not

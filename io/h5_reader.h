@@ -141,6 +141,10 @@ struct h5r_col {
     int nan_ok; /* doubles: NaN allowed */
 };
 
+/* 1 when the dataset path is a compound with a member called field, 0 when not (columns a
+ * later writer added: older files lack them), -1 on a failed HDF5 call (r->err filled). */
+int h5r_has_field(struct h5r *r, const char *path, const char *field);
+
 /* The rows of the 1-D compound dataset path, which must have n rows (why names n for the
  * message) and at least these columns (strings of fixed length), into rows (n structs of
  * row_size bytes). Strings are cut to their buffer and made safe as h5r_str_attr does; with

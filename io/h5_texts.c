@@ -229,6 +229,25 @@ static int check_row(struct h5r *r, const char *path, hsize_t i, const struct h5
     return TS_OK;
 }
 
+int h5r_has_field(struct h5r *r, const char *path, const char *field)
+{
+    int has = h5r_has(r, path, H5I_DATASET);
+    if (has <= 0)
+        return has;
+    hid_t set = H5Dopen2(r->file, path, H5P_DEFAULT);
+    hid_t type = set < 0 ? -1 : H5Dget_type(set);
+    int found = -1;
+    if (type >= 0)
+        found = H5Tget_class(type) == H5T_COMPOUND && H5Tget_member_index(type, field) >= 0;
+    else
+        h5r_fail_hdf5(r, path, "cannot open");
+    if (type >= 0)
+        H5Tclose(type);
+    if (set >= 0)
+        H5Dclose(set);
+    return found;
+}
+
 int h5r_read_table(struct h5r *r, const char *path, hsize_t n, const char *why, size_t row_size,
                    const struct h5r_col *cols, size_t n_cols, int raw_strings, void *rows)
 {

@@ -76,8 +76,8 @@ static size_t text_sizes(const struct ts_run_summary *s, char **texts[2], size_t
 }
 
 /* The layout (h5_layout_read.h) last: the rows of the machine and of the threads, each
- * count validated by the child. */
-#define N_LAYOUT 7
+ * count validated by the child; then the threads' counters over init and the iterations. */
+#define N_LAYOUT 9
 static void layout_sizes(const struct ts_run_summary *s, void **blobs[N_LAYOUT], size_t bytes[N_LAYOUT])
 {
     struct ts_run_summary *w = (struct ts_run_summary *)s;
@@ -89,6 +89,8 @@ static void layout_sizes(const struct ts_run_summary *s, void **blobs[N_LAYOUT],
     blobs[4] = (void **)&w->threads;
     blobs[5] = (void **)&w->place_node_ids;
     blobs[6] = (void **)&w->thread_node_pages;
+    blobs[7] = (void **)&w->init_counters;
+    blobs[8] = (void **)&w->kernel_counters;
     bytes[0] = t->numa ? (size_t)t->n_numa * sizeof *t->numa : 0;
     bytes[1] = t->distances ? (size_t)t->n_numa * (size_t)t->n_numa * sizeof *t->distances : 0;
     bytes[2] = t->cores ? (size_t)t->n_cores_rec * sizeof *t->cores : 0;
@@ -97,6 +99,8 @@ static void layout_sizes(const struct ts_run_summary *s, void **blobs[N_LAYOUT],
     bytes[5] = s->place_node_ids ? (size_t)s->n_place_nodes * sizeof *s->place_node_ids : 0;
     bytes[6] =
         s->thread_node_pages ? (size_t)s->n_place_nodes * (size_t)s->n_threads * sizeof *s->thread_node_pages : 0;
+    bytes[7] = s->init_counters ? (size_t)s->n_threads * sizeof *s->init_counters : 0;
+    bytes[8] = s->kernel_counters ? (size_t)s->n_threads * sizeof *s->kernel_counters : 0;
 }
 
 /* The strings of the received rows, terminated in the child: kept so whatever the pipe held. */

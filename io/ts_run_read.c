@@ -194,6 +194,19 @@ static int optional_str(struct h5r *r, const char *obj, const char *name, char *
     return has ? h5r_str_attr(r, obj, name, buf, size) : TS_OK;
 }
 
+/* /results@working_set_bytes, NaN in files before schema 2. */
+static int optional_working_set(struct h5r *r, S *s)
+{
+    int64_t v = 0;
+    s->working_set_bytes = NAN;
+    int has = h5r_has_attr(r, "/results", "working_set_bytes");
+    if (has < 0 || (has && h5r_int_attr(r, "/results", "working_set_bytes", 0, INT64_MAX, &v)))
+        return r->err->status;
+    if (has)
+        s->working_set_bytes = (double)v;
+    return TS_OK;
+}
+
 /* The batch job: an array task is named as Slurm's %A_%a and squeue name it. */
 static int read_job(struct h5r *r, S *s)
 {
@@ -205,6 +218,8 @@ static int read_job(struct h5r *r, S *s)
     if (array[0] && task[0])
         snprintf(s->job_id, sizeof s->job_id, "%s_%s", array, task);
     static const char *const huge_pages[] = TS_HUGE_PAGES_VALUES;
+    if (optional_working_set(r, s))
+        return r->err->status;
     if (optional_str(r, "/results", "variant", s->variant, sizeof s->variant)
         || optional_str(r, "/config", "init.huge_pages", s->huge_pages, sizeof s->huge_pages)
         || (s->huge_pages[0]
@@ -218,7 +233,10 @@ static int read_job(struct h5r *r, S *s)
     return TS_OK;
 }
 
-/* Switches of all threads over the iterations, from /counters/kernel when the file has it. */
+static int read_counter_rows(struct h5r *r, const char *path, int32_t n_threads, struct ts_counter_row **out);
+
+/* Switches of all threads over the iterations, from /counters/kernel when the file has it, and
+ * both tables' rows. */
 static int read_counters(struct h5r *r, S *s)
 {
     s->involuntary = s->voluntary = NAN;
@@ -238,7 +256,46 @@ static int read_counters(struct h5r *r, S *s)
             *sums[f] += (double)v[t];
     }
     free(v);
+    if (st == TS_OK)
+        st = read_counter_rows(r, "/counters/init", s->n_threads, &s->init_counters)
+                 ? r->err->status
+                 : read_counter_rows(r, "/counters/kernel", s->n_threads, &s->kernel_counters);
     return st;
+}
+
+#define COUNT_COL(f, lo)                                                                                               \
+    {                                                                                                                  \
+#f, offsetof(struct ts_counter_row, f), H5T_NATIVE_INT64, 0, (lo), INT64_MAX / 65536, 0                        \
+    }
+#define TIME_COL(f)                                                                                                    \
+    {                                                                                                                  \
+#f, offsetof(struct ts_counter_row, f), H5T_NATIVE_DOUBLE, 0, 0, DBL_MAX, 1                                    \
+    }
+
+/* The rows of /counters/init or /counters/kernel. The CPU times came later: without their
+ * columns (older files) they are NaN, not known. */
+static int read_counter_rows(struct h5r *r, const char *path, int32_t n_threads, struct ts_counter_row **out)
+{
+    const struct h5r_col cols[] = {
+        COUNT_COL(minor_faults, 0),
+        COUNT_COL(major_faults, 0),
+        COUNT_COL(voluntary_switches, 0),
+        COUNT_COL(involuntary_switches, 0),
+        COUNT_COL(migrations, -1),
+        TIME_COL(user_time),
+        TIME_COL(system_time),
+    };
+    const int times = h5r_has_field(r, path, "system_time");
+    if (times < 0)
+        return r->err->status;
+    if (!(*out = calloc((size_t)n_threads, sizeof **out)))
+        return h5r_out_of_memory(r, path, "out of memory for %d rows", (int)n_threads);
+    if (h5r_read_table(r, path, (hsize_t)n_threads, "/results@n_threads", sizeof **out, cols,
+                       COUNT(cols) - (times ? 0 : 2), 0, *out))
+        return r->err->status;
+    for (int32_t t = 0; !times && t < n_threads; t++)
+        (*out)[t].user_time = (*out)[t].system_time = NAN;
+    return TS_OK;
 }
 
 /* A group of what else ran on the run's CPUs: /counters/machine (schema 2) over the iterations,
@@ -502,6 +559,8 @@ void ts_run_summary_free(S *s)
 {
     free(s->iteration);
     free(s->thread_iteration);
+    free(s->init_counters);
+    free(s->kernel_counters);
     free(s->thread_local_fraction);
     free(s->warning_text);
     free(s->summary);

@@ -72,11 +72,15 @@ struct ts_run_summary {
     struct ts_machine_rec machine;
 
     /* Read from every schema, "" or NaN when the file has no such item */
-    char job_id[160];                      /* /job@job_id; in an array "<array_job_id>_<array_task_id>" */
-    char variant[160];                     /* /results@variant: the kernel variant in words */
-    char huge_pages[16];                   /* /config@init.huge_pages */
-    double kernel_time;                    /* s, /timings/kernel */
-    double involuntary, voluntary;         /* context switches of all threads over the iterations (/counters/kernel) */
+    char job_id[160];              /* /job@job_id; in an array "<array_job_id>_<array_task_id>" */
+    char variant[160];             /* /results@variant: the kernel variant in words */
+    char huge_pages[16];           /* /config@init.huge_pages */
+    double kernel_time;            /* s, /timings/kernel */
+    double involuntary, voluntary; /* context switches of all threads over the iterations (/counters/kernel) */
+    double working_set_bytes;      /* /results@working_set_bytes (schema 2): every array's bytes */
+    /* /counters/init and /counters/kernel, n_threads rows each (NULL without /counters);
+     * user_time and system_time NaN in files written before those columns */
+    struct ts_counter_row *init_counters, *kernel_counters;
     char conditions[TS_N_CONDITIONS][256]; /* /environment's machine conditions, TS_CONDITION_NAMES order */
     /* The first touch (files before them lack both): what else ran on the run's CPUs, and what
      * the kernel's memory management did (memory_stall -1 when not measured) */

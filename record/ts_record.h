@@ -249,6 +249,9 @@ struct ts_counter_row {
     int64_t voluntary_switches;
     int64_t involuntary_switches;
     int64_t migrations; /* -1 when perf_event_open is not allowed */
+    /* The thread's CPU time, s: in user space, and in the kernel on its behalf (page faults:
+     * zeroing and mapping the pages it first touches). NaN when getrusage failed. */
+    double user_time, system_time;
 };
 
 /* What the machine did while the iterations ran (warm-up included: the span of the kernel

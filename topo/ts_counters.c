@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,11 +25,19 @@ void ts_counters_open(struct ts_counters *c)
     c->open_errno = fd >= 0 ? 0 : errno;
 }
 
+static double seconds(struct timeval tv)
+{
+    return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
+}
+
 void ts_counters_read(const struct ts_counters *c, struct ts_counter_row *out)
 {
     struct rusage ru;
     memset(out, 0, sizeof *out);
+    out->user_time = out->system_time = NAN;
     if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+        out->user_time = seconds(ru.ru_utime);
+        out->system_time = seconds(ru.ru_stime);
         out->minor_faults = ru.ru_minflt;
         out->major_faults = ru.ru_majflt;
         out->voluntary_switches = ru.ru_nvcsw;
@@ -54,6 +63,8 @@ void ts_counters_delta(const struct ts_counter_row *before, const struct ts_coun
     delta->major_faults = after->major_faults - before->major_faults;
     delta->voluntary_switches = after->voluntary_switches - before->voluntary_switches;
     delta->involuntary_switches = after->involuntary_switches - before->involuntary_switches;
+    delta->user_time = after->user_time - before->user_time; /* NaN stays NaN */
+    delta->system_time = after->system_time - before->system_time;
     delta->migrations = before->migrations < 0 || after->migrations < 0 ? -1 : after->migrations - before->migrations;
 }
 

@@ -7,9 +7,12 @@
 #   show, reading the file back, judges so;
 # - a fake /proc (TOUCHSTONE_CONDITIONS_ROOT) of a kernel without PSI and without one counter
 #   records what it has and leaves the rest out or at -1;
+# - the threads' user and system time over init (/counters/init): within the init's interval,
+#   and some system time for a run that first touches 64 MiB;
 # - on recorded numbers (h5_doctor): calm first touches get no note; an init mostly spent
-#   waiting on memory, and stalls where the kernel cannot say how long, are named by compare
-#   and show and never called placement; files without the counters are "not known".
+#   waiting on memory, or in the kernel's page handling, and stalls where the kernel cannot say
+#   how long, are named by compare and show and never called placement; files without the
+#   counters are "not known".
 # Nothing here depends on how busy the machine is: verdicts are asserted on calmed or planted
 # numbers only.
 . "$(dirname "$0")/lib.sh"
@@ -35,6 +38,15 @@ for mode in parallel serial; do
         -v faults="$faults" 'BEGIN { exit !(init <= inner && inner <= outer && pgfault >= faults && faults > 0) }' ||
         fail "$mode: the intervals do not nest around /timings/init, or the machine counted fewer page faults" \
             "($(get $mode.h5 /counters/init_memory@pgfault)) than the threads ($faults)"
+    # The threads' CPU time over init: each thread's within the watched interval (plus a tick of
+    # getrusage's rounding), and a first touch of fresh pages costs the kernel some time.
+    get $mode.h5 /counters/init:user_time >/dev/null 2>&1 && get $mode.h5 /counters/kernel:system_time >/dev/null 2>&1 ||
+        fail "$mode: the CPU-time columns are missing"
+    get $mode.h5 /counters/init:user_time >user.txt && get $mode.h5 /counters/init:system_time >system.txt
+    paste user.txt system.txt | awk -v outer="$(get $mode.h5 /counters/init_machine/elapsed)" '
+        { if (!($1 >= 0 && $2 >= 0 && $1 + $2 <= outer + 0.01)) bad = bad " thread " NR - 1 ": " $1 " + " $2 " s" }
+        END { if (bad != "" || NR == 0) { print bad; exit 1 } }' >bad.txt ||
+        fail "$mode: a thread's CPU time over init exceeds the init's $(get $mode.h5 /counters/init_machine/elapsed) s:$(cat bad.txt)"
     # The run's own words and show's judgement of the file agree.
     run_ts 0 "show $mode.h5 as json" show $mode.h5 --format json || continue
     verdict=$(jq -r .init_by_machine "$OUT")
@@ -46,6 +58,12 @@ for mode in parallel serial; do
     *) fail "$mode: show's init_by_machine is '$verdict' for a file that has the counters" ;;
     esac
 done
+
+# A first touch of 64 MiB: the kernel cleared 16384 pages of 4 KiB or 32 huge ones for the threads.
+run_ts 0 "a 64 MiB run" run "$SRC/configs/stencil2d.ini" --set stencil.nx=2048 --set stencil.ny=2048 \
+    --set run.iterations=1 -o big.h5 || finish
+awk -v s="$(get big.h5 /counters/init:system_time | awk '{ s += $1 } END { printf "%.9g", s }')" 'BEGIN { exit !(s > 0) }' ||
+    fail "64 MiB: the threads spent no system time touching their pages"
 
 # ---- a fake /proc: no PSI, no thp_fault_fallback_charge; static files count 0 over the init ----
 mkdir -p fake/proc
@@ -117,6 +135,40 @@ cp calm-fake.h5 nopsi.h5 && "$DOCTOR" nopsi.h5 set:/counters/init_memory@compact
 run_ts 0 "compare with stalls and no PSI" compare calm-parallel.h5 vs nopsi.h5 &&
     expect_in "$OUT" "^init: nopsi\.h5: [0-9.e-]+ s, the kernel's memory management stalled it \(3 compaction stalls; how long, only /proc/pressure/memory would say\), not placement alone$" \
         "no PSI: the init note"
+
+# The kernel's page handling (the touching threads' system time): past both lines it is the
+# machine's; at 50% of the init, or clearing at 1 GB/s a thread, it is not.
+bytes=$(get calm-parallel.h5 /results@working_set_bytes)
+threads=$(get calm-parallel.h5 /results@n_threads)
+init=$(get calm-parallel.h5 /timings/init)
+paged() { # FILE SHARE RATE: every thread's system time for that share of the init, or that rate
+    # (awk: the parentheses keep > from being a redirection)
+    cp calm-parallel.h5 "$1" && "$DOCTOR" "$1" "set:/counters/init:system_time=$(awk -v s="$2" -v r="$3" -v b="$bytes" \
+        -v n="$threads" -v t="$init" 'BEGIN { printf "%.17g", (r > 0 ? b / r / n : s * t) }')" ||
+        fail "h5_doctor: system_time of $1"
+}
+# A share of 0.51 x the init clears pages at bytes / (n x 0.51 x init): far below 1 GB/s for this small run.
+paged paged.h5 0.51 0
+run_ts 0 "show an init the kernel's page handling took" show paged.h5 --format json &&
+    { [ "$(jq -r .init_by_machine "$OUT")" = yes ] && jq -r .init_by_machine_why "$OUT" |
+        grep -Eq "^most of it the kernel's page handling \(the touching threads spent 51% of it in the kernel, clearing pages at [0-9.e+-]+ GB/s a thread\), not placement$" ||
+        fail "json: the paged file: $(jq -c '[.init_by_machine, .init_by_machine_why]' "$OUT")"; }
+run_ts 0 "compare with it" compare calm-serial.h5 vs paged.h5 &&
+    expect_in "$OUT" "^init: paged\.h5: [0-9.e-]+ s, most of it the kernel's page handling" "paged: the init note"
+paged half-kernel.h5 0.5 0
+run_ts 0 "show half the init in the kernel" show half-kernel.h5 --format json &&
+    { [ "$(jq -r .init_by_machine "$OUT")" = no ] || fail "json: half the init in the kernel: $(jq -c .init_by_machine_why "$OUT")"; }
+# Clearing just above and just below 1 GB/s a thread, in the kernel for 90% of the init (the
+# init time set to fit; the exact lines are io.init.paging's).
+for rate in 1.001e9 0.999e9; do
+    paged rate.h5 0 $rate &&
+        "$DOCTOR" rate.h5 "set:/timings/init=$(awk -v b="$bytes" -v n="$threads" -v r=$rate 'BEGIN { printf "%.17g", b / r / n / 0.9 }')" ||
+        fail "h5_doctor: /timings/init of rate.h5"
+    want=$(awk -v r=$rate 'BEGIN { print (r < 1e9 ? "yes" : "no") }')
+    run_ts 0 "show clearing at $rate B/s" show rate.h5 --format json &&
+        { [ "$(jq -r .init_by_machine "$OUT")" = "$want" ] ||
+              fail "json: clearing at $rate B/s: $(jq -c '[.init_by_machine, .init_by_machine_why]' "$OUT"), want $want"; }
+done
 
 # Files without the counters: not known, no note, and still compared.
 cp calm-serial.h5 old.h5 && "$DOCTOR" old.h5 no_init

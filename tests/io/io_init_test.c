@@ -6,6 +6,8 @@
  *   rule       the rule on planted counters: each reason alone past its line and not at it,
  *              a quiet init never, a serial init not judged by the CPUs it did not need,
  *              stalls without PSI, nothing recorded
+ *   paging     the kernel's page handling (/counters/init system_time): past both lines
+ *              only, not at them, not with one; which threads' rows count; NaN not known
  *   summary    the init line of the summary: as before for a quiet first touch, whose time it
  *              was when the machine took most of it */
 #include <float.h>
@@ -77,6 +79,12 @@ static void roundtrip(void)
               && strcmp(s.init_machine.cpus, f.init_machine.cpus) == 0,
           "/counters/init_machine read back differs");
     CHECK(s.has_machine && s.machine.elapsed == f.machine.elapsed, "/counters/machine is no longer the iterations'");
+    for (int t = 0; t < FX_THREADS; t++)
+        CHECK(s.init_counters && s.kernel_counters && s.init_counters[t].system_time == f.counter_rows[t].system_time
+                  && s.init_counters[t].user_time == f.counter_rows[t].user_time
+                  && s.kernel_counters[t].system_time == f.counter_rows[t].system_time
+                  && s.init_counters[t].minor_faults == f.counter_rows[t].minor_faults,
+              "thread %d: the CPU times of /counters/init and kernel read back differ", t);
     ts_run_summary_free(&s);
 
     /* A kernel without PSI: no memory_stall dataset, read as -1. */
@@ -182,6 +190,59 @@ static void rule(void)
     expect("nothing recorded", f, -1, "not known");
 }
 
+/* The kernel's page handling: both halves past their lines (strictly), neither alone; a
+ * missing system time is not known. */
+static void paging(void)
+{
+    struct ts_init_facts f = quiet();
+    f.touch_span = 2.0; /* 2 threads x 1 s */
+    f.touch_system = 1.0;
+    f.touch_bytes = 1e9;
+    expect("half the init in the kernel, at the floor", f, 0, NULL);
+    f.touch_system = 1.02;
+    expect("just past both", f, 1,
+           "most of it the kernel's page handling (the touching threads spent 51% of it in the kernel, clearing "
+           "pages at 0.98 GB/s a thread), not placement");
+    f.touch_bytes = 2e9;
+    expect("mostly in the kernel, clearing fast", f, 0, NULL);
+    f.touch_system = 0.9;
+    f.touch_bytes = 0.5e9;
+    expect("clearing slowly, mostly out of the kernel", f, 0, NULL);
+    f.touch_system = 1.0;
+    expect("clearing slowly, half in the kernel", f, 0, NULL);
+    f.touch_system = 1.25;
+    f.touch_bytes = 1.25e9; /* exactly 1 GB/s */
+    expect("mostly in the kernel, at the floor", f, 0, NULL);
+    f.touch_system = NAN; /* a file before the column */
+    expect("no system time", f, 0, NULL);
+    f.n_cpus = f.machine_elapsed = f.steal = f.others_cpu = f.clock_tick = NAN;
+    f.elapsed = f.memory_stall = f.compact_stall = f.allocstall = f.thp_fault_fallback = NAN;
+    expect("no system time, nothing else", f, -1, "not known");
+
+    /* Which rows count: every thread in a parallel init, the first in a serial one, each rank's. */
+    struct ts_counter_row rows[4] = {
+        { .system_time = 1 }, { .system_time = 2 }, { .system_time = 4 }, { .system_time = 8 }
+    };
+    f = quiet();
+    ts_init_touch_of(rows, 4, NULL, 0, "parallel", 3.0, 1e9, &f);
+    CHECK(f.touch_system == 15 && f.touch_span == 12 && f.touch_bytes == 1e9, "parallel: %g s of %g, %g bytes",
+          f.touch_system, f.touch_span, f.touch_bytes);
+    ts_init_touch_of(rows, 4, NULL, 0, "serial", 3.0, 1e9, &f);
+    CHECK(f.touch_system == 1 && f.touch_span == 3, "serial: %g s of %g", f.touch_system, f.touch_span);
+    struct ts_rank_rec ranks[2] = { { .n_threads = 1, .first_thread = 0, .init = 2.0 },
+                                    { .n_threads = 3, .first_thread = 1, .init = 5.0 } };
+    ts_init_touch_of(rows, 4, ranks, 2, "serial", 5.0, 0, &f);
+    CHECK(f.touch_system == 3 && f.touch_span == 7 && isnan(f.touch_bytes), "serial ranks: %g s of %g, %g bytes",
+          f.touch_system, f.touch_span, f.touch_bytes);
+    ts_init_touch_of(rows, 4, ranks, 2, "parallel", 5.0, 1e9, &f);
+    CHECK(f.touch_system == 15 && f.touch_span == 17, "parallel ranks: %g s of %g", f.touch_system, f.touch_span);
+    rows[2].system_time = NAN;
+    ts_init_touch_of(rows, 4, NULL, 0, "parallel", 3.0, 1e9, &f);
+    CHECK(isnan(f.touch_system), "a thread's system time not known, the sum is %g", f.touch_system);
+    ts_init_touch_of(NULL, 4, NULL, 0, "parallel", 3.0, 1e9, &f);
+    CHECK(isnan(f.touch_system) && isnan(f.touch_span), "no rows, %g s of %g", f.touch_system, f.touch_span);
+}
+
 /* The init line of f's summary (the line itself, without its newline). */
 static void init_line(struct io_fixture *f, char *line, size_t size)
 {
@@ -228,6 +289,7 @@ int main(int argc, char **argv)
     } cases[] = {
         { "roundtrip", roundtrip },
         { "rule", rule },
+        { "paging", paging },
         { "summary", summary },
     };
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)
@@ -237,6 +299,6 @@ int main(int argc, char **argv)
             io_dir_remove(dir);
             return ts_test_finish();
         }
-    fprintf(stderr, "usage: %s roundtrip|rule|summary\n", argv[0]);
+    fprintf(stderr, "usage: %s roundtrip|rule|paging|summary\n", argv[0]);
     return 2;
 }
