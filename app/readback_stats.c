@@ -55,8 +55,7 @@ static void init_judgement(const struct ts_run_summary *s, struct ts_run_stats *
     struct ts_init_facts f;
     ts_init_facts_of(s->has_init_machine ? &s->init_machine : NULL, s->has_init_memory ? &s->init_memory : NULL,
                      s->init_mode, s->n_ranks > 0 ? s->ranks[0].n_threads : s->n_threads, &f);
-    ts_init_touch_of(s->init_counters, s->n_threads, s->ranks, s->n_ranks, s->init_mode, s->init_time,
-                     s->working_set_bytes, &f);
+    ts_init_touch_of(s->init_counters, s->n_threads, s->ranks, s->n_ranks, s->init_mode, s->working_set_bytes, &f);
     out->init_by_machine = ts_init_by_machine(&f, out->init_by_machine_why, sizeof out->init_by_machine_why);
     ts_init_numbers(&f, &out->init_numbers);
 }

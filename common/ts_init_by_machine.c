@@ -44,7 +44,7 @@ static void facts_text(const struct ts_init_facts *f, const struct ts_init_numbe
     buf[0] = '\0';
     if (paging(n)) {
         snprintf(t, sizeof t,
-                 "the touching threads spent %.0f%% of it in the kernel, clearing pages at %.3g GB/s a thread",
+                 "the touching threads spent %.0f%% of their time in the kernel, clearing pages at %.3g GB/s a thread",
                  100 * n->kernel_share, n->clear_rate / 1e9);
         add(buf, size, &used, t);
     }

@@ -31,8 +31,8 @@ struct ts_init_facts {
     /* the threads that touched the pages: the run's (its rank's) in a parallel init, 1 in a
      * serial one */
     double touching; /* The kernel's page handling, over every rank's touching threads (/counters/init): their
-     * system time summed, their thread-seconds of init (each rank's touching threads x its
-     * init time, summed), and the bytes they first touched (/results@working_set_bytes). */
+     * system time summed, their own CPU time (user + system) summed, and the bytes they first
+     * touched (/results@working_set_bytes). */
     double touch_system, touch_span, touch_bytes;
 };
 
@@ -44,7 +44,7 @@ struct ts_init_facts {
  * together. */
 struct ts_init_numbers {
     double stall_share, steal_share, others_share, stalls;
-    /* touch_system / touch_span: the share of the touching threads' init spent in the kernel;
+    /* touch_system / touch_span: the share of the touching threads' own time spent in the kernel;
      * touch_bytes / touch_system: how fast it cleared their pages, bytes/s a thread */
     double kernel_share, clear_rate;
 };

@@ -195,7 +195,7 @@ void ts_init_facts_of(const struct ts_machine_rec *m, const struct ts_init_memor
 }
 
 void ts_init_touch_of(const struct ts_counter_row *init, int n_threads, const struct ts_rank_rec *ranks, int n_ranks,
-                      const char *init_mode, double init_time, double bytes, struct ts_init_facts *f)
+                      const char *init_mode, double bytes, struct ts_init_facts *f)
 {
     f->touch_system = f->touch_span = NAN;
     f->touch_bytes = bytes > 0 ? bytes : NAN;
@@ -207,9 +207,13 @@ void ts_init_touch_of(const struct ts_counter_row *init, int n_threads, const st
         const int first = n_ranks > 0 ? ranks[r].first_thread : 0;
         const int count = n_ranks > 0 ? ranks[r].n_threads : n_threads;
         const int touching = serial ? 1 : count;
-        for (int t = first; t < first + touching && t < n_threads; t++)
-            system += init[t].system_time; /* NaN (not recorded) makes the sum not known */
-        span += touching * (n_ranks > 0 ? ranks[r].init : init_time);
+        /* Of their own CPU time, not of the init's wall time: threads that waited for a CPU
+         * other processes held (the others' share judges that) still show where their own time
+         * went. NaN (not recorded) makes the sums not known. */
+        for (int t = first; t < first + touching && t < n_threads; t++) {
+            system += init[t].system_time;
+            span += init[t].user_time + init[t].system_time;
+        }
     }
     f->touch_system = system;
     f->touch_span = span;
@@ -224,8 +228,8 @@ static void print_init(const struct ts_record *rec, FILE *out)
     ts_init_facts_of(c ? c->init_machine : NULL, c ? c->init_memory : NULL, rec->results->init_mode,
                      rec->mpi && rec->mpi->size > 0 ? rec->mpi->ranks[0].n_threads : rec->n_threads, &f);
     ts_init_touch_of(c ? c->init : NULL, c ? c->n_threads : 0, rec->mpi ? rec->mpi->ranks : NULL,
-                     rec->mpi ? rec->mpi->size : 0, rec->results->init_mode, rec->timings->init,
-                     (double)rec->results->working_set_bytes, &f);
+                     rec->mpi ? rec->mpi->size : 0, rec->results->init_mode, (double)rec->results->working_set_bytes,
+                     &f);
     fprintf(out, "  init       %s first touch, %.3f s", rec->results->init_mode, rec->timings->init);
     if (ts_init_by_machine(&f, why, sizeof why) > 0)
         fprintf(out, ": %s", why);

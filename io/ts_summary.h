@@ -31,10 +31,10 @@ void ts_init_facts_of(const struct ts_machine_rec *m, const struct ts_init_memor
 
 /* The kernel's page handling of the same first touch into f (touch_system, touch_span,
  * touch_bytes): the touching threads' rows of init (n_threads rows, NULL: not recorded) --
- * every thread of each rank in a parallel init, each rank's first in a serial one -- with each
- * rank's own init time (ranks, n_ranks 0 without ranks: one process of init_time) and the
- * bytes they first touched (the job's working set; NaN or 0: not recorded). */
+ * every thread of each rank in a parallel init, each rank's first in a serial one (ranks,
+ * n_ranks 0 without ranks) -- and the bytes they first touched (the job's working set; NaN or
+ * 0: not recorded). */
 void ts_init_touch_of(const struct ts_counter_row *init, int n_threads, const struct ts_rank_rec *ranks, int n_ranks,
-                      const char *init_mode, double init_time, double bytes, struct ts_init_facts *f);
+                      const char *init_mode, double bytes, struct ts_init_facts *f);
 
 #endif

@@ -136,34 +136,35 @@ run_ts 0 "compare with stalls and no PSI" compare calm-parallel.h5 vs nopsi.h5 &
     expect_in "$OUT" "^init: nopsi\.h5: [0-9.e-]+ s, the kernel's memory management stalled it \(3 compaction stalls; how long, only /proc/pressure/memory would say\), not placement alone$" \
         "no PSI: the init note"
 
-# The kernel's page handling (the touching threads' system time): past both lines it is the
-# machine's; at 50% of the init, or clearing at 1 GB/s a thread, it is not.
+# The kernel's page handling (the touching threads' system time, of their own CPU time): past
+# both lines it is the machine's; at 50% of their time, or clearing at 1 GB/s a thread, it is not.
 bytes=$(get calm-parallel.h5 /results@working_set_bytes)
 threads=$(get calm-parallel.h5 /results@n_threads)
 init=$(get calm-parallel.h5 /timings/init)
-paged() { # FILE SHARE RATE: every thread's system time for that share of the init, or that rate
+paged() { # FILE SHARE RATE: every thread's system and user time for that share of its CPU time
+    # (the init time when RATE is 0, else the system time that clears at RATE)
     # (awk: the parentheses keep > from being a redirection)
-    cp calm-parallel.h5 "$1" && "$DOCTOR" "$1" "set:/counters/init:system_time=$(awk -v s="$2" -v r="$3" -v b="$bytes" \
-        -v n="$threads" -v t="$init" 'BEGIN { printf "%.17g", (r > 0 ? b / r / n : s * t) }')" ||
-        fail "h5_doctor: system_time of $1"
+    sys=$(awk -v s="$2" -v r="$3" -v b="$bytes" -v n="$threads" -v t="$init" \
+        'BEGIN { printf "%.17g", (r > 0 ? b / r / n : s * t) }')
+    user=$(awk -v s="$2" -v r="$3" -v sys="$sys" -v t="$init" 'BEGIN { printf "%.17g", (r > 0 ? sys / 9 : (1 - s) * t) }')
+    cp calm-parallel.h5 "$1" && "$DOCTOR" "$1" "set:/counters/init:system_time=$sys" &&
+        "$DOCTOR" "$1" "set:/counters/init:user_time=$user" || fail "h5_doctor: system and user time of $1"
 }
 # A share of 0.51 x the init clears pages at bytes / (n x 0.51 x init): far below 1 GB/s for this small run.
 paged paged.h5 0.51 0
 run_ts 0 "show an init the kernel's page handling took" show paged.h5 --format json &&
     { [ "$(jq -r .init_by_machine "$OUT")" = yes ] && jq -r .init_by_machine_why "$OUT" |
-        grep -Eq "^most of it the kernel's page handling \(the touching threads spent 51% of it in the kernel, clearing pages at [0-9.e+-]+ GB/s a thread\), not placement$" ||
+        grep -Eq "^most of it the kernel's page handling \(the touching threads spent 51% of their time in the kernel, clearing pages at [0-9.e+-]+ GB/s a thread\), not placement$" ||
         fail "json: the paged file: $(jq -c '[.init_by_machine, .init_by_machine_why]' "$OUT")"; }
 run_ts 0 "compare with it" compare calm-serial.h5 vs paged.h5 &&
     expect_in "$OUT" "^init: paged\.h5: [0-9.e-]+ s, most of it the kernel's page handling" "paged: the init note"
 paged half-kernel.h5 0.5 0
 run_ts 0 "show half the init in the kernel" show half-kernel.h5 --format json &&
     { [ "$(jq -r .init_by_machine "$OUT")" = no ] || fail "json: half the init in the kernel: $(jq -c .init_by_machine_why "$OUT")"; }
-# Clearing just above and just below 1 GB/s a thread, in the kernel for 90% of the init (the
-# init time set to fit; the exact lines are io.init.paging's).
+# Clearing just above and just below 1 GB/s a thread, in the kernel for 90% of the threads'
+# time (the exact lines are io.init.paging's).
 for rate in 1.001e9 0.999e9; do
-    paged rate.h5 0 $rate &&
-        "$DOCTOR" rate.h5 "set:/timings/init=$(awk -v b="$bytes" -v n="$threads" -v r=$rate 'BEGIN { printf "%.17g", b / r / n / 0.9 }')" ||
-        fail "h5_doctor: /timings/init of rate.h5"
+    paged rate.h5 0 $rate
     want=$(awk -v r=$rate 'BEGIN { print (r < 1e9 ? "yes" : "no") }')
     run_ts 0 "show clearing at $rate B/s" show rate.h5 --format json &&
         { [ "$(jq -r .init_by_machine "$OUT")" = "$want" ] ||

@@ -200,9 +200,10 @@ static void paging(void)
     f.touch_bytes = 1e9;
     expect("half the init in the kernel, at the floor", f, 0, NULL);
     f.touch_system = 1.02;
-    expect("just past both", f, 1,
-           "most of it the kernel's page handling (the touching threads spent 51% of it in the kernel, clearing "
-           "pages at 0.98 GB/s a thread), not placement");
+    expect(
+        "just past both", f, 1,
+        "most of it the kernel's page handling (the touching threads spent 51% of their time in the kernel, clearing "
+        "pages at 0.98 GB/s a thread), not placement");
     f.touch_bytes = 2e9;
     expect("mostly in the kernel, clearing fast", f, 0, NULL);
     f.touch_system = 0.9;
@@ -219,27 +220,29 @@ static void paging(void)
     f.elapsed = f.memory_stall = f.compact_stall = f.allocstall = f.thp_fault_fallback = NAN;
     expect("no system time, nothing else", f, -1, "not known");
 
-    /* Which rows count: every thread in a parallel init, the first in a serial one, each rank's. */
-    struct ts_counter_row rows[4] = {
-        { .system_time = 1 }, { .system_time = 2 }, { .system_time = 4 }, { .system_time = 8 }
-    };
+    /* Which rows count: every thread in a parallel init, the first in a serial one, each rank's;
+     * the span is their own CPU time, user and system. */
+    struct ts_counter_row rows[4] = { { .user_time = 1, .system_time = 1 },
+                                      { .user_time = 1, .system_time = 2 },
+                                      { .user_time = 2, .system_time = 4 },
+                                      { .user_time = 2, .system_time = 8 } };
     f = quiet();
-    ts_init_touch_of(rows, 4, NULL, 0, "parallel", 3.0, 1e9, &f);
-    CHECK(f.touch_system == 15 && f.touch_span == 12 && f.touch_bytes == 1e9, "parallel: %g s of %g, %g bytes",
+    ts_init_touch_of(rows, 4, NULL, 0, "parallel", 1e9, &f);
+    CHECK(f.touch_system == 15 && f.touch_span == 21 && f.touch_bytes == 1e9, "parallel: %g s of %g, %g bytes",
           f.touch_system, f.touch_span, f.touch_bytes);
-    ts_init_touch_of(rows, 4, NULL, 0, "serial", 3.0, 1e9, &f);
-    CHECK(f.touch_system == 1 && f.touch_span == 3, "serial: %g s of %g", f.touch_system, f.touch_span);
+    ts_init_touch_of(rows, 4, NULL, 0, "serial", 1e9, &f);
+    CHECK(f.touch_system == 1 && f.touch_span == 2, "serial: %g s of %g", f.touch_system, f.touch_span);
     struct ts_rank_rec ranks[2] = { { .n_threads = 1, .first_thread = 0, .init = 2.0 },
                                     { .n_threads = 3, .first_thread = 1, .init = 5.0 } };
-    ts_init_touch_of(rows, 4, ranks, 2, "serial", 5.0, 0, &f);
-    CHECK(f.touch_system == 3 && f.touch_span == 7 && isnan(f.touch_bytes), "serial ranks: %g s of %g, %g bytes",
+    ts_init_touch_of(rows, 4, ranks, 2, "serial", 0, &f);
+    CHECK(f.touch_system == 3 && f.touch_span == 5 && isnan(f.touch_bytes), "serial ranks: %g s of %g, %g bytes",
           f.touch_system, f.touch_span, f.touch_bytes);
-    ts_init_touch_of(rows, 4, ranks, 2, "parallel", 5.0, 1e9, &f);
-    CHECK(f.touch_system == 15 && f.touch_span == 17, "parallel ranks: %g s of %g", f.touch_system, f.touch_span);
+    ts_init_touch_of(rows, 4, ranks, 2, "parallel", 1e9, &f);
+    CHECK(f.touch_system == 15 && f.touch_span == 21, "parallel ranks: %g s of %g", f.touch_system, f.touch_span);
     rows[2].system_time = NAN;
-    ts_init_touch_of(rows, 4, NULL, 0, "parallel", 3.0, 1e9, &f);
+    ts_init_touch_of(rows, 4, NULL, 0, "parallel", 1e9, &f);
     CHECK(isnan(f.touch_system), "a thread's system time not known, the sum is %g", f.touch_system);
-    ts_init_touch_of(NULL, 4, NULL, 0, "parallel", 3.0, 1e9, &f);
+    ts_init_touch_of(NULL, 4, NULL, 0, "parallel", 1e9, &f);
     CHECK(isnan(f.touch_system) && isnan(f.touch_span), "no rows, %g s of %g", f.touch_system, f.touch_span);
 }
 
