@@ -18,6 +18,7 @@ struct ts_run_checkpoint {
     struct ts_error err;        /* why the last write failed */
     struct ts_file_id own;      /* the checkpoint this run wrote last, as written */
     struct ts_run_ranks *ranks; /* the ranks; rank 0 writes what every rank sends */
+    double seconds;             /* spent writing checkpoints so far (periodic ones and the stop's) */
 };
 
 /* The checkpoint next to an output file: "X.h5" -> "X.ckpt.h5" (other names get ".ckpt.h5"). */

@@ -460,6 +460,7 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
 
     const double worked = omp_get_wtime();
     time_before_work(&rr.timings, started, &ex);
+    rr.timings.checkpoint = checkpoint.seconds;
 
     /* Every rank's threads and warnings to rank 0 (collective). */
     char lines[MAX_PROCESS_WARNINGS][512];

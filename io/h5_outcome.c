@@ -15,6 +15,7 @@ int h5w_write_timings(struct h5w *w, hid_t g, const struct ts_record *rec)
         { "startup", t->startup, "s", 0 },       { "reexec", t->reexec, "s", 0 },
         { "setup", t->setup, "s", 0 },           { "plan", t->plan, "s", 0 },
         { "finish", t->finish, "s", 0 },         { "wall", t->wall, "s", 0 },
+        { "checkpoint", t->checkpoint, "s", 0 },
     };
     const struct h5w_num_attr counts[] = {
         { "n_iterations", H5T_NATIVE_INT64, &t->n_iterations },

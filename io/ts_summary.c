@@ -261,10 +261,15 @@ static void print_machine(const struct ts_record *rec, FILE *out)
 /* Where the wall time went outside the work (allocation, init, warm-up, kernel, result pass,
  * combine, verification): "time 0.672 s from start to the file; outside the work 7.9%: start-up
  * 1.9%, ...". Phases under 0.05% are left out; "between phases" is what no phase holds. */
-static void print_wall(const struct ts_timings_rec *t, FILE *out)
+static void print_wall(const struct ts_timings_rec *t, int restarted, FILE *out)
 {
     if (!(t->wall > 0.0))
         return;
+    if (restarted) { /* the work before the restart ran in another process, its times the checkpoint's */
+        fprintf(out, "  time       %.3f s from this process's start to the file (it continued a checkpoint)\n",
+                t->wall);
+        return;
+    }
     double warmup = 0.0;
     for (int64_t i = 0; i < t->n_warmup; i++)
         warmup += t->warmup[i];
@@ -273,8 +278,8 @@ static void print_wall(const struct ts_timings_rec *t, FILE *out)
         const char *name;
         double seconds;
     } outside[] = {
-        { "start-up", t->startup }, { "re-execution", t->reexec }, { "setup", t->setup },
-        { "plan", t->plan },        { "audits", t->placement },    { "finish", t->finish },
+        { "start-up", t->startup }, { "re-execution", t->reexec },    { "setup", t->setup },   { "plan", t->plan },
+        { "audits", t->placement }, { "checkpoints", t->checkpoint }, { "finish", t->finish },
     };
     double named = 0.0;
     for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++)
@@ -361,7 +366,7 @@ void ts_summary_print(const struct ts_record *rec, const char *output_path, FILE
         fprintf(out, "  verified   %s: error %.3g, tolerance %.3g (%lld value%s checked)\n",
                 v->passed ? "PASSED" : "FAILED", v->error, v->tolerance, (long long)v->checked,
                 v->checked == 1 ? "" : "s");
-    print_wall(t, out);
+    print_wall(t, rec->job && rec->job->restarted, out);
     if (rec->n_warnings > 0)
         fprintf(out, "  warnings   %d (see above and /warnings)\n", rec->n_warnings);
     fprintf(out, "  output     %s\n", output_path);

@@ -165,6 +165,7 @@ struct ts_timings_rec {
     double reexec;           /* the binding's re-execution: the first process's main to this one's; 0 without */
     double setup;            /* main to the run's start: command line, config, binding, MPI start */
     double plan;             /* the run's start to mapping the arrays: plan, output names, topology, stack, threads */
+    double checkpoint;       /* writing checkpoints: the periodic ones and the stop's */
     double finish;           /* verification (or the stop) to writing: gathers, warnings, the record, the summary */
     double wall;             /* process start to writing: the phases above, the work and what falls between */
     double timer_resolution; /* seconds, measured */

@@ -27,13 +27,13 @@ timed() {
 # check NAME: the invariants of one file.
 check() {
     name=$1
-    for phase in startup reexec setup plan finish wall allocation init placement kernel result combine verify; do
+    for phase in startup reexec setup plan finish wall checkpoint allocation init placement kernel result combine verify; do
         v=$(get "$name.h5" "/timings/$phase") || { fail "$name: no /timings/$phase"; continue; }
         awk -v v="$v" 'BEGIN { exit !(v >= 0) }' || fail "$name: /timings/$phase = $v is negative"
     done
     warmup=$(get "$name.h5" /timings/warmup | awk '{ s += $1 } END { printf "%.17g", s + 0 }')
     sum=0
-    for phase in startup reexec setup plan allocation init placement kernel result combine verify finish; do
+    for phase in startup reexec setup plan allocation init placement kernel result combine verify checkpoint finish; do
         sum=$(awk -v s="$sum" -v v="$(get "$name.h5" "/timings/$phase")" 'BEGIN { printf "%.17g", s + v }')
     done
     sum=$(awk -v s="$sum" -v w="$warmup" 'BEGIN { printf "%.17g", s + w }')
@@ -49,8 +49,8 @@ check() {
     share=$(awk -v w="$wall" -v s="$sum" -v st="$(get "$name.h5" /timings/startup)" \
         -v re="$(get "$name.h5" /timings/reexec)" -v se="$(get "$name.h5" /timings/setup)" \
         -v pl="$(get "$name.h5" /timings/plan)" -v pa="$(get "$name.h5" /timings/placement)" \
-        -v fi="$(get "$name.h5" /timings/finish)" \
-        'BEGIN { printf "%.1f", 100 * (w - (s - st - re - se - pl - pa - fi)) / w }')
+        -v fi="$(get "$name.h5" /timings/finish)" -v ck="$(get "$name.h5" /timings/checkpoint)" \
+        'BEGIN { printf "%.1f", 100 * (w - (s - st - re - se - pl - pa - fi - ck)) / w }')
     get "$name.h5" /summary >"$WORK/$name.summary"
     expect_in "$WORK/$name.summary" "^  time       [0-9.]+ s from start to the file; outside the work $share%:" \
         "$name: the summary's time line"

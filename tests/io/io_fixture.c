@@ -88,6 +88,7 @@ static void fill_timings(struct io_fixture *f)
                                           .plan = 0.003,
                                           .finish = 0.001,
                                           .wall = 1.53,
+                                          .checkpoint = 0.004,
                                           .timer_resolution = 1e-9,
                                           .n_warmup = FX_WARMUP,
                                           .n_iterations = FX_ITER,

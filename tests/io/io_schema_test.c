@@ -174,11 +174,13 @@ static void check_threads(hid_t f, const struct io_fixture *fx)
 static void check_timings(hid_t f, const struct io_fixture *fx)
 {
     const struct ts_timings_rec *t = &fx->timings;
-    const char *names[] = { "allocation",       "init",    "kernel", "combine", "verify", "write",  "total",
-                            "timer_resolution", "startup", "reexec", "setup",   "plan",   "finish", "wall" };
-    const double values[] = { t->allocation,       t->init,    t->kernel, t->combine, t->verify, t->write,  t->total,
-                              t->timer_resolution, t->startup, t->reexec, t->setup,   t->plan,   t->finish, t->wall };
-    expect_scalars(f, "timings", names, values, 14, "s");
+    const char *names[] = { "allocation", "init",  "kernel",           "combine", "verify",
+                            "write",      "total", "timer_resolution", "startup", "reexec",
+                            "setup",      "plan",  "finish",           "wall",    "checkpoint" };
+    const double values[] = { t->allocation, t->init,  t->kernel,           t->combine, t->verify,
+                              t->write,      t->total, t->timer_resolution, t->startup, t->reexec,
+                              t->setup,      t->plan,  t->finish,           t->wall,    t->checkpoint };
+    expect_scalars(f, "timings", names, values, 15, "s");
     CHECK(rd_int_attr(f, "timings", "n_iterations") == FX_ITER, "n_iterations");
     CHECK(rd_int_attr(f, "timings", "n_warmup") == FX_WARMUP, "n_warmup");
 
