@@ -1,5 +1,6 @@
 #include "ts_conditions.h"
 #include "memory_internal.h"
+#include "root_internal.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -11,8 +12,9 @@
 
 #define MAX_CPUS 4096
 
-static void path_of(char *buf, size_t size, const char *root, const char *rel)
+void ts_path_under(char *buf, size_t size, const char *root, const char *rel)
 {
+    root = root && root[0] ? root : "/";
     size_t n = strlen(root);
     if (snprintf(buf, size, "%.*s%s", (int)(n && root[n - 1] == '/' ? n - 1 : n), root, rel) >= (int)size)
         buf[0] = '\0'; /* too long to be a real path: opens nothing */
@@ -30,7 +32,7 @@ static void copy(char *out, size_t size, const char *text)
 static int first_line(const char *root, const char *rel, char *buf, size_t size)
 {
     char path[4096];
-    path_of(path, sizeof path, root, rel);
+    ts_path_under(path, sizeof path, root, rel);
     FILE *f = fopen(path, "r");
     if (!f)
         return -1;
@@ -68,7 +70,7 @@ static void thp(const char *root, const char *name, char *out, size_t size)
 {
     char rel[128], path[4096];
     snprintf(rel, sizeof rel, "/sys/kernel/mm/transparent_hugepage/%s", name);
-    path_of(path, sizeof path, root, rel);
+    ts_path_under(path, sizeof path, root, rel);
     ts_thp_mode(path, out, size);
 }
 
@@ -102,7 +104,7 @@ static void cpuset(const char *root, char *out, size_t size)
 {
     char path[4096], line[2048], v1[2048] = "", v2[2048] = "";
     int have_v1 = 0, have_v2 = 0;
-    path_of(path, sizeof path, root, "/proc/self/cgroup");
+    ts_path_under(path, sizeof path, root, "/proc/self/cgroup");
     FILE *f = fopen(path, "r");
     while (f && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
@@ -137,8 +139,8 @@ static void memory_limit(const char *root, char *out, size_t size)
 {
     char proc[4096], cg[4096];
     struct ts_memory_limit limits[4];
-    path_of(proc, sizeof proc, root, "/proc/self/cgroup");
-    path_of(cg, sizeof cg, root, "/sys/fs/cgroup");
+    ts_path_under(proc, sizeof proc, root, "/proc/self/cgroup");
+    ts_path_under(cg, sizeof cg, root, "/sys/fs/cgroup");
     int n = ts_memory_cgroup_limits(proc, cg, limits, 4);
     uint64_t least = UINT64_MAX;
     for (int i = 0; i < n; i++)
@@ -188,7 +190,7 @@ static void cpufreq(const char *root, const int *cpus, int n, struct ts_conditio
 static void numa_free(const char *root, char *out, size_t size)
 {
     char path[4096];
-    path_of(path, sizeof path, root, "/sys/devices/system/node");
+    ts_path_under(path, sizeof path, root, "/sys/devices/system/node");
     DIR *d = opendir(path);
     int nodes[1024], n = 0;
     for (struct dirent *e; d && (e = readdir(d)) && n < 1024;) {
@@ -212,7 +214,7 @@ static void numa_free(const char *root, char *out, size_t size)
     for (int i = 0; i < n; i++) {
         char rel[128], line[256];
         snprintf(rel, sizeof rel, "/sys/devices/system/node/node%d/meminfo", nodes[i]);
-        path_of(path, sizeof path, root, rel);
+        ts_path_under(path, sizeof path, root, rel);
         FILE *f = fopen(path, "r");
         unsigned long long kb = 0;
         int node = -1, found = 0;
@@ -240,7 +242,7 @@ void ts_conditions_read(const char *root, const char *cpus, struct ts_conditions
 
     char path[4096];
     double load;
-    path_of(path, sizeof path, root, "/proc/loadavg");
+    ts_path_under(path, sizeof path, root, "/proc/loadavg");
     if (ts_machine_read_load(path, &load) == 0 && load >= 0 && load < 1e9)
         snprintf(c->load_average, sizeof c->load_average, "%.2f", load);
     else

@@ -1,4 +1,5 @@
 #include "ts_vmstat.h"
+#include "root_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,11 +22,8 @@ static const char *const names[TS_VM_COUNTERS] = {
 static FILE *open_under(const char *root, const char *rel)
 {
     char path[4096];
-    root = root && root[0] ? root : "/";
-    size_t n = strlen(root);
-    if (snprintf(path, sizeof path, "%.*s%s", (int)(root[n - 1] == '/' ? n - 1 : n), root, rel) >= (int)sizeof path)
-        return NULL;
-    return fopen(path, "re");
+    ts_path_under(path, sizeof path, root, rel);
+    return path[0] ? fopen(path, "re") : NULL;
 }
 
 /* The counter a /proc/vmstat name stands for, or -1. allocstall_normal, allocstall_movable, ...
