@@ -7,6 +7,7 @@
 #include "binding.h"
 #include "commands.h"
 #include "launch.h"
+#include "same_job.h"
 #include "start_clock.h"
 #include "startup.h"
 #include "ts_cli.h"
@@ -78,6 +79,8 @@ int main(int argc, char **argv)
             status = load_config(&cfg, &cli, &err);
             if (status == TS_OK)
                 status = ts_launch_start(&launch, &err);
+            if (status == TS_OK) /* before any allocation: the ranks hold one job */
+                status = ts_same_job_check(&cfg, &cli, &launch, &err);
             if (status == TS_OK)
                 status = ts_check_cmd(&cfg, &cli, &launch, &err);
             break;
@@ -113,6 +116,8 @@ int main(int argc, char **argv)
                 status = ts_binding_apply(&cfg, argv, &binding, &err);
             if (status == TS_OK)
                 status = ts_launch_start(&launch, &err);
+            if (status == TS_OK)
+                status = ts_same_job_check(&cfg, &cli, &launch, &err);
             if (status == TS_OK)
                 status = ts_run_cmd(&cfg, &binding, &cli, &launch, argc, argv, &err);
             break;
