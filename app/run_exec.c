@@ -326,15 +326,17 @@ static void show_progress(const struct ts_run_exec *ex, struct progress *pr, int
 static void between_steps(struct ts_run_exec *ex, int64_t done)
 {
     const int64_t total = ex->in.warmup + ex->in.iterations;
-    if (done >= total)
-        return;
     int stop = ex->in.stop_signal ? *ex->in.stop_signal : 0; /* the signal's number */
     if (ex->in.agree_stop) { /* every rank stops after the same iteration, or halos would wait forever */
-        stop = ex->in.agree_stop(ex, stop, ex->in.ranks_ctx);
+        stop = ex->in.agree_stop(ex, stop, done < total, ex->in.ranks_ctx);
+        if (done >= total) /* the vote still open is closed; the run is complete */
+            return;
         /* A rank the signal did not reach names the one the others got (the largest number). */
         if (stop && ex->in.stop_signal && !*ex->in.stop_signal)
             *ex->in.stop_signal = stop;
     }
+    if (done >= total)
+        return;
     if (stop) {
         ex->out.stopped = 1;
         return;

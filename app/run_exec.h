@@ -46,10 +46,11 @@ struct ts_run_inputs {
 
     /* ranks (app/run_ranks.c), NULL without: called by the master thread, before the sweep of
      * every step (the halo exchange of the grid it reads; timed apart in halo_times) and
-     * between steps with the signal that asked this rank to stop, 0 for none (returns the one
-     * every rank agrees on: the largest number any rank got). */
+     * after every step with the signal that asked this rank to stop, 0 for none, and whether
+     * steps follow (returns the stop every rank agrees on after this step: the largest number
+     * any rank got, possibly a step after it came; after the last step its answer is ignored). */
     int (*before_step)(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err);
-    int (*agree_stop)(struct ts_run_exec *ex, int stop, void *ctx);
+    int (*agree_stop)(struct ts_run_exec *ex, int stop, int more, void *ctx);
     void *ranks_ctx;
 };
 

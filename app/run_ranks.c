@@ -184,15 +184,22 @@ static int exchange(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_e
     return ts_dist_halo_exchange(rk->halo, ex->own.arrays[step % 2], err);
 }
 
-static int agree_stop(struct ts_run_exec *ex, int stop, void *ctx)
+/* The stop vote posted after step i is read after step i + 1: every rank reads the same answer
+ * after the same step, and the reduction has a whole step to travel instead of holding every
+ * rank in a barrier after each one. A signal is obeyed one step later than on one rank. */
+static int agree_stop(struct ts_run_exec *ex, int stop, int more, void *ctx)
 {
     (void)ex;
     struct ts_run_ranks *rk = ctx;
     struct ts_error e;
-    int any = stop;
+    int agreed = 0;
     ts_error_clear(&e);
     /* A failed vote stops this rank: the others then fail in their next exchange or vote. */
-    return ts_dist_max(rk->dist, stop, &any, &e) == TS_OK ? any : 1;
+    if (ts_dist_vote_read(rk->dist, &rk->stop_vote, &agreed, &e) != TS_OK)
+        return 1;
+    if (more && !agreed && ts_dist_vote_post(rk->dist, stop, &rk->stop_vote, &e) != TS_OK)
+        return 1;
+    return agreed;
 }
 
 int ts_run_ranks_hook(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts_error *err)

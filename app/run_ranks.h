@@ -13,6 +13,7 @@
 #include "ts_config.h"
 #include "ts_decomp.h"
 #include "ts_dist.h"
+#include "ts_dist_agree.h"
 #include "ts_dist_halo.h"
 #include "ts_error.h"
 #include "ts_record.h"
@@ -28,10 +29,11 @@ struct ts_run_ranks {
     struct ts_problem whole; /* the global problem */
     struct ts_plan whole_plan;
     struct ts_dist_halo *halo;
-    double t_reduction;  /* seconds combining the ranks' partials */
-    double rank_partial; /* this rank's partial, rounded, before the ranks are combined */
-    int placement_mixed; /* the ranks audited different NUMA nodes: /placement holds rank 0's threads */
-    double started;      /* omp_get_wtime() when this rank's run began (set by the caller): its total */
+    struct ts_dist_vote *stop_vote; /* the stop vote still open (app/run_ranks.c agree_stop) */
+    double t_reduction;             /* seconds combining the ranks' partials */
+    double rank_partial;            /* this rank's partial, rounded, before the ranks are combined */
+    int placement_mixed;            /* the ranks audited different NUMA nodes: /placement holds rank 0's threads */
+    double started;                 /* omp_get_wtime() when this rank's run began (set by the caller): its total */
 
     /* rank 0's world, filled by ts_run_ranks_world */
     struct ts_mpi_rec mpi;

@@ -59,3 +59,39 @@ int ts_dist_bcast_text(const struct ts_dist *d, int root, const char *mine, char
     *text = buf;
     return TS_OK;
 }
+
+struct ts_dist_vote {
+    MPI_Request request;
+    int mine, largest;
+};
+
+int ts_dist_vote_post(const struct ts_dist *d, int value, struct ts_dist_vote **v, struct ts_error *err)
+{
+    *v = NULL;
+    if (!d->started)
+        return TS_OK;
+    struct ts_dist_vote *vote = malloc(sizeof *vote);
+    if (!vote)
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot post a vote across ranks");
+    vote->mine = value;
+    int code = MPI_Iallreduce(&vote->mine, &vote->largest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &vote->request);
+    if (code != MPI_SUCCESS) {
+        free(vote);
+        return ts_dist_mpi_failed(err, code, "posting a vote across ranks (MPI_Iallreduce)");
+    }
+    *v = vote;
+    return TS_OK;
+}
+
+int ts_dist_vote_read(const struct ts_dist *d, struct ts_dist_vote **v, int *largest, struct ts_error *err)
+{
+    (void)d;
+    *largest = 0;
+    if (!*v)
+        return TS_OK;
+    int code = MPI_Wait(&(*v)->request, MPI_STATUS_IGNORE);
+    *largest = (*v)->largest;
+    free(*v);
+    *v = NULL;
+    return code == MPI_SUCCESS ? TS_OK : ts_dist_mpi_failed(err, code, "reading a vote across ranks (MPI_Wait)");
+}

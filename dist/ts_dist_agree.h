@@ -18,4 +18,19 @@ int ts_dist_first_flagged(const struct ts_dist *d, int flag, int *first, int *co
  * the ranks agree on the outcome), TS_INTERNAL_ERROR when MPI fails. */
 int ts_dist_bcast_text(const struct ts_dist *d, int root, const char *mine, char **text, struct ts_error *err);
 
+/* A vote across ranks that does not stop them: posted after one iteration (MPI_Iallreduce of
+ * the largest value) and read after the next, so the ranks meet in a reduction that had a whole
+ * iteration to complete instead of in a barrier every iteration. Every rank posts and reads its
+ * votes in the same order, so every rank reads the same result at the same iteration. */
+struct ts_dist_vote;
+
+/* Collective, non-blocking: posts value (a signal number, 0 for none) into *v, a new vote
+ * (malloc'd; NULL when not started: then the result is the value itself). At most one vote
+ * of a process is open at a time. */
+int ts_dist_vote_post(const struct ts_dist *d, int value, struct ts_dist_vote **v, struct ts_error *err);
+
+/* Completes and frees *v (sets it NULL): the largest value any rank posted in it. A NULL vote
+ * (none open) gives 0. */
+int ts_dist_vote_read(const struct ts_dist *d, struct ts_dist_vote **v, int *largest, struct ts_error *err);
+
 #endif
