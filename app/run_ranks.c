@@ -109,72 +109,45 @@ int ts_run_ranks_follow_root(struct ts_run_ranks *rk, int status, struct ts_erro
     return rk->dist->rank == 0 ? status : ts_fail(err, root, "rank 0 failed");
 }
 
-/* One rank's outcome as a record of the gathered text: "" for success, else "STATUS\x1fMESSAGE";
- * records end with \x1e (a message holds neither character). */
-static char *outcome_record(int status, const struct ts_error *err)
+/* The first failing rank's status, host and message as one text: "STATUS\x1fHOST\x1fMESSAGE". */
+static void failure_text(const struct ts_run_ranks *rk, int status, const struct ts_error *err, char *text, size_t len)
 {
-    size_t len = sizeof err->message + 32;
-    char *text = malloc(len);
-    if (!text)
-        return NULL;
-    if (ts_status_is_error(status))
-        snprintf(text, len, "%d\x1f%s\x1e", status, err->message);
-    else
-        snprintf(text, len, "\x1e");
-    return text;
-}
-
-/* On rank 0: the first failing rank's status and message from the gathered records. */
-static int first_failure(const struct ts_run_ranks *rk, const char *all, struct ts_error *err)
-{
-    int r = 0;
-    for (const char *p = all; *p; r++) {
-        const char *end = strchr(p, '\x1e');
-        if (!end)
-            break;
-        if (end != p) {
-            int status = atoi(p);
-            const char *msg = strchr(p, '\x1f');
-            int len = msg && msg < end ? (int)(end - msg - 1) : 0;
-            if (r == 0)
-                return status; /* rank 0's own error, already in err */
-            return ts_fail(err, status, "rank %d of %d: %.*s", r, rk->dist->size, len, msg ? msg + 1 : "");
-        }
-        p = end + 1;
-    }
-    return TS_OK;
+    snprintf(text, len, "%d\x1f%s\x1f%s", status, rk->dist->host, err->message);
 }
 
 int ts_run_ranks_agree_error(struct ts_run_ranks *rk, int status, struct ts_error *err)
 {
     if (!rk->spread)
         return status;
-    char *mine = outcome_record(status, err), *all = NULL, no_memory[64];
+    /* One reduction finds the first failing rank, one broadcast carries its reason: O(log P),
+     * nothing gathered on rank 0. */
     struct ts_error e;
     ts_error_clear(&e);
-    /* Every rank takes part, even without memory for its record: then it says it failed. */
-    snprintf(no_memory, sizeof no_memory,
-             "%d\x1f"
-             "out of memory\x1e",
-             TS_RESOURCE_ERROR);
-    int code = ts_dist_gather_text(rk->dist, mine ? mine : no_memory, &all, &e);
-    free(mine);
-    int agreed = code;
-    if (code == TS_OK && rk->dist->rank == 0)
-        agreed = first_failure(rk, all ? all : "", err);
-    free(all);
-    if (code != TS_OK) {
-        *err = e;
-        return code;
-    }
-    if (ts_dist_bcast(rk->dist, &agreed, sizeof agreed, &e) != TS_OK) {
+    int first = -1, count = 0;
+    if (ts_dist_first_flagged(rk->dist, ts_status_is_error(status), &first, &count, &e) != TS_OK) {
         *err = e;
         return e.status;
     }
-    if (agreed == TS_OK)
+    if (first < 0)
         return TS_OK;
+    char mine[sizeof err->message + 320], *theirs = NULL;
+    failure_text(rk, status, err, mine, sizeof mine);
+    if (ts_dist_bcast_text(rk->dist, first, mine, &theirs, &e) != TS_OK) {
+        *err = e;
+        rk->agreed = e.status == TS_RESOURCE_ERROR;
+        return e.status;
+    }
+    const int agreed = atoi(theirs);
+    const char *host = strchr(theirs, '\x1f'), *msg = host ? strchr(host + 1, '\x1f') : NULL;
     rk->agreed = 1;
-    return rk->dist->rank == 0 ? agreed : ts_fail(err, agreed, "another rank failed");
+    int code = agreed;
+    if (rk->dist->rank == 0 && first != 0 && host && msg)
+        code = ts_fail(err, agreed, "rank %d of %d (%.*s): %s%s", first, rk->dist->size, (int)(msg - host - 1),
+                       host + 1, msg + 1, count > 1 ? " (and more ranks failed)" : "");
+    else if (rk->dist->rank != 0)
+        code = ts_fail(err, agreed, "another rank failed");
+    free(theirs);
+    return code; /* rank 0's own error is already in err */
 }
 
 static int exchange(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err)

@@ -57,7 +57,7 @@ int ts_run_ranks_follow_root(struct ts_run_ranks *rk, int status, struct ts_erro
 
 /* Collective: every rank's status after a step each rank did alone (reading its part of a
  * checkpoint), agreed. When any failed, rank 0 returns the first failing rank's status with its
- * message (prefixed "rank R of N: " unless it is rank 0's own), the others that status with a
+ * message (prefixed "rank R of N (host): " unless it is rank 0's own), the others that status with a
  * placeholder message, and the error is marked agreed: rank 0 prints it once, no rank aborts.
  * Returns status unchanged on one rank. */
 int ts_run_ranks_agree_error(struct ts_run_ranks *rk, int status, struct ts_error *err);
