@@ -237,7 +237,7 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
                 "touchstone: warning: %s=%s in the environment is not the marker of this process's own "
                 "re-execution (another touchstone's, or set by hand); ignored: the binding is applied as "
                 "if it were unset\n",
-                MARKER, ts_startup_shown(marker, text, sizeof text));
+                MARKER, ts_omp_env_shown(marker, text, sizeof text));
         unsetenv(MARKER);
     }
 
@@ -333,7 +333,7 @@ static int config_value_what(const struct ts_config *cfg, const char *name, char
         ts_config_value_string(cfg, i, value, sizeof value);
         ts_config_origin_string(cfg, i, origin, sizeof origin);
         snprintf(what, len, "[openmp] %s = %s (%s)", strchr(name, '.') + 1,
-                 ts_startup_shown(value, shown, sizeof shown), origin);
+                 ts_omp_env_shown(value, shown, sizeof shown), origin);
         return 1;
     }
     return 0;

@@ -1,13 +1,24 @@
 #include "omp_env.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "startup.h"
 #include "ts_node.h"
 #include "ts_omp_model.h"
 #include "ts_topology.h"
+
+const char *ts_omp_env_shown(const char *value, char *buf, size_t len)
+{
+    size_t n = 0;
+    for (const char *p = value; *p && n + 4 < len; p++)
+        buf[n++] = isprint((unsigned char)*p) ? *p : '?';
+    if (value[n] != '\0' && n + 4 >= len)
+        memcpy(buf + n, "...", 3), n += 3;
+    buf[n] = '\0';
+    return buf;
+}
 
 static int judge(const struct ts_node *node, const char *places, const char *bind, const struct ts_omp_env_names *names,
                  struct ts_error *err)
@@ -66,9 +77,9 @@ int ts_omp_env_check(struct ts_error *err)
     const char *places = getenv("OMP_PLACES"), *bind = getenv("OMP_PROC_BIND");
     char places_shown[96], bind_shown[96], places_what[112], bind_what[112];
     snprintf(places_what, sizeof places_what, "OMP_PLACES=%s",
-             places ? ts_startup_shown(places, places_shown, sizeof places_shown) : "");
+             places ? ts_omp_env_shown(places, places_shown, sizeof places_shown) : "");
     snprintf(bind_what, sizeof bind_what, "OMP_PROC_BIND=%s",
-             bind ? ts_startup_shown(bind, bind_shown, sizeof bind_shown) : "");
+             bind ? ts_omp_env_shown(bind, bind_shown, sizeof bind_shown) : "");
     const struct ts_omp_env_names names = { places_what, bind_what };
     return ts_omp_env_judge(places, bind, &names, err);
 }

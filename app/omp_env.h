@@ -5,6 +5,8 @@
 #ifndef TOUCHSTONE_APP_OMP_ENV_H
 #define TOUCHSTONE_APP_OMP_ENV_H
 
+#include <stddef.h>
+
 #include "ts_error.h"
 
 /* The values as the messages name them, where they came from included: "OMP_PLACES=garbage",
@@ -25,5 +27,9 @@ int ts_omp_env_judge(const char *places, const char *proc_bind, const struct ts_
 
 /* ts_omp_env_judge for the environment's OMP_PLACES and OMP_PROC_BIND. */
 int ts_omp_env_check(struct ts_error *err);
+
+/* An environment variable's value as a message can show it: unprintable bytes as '?', cut
+ * with "..." to fit buf. Returns buf. */
+const char *ts_omp_env_shown(const char *value, char *buf, size_t len);
 
 #endif

@@ -11,15 +11,6 @@
 #include "run_record.h"
 #include "ts_checkpoint.h"
 
-void ts_checkpoint_path_for(const char *output, char *buf, size_t len)
-{
-    size_t n = strlen(output);
-    if (n > 3 && strcmp(output + n - 3, ".h5") == 0)
-        snprintf(buf, len, "%.*s.ckpt.h5", (int)(n - 3), output);
-    else
-        snprintf(buf, len, "%s.ckpt.h5", output);
-}
-
 /* Keys that decide the numbers a run computes: a checkpoint only continues a run that agrees on
  * all of them. Threads, binding, init mode and output may change between the two halves, the
  * result does not depend on them. */

@@ -21,9 +21,6 @@ struct ts_run_checkpoint {
     double seconds;             /* spent writing checkpoints so far (periodic ones and the stop's) */
 };
 
-/* The checkpoint next to an output file: "X.h5" -> "X.ckpt.h5" (other names get ".ckpt.h5"). */
-void ts_checkpoint_path_for(const char *output, char *buf, size_t len);
-
 /* Writes the state of ex after ex->out.steps_done iterations (the ts_run_exec checkpoint callback;
  * ctx is a struct ts_run_checkpoint). Across ranks it is collective: every rank sends its threads'
  * times and writes its block of the field into the one checkpoint of the whole problem rank 0

@@ -8,7 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "run_checkpoint.h"
 #include "ts_counters.h"
 #include "ts_h5_write.h"
 #include "ts_memory.h"
@@ -25,6 +24,15 @@ static size_t sum_bytes(size_t a, size_t b)
 static size_t times_bytes(size_t a, size_t b)
 {
     return b && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+
+void ts_checkpoint_path_for(const char *output, char *buf, size_t len)
+{
+    size_t n = strlen(output);
+    if (n > 3 && strcmp(output + n - 3, ".h5") == 0)
+        snprintf(buf, len, "%.*s.ckpt.h5", (int)(n - 3), output);
+    else
+        snprintf(buf, len, "%s.ckpt.h5", output);
 }
 
 /* What the iterations and the threads add (app/run_exec.c, app/run_record.c, io/ts_h5_write.c):

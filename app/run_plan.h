@@ -121,4 +121,7 @@ int ts_output_moved(const struct ts_run_output *out, char *warning, size_t len);
 /* The results file as the summary names it, with the name it replaces when it was taken. */
 void ts_output_shown(const struct ts_run_output *out, char *buf, size_t len);
 
+/* The checkpoint next to an output file: "X.h5" -> "X.ckpt.h5" (other names get ".ckpt.h5"). */
+void ts_checkpoint_path_for(const char *output, char *buf, size_t len);
+
 #endif

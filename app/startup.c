@@ -160,17 +160,6 @@ int ts_startup(struct ts_error *err)
 
 /* --- The OpenMP environment ------------------------------------------------------------------ */
 
-const char *ts_startup_shown(const char *value, char *buf, size_t len)
-{
-    size_t n = 0;
-    for (const char *p = value; *p && n + 4 < len; p++)
-        buf[n++] = isprint((unsigned char)*p) ? *p : '?';
-    if (value[n] != '\0' && n + 4 >= len)
-        memcpy(buf + n, "...", 3), n += 3;
-    buf[n] = '\0';
-    return buf;
-}
-
 /* A whole number as libgomp reads one: blanks around, an optional '+', decimal digits. Returns
  * the character after it (and its blanks), or NULL when there is none. */
 static const char *whole_number(const char *p, unsigned long long *value)
@@ -200,10 +189,10 @@ static int check_num_threads(const char *value, struct ts_error *err)
             return ts_fail(err, TS_BAD_INPUT,
                            "OMP_NUM_THREADS=%s: not a number of threads or a list of them (such as 8, or 8,2 "
                            "for nested levels), each 1..%d",
-                           ts_startup_shown(value, text, sizeof text), TS_MAX_THREADS);
+                           ts_omp_env_shown(value, text, sizeof text), TS_MAX_THREADS);
         if (n < 1 || n > TS_MAX_THREADS)
             return ts_fail(err, TS_BAD_INPUT, "OMP_NUM_THREADS=%s: out of range, must be 1..%d threads%s",
-                           ts_startup_shown(value, text, sizeof text), TS_MAX_THREADS, list ? " in each level" : "");
+                           ts_omp_env_shown(value, text, sizeof text), TS_MAX_THREADS, list ? " in each level" : "");
         if (*next == '\0')
             return TS_OK;
         p = next + 1;
@@ -219,7 +208,7 @@ static int check_thread_limit(const char *value, struct ts_error *err)
         return ts_fail(err, TS_BAD_INPUT,
                        "OMP_THREAD_LIMIT=%s: not a whole number of threads, at least 1 (the OpenMP runtime would "
                        "ignore it)",
-                       ts_startup_shown(value, text, sizeof text));
+                       ts_omp_env_shown(value, text, sizeof text));
     return TS_OK;
 }
 
@@ -246,10 +235,10 @@ static int check_stacksize(const char *name, const char *value, struct ts_error 
         return ts_fail(err, TS_BAD_INPUT,
                        "%s=%s: not a size (such as 512K or 4M: a whole number and B, K, M or G; K without "
                        "one), must be 64K..1G",
-                       name, ts_startup_shown(value, text, sizeof text));
+                       name, ts_omp_env_shown(value, text, sizeof text));
     if (n > (MAX_THREAD_STACK >> shift) || (n << shift) < MIN_THREAD_STACK)
         return ts_fail(err, TS_BAD_INPUT, "%s=%s: the stack of each OpenMP thread out of range, must be 64K..1G", name,
-                       ts_startup_shown(value, text, sizeof text));
+                       ts_omp_env_shown(value, text, sizeof text));
     return TS_OK;
 }
 

@@ -40,9 +40,6 @@ int ts_startup_stack_for_threads(int n, struct ts_error *err);
 /* Bytes the stack may still grow below the caller under the soft limit; SIZE_MAX without one. */
 size_t ts_startup_stack_room(void);
 
-/* value as a message can show it: unprintable bytes as '?', cut with "..." to fit buf. Returns buf. */
-const char *ts_startup_shown(const char *value, char *buf, size_t len);
-
 /* For run, once its handlers are installed: the stop signals are delivered again (one that
  * came while they were blocked, across the binding re-execution too, arrives now). */
 void ts_startup_unblock_stop_signals(void);

@@ -88,6 +88,25 @@ check_includes() {
             done
         done
     done
+    check_cycles app
+}
+
+# Within app/, no include cycle between its modules (X.c/X.h including Y.h, Y.c/Y.h including
+# X.h, directly or around a longer loop): a cycle means no module of it can be read, tested or
+# changed alone (issue 24). tsort names the loop. (The libraries' folders pair a public header
+# with a private one that includes it, a loop of one module: not checked there.)
+check_cycles() {
+    folder=$1
+    for file in "$SRC/$folder"/*.c "$SRC/$folder"/*.h; do
+        [ -e "$file" ] || continue
+        from=$(basename "$file" | sed 's/\.[ch]$//')
+        sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"/]*\)\.h".*/\1/p' "$file" | while read -r to; do
+            [ "$to" != "$from" ] && [ -e "$SRC/$folder/$to.h" ] && echo "$from $to"
+        done
+    done >"$INDEX.edges"
+    if ! tsort "$INDEX.edges" >/dev/null 2>"$INDEX.loop"; then
+        fail "$folder/ has an include cycle between its modules: $(sed -n 's/^tsort: //p' "$INDEX.loop" | grep -v 'input contains a loop' | tr '\n' ' ')"
+    fi
 }
 
 # TARGETS lines: "FOLDER PROPERTY VALUE..." for LINK_LIBRARIES, INTERFACE_LINK_LIBRARIES,
