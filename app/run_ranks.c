@@ -1,5 +1,7 @@
 #include "run_ranks.h"
 
+#include "ts_dist_xsum.h"
+
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -194,26 +196,13 @@ int ts_run_ranks_combine(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct
 {
     if (!rk->spread)
         return TS_OK;
-    const int size = rk->dist->size;
     double t0 = omp_get_wtime();
-    struct ts_xsum *all = rk->dist->rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
-    if (rk->dist->rank == 0 && !all)
-        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate the partials of %d ranks", size);
-    int status = ts_dist_gather(rk->dist, &ex->out.process_sum, sizeof ex->out.process_sum, all, err);
-    double global = NAN;
-    if (status == TS_OK && all) {
-        struct ts_xsum acc;
-        ts_xsum_init(&acc);
-        for (int r = 0; r < size; r++)
-            ts_xsum_merge(&acc, &all[r]);
-        global = ts_xsum_round(&acc);
-    }
-    free(all);
-    if (status == TS_OK)
-        status = ts_dist_bcast(rk->dist, &global, sizeof global, err);
+    /* A copy: ex->out.process_sum stays this rank's own exact sum, as documented in run_exec.h. */
+    struct ts_xsum all = ex->out.process_sum;
+    int status = ts_dist_xsum_allreduce(rk->dist, &all, err);
     if (status == TS_OK) {
         rk->rank_partial = ex->out.global;
-        ex->out.global = global;
+        ex->out.global = ts_xsum_round(&all);
     }
     rk->t_reduction = omp_get_wtime() - t0;
     return status;
@@ -223,33 +212,29 @@ int ts_run_ranks_verify(struct ts_run_ranks *rk, struct ts_verification *ver, st
 {
     if (!rk->spread)
         return TS_OK;
-    const int size = rk->dist->size;
-    struct ts_verification *all = rk->dist->rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
-    if (rk->dist->rank == 0 && !all)
-        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot allocate the verifications of %d ranks", size);
-    int status = ts_dist_gather(rk->dist, ver, sizeof *ver, all, err);
-    if (status != TS_OK || !all) {
-        free(all);
-        return status;
-    }
+    /* Counts add up; a part that did not pass fails the whole. */
+    int64_t counts[3] = { ver->checked, ver->failures, !ver->passed };
+    int status = ts_dist_sum_i64(rk->dist, counts, counts, 3, err);
     /* Rank 0 checked the combined result (sum, triad); a stencil's error is per grid point:
-     * the largest of all, and the centre point is observed by the rank that holds it. */
-    for (int r = 1; r < size; r++) {
-        const struct ts_verification *v = &all[r];
-        ver->checked += v->checked;
-        ver->failures += v->failures;
-        ver->passed = ver->passed && v->passed;
-        if (rk->stencil) {
-            if (isnan(v->error) || v->error > ver->error)
-                ver->error = isnan(v->error) ? INFINITY : v->error;
-            if (isnan(ver->observed) && !isnan(v->observed))
-                ver->observed = v->observed;
-        }
+     * the largest of all (a NaN as infinite, as the stencils' own verification reports it), and
+     * the centre point is observed by the rank that holds it. */
+    double worst = isnan(ver->error) ? INFINITY : ver->error, observed = ver->observed;
+    int from = -1;
+    if (status == TS_OK && rk->stencil)
+        status = ts_dist_max_double(rk->dist, &worst, &worst, 1, err);
+    if (status == TS_OK && rk->stencil)
+        status = ts_dist_first_double(rk->dist, !isnan(ver->observed), ver->observed, &observed, &from, err);
+    if (status != TS_OK)
+        return status;
+    ver->checked = counts[0];
+    ver->failures = counts[1];
+    ver->passed = counts[2] == 0 && ver->failures == 0;
+    if (rk->stencil) {
+        ver->error = worst;
+        ver->observed = observed;
     }
-    ver->passed = ver->passed && ver->failures == 0;
     size_t used = strlen(ver->method);
-    snprintf(ver->method + used, sizeof ver->method - used, "; over the parts of %d ranks", size);
-    free(all);
+    snprintf(ver->method + used, sizeof ver->method - used, "; over the parts of %d ranks", rk->dist->size);
     return TS_OK;
 }
 

@@ -1,10 +1,10 @@
 /* A run over MPI ranks: the problem split into one part per rank (a slice of sum and triad,
  * a block of a stencil's grid), the halo exchange before every stencil step, the stop every
- * rank agrees on, the rank partials combined in rank order (thread -> node -> rank -> global,
- * all exact, so the result is the one-process result to the bit), the verification of every
- * part judged together, and rank 0's world: every thread of every rank, every rank's times, for
- * the one file and the summary. On one rank (launched or not) every function here is a no-op
- * and the run is the single-node run. */
+ * rank agrees on, the rank partials combined by one reduction (thread -> node -> rank ->
+ * global, all exact, so the result is the one-process result to the bit), the verification of
+ * every part judged together by reductions, and rank 0's world: every thread of every rank,
+ * every rank's times, for the one file and the summary. On one rank (launched or not) every
+ * function here is a no-op and the run is the single-node run. */
 #ifndef TOUCHSTONE_APP_RUN_RANKS_H
 #define TOUCHSTONE_APP_RUN_RANKS_H
 
@@ -66,12 +66,17 @@ int ts_run_ranks_agree_error(struct ts_run_ranks *rk, int status, struct ts_erro
  * ts_run_exec_prepare (collective: the Cartesian communicator). */
 int ts_run_ranks_hook(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts_error *err);
 
-/* After ts_run_exec_compute, on every rank: the ranks' exact sums merged in rank order into
- * ex->out.global (the same double on every rank). */
+/* After ts_run_exec_compute, on every rank: the ranks' exact sums merged by one reduction
+ * (ts_dist_xsum_allreduce: a tree, any order gives the same bits) and rounded by every rank
+ * into ex->out.global, the same double on every rank; rk->rank_partial keeps this rank's own. */
 int ts_run_ranks_combine(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts_error *err);
 
-/* Every rank's verification of its part, judged together on rank 0 into ver (the others
- * keep theirs). */
+/* Every rank's verification of its part, judged together into ver on every rank (reductions,
+ * nothing gathered): values checked and failures summed, passed only when every part passed
+ * and none failed; for the stencils the largest error (NaN as infinite) and the centre point's
+ * value from the rank that holds it; expected, tolerance and the method stay this rank's (rank
+ * 0's, which checked the combined result, is the one recorded), the method ending "; over the
+ * parts of N ranks". */
 int ts_run_ranks_verify(struct ts_run_ranks *rk, struct ts_verification *ver, struct ts_error *err);
 
 /* Collective: rank 0's ex becomes the world's (every thread of every rank in rank order, the

@@ -5,6 +5,7 @@
 #define TOUCHSTONE_DIST_TS_DIST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ts_error.h"
 
@@ -60,6 +61,23 @@ int ts_dist_max(const struct ts_dist *d, int value, int *largest, struct ts_erro
 
 /* Collective: the smallest and largest of every rank's seconds (a time span across ranks). */
 int ts_dist_min_max(const struct ts_dist *d, double value, double *smallest, double *largest, struct ts_error *err);
+
+/* Collective: sums[i] the sum over every rank of its values[i], i < n, as 64-bit integers (counts
+ * across ranks; a flag summed counts the ranks that raised it). values and sums may be the
+ * same array. Not started: the values. TS_INTERNAL_ERROR when MPI fails. */
+int ts_dist_sum_i64(const struct ts_dist *d, const int64_t *values, int64_t *sums, int n, struct ts_error *err);
+
+/* Collective: largest[i] the largest of every rank's values[i], i < n (values and largest may be
+ * the same array). MPI leaves a NaN's order undefined: give none (map it to what it means, as
+ * INFINITY for an error). Not started: the values. */
+int ts_dist_max_double(const struct ts_dist *d, const double *values, double *largest, int n, struct ts_error *err);
+
+/* Collective: the value of the lowest rank that has one (has != 0) in *first, the same bits on
+ * every rank, and that rank in *from; when no rank has one, *first is this rank's value and
+ * *from is -1. For what exactly one rank knows (the one that holds a given point). Not started:
+ * value, and rank 0 when has. */
+int ts_dist_first_double(const struct ts_dist *d, int has, double value, double *first, int *from,
+                         struct ts_error *err);
 
 /* Collective: the sum of every rank's value over the ranks that share this rank's memory
  * (MPI_COMM_TYPE_SHARED: one machine, whatever its node names), and how many they are. Not
