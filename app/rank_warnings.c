@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ts_dist_merge.h"
+#include "ts_rank_merge.h"
+
 int ts_rank_facts_line(const struct ts_dist *d, const struct ts_topology_rec *machine, const char *mask,
                        const struct ts_thread_rec *threads, int n, char **line, struct ts_error *err)
 {
@@ -43,4 +46,84 @@ int ts_rank_warnings_gather(const struct ts_dist *d, const char *line, struct ts
         status = ts_rank_warnings_from_text(all, d->size, lines, max, n_lines, err);
     free(all);
     return status;
+}
+
+/* ts_dist_text_join for sets of lines: both read into one set, written again. */
+static char *join_sets(void *ctx, const char *lower, const char *higher)
+{
+    (void)ctx;
+    struct ts_rank_merge *m = ts_rank_merge_new();
+    char *joined = NULL;
+    if (m && ts_rank_merge_read(m, lower) == 0 && ts_rank_merge_read(m, higher) == 0)
+        joined = ts_rank_merge_write(m);
+    ts_rank_merge_free(m);
+    return joined;
+}
+
+/* This rank's lines as a set, written as text; NULL without memory. */
+static char *own_set(const struct ts_dist *d, const char *prefix, const char *const *lines, int n)
+{
+    struct ts_rank_merge *m = ts_rank_merge_new();
+    char *text = NULL;
+    int ok = m != NULL;
+    for (int i = 0; ok && i < n; i++) {
+        size_t len = strlen(prefix) + strlen(lines[i]) + 1;
+        char *line = malloc(len);
+        ok = line != NULL;
+        if (ok) {
+            snprintf(line, len, "%s%s", prefix, lines[i]);
+            ok = ts_rank_merge_add(m, d->rank, d->host, line) == 0;
+        }
+        free(line);
+    }
+    if (ok)
+        text = ts_rank_merge_write(m);
+    ts_rank_merge_free(m);
+    return text;
+}
+
+/* The lines of set for the user, into one block: the pointers, then the text they point into. */
+static char **lines_for_user(const struct ts_rank_merge *set, int world, int max)
+{
+    enum { LINE = 2048 };
+    int n = ts_rank_merge_count(set), shown = n > max ? max - 1 : n;
+    shown = shown < 0 ? 0 : shown;
+    int total = shown + (n > shown);
+    char **block = malloc((size_t)(total + 1) * sizeof *block + (size_t)total * LINE);
+    if (!block)
+        return NULL;
+    char *text = (char *)(block + total + 1);
+    for (int i = 0; i < shown; i++) {
+        block[i] = text + (size_t)i * LINE;
+        ts_rank_merge_line(set, i, world, block[i], LINE);
+    }
+    if (total > shown) {
+        block[shown] = text + (size_t)shown * LINE;
+        snprintf(block[shown], LINE, "%d more distinct warnings of the ranks are not shown", n - shown);
+    }
+    block[total] = NULL;
+    return block;
+}
+
+int ts_rank_lines_merge(const struct ts_dist *d, const char *prefix, const char *const *lines, int n, int max,
+                        char ***out, struct ts_error *err)
+{
+    *out = NULL;
+    char *mine = own_set(d, prefix ? prefix : "", lines, n), *all = NULL;
+    /* A rank without memory for its set still takes part, with none: rank 0 then fails. */
+    int status = ts_dist_merge_text(d, mine, join_sets, NULL, &all, err);
+    free(mine);
+    if (status != TS_OK || !all)
+        return status;
+    struct ts_rank_merge *set = ts_rank_merge_new();
+    int read = set ? ts_rank_merge_read(set, all) : -1;
+    free(all);
+    if (read == 0)
+        *out = lines_for_user(set, d->size, max);
+    ts_rank_merge_free(set);
+    if (read == -2)
+        return ts_fail(err, TS_INTERNAL_ERROR, "the ranks' warnings do not read back");
+    if (!*out)
+        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot hold the warnings of %d ranks", d->size);
+    return TS_OK;
 }

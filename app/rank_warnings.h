@@ -26,4 +26,15 @@ int ts_rank_facts_line(const struct ts_dist *d, const struct ts_topology_rec *ma
 int ts_rank_warnings_gather(const struct ts_dist *d, const char *line, struct ts_rank_line *lines, int max,
                             int *n_lines, struct ts_error *err);
 
+/* Collective: this rank's n own lines (warnings about itself), each with prefix before it (""
+ * or NULL: none), merged with every rank's up a tree (dist/ts_dist_merge.h) into one line per
+ * distinct text with its ranks and hosts (common/ts_rank_merge.h: "rank 3 (n1): TEXT" when one
+ * rank says it, "8 of 8 ranks (ranks 0-7; host n1): TEXT" when several do), so that rank 0
+ * holds the distinct lines and never every rank's. Rank 0 gets in *out the lines in the order
+ * they first appear, at most max (the last then says how many more there are), NULL-terminated,
+ * in one malloc'd block the caller frees; the others get NULL. TS_RESOURCE_ERROR when memory
+ * runs out (rank 0 fails when any rank did), TS_INTERNAL_ERROR when MPI fails. */
+int ts_rank_lines_merge(const struct ts_dist *d, const char *prefix, const char *const *lines, int n, int max,
+                        char ***out, struct ts_error *err);
+
 #endif

@@ -305,8 +305,9 @@ static int write_results(struct ts_run_record *rr, const struct ts_config *cfg, 
     return status;
 }
 
-/* Every rank's own warnings, printed and kept by rank 0 in rank order ("rank 1 (host): ..."
- * when the run is spread over ranks). */
+/* Every rank's own warnings, printed and kept by rank 0: spread over ranks, one line per
+ * distinct warning naming the ranks that gave it, in the order they first appear
+ * (ts_run_ranks_gather_lines); the screen and /warnings hold the same lines. */
 static int gather_warnings(struct ts_run_record *rr, struct ts_run_ranks *rk, char lines[][512], int n,
                            struct ts_error *err)
 {
@@ -510,7 +511,7 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
         status = status == TS_OK ? gathered : status;
     }
     for (int i = 0; status == TS_OK && i < n_cross; i++) {
-        char text[600];
+        char text[sizeof cross[i].text + 16];
         snprintf(text, sizeof text, "across ranks: %s", cross[i].text);
         if (cross[i].note)
             fprintf(stderr, "touchstone: note: %s\n", text);

@@ -1,5 +1,6 @@
 #include "run_ranks.h"
 
+#include "rank_warnings.h"
 #include "ts_dist_xsum.h"
 
 #include <errno.h>
@@ -238,47 +239,35 @@ int ts_run_ranks_verify(struct ts_run_ranks *rk, struct ts_verification *ver, st
     return TS_OK;
 }
 
+/* The most lines the ranks' own warnings take: distinct texts past it are counted, not shown. */
+enum { MAX_RANK_LINES = 32 };
+
 int ts_run_ranks_gather_lines(struct ts_run_ranks *rk, char lines[][512], int n, char ***all, struct ts_error *err)
 {
     *all = NULL;
-    /* One text: a line per warning, each ended by '\n' (warnings hold no newline). */
-    size_t len = 1;
-    for (int i = 0; i < n; i++)
-        len += strlen(lines[i]) + 100;
-    char *mine = malloc(len), *text = NULL;
+    const char **mine = malloc((size_t)(n > 0 ? n : 1) * sizeof *mine);
     if (!mine)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot gather the warnings");
-    mine[0] = '\0';
-    for (int i = 0, used = 0; i < n; i++) {
-        if (rk->spread)
-            used += snprintf(mine + used, len - (size_t)used, "rank %d (%s): %s\n", rk->dist->rank, rk->dist->host,
-                             lines[i]);
-        else
-            used += snprintf(mine + used, len - (size_t)used, "%s\n", lines[i]);
-    }
-    int status = ts_dist_gather_text(rk->dist, mine, &text, err);
-    free(mine);
-    if (status != TS_OK || !text)
+    for (int i = 0; i < n; i++)
+        mine[i] = lines[i];
+    if (rk->spread) {
+        int status = ts_rank_lines_merge(rk->dist, "", mine, n, MAX_RANK_LINES, all, err);
+        free(mine);
         return status;
-    size_t count = 0;
-    for (const char *p = text; *p; p++)
-        count += *p == '\n';
-    size_t text_len = strlen(text) + 1;
-    /* The pointers, then the text they point into: one block. */
-    char **block = malloc((count + 1) * sizeof *block + text_len);
+    }
+    /* One process: its lines as they are, in one block (the pointers, then their text). */
+    char **block = malloc((size_t)(n + 1) * sizeof *block + (size_t)n * sizeof lines[0]);
     if (!block) {
-        free(text);
+        free(mine);
         return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot gather the warnings");
     }
-    char *copy = (char *)(block + count + 1);
-    memcpy(copy, text, text_len);
-    free(text);
-    size_t i = 0;
-    for (char *p = copy, *eol; (eol = strchr(p, '\n')); p = eol + 1) {
-        *eol = '\0';
-        block[i++] = p;
+    char(*text)[512] = (char(*)[512])(block + n + 1);
+    for (int i = 0; i < n; i++) {
+        snprintf(text[i], sizeof text[i], "%s", mine[i]);
+        block[i] = text[i];
     }
-    block[i] = NULL;
+    block[n] = NULL;
+    free(mine);
     *all = block;
     return TS_OK;
 }

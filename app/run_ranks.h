@@ -95,9 +95,10 @@ double ts_run_ranks_total(struct ts_run_ranks *rk, double own_total);
  * and the physical boundary next to it, never a halo. */
 void ts_run_ranks_own(const struct ts_decomp_block *b, int ndims, int axis, int64_t *begin, int64_t *end);
 
-/* The text lines of every rank's warnings on rank 0, each prefixed with its rank and host
- * ("rank 1 (n2): ...") when ranks are spread; lines is NULL-terminated, malloc'd, the caller
- * frees it (one block). The other ranks get NULL. */
+/* Collective: the lines of every rank's own warnings on rank 0. Spread over ranks, one line per
+ * distinct warning with the ranks that gave it ("rank 1 (n2): ..." when one did, "8 of 8 ranks
+ * (ranks 0-7; host n2): ..." when several did: ts_rank_lines_merge); on one rank, its lines as
+ * they are. NULL-terminated, malloc'd, the caller frees it (one block); the others get NULL. */
 int ts_run_ranks_gather_lines(struct ts_run_ranks *rk, char lines[][512], int n, char ***all, struct ts_error *err);
 
 void ts_run_ranks_release(struct ts_run_ranks *rk);

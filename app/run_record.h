@@ -33,7 +33,7 @@ struct ts_run_record {
     char host[256];
     char start_time[64];
     const char *warnings[64];
-    char warning_text[64][512];
+    char warning_text[64][1024];
     char condition_warnings[4][512]; /* what distorts results (ts_conditions.h), for the caller to warn */
     int n_condition_warnings;
     char *summary_text; /* the summary, its lines cut in place */

@@ -8,13 +8,15 @@
 
 /* The notes and warnings across ranks printed at most; the last line says how many more. */
 enum { MAX_CROSS = 64 };
+/* The distinct warnings of the ranks themselves printed at most, likewise. */
+enum { MAX_OWN = 64 };
 
 /* Each rank's part as text, so that one gather of variable-length text carries it. */
 struct rank_texts {
-    char *facts;    /* "host boot_id\n": one line, this rank's */
-    char *rows;     /* text: one line a thread: "rank|the columns after host" */
-    char *warnings; /* text: one line a warning, ready to print */
-    char *json;     /* JSON: the rank as one line (ts_topo_rank_json_line) */
+    char *facts; /* "host boot_id\n": one line, this rank's */
+    char *rows;  /* text: one line a thread: "rank|the columns after host" */
+    char **own;  /* rank 0: the ranks' own warnings merged (ts_rank_lines_merge) */
+    char *json;  /* JSON: the rank as one line (ts_topo_rank_json_line) */
 };
 
 static const char *number(int value, char *buf, size_t len)
@@ -66,12 +68,6 @@ static int make_texts(const struct ts_dist *d, const struct ts_topo_report *rep,
                 number(r->cpu_start, cpu, sizeof cpu), number(r->core, core, sizeof core),
                 number(r->node, node, sizeof node), r->affinity);
     }
-    if (fclose(f) != 0)
-        return -1;
-    if (!(f = open_memstream(&t->warnings, &len)))
-        return -1;
-    for (int i = 0; i < rep->n_warnings; i++)
-        fprintf(f, "  rank %d (%s): warning: %s\n", d->rank, host, rep->warnings[i]);
     return fclose(f);
 }
 
@@ -104,7 +100,7 @@ static int distinct(const char *facts, int n, int field)
     return count;
 }
 
-static void print_section(const struct ts_dist *d, const char *facts, const char *rows, const char *warnings,
+static void print_section(const struct ts_dist *d, const char *facts, const char *rows, char **own,
                           const struct ts_rank_line *cross, int n_cross, FILE *out)
 {
     int hosts = distinct(facts, d->size, 0), kernels = distinct(facts, d->size, 1);
@@ -132,7 +128,9 @@ static void print_section(const struct ts_dist *d, const char *facts, const char
             fprintf(out, "  %-*s  %.*s\n", w, line, (int)(n - (size_t)(bar + 1 - p)), bar + 1);
         p += n + (p[n] == '\n');
     }
-    fprintf(out, "\nrank warnings%s\n%s", warnings[0] || n_cross ? "" : ": none", warnings);
+    fprintf(out, "\nrank warnings%s\n", (own && own[0]) || n_cross ? "" : ": none");
+    for (char **line = own; line && *line; line++)
+        fprintf(out, "  %s\n", *line);
     for (int i = 0; i < n_cross; i++)
         fprintf(out, "  across ranks: %s: %s\n", cross[i].note ? "note" : "warning", cross[i].text);
 }
@@ -141,7 +139,7 @@ static void release(struct rank_texts *t)
 {
     free(t->facts);
     free(t->rows);
-    free(t->warnings);
+    free(t->own);
     free(t->json);
     memset(t, 0, sizeof *t);
 }
@@ -161,8 +159,10 @@ static int gather_all(const struct ts_dist *dist, const struct ts_topo_report *r
         status = ts_dist_gather_text(dist, made && mine.json ? mine.json : "", &all->json, err);
     if (status == TS_OK && !json)
         status = ts_dist_gather_text(dist, made && mine.rows ? mine.rows : "", &all->rows, err);
+    /* The ranks' own warnings, one line per distinct warning with the ranks that gave it. */
     if (status == TS_OK && !json)
-        status = ts_dist_gather_text(dist, made && mine.warnings ? mine.warnings : "", &all->warnings, err);
+        status = ts_rank_lines_merge(dist, "warning: ", (const char *const *)rep->warnings, rep->n_warnings, MAX_OWN,
+                                     &all->own, err);
     /* The warnings across ranks: every rank's facts, compared on rank 0. Gathered whenever the
      * gathers above were, even when this rank has no line, so that no rank waits. */
     char *line = NULL;
@@ -195,7 +195,7 @@ int ts_topo_ranks_print(const struct ts_dist *dist, const struct ts_topo_report 
     int n_cross = 0;
     int status = gather_all(dist, rep, 0, &all, &cross, &n_cross, err);
     if (status == TS_OK && dist->rank == 0)
-        print_section(dist, all.facts, all.rows, all.warnings, cross, n_cross, out);
+        print_section(dist, all.facts, all.rows, all.own, cross, n_cross, out);
     free(cross);
     release(&all);
     return status;

@@ -1,6 +1,7 @@
 #include "ts_rank_warnings.h"
 #include "topology_internal.h"
 #include "ts_machine.h"
+#include "ts_rank_merge.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -247,11 +248,6 @@ struct host {
     int numa;      /* NUMA nodes with memory, likewise */
 };
 
-static int same_host(const struct ts_rank_facts *a, const struct ts_rank_facts *b)
-{
-    return strcmp(a->host, b->host) == 0 && strcmp(a->boot_id, b->boot_id) == 0;
-}
-
 /* A rank's CPUs, ascending. */
 struct cpus {
     int *v, n;
@@ -318,37 +314,133 @@ static void list_text(const int *v, int n, char *buf, size_t len)
         snprintf(buf, len, "none");
 }
 
-/* Host names that share one kernel: one note per kernel. */
-static void shared_kernels(struct sink *s, const struct ts_rank_facts *r, int n)
+/* ---- sorting instead of comparing every pair: O(ranks log ranks) ---- */
+
+/* A rank in a sort: its facts, its index (the tie-break: equal keys keep rank order) and CPUs. */
+struct ref {
+    const struct ts_rank_facts *f;
+    const struct cpus *c;
+    int i;
+};
+
+static int by_host(const void *a, const void *b)
 {
-    for (int i = 0; i < n; i++) {
-        if (!r[i].boot_id[0])
+    const struct ref *x = a, *y = b;
+    int d = strcmp(x->f->host, y->f->host);
+    d = d ? d : strcmp(x->f->boot_id, y->f->boot_id);
+    return d ? d : (x->i > y->i) - (x->i < y->i);
+}
+
+static int by_kernel(const void *a, const void *b)
+{
+    const struct ref *x = a, *y = b;
+    int d = strcmp(x->f->boot_id, y->f->boot_id);
+    d = d ? d : strcmp(x->f->host, y->f->host);
+    return d ? d : (x->i > y->i) - (x->i < y->i);
+}
+
+static int by_cpus(const void *a, const void *b)
+{
+    const struct ref *x = a, *y = b;
+    for (int k = 0; k < x->c->n && k < y->c->n; k++)
+        if (x->c->v[k] != y->c->v[k])
+            return x->c->v[k] < y->c->v[k] ? -1 : 1;
+    if (x->c->n != y->c->n)
+        return x->c->n < y->c->n ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+static int by_first(const void *a, const void *b)
+{
+    return int_order(a, b); /* structs whose first member is their first rank */
+}
+
+/* The hosts in order of their first rank, and each rank's host: runs of one (name, boot id)
+ * in the ranks sorted by them. refs: n, scratch. Returns how many hosts. */
+static int group_hosts(const struct ts_rank_facts *r, int n, struct ref *refs, struct host *h, int *host_of)
+{
+    for (int i = 0; i < n; i++)
+        refs[i] = (struct ref){ &r[i], NULL, i };
+    qsort(refs, (size_t)n, sizeof *refs, by_host);
+    int n_hosts = 0;
+    for (int s = 0; s < n; s++) {
+        if (s == 0 || strcmp(refs[s].f->host, refs[s - 1].f->host) != 0
+            || strcmp(refs[s].f->boot_id, refs[s - 1].f->boot_id) != 0)
+            h[n_hosts++] = (struct host){ .first = refs[s].i, .cores = -1, .numa = -1 };
+        struct host *k = &h[n_hosts - 1];
+        const struct ts_rank_facts *f = refs[s].f;
+        k->n_ranks++;
+        k->n_threads += f->n_threads;
+        k->cores = f->n_cores > k->cores ? f->n_cores : k->cores;
+        k->numa = f->n_numa > k->numa ? f->n_numa : k->numa;
+    }
+    qsort(h, (size_t)n_hosts, sizeof *h, by_first);
+    /* Each host's first rank marks it; the others follow the rank before them in the sort. */
+    for (int i = 0; i < n; i++)
+        host_of[i] = -1;
+    for (int k = 0; k < n_hosts; k++)
+        host_of[h[k].first] = k;
+    for (int s = 0; s < n; s++)
+        if (host_of[refs[s].i] < 0)
+            host_of[refs[s].i] = host_of[refs[s - 1].i];
+    return n_hosts;
+}
+
+/* A kernel (boot id) and its ranks in a sort by kernel: refs[start, end). */
+struct kernel {
+    int first, start, end;
+};
+
+/* A name of a kernel: its first rank and where its name is. */
+struct name {
+    int first;
+    const char *host;
+};
+
+/* Host names that share one kernel: one note per kernel, in the order of their first ranks. */
+static int shared_kernels(struct sink *s, const struct ts_rank_facts *r, int n, struct ref *refs)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (r[i].boot_id[0])
+            refs[m++] = (struct ref){ &r[i], NULL, i };
+    qsort(refs, (size_t)m, sizeof *refs, by_kernel);
+    struct kernel *k = malloc((size_t)(m > 0 ? m : 1) * sizeof *k);
+    struct name *names = malloc((size_t)(m > 0 ? m : 1) * sizeof *names);
+    if (!k || !names) {
+        free(k);
+        free(names);
+        return -1;
+    }
+    int n_kernels = 0;
+    for (int a = 0; a < m;) {
+        int b = a + 1, first = refs[a].i;
+        while (b < m && strcmp(refs[b].f->boot_id, refs[a].f->boot_id) == 0)
+            first = refs[b].i < first ? refs[b].i : first, b++;
+        k[n_kernels++] = (struct kernel){ first, a, b };
+        a = b;
+    }
+    qsort(k, (size_t)n_kernels, sizeof *k, by_first);
+    for (int g = 0; g < n_kernels; g++) {
+        int n_names = 0;
+        for (int x = k[g].start; x < k[g].end; x++) /* sorted by name within the kernel */
+            if (x == k[g].start || strcmp(refs[x].f->host, refs[x - 1].f->host) != 0)
+                names[n_names++] = (struct name){ refs[x].i, refs[x].f->host };
+        if (n_names < 2)
             continue;
-        int seen = 0, names = 0;
-        for (int j = 0; j < i && !seen; j++)
-            seen = strcmp(r[j].boot_id, r[i].boot_id) == 0;
-        if (seen)
-            continue;
+        qsort(names, (size_t)n_names, sizeof *names, by_first);
         char list[400] = "";
         size_t used = 0;
-        for (int j = i; j < n; j++) {
-            if (strcmp(r[j].boot_id, r[i].boot_id) != 0)
-                continue;
-            int named = 0;
-            for (int k = i; k < j && !named; k++)
-                named = strcmp(r[k].boot_id, r[i].boot_id) == 0 && strcmp(r[k].host, r[j].host) == 0;
-            if (named)
-                continue;
-            names++;
-            if (used < sizeof list)
-                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", names > 1 ? ", " : "", r[j].host);
-        }
-        if (names > 1)
-            say(s, 1,
-                "hosts %s share one kernel (boot id %.8s...): one machine under %d names, as in an emulated cluster; "
-                "their ranks run on the same cores, which is not warned about between these hosts",
-                list, r[i].boot_id, names);
+        for (int j = 0; j < n_names && used < sizeof list; j++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", j ? ", " : "", names[j].host);
+        say(s, 1,
+            "hosts %s share one kernel (boot id %.8s...): one machine under %d names, as in an emulated cluster; "
+            "their ranks run on the same cores, which is not warned about between these hosts",
+            list, refs[k[g].start].f->boot_id, n_names);
     }
+    free(k);
+    free(names);
+    return 0;
 }
 
 static void unequal_hosts(struct sink *s, const struct ts_rank_facts *r, int n, const struct host *h, int n_hosts)
@@ -383,99 +475,239 @@ static void crowded_host(struct sink *s, const struct ts_rank_facts *r, const st
         r[h->first].host, h->n_ranks, plural(h->n_ranks), h->n_threads, h->cores, plural(h->cores), h->cores);
 }
 
-/* Ranks of host k whose CPUs overlap: one line for the host, naming the first pair. */
-static void overlapping(struct sink *s, const struct ts_rank_facts *r, int n, const int *host_of, int k,
-                        const struct host *h, const struct cpus *c, int *tmp)
+/* One host's ranks whose CPUs overlap, counted without comparing every pair of ranks: ranks of
+ * one CPU set (the usual overlap: every rank given the whole node) make g(g-1)/2 pairs; two
+ * distinct sets that share a CPU, found through the sets of each CPU, make g1 x g2. */
+struct overlap {
+    long long pairs;
+    int a, b; /* the first pair in rank order */
+};
+
+/* A distinct CPU set of the host: its ranks refs[start, end), in rank order. */
+struct set {
+    int start, end;
+};
+
+/* (CPU, set) pairs sorted by CPU: the sets of each CPU. */
+struct cpu_set {
+    int cpu, set;
+};
+
+static int by_cpu(const void *a, const void *b)
 {
-    int pairs = 0, first_a = -1, first_b = -1, first_n = 0;
-    char shared[200] = "";
-    for (int a = h->first; a < n; a++) {
-        if (host_of[a] != k)
-            continue;
-        for (int b = a + 1; b < n; b++) {
-            if (host_of[b] != k)
-                continue;
-            int m = common_cpus(&c[a], &c[b], tmp);
-            if (m == 0)
-                continue;
-            if (pairs++ == 0) {
-                first_a = a;
-                first_b = b;
-                first_n = m;
-                list_text(tmp, m, shared, sizeof shared);
+    const struct cpu_set *x = a, *y = b;
+    return x->cpu != y->cpu ? int_order(&x->cpu, &y->cpu) : int_order(&x->set, &y->set);
+}
+
+static void consider(struct overlap *o, long long pairs, int a, int b)
+{
+    o->pairs += pairs;
+    if (o->a < 0 || a < o->a || (a == o->a && b < o->b)) {
+        o->a = a;
+        o->b = b;
+    }
+}
+
+/* The host's ranks refs[0, m), sorted here by CPU set. -1 without memory. */
+static int count_overlaps(struct ref *refs, int m, struct overlap *o)
+{
+    *o = (struct overlap){ 0, -1, -1 };
+    qsort(refs, (size_t)m, sizeof *refs, by_cpus);
+    struct set *sets = malloc((size_t)(m > 0 ? m : 1) * sizeof *sets);
+    int *stamp = malloc((size_t)(m > 0 ? m : 1) * sizeof *stamp);
+    size_t n_pairs = 0;
+    int n_sets = 0;
+    for (int x = 0; sets && x < m; x++) {
+        const struct cpus *prev = x > 0 ? refs[x - 1].c : NULL, *this = refs[x].c;
+        if (prev && prev->n == this->n && memcmp(prev->v, this->v, (size_t)this->n * sizeof *this->v) == 0)
+            sets[n_sets - 1].end = x + 1;
+        else
+            sets[n_sets++] = (struct set){ x, x + 1 };
+    }
+    for (int t = 0; sets && t < n_sets; t++)
+        n_pairs += (size_t)refs[sets[t].start].c->n;
+    struct cpu_set *cs = malloc((n_pairs > 0 ? n_pairs : 1) * sizeof *cs);
+    if (!sets || !stamp || !cs) {
+        free(sets);
+        free(stamp);
+        free(cs);
+        return -1;
+    }
+    size_t p = 0;
+    for (int t = 0; t < n_sets; t++) {
+        const struct cpus *c = refs[sets[t].start].c;
+        for (int k = 0; k < c->n; k++)
+            cs[p++] = (struct cpu_set){ c->v[k], t };
+        stamp[t] = -1;
+        long long g = sets[t].end - sets[t].start;
+        if (g >= 2 && c->n > 0) /* refs of a set are in rank order: its first two are its first pair */
+            consider(o, g * (g - 1) / 2, refs[sets[t].start].i, refs[sets[t].start + 1].i);
+    }
+    qsort(cs, n_pairs, sizeof *cs, by_cpu);
+    for (int t = 0; t < n_sets; t++) {
+        const struct cpus *c = refs[sets[t].start].c;
+        for (int k = 0; k < c->n; k++) {
+            size_t lo = 0, hi = n_pairs; /* the first (CPU, set) of this CPU */
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (cs[mid].cpu < c->v[k])
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (size_t q = lo; q < n_pairs && cs[q].cpu == c->v[k]; q++) {
+                int u = cs[q].set;
+                if (u <= t || stamp[u] == t)
+                    continue;
+                stamp[u] = t;
+                int first_t = refs[sets[t].start].i, first_u = refs[sets[u].start].i;
+                long long g = (long long)(sets[t].end - sets[t].start) * (sets[u].end - sets[u].start);
+                /* The first pair of the two sets: the lower first rank, with the other set's first. */
+                consider(o, g, first_t < first_u ? first_t : first_u, first_t < first_u ? first_u : first_t);
             }
         }
     }
-    if (pairs == 0)
-        return;
-    char mask_a[200], mask_b[200], more[120] = "";
-    list_text(c[first_a].v, c[first_a].n, mask_a, sizeof mask_a);
-    list_text(c[first_b].v, c[first_b].n, mask_b, sizeof mask_b);
-    if (pairs > 1)
-        snprintf(more, sizeof more, "; %d pairs of its %d ranks overlap", pairs, h->n_ranks);
+    free(sets);
+    free(stamp);
+    free(cs);
+    return 0;
+}
+
+/* Ranks of host h (members: its ranks, in rank order) whose CPUs overlap: one line for the host,
+ * naming the first pair. refs: scratch for the host's ranks. -1 without memory. */
+static int overlapping(struct sink *s, const struct ts_rank_facts *r, const int *members, const struct host *h,
+                       const struct cpus *c, struct ref *refs, int *tmp)
+{
+    int m = h->n_ranks;
+    for (int x = 0; x < m; x++)
+        refs[x] = (struct ref){ &r[members[x]], &c[members[x]], members[x] };
+    struct overlap o;
+    if (count_overlaps(refs, m, &o) != 0)
+        return -1;
+    if (o.pairs == 0)
+        return 0;
+    char shared[200], mask_a[200], mask_b[200], more[120] = "";
+    int first_n = common_cpus(&c[o.a], &c[o.b], tmp);
+    list_text(tmp, first_n, shared, sizeof shared);
+    list_text(c[o.a].v, c[o.a].n, mask_a, sizeof mask_a);
+    list_text(c[o.b].v, c[o.b].n, mask_b, sizeof mask_b);
+    if (o.pairs > 1)
+        snprintf(more, sizeof more, "; %lld pairs of its %d ranks overlap", o.pairs, h->n_ranks);
     say(s, 0,
         "host %s: ranks %d and %d may both run on CPU%s %s (masks %s and %s)%s: their threads compete for the same "
         "cores; give each rank cores of its own: srun --mpi=pmix --cpus-per-task=N --cpu-bind=cores, or mpirun "
         "--map-by slot:PE=N --bind-to core (N threads a rank)",
-        r[first_a].host, r[first_a].rank, r[first_b].rank, plural(first_n), shared, mask_a, mask_b, more);
+        r[o.a].host, r[o.a].rank, r[o.b].rank, plural(first_n), shared, mask_a, mask_b, more);
+    return 0;
+}
+
+/* The distinct CPUs, nodes... at v[0, m), sorted in place; returns how many. */
+static int distinct_sorted(int *v, int m)
+{
+    qsort(v, (size_t)m, sizeof *v, int_order);
+    int u = 0;
+    for (int i = 0; i < m; i++)
+        if (u == 0 || v[i] != v[u - 1])
+            v[u++] = v[i];
+    return u;
 }
 
 /* The mpirun-in-allocation pitfall: a rank of several threads whose mask is one core. Threads
- * that share a core of a wider mask are the rank's own binding (its own warnings say so). */
-static void one_core(struct sink *s, const struct ts_rank_facts *f, const struct cpus *c, int *tmp)
+ * that share a core of a wider mask are the rank's own binding (its own warnings say so). Its
+ * text, without the rank, joins the ranks' (one line for every rank that says it). */
+static int one_core(struct ts_rank_merge *said, const struct ts_rank_facts *f, const struct cpus *c, int *tmp)
 {
     int n = f->n_threads;
     int pus_per_core = f->n_cores > 0 && f->n_pus >= f->n_cores ? f->n_pus / f->n_cores : 1;
     if (n < 2 || f->threads[0].core < 0 || !c->from_mask || c->n > pus_per_core)
-        return;
+        return 0;
     for (int t = 1; t < n; t++)
         if (f->threads[t].core != f->threads[0].core)
-            return;
+            return 0;
     int m = 0;
     for (int t = 0; t < n; t++)
         if (f->threads[t].cpu >= 0)
             tmp[m++] = f->threads[t].cpu;
-    qsort(tmp, (size_t)m, sizeof *tmp, int_order);
-    int u = 0;
-    for (int i = 0; i < m; i++)
-        if (u == 0 || tmp[i] != tmp[u - 1])
-            tmp[u++] = tmp[i];
-    char ran[200], mask[200];
+    int u = distinct_sorted(tmp, m);
+    char ran[200], mask[200], text[sizeof(struct ts_rank_line){ 0 }.text];
     list_text(tmp, u, ran, sizeof ran);
     list_text(c->v, c->n, mask, sizeof mask);
     /* Not --bind-to none: unbound ranks' threads bound by OMP_PLACES start from the same first
      * place, so every rank's thread 0 lands on one core. PE=n gives each rank n cores of its own. */
-    say(s, 0,
-        "rank %d (%s): its %d threads all run on core %d (CPU%s %s; the rank's mask: %s): they take turns on one "
-        "core, as when mpirun binds each rank to one core (in a Slurm allocation even with -c %d); give each rank "
-        "%d cores of its own: mpirun --map-by slot:PE=%d --bind-to core, or srun --mpi=pmix --cpus-per-task=%d "
-        "--cpu-bind=cores, with OMP_NUM_THREADS=%d OMP_PLACES=cores OMP_PROC_BIND=spread",
-        f->rank, f->host, n, f->threads[0].core, plural(u), ran, mask, n, n, n, n, n);
+    snprintf(text, sizeof text,
+             "its %d threads all run on core %d (CPU%s %s; the rank's mask: %s): they take turns on one core, as "
+             "when mpirun binds each rank to one core (in a Slurm allocation even with -c %d); give each rank %d "
+             "cores of its own: mpirun --map-by slot:PE=%d --bind-to core, or srun --mpi=pmix --cpus-per-task=%d "
+             "--cpu-bind=cores, with OMP_NUM_THREADS=%d OMP_PLACES=cores OMP_PROC_BIND=spread",
+             n, f->threads[0].core, plural(u), ran, mask, n, n, n, n, n);
+    return ts_rank_merge_add(said, f->rank, f->host, text);
 }
 
-/* A rank over several NUMA nodes where the host has one rank per node. */
-static void spans_nodes(struct sink *s, const struct ts_rank_facts *f, const struct host *h, int *tmp)
+/* A rank over several NUMA nodes where the host has one rank per node; joins the ranks' too. */
+static int spans_nodes(struct ts_rank_merge *said, const struct ts_rank_facts *f, const struct host *h, int *tmp)
 {
     if (h->numa < 2 || h->n_ranks != h->numa)
-        return;
+        return 0;
     int m = 0;
     for (int t = 0; t < f->n_threads; t++)
         if (f->threads[t].node >= 0)
             tmp[m++] = f->threads[t].node;
-    qsort(tmp, (size_t)m, sizeof *tmp, int_order);
-    int u = 0;
-    for (int i = 0; i < m; i++)
-        if (u == 0 || tmp[i] != tmp[u - 1])
-            tmp[u++] = tmp[i];
+    int u = distinct_sorted(tmp, m);
     if (u < 2)
-        return;
-    char nodes[200];
+        return 0;
+    char nodes[200], text[sizeof(struct ts_rank_line){ 0 }.text];
     list_text(tmp, u, nodes, sizeof nodes);
-    say(s, 0,
-        "rank %d (%s): its %d threads run on NUMA nodes %s while its host has one rank per NUMA node (%d ranks, %d "
-        "nodes): the threads off the rank's node reach its pages remotely; bind each rank to one node: mpirun "
-        "--map-by numa --bind-to numa, or srun --cpu-bind=ldoms",
-        f->rank, f->host, f->n_threads, nodes, h->n_ranks, h->numa);
+    snprintf(text, sizeof text,
+             "its %d threads run on NUMA nodes %s while its host has one rank per NUMA node (%d ranks, %d nodes): "
+             "the threads off the rank's node reach its pages remotely; bind each rank to one node: mpirun "
+             "--map-by numa --bind-to numa, or srun --cpu-bind=ldoms",
+             f->n_threads, nodes, h->n_ranks, h->numa);
+    return ts_rank_merge_add(said, f->rank, f->host, text);
+}
+
+/* The lines of the ranks' warnings of one kind, as many as there are distinct texts. */
+static void say_merged(struct sink *s, const struct ts_rank_merge *said, int n_ranks)
+{
+    for (int i = 0; i < ts_rank_merge_count(said); i++) {
+        char line[sizeof(struct ts_rank_line){ 0 }.text];
+        ts_rank_merge_line(said, i, n_ranks, line, sizeof line);
+        say(s, 0, "%s", line);
+    }
+}
+
+/* Every warning, in a fixed order: notes of shared kernels, then each kind across the hosts. */
+static int compare_ranks(struct sink *s, const struct ts_rank_facts *r, int n, const struct host *h, int n_hosts,
+                         const int *host_of, const struct cpus *c, struct ref *refs, int *tmp)
+{
+    if (shared_kernels(s, r, n, refs) != 0)
+        return -1;
+    unequal_hosts(s, r, n, h, n_hosts);
+    for (int k = 0; k < n_hosts; k++)
+        crowded_host(s, r, &h[k]);
+    /* Each host's ranks in rank order, one host after the other: a counting sort. */
+    int *members = malloc((size_t)n * sizeof *members), *at = calloc((size_t)n_hosts + 1, sizeof *at);
+    for (int k = 0; members && at && k < n_hosts; k++)
+        at[k + 1] = at[k] + h[k].n_ranks;
+    for (int i = 0; members && at && i < n; i++)
+        members[at[host_of[i]]++] = i;
+    int failed = !members || !at;
+    for (int k = 0; k < n_hosts && !failed; k++) /* at[k] is now where host k + 1 starts */
+        failed = overlapping(s, r, members + (k ? at[k - 1] : 0), &h[k], c, refs, tmp) != 0;
+    free(members);
+    free(at);
+    if (failed)
+        return -1;
+    struct ts_rank_merge *cores = ts_rank_merge_new(), *nodes = ts_rank_merge_new();
+    failed = !cores || !nodes;
+    for (int i = 0; i < n && !failed; i++)
+        failed = one_core(cores, &r[i], &c[i], tmp) != 0 || spans_nodes(nodes, &r[i], &h[host_of[i]], tmp) != 0;
+    if (!failed) {
+        say_merged(s, cores, n);
+        say_merged(s, nodes, n);
+    }
+    ts_rank_merge_free(cores);
+    ts_rank_merge_free(nodes);
+    return failed ? -1 : 0;
 }
 
 int ts_rank_warnings(const struct ts_rank_facts *r, int n, struct ts_rank_line *lines, int max)
@@ -486,19 +718,10 @@ int ts_rank_warnings(const struct ts_rank_facts *r, int n, struct ts_rank_line *
     int *host_of = malloc((size_t)n * sizeof *host_of);
     struct host *h = malloc((size_t)n * sizeof *h);
     struct cpus *c = calloc((size_t)n, sizeof *c);
+    struct ref *refs = malloc((size_t)n * sizeof *refs);
     int *tmp = malloc(MAX_MASK_CPUS * sizeof *tmp);
-    int n_hosts = 0, failed = !host_of || !h || !c || !tmp;
+    int n_hosts = 0, failed = !host_of || !h || !c || !refs || !tmp;
     for (int i = 0; i < n && !failed; i++) {
-        int k = 0;
-        while (k < n_hosts && !same_host(&r[h[k].first], &r[i]))
-            k++;
-        if (k == n_hosts)
-            h[n_hosts++] = (struct host){ .first = i, .cores = -1, .numa = -1 };
-        host_of[i] = k;
-        h[k].n_ranks++;
-        h[k].n_threads += r[i].n_threads;
-        h[k].cores = r[i].n_cores > h[k].cores ? r[i].n_cores : h[k].cores;
-        h[k].numa = r[i].n_numa > h[k].numa ? r[i].n_numa : h[k].numa;
         /* Threads beyond the count the facts hold are never read. */
         if (r[i].n_threads > 0 && !r[i].threads)
             failed = 1;
@@ -506,26 +729,19 @@ int ts_rank_warnings(const struct ts_rank_facts *r, int n, struct ts_rank_line *
             failed = cpus_of(&r[i], tmp, &c[i]) != 0;
     }
     if (!failed) {
-        shared_kernels(&s, r, n);
-        unequal_hosts(&s, r, n, h, n_hosts);
-        for (int k = 0; k < n_hosts; k++)
-            crowded_host(&s, r, &h[k]);
-        for (int k = 0; k < n_hosts; k++)
-            overlapping(&s, r, n, host_of, k, &h[k], c, tmp);
-        for (int i = 0; i < n; i++)
-            one_core(&s, &r[i], &c[i], tmp);
-        for (int i = 0; i < n; i++)
-            spans_nodes(&s, &r[i], &h[host_of[i]], tmp);
-        if (s.left_out > 0 && s.max > 0) {
-            struct ts_rank_line *last = &lines[s.max - 1];
-            last->note = 0;
-            snprintf(last->text, sizeof last->text, "%d more warnings across ranks are not shown", s.left_out + 1);
-        }
+        n_hosts = group_hosts(r, n, refs, h, host_of);
+        failed = compare_ranks(&s, r, n, h, n_hosts, host_of, c, refs, tmp) != 0;
+    }
+    if (!failed && s.left_out > 0 && s.max > 0) {
+        struct ts_rank_line *last = &lines[s.max - 1];
+        last->note = 0;
+        snprintf(last->text, sizeof last->text, "%d more warnings across ranks are not shown", s.left_out + 1);
     }
     for (int i = 0; c && i < n; i++)
         free(c[i].v);
     free(c);
     free(tmp);
+    free(refs);
     free(h);
     free(host_of);
     return failed ? -1 : s.n;

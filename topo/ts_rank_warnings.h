@@ -31,7 +31,7 @@ struct ts_rank_facts {
 /* One line for the user: a warning (what is wrong, with the numbers, then the fix) or a note. */
 struct ts_rank_line {
     int note; /* 1: a note (nothing wrong, worth knowing), 0: a warning */
-    char text[512];
+    char text[1024];
 };
 
 /* The facts as one line of text ending in '\n', malloc'd into *line (the caller frees it).

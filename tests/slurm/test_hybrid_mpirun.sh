@@ -61,11 +61,10 @@ expect_in "$log" "^none: advise exit status 0$" "$what: --bind-to none: advise -
 expect_in "$log" "^  stacked: threads r0.t0, r0.t1 .*rank 0's affinity mask \\(CPU [0-9]+, .*fix: widen the mask: mpirun --map-by ppr:1:node:PE=2 --bind-to core" \
     "$what: plain mpirun: the mask named, mpirun's PE=2 to widen it"
 grep -q "^  stacked: .*export OMP" "$log" && fail "$what: plain mpirun: a fix exporting what the job has set"
-# touchstone names the pitfall: each rank's threads all on one core, with the fix the pe run uses.
-for r in 0 1; do
-    expect_in plain.txt "rank $r \\(n[12]\\): its 2 threads all run on core .*as when mpirun binds each rank to one core.*mpirun --map-by slot:PE=2 --bind-to core" \
-        "$what: plain mpirun: the one-core warning for rank $r"
-done
+# touchstone names the pitfall: each rank's threads all on one core, with the fix the pe run uses;
+# one line for both ranks, which make it alike (issue 24).
+expect_in plain.txt "2 of 2 ranks \\(ranks 0-1; hosts n[12], n[12]\\): its 2 threads all run on core .*as when mpirun binds each rank to one core.*mpirun --map-by slot:PE=2 --bind-to core" \
+    "$what: plain mpirun: the one-core warning naming both ranks"
 section "$log" pe >pe.txt
 expect_layout pe.txt "$(job_nodes "$pit2")" 1 2 "$what: --map-by slot:PE=2 --bind-to core"
 section "$log" none >none.txt

@@ -4,7 +4,7 @@
 #include "topo_test.h"
 #include "ts_rank_warnings.h"
 
-enum { MAX_LINES = 32, MAX_RANKS = 64 };
+enum { MAX_LINES = 32, MAX_RANKS = 128 };
 
 static struct ts_rank_line lines[MAX_LINES];
 static struct ts_rank_thread threads[MAX_RANKS][8];
@@ -21,7 +21,7 @@ static void rank(int r, const char *host, const char *boot, const char *mask, in
     };
     snprintf(f->host, sizeof f->host, "%s", host);
     snprintf(f->boot_id, sizeof f->boot_id, "%s", boot);
-    snprintf(f->mask, sizeof f->mask, "%s", mask);
+    snprintf(f->mask, sizeof f->mask, "%.1023s", mask);
     for (int i = 0; i < n; i++)
         threads[r][i] = (struct ts_rank_thread){ cpu[i], cpu[i], node ? node[i] : 0 };
     int local = 0;
@@ -112,19 +112,19 @@ static void one_core(void)
     rank(0, "a", A, "0", 2, (int[]){ 0, 0 }, NULL, 2, 1);
     rank(1, "b", B, "1", 2, (int[]){ 1, 1 }, NULL, 2, 1);
     int n = run(2);
-    REQUIRE(n == 2, "two ranks each on one core: expected two lines, got %d", n);
-    for (int r = 0; r < 2; r++) {
-        char what[80];
-        snprintf(what, sizeof what, "rank %d (%s): its 2 threads all run on core %d (CPU %d; the rank's mask: %d)", r,
-                 r ? "b" : "a", r, r, r);
-        /* Fixes that give each rank cores of its own; not --bind-to none, under which every
-         * rank binds its first thread to the host's first core. */
-        int at = FIND(n, what, "give each rank 2 cores of its own: mpirun --map-by slot:PE=2 --bind-to core",
-                      "srun --mpi=pmix --cpus-per-task=2 --cpu-bind=cores",
-                      "OMP_NUM_THREADS=2 OMP_PLACES=cores OMP_PROC_BIND=spread");
-        REQUIRE(at >= 0, "no line '%s' with the fixes", what);
-        CHECK(!strstr(lines[at].text, "bind-to none"), "a fix that stacks ranks offered: %s", lines[at].text);
-    }
+    /* Every rank makes the mistake: one line, naming both ranks, their hosts, and the core,
+     * CPU and mask each number of which differs between them as the smallest..largest. */
+    REQUIRE(n == 1, "two ranks each on one core: expected one line, got %d", n);
+    int at = FIND(n,
+                  "2 of 2 ranks (ranks 0-1; hosts a, b): its 2 threads all run on core 0..1 (CPU 0..1; the rank's "
+                  "mask: 0..1)",
+                  "give each rank 2 cores of its own: mpirun --map-by slot:PE=2 --bind-to core",
+                  "srun --mpi=pmix --cpus-per-task=2 --cpu-bind=cores",
+                  "OMP_NUM_THREADS=2 OMP_PLACES=cores OMP_PROC_BIND=spread");
+    /* Fixes that give each rank cores of its own; not --bind-to none, under which every rank
+     * binds its first thread to the host's first core. */
+    REQUIRE(at == 0, "no line naming both ranks with the fixes");
+    CHECK(!strstr(lines[at].text, "bind-to none"), "a fix that stacks ranks offered: %s", lines[at].text);
     /* Two SMT siblings of one core make a one-core mask too (2 cores, 4 PUs: CPUs 0 and 2). */
     rank(0, "a", A, "0,2", 2, (int[]){ 0, 2 }, NULL, 2, 1);
     ranks[0].n_pus = 4;
@@ -216,14 +216,72 @@ static void shared_kernel(void)
 /* More lines than fit: the last one says how many were left out. */
 static void max_lines(void)
 {
+    /* 40 hosts of 2 ranks on CPU 0 each: an overlap line a host, one line of the one-core
+     * mistake every rank makes: 41 in all. */
+    char host[40][8];
+    for (int r = 0; r < 80; r++) {
+        snprintf(host[r / 2], sizeof host[0], "h%d", r / 2);
+        rank(r, host[r / 2], "", "0", 2, (int[]){ 0, 0 }, NULL, 64, 1);
+    }
+    int n = run(80);
+    REQUIRE(n == MAX_LINES, "expected %d lines, got %d", MAX_LINES, n);
+    REQUIRE(strcmp(lines[MAX_LINES - 1].text, "10 more warnings across ranks are not shown") == 0,
+            "the last line is '%s'", lines[MAX_LINES - 1].text);
+    REQUIRE(ts_rank_warnings(ranks, 80, NULL, 0) == 0, "max 0 wrote lines");
+    /* Every rank of 40 on one host of 64 cores, each on core 0: one line a warning, however many ranks. */
     for (int r = 0; r < 40; r++)
         rank(r, "a", A, "0", 2, (int[]){ 0, 0 }, NULL, 64, 1);
-    /* 40 one-core lines, one overlap line, the host runs 80 threads on 64 cores: 42 in all. */
-    int n = run(40);
-    REQUIRE(n == MAX_LINES, "expected %d lines, got %d", MAX_LINES, n);
-    REQUIRE(strcmp(lines[MAX_LINES - 1].text, "11 more warnings across ranks are not shown") == 0,
-            "the last line is '%s'", lines[MAX_LINES - 1].text);
-    REQUIRE(ts_rank_warnings(ranks, 40, NULL, 0) == 0, "max 0 wrote lines");
+    n = run(40);
+    REQUIRE(n == 3, "40 ranks making one mistake: expected 3 lines, got %d", n);
+    REQUIRE(FIND(n, "780 pairs of its 40 ranks overlap") >= 0, "the pairs of 40 ranks on one mask: not 780");
+    REQUIRE(FIND(n, "40 of 40 ranks (ranks 0-39; host a): its 2 threads all run on core 0 (CPU 0; the rank's mask: 0)")
+                >= 0,
+            "the one-core mistake of 40 ranks: not one line naming them");
+}
+
+/* The pairs of overlapping ranks, counted by sorting, against every pair compared: masks of 2
+ * to 5 CPUs of 16, drawn by a fixed generator, some ranks sharing one mask. */
+static void overlap_count(void)
+{
+    unsigned seed = 12345;
+    char mask[MAX_RANKS][40];
+    for (int trial = 0; trial < 20; trial++) {
+        int n = 10 + trial * 5; /* up to 105 ranks */
+        int cpus[MAX_RANKS][16];
+        for (int r = 0; r < n; r++) {
+            seed = seed * 1103515245u + 12345u;
+            int from = (int)(seed >> 16) % 14, len = 2 + (int)(seed >> 8) % 4;
+            if (r > 0 && (seed >> 4) % 3 == 0) /* the mask of the rank before */
+                memcpy(mask[r], mask[r - 1], sizeof mask[r]);
+            else
+                snprintf(mask[r], sizeof mask[r], "%d-%d", from, from + len - 1 < 15 ? from + len - 1 : 15);
+            rank(r, "a", A, mask[r], 1, (int[]){ 0 }, NULL, 16, 1);
+            int lo, hi;
+            REQUIRE(sscanf(mask[r], "%d-%d", &lo, &hi) == 2, "mask %s", mask[r]);
+            for (int c = 0; c < 16; c++)
+                cpus[r][c] = c >= lo && c <= hi;
+        }
+        long long pairs = 0;
+        int a = -1, b = -1;
+        for (int x = 0; x < n; x++)
+            for (int y = x + 1; y < n; y++) {
+                int shared = 0;
+                for (int c = 0; c < 16; c++)
+                    shared |= cpus[x][c] && cpus[y][c];
+                if (shared && pairs++ == 0) {
+                    a = x;
+                    b = y;
+                }
+            }
+        int got = run(n);
+        char want[120];
+        snprintf(want, sizeof want, "ranks %d and %d may both run on", a, b);
+        REQUIRE(pairs > 1, "trial %d: a draw of %d ranks without overlaps", trial, n);
+        int at = FIND(got, want);
+        REQUIRE(at >= 0, "trial %d: the first pair is not %d and %d", trial, a, b);
+        snprintf(want, sizeof want, "; %lld pairs of its %d ranks overlap", pairs, n);
+        REQUIRE(strstr(lines[at].text, want), "trial %d: expected '%s' in '%s'", trial, want, lines[at].text);
+    }
 }
 
 static void same_facts(const struct ts_rank_facts *a, const struct ts_rank_facts *b)
@@ -317,8 +375,8 @@ static void from_text(void)
     snprintf(all, sizeof all, "%s%s", l0, l1);
     int n = -1;
     REQUIRE(ts_rank_warnings_from_text(all, 2, lines, MAX_LINES, &n, &err) == TS_OK, "from text: %s", err.message);
-    REQUIRE(n == 3 && FIND(n, "rank 1 (a): its 2 threads all run on core 1") >= 0,
-            "2 ranks of 2 threads on one core each, 2 cores: expected 3 lines, got %d", n);
+    REQUIRE(n == 2 && FIND(n, "2 of 2 ranks (ranks 0-1; host a): its 2 threads all run on core 0..1") >= 0,
+            "2 ranks of 2 threads on one core each, 2 cores: expected 2 lines, got %d", n);
     REQUIRE(ts_rank_warnings_from_text(all, 3, lines, MAX_LINES, &n, &err) == TS_INTERNAL_ERROR
                 && strstr(err.message, "2 lines, not one for each of 3 ranks"),
             "2 lines for 3 ranks: %s", err.message);
@@ -347,6 +405,7 @@ int main(int argc, char **argv)
         { "crowded", crowded },
         { "shared_kernel", shared_kernel },
         { "max", max_lines },
+        { "overlap_count", overlap_count },
         { "round_trip", round_trip },
         { "parse_refuses", parse_refuses },
         { "from_text", from_text },
