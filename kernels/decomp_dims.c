@@ -182,15 +182,21 @@ int ts_decomp_most_ranks(int ndims, const int64_t points[3], int ranks, int dims
             return 0;
         cap[a] = points[a] - 2 < ranks ? points[a] - 2 : ranks;
     }
-    /* The largest product of counts within the caps that is at most ranks: O(ranks log ranks)
-     * steps at worst in 3D, and the count that fits is found before any allocation. */
+    /* The largest product of counts within the caps that is at most ranks, searched from the
+     * largest dx down, skipping what cannot beat the best so far: a dx whose bound,
+     * dx x min(ranks / dx, cap y x cap z), does not, and for a dx the dy below the first whose
+     * dx x dy x cap z does not. Milliseconds even for 2^31 - 1 ranks (kernels.decomp). */
     int64_t most = 1;
-    for (int64_t dx = 1; dx <= cap[0] && most < ranks; dx++) {
-        const int64_t ymax = ranks / dx < cap[1] ? ranks / dx : cap[1];
-        for (int64_t dy = ndims == 3 ? 1 : ymax; dy <= ymax && most < ranks; dy++) {
-            const int64_t dz = ranks / (dx * dy) < cap[2] ? ranks / (dx * dy) : cap[2];
+    for (int64_t dx = cap[0]; dx >= 1 && most < ranks; dx--) {
+        const int64_t rest = ranks / dx, plane = cap[1] * cap[2]; /* each cap <= ranks: no overflow */
+        if (dx * (rest < plane ? rest : plane) <= most)
+            continue;
+        for (int64_t dy = rest < cap[1] ? rest : cap[1]; dy >= 1; dy--) {
+            const int64_t dz = rest / dy < cap[2] ? rest / dy : cap[2];
             if (dx * dy * dz > most)
                 most = dx * dy * dz;
+            if (dy * dz == rest || dx * dy * cap[2] <= most)
+                break;
         }
     }
     ts_decomp_best_dims(ndims, points, (int)most, dims);

@@ -90,14 +90,14 @@ int64_t ts_decomp_halo_surface(int ndims, const int64_t points[3], const int dim
  *  1. the counts MPI_Dims_create gives (ts_decomp_auto_dims), in any order over the axes;
  *  2. the more even counts: sorted largest first and compared entry by entry, the smaller
  *     (MPI_Dims_create's own aim, "as close to each other as possible");
- *  3. of the orders of the same counts, the one with the most ranks on the slowest axis (z,
- *     then y: its faces are contiguous, and it is the axis the threads split).
- * So when MPI_Dims_create's grid, placed as before (largest count along z in 3D, y in 2D), is
- * among the smallest surfaces, it is the one taken: a square or cubic grid gets it for every
- * rank count whose MPI_Dims_create counts also have the smallest sum: all up to 64; the first
- * that do not are 72 ranks in 2D (8x9 taken, MPI_Dims_create's counts 12 and 6) and 432 in 3D
- * (6x8x9, against 12, 6 and 6). Returns 1 with dims
- * filled, or 0 (dims all 0) when no split fits or the arguments are not a grid of ndims axes. */
+ *  3. of the orders of the same counts, the most ranks along z, then along y (the slowest
+ *     axes: their faces are contiguous, and z in 3D, y in 2D, is the axis the threads split).
+ * So when MPI_Dims_create's grid, placed as before (its largest count along the slowest axis),
+ * has the smallest surface, it is the one taken. A square or cubic grid gets it for every rank
+ * count whose MPI_Dims_create counts have the smallest sum: all up to 64; the first that do not
+ * are 72 ranks in 2D (8x9 taken, MPI_Dims_create's counts 12 and 6) and 432 in 3D (6x8x9,
+ * against 12, 6 and 6). Returns 1 with dims filled, or 0 (dims all 0) when no rank grid fits or
+ * the arguments are not a grid of ndims axes. */
 int ts_decomp_best_dims(int ndims, const int64_t points[3], int ranks, int dims[3]);
 
 /* The most ranks, at most `ranks`, that some rank grid fits on the grid points[0..ndims)
@@ -109,11 +109,12 @@ int ts_decomp_most_ranks(int ndims, const int64_t points[3], int ranks, int dims
  * dims given in x, y, z order (dims[2] 0 or 1 in 2D) or, when dims is NULL or all zero, chosen by
  * ts_decomp_best_dims. Every split of a grid that leaves each rank at least one interior point
  * along every axis is accepted. Returns TS_DECOMP_OK, or another status with the reason and the
- * numbers in why (when why_len > 0), e.g. "5 ranks as 1x1x5 leave 0 interior planes to rank 3
- * (z coordinate 3): the grid 5x5x5 has 3 interior planes in z; use at most 3 ranks along z or
- * nz >= 7; no rank grid of 5 ranks fits it: at most 4 do, as mpi.dims = 1x2x2". A refusal
- * names a `mpi.dims` that works for the run's ranks when there is one, and otherwise the most
- * ranks some rank grid fits (ts_decomp_most_ranks) with that grid. */
+ * numbers in why (when why_len > 0). A refusal ends with what works: a `mpi.dims` for the run's
+ * ranks (auto's grid) when one fits, and otherwise the most ranks some rank grid fits
+ * (ts_decomp_most_ranks) with that grid, e.g. "5 ranks as 1x1x5 leave 0 interior planes to
+ * rank 3 (z coordinate 3): the grid 5x5x5 has 3 interior planes in z; use at most 3 ranks along
+ * z or nz >= 7; no rank grid of 5 ranks fits the grid 5x5x5: at most 4 ranks fit, as mpi.dims =
+ * 1x2x2". */
 enum ts_decomp_status ts_decomp_create(struct ts_decomp *d, int ndims, const int64_t points[3], int ranks,
                                        const int dims[3], char *why, size_t why_len);
 

@@ -244,6 +244,15 @@ static void shape_aware(void)
     CHECK(ts_decomp_most_ranks(3, flat, 0, got) == 0 && ts_decomp_most_ranks(1, flat, 4, got) == 0,
           "bad arguments gave a rank count");
 
+    /* The most ranks that fit, at sizes no brute force reaches: 999,999,999 ranks on 1000^3
+     * interior points fit only as 999 x 1000 x 1000; the largest int, a prime, on 100000^3 as
+     * 2,147,483,646 ranks. Both in milliseconds. */
+    CHECK(ts_decomp_most_ranks(3, (const int64_t[3]){ 1002, 1002, 1002 }, 999999999, got) == 999000000 && got[0] == 999
+              && got[1] == 1000 && got[2] == 1000,
+          "999999999 ranks on 1002^3: most %dx%dx%d", got[0], got[1], got[2]);
+    CHECK(ts_decomp_most_ranks(3, (const int64_t[3]){ 100002, 100002, 100002 }, 2147483647, got) == 2147483646,
+          "the largest int as ranks on 100002^3: most %dx%dx%d", got[0], got[1], got[2]);
+
     /* Everything, by brute force, on odd shapes. */
     const int64_t grids2[][3] = { { 9, 9, 1 }, { 40, 37, 1 }, { 1009, 5, 1 }, { 5, 23, 1 }, { 4, 14, 1 }, { 3, 3, 1 } };
     const int64_t grids3[][3] = {
