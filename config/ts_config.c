@@ -96,8 +96,8 @@ static const struct key keys[] = {
              "strict: before the timed iterations, judge the threads' binding against touchstone advise's plan; "
              "a binding that loses stops the run (exit 1) with the findings"),
     KEY("mpi", "dims", T_DIMS, dims_text, "auto",
-        "stencils under an MPI launcher: ranks along x, y (and z), x first; auto: MPI_Dims_create's grid, "
-        "the most ranks along the slowest axis"),
+        "stencils under an MPI launcher: ranks along x, y (and z), x first; auto: of the rank grids that fit the "
+        "grid, the one with the fewest halo points (ties: MPI_Dims_create's grid, most ranks along the slowest axis)"),
 };
 
 #define N_KEYS (sizeof keys / sizeof keys[0])

@@ -6,40 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-int ts_decomp_auto_dims(int ranks, int ndims, int dims[])
-{
-    if (ranks < 1 || ndims < 1 || ndims > 3)
-        return EINVAL;
-    int factors[32], n_factors = 0; /* a prime factor is at least 2: at most 31 of an int */
-    int rest = ranks;
-    for (int p = 2; (int64_t)p * p <= rest; p += p == 2 ? 1 : 2)
-        while (rest % p == 0) {
-            factors[n_factors++] = p;
-            rest /= p;
-        }
-    if (rest > 1)
-        factors[n_factors++] = rest;
-    for (int i = 0; i < ndims; i++)
-        dims[i] = 1;
-    /* Open MPI's greedy choice, so that both give the same rank grid: the largest factor first,
-     * each into the smallest entry (the first of equal ones). */
-    for (int f = n_factors - 1; f >= 0; f--) {
-        int smallest = 0;
-        for (int i = 1; i < ndims; i++)
-            if (dims[i] < dims[smallest])
-                smallest = i;
-        dims[smallest] *= factors[f];
-    }
-    for (int i = 0; i < ndims; i++)
-        for (int j = i + 1; j < ndims; j++)
-            if (dims[j] > dims[i]) {
-                int t = dims[i];
-                dims[i] = dims[j];
-                dims[j] = t;
-            }
-    return 0;
-}
-
 static const char axis_name[3] = { 'x', 'y', 'z' };
 
 /* What one interior layer across an axis is called: a column of points for x, a row for y, a
@@ -71,6 +37,96 @@ static void say(char *why, size_t why_len, const char *fmt, ...)
     va_end(ap);
 }
 
+static int dims_text(const int dims[3], int ndims, char *buf, size_t len)
+{
+    if (ndims == 3)
+        return snprintf(buf, len, "%dx%dx%d", dims[0], dims[1], dims[2]);
+    return snprintf(buf, len, "%dx%d", dims[0], dims[1]);
+}
+
+/* The most ranks some rank grid fits on d's grid, and that grid: "at most 4 ranks fit, as
+ * mpi.dims = 2x2". */
+static void most_text(const struct ts_decomp *d, char *buf, size_t len)
+{
+    int dims[3];
+    int most = ts_decomp_most_ranks(d->ndims, d->points, d->ranks, dims);
+    char text[48];
+    dims_text(dims, d->ndims, text, sizeof text);
+    snprintf(buf, len, "at most %d rank%s, as mpi.dims = %s", most, most == 1 ? " fits" : "s fit", text);
+}
+
+/* Appends to why, after "; ", what would work instead (auto's rank grid for the run's ranks,
+ * or, when none fits, the most ranks that do) and returns st. */
+static enum ts_decomp_status refuse(const struct ts_decomp *d, enum ts_decomp_status st, const char *grid, char *why,
+                                    size_t why_len)
+{
+    if (!why || why_len == 0)
+        return st;
+    size_t used = strlen(why);
+    if (used + 1 >= why_len)
+        return st;
+    int dims[3];
+    char text[48], most[128];
+    if (ts_decomp_best_dims(d->ndims, d->points, d->ranks, dims)) {
+        dims_text(dims, d->ndims, text, sizeof text);
+        snprintf(why + used, why_len - used, "; mpi.dims = %s fits (auto's choice)", text);
+    } else {
+        most_text(d, most, sizeof most);
+        snprintf(why + used, why_len - used, "; no rank grid of %d ranks fits the grid %s: %s", d->ranks, grid, most);
+    }
+    return st;
+}
+
+/* The interior layers along each axis, "7 interior columns in x and 1 interior row in y". */
+static void interior_text(const struct ts_decomp *d, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int a = 0; a < d->ndims && used < len; a++) {
+        const int64_t n = d->points[a] - 2;
+        const char *sep = a == 0 ? "" : a == d->ndims - 1 ? " and " : ", ";
+        int w = snprintf(buf + used, len - used, "%s%lld interior %s in %c", sep, (long long)n, layer_name(a, n),
+                         axis_name[a]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* Takes explicit dims (x, y, z) into d, or refuses them: a count below 1, z counts in 2D, or a
+ * product that is not the run's ranks. */
+static enum ts_decomp_status take_dims(struct ts_decomp *d, const int dims[3], const char *grid, char *why,
+                                       size_t why_len)
+{
+    int64_t product = 1;
+    for (int a = 0; a < d->ndims; a++) {
+        d->dims[a] = dims[a];
+        if (dims[a] < 1)
+            product = -1;
+        else if (product > 0) /* stops above INT_MAX: no int64 overflow */
+            product = product * dims[a] > INT_MAX ? (int64_t)INT_MAX + 1 : product * dims[a];
+    }
+    d->dims[2] = d->ndims == 3 ? dims[2] : 1;
+    char text[48];
+    ts_decomp_dims_text(d, text, sizeof text);
+    if (d->ndims == 2 && dims[2] != 1 && dims[2] != 0) {
+        snprintf(text, sizeof text, "%dx%dx%d", dims[0], dims[1], dims[2]);
+        say(why, why_len, "dims %s split z, which the 2D grid %s does not have: give 2 counts, x and y", text, grid);
+        return refuse(d, TS_DECOMP_BAD_DIMS, grid, why, why_len);
+    }
+    if (product < 1) {
+        say(why, why_len, "dims %s: every count must be at least 1", text);
+        return refuse(d, TS_DECOMP_BAD_DIMS, grid, why, why_len);
+    }
+    if (product > INT_MAX) {
+        say(why, why_len, "dims %s make more than %d ranks, but the run has %d", text, INT_MAX, d->ranks);
+        return refuse(d, TS_DECOMP_BAD_DIMS, grid, why, why_len);
+    }
+    if (product != d->ranks) {
+        say(why, why_len, "dims %s make %lld ranks, but the run has %d", text, (long long)product, d->ranks);
+        return refuse(d, TS_DECOMP_BAD_DIMS, grid, why, why_len);
+    }
+    return TS_DECOMP_OK;
+}
+
 enum ts_decomp_status ts_decomp_create(struct ts_decomp *d, int ndims, const int64_t points[3], int ranks,
                                        const int dims[3], char *why, size_t why_len)
 {
@@ -97,43 +153,20 @@ enum ts_decomp_status ts_decomp_create(struct ts_decomp *d, int ndims, const int
             return TS_DECOMP_BAD_ARGUMENT;
         }
 
-    int given = dims && (dims[0] || dims[1] || dims[2]);
-    if (given) {
-        int64_t product = 1;
-        for (int a = 0; a < ndims; a++) {
-            d->dims[a] = dims[a];
-            if (dims[a] < 1)
-                product = -1;
-            else if (product > 0) /* stops above INT_MAX: no int64 overflow */
-                product = product * dims[a] > INT_MAX ? (int64_t)INT_MAX + 1 : product * dims[a];
-        }
-        d->dims[2] = ndims == 3 ? dims[2] : 1;
-        char text[48];
-        ts_decomp_dims_text(d, text, sizeof text);
-        if (ndims == 2 && dims[2] != 1 && dims[2] != 0) {
-            snprintf(text, sizeof text, "%dx%dx%d", dims[0], dims[1], dims[2]);
-            say(why, why_len, "dims %s split z, which the 2D grid %s does not have: give 2 counts, x and y", text,
-                grid);
-            return TS_DECOMP_BAD_DIMS;
-        }
-        if (product < 1) {
-            say(why, why_len, "dims %s: every count must be at least 1", text);
-            return TS_DECOMP_BAD_DIMS;
-        }
-        if (product > INT_MAX) {
-            say(why, why_len, "dims %s make more than %d ranks, but the run has %d", text, INT_MAX, ranks);
-            return TS_DECOMP_BAD_DIMS;
-        }
-        if (product != ranks) {
-            say(why, why_len, "dims %s make %lld ranks, but the run has %d", text, (long long)product, ranks);
-            return TS_DECOMP_BAD_DIMS;
-        }
+    if (dims && (dims[0] || dims[1] || dims[2])) {
+        enum ts_decomp_status st = take_dims(d, dims, grid, why, why_len);
+        if (st != TS_DECOMP_OK)
+            return st;
+    } else if (!ts_decomp_best_dims(ndims, d->points, ranks, d->dims)) {
+        char layers[200], most[128];
+        interior_text(d, layers, sizeof layers);
+        most_text(d, most, sizeof most);
+        say(why, why_len,
+            "no rank grid of %d ranks fits the grid %s, which has %s, and every rank needs at least one along "
+            "each axis: %s",
+            ranks, grid, layers, most);
+        return TS_DECOMP_TOO_SMALL;
     } else {
-        int cart[3];
-        ts_decomp_auto_dims(ranks, ndims, cart);
-        for (int a = 0; a < ndims; a++) /* the most ranks along the slowest axis */
-            d->dims[a] = cart[ndims - 1 - a];
-        d->dims[2] = ndims == 3 ? d->dims[2] : 1;
         d->automatic = 1;
     }
 
@@ -148,12 +181,12 @@ enum ts_decomp_status ts_decomp_create(struct ts_decomp *d, int ndims, const int
         char text[48];
         ts_decomp_dims_text(d, text, sizeof text);
         say(why, why_len,
-            "%d ranks as %s%s leave 0 interior %s to rank %d (%c coordinate %d): the grid %s has %lld interior "
+            "%d ranks as %s leave 0 interior %s to rank %d (%c coordinate %d): the grid %s has %lld interior "
             "%s in %c; use at most %lld rank%s along %c or n%c >= %lld",
-            ranks, text, d->automatic ? " (chosen automatically)" : "", layer_name(a, 2), ts_decomp_rank(d, coords),
-            axis_name[a], coords[a], grid, (long long)interior, layer_name(a, interior), axis_name[a],
-            (long long)interior, interior == 1 ? "" : "s", axis_name[a], axis_name[a], (long long)d->dims[a] + 2);
-        return TS_DECOMP_TOO_SMALL;
+            ranks, text, layer_name(a, 2), ts_decomp_rank(d, coords), axis_name[a], coords[a], grid,
+            (long long)interior, layer_name(a, interior), axis_name[a], (long long)interior, interior == 1 ? "" : "s",
+            axis_name[a], axis_name[a], (long long)d->dims[a] + 2);
+        return refuse(d, TS_DECOMP_TOO_SMALL, grid, why, why_len);
     }
     return TS_DECOMP_OK;
 }
@@ -314,7 +347,5 @@ void ts_decomp_sum_squares(const double *local, const struct ts_decomp_block *b,
 
 int ts_decomp_dims_text(const struct ts_decomp *d, char *buf, size_t len)
 {
-    if (d->ndims == 3)
-        return snprintf(buf, len, "%dx%dx%d", d->dims[0], d->dims[1], d->dims[2]);
-    return snprintf(buf, len, "%dx%d", d->dims[0], d->dims[1]);
+    return dims_text(d->dims, d->ndims, buf, len);
 }

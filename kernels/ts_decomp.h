@@ -33,7 +33,7 @@ struct ts_decomp {
     int ranks;         /* dims[0] * dims[1] * dims[2] */
     int dims[3];       /* ranks along x, y, z; dims[2] = 1 in 2D */
     int64_t points[3]; /* global grid points along x, y, z, boundary included; points[2] = 1 in 2D */
-    int automatic;     /* the dims were chosen by ts_decomp_auto_dims */
+    int automatic;     /* the dims were chosen by ts_decomp_best_dims */
 };
 
 /* The faces of a block, in the order of the axes, low side first. In 2D only the first four. */
@@ -70,20 +70,51 @@ struct ts_decomp_face {
 /* The rank grid MPI_Dims_create(ranks, ndims, dims) gives with every dims[i] = 0 on entry:
  * factors as close to each other as possible, in non-increasing order, found the way Open MPI
  * finds them (prime factors, largest first, each multiplied into the smallest entry so far,
- * then sorted). MPI order: dims[0] is the slowest axis (z in 3D, y in 2D). The MPI layer may
- * call MPI_Dims_create instead and must get the same answer (tests/kernels/test_decomp.c holds
- * the values for 1 to 64 ranks); passing these dims to MPI_Cart_create gives one answer for
- * every MPI library. Returns 0, or EINVAL when ranks < 1 or ndims is not 1, 2 or 3. */
+ * then sorted). MPI order: dims[0] is the slowest axis (z in 3D, y in 2D). It knows nothing of
+ * the grid: ts_decomp_best_dims, which does, uses it to order its ties
+ * (tests/kernels/test_decomp.c holds the values for 1 to 64 ranks). Returns 0, or EINVAL when
+ * ranks < 1 or ndims is not 1, 2 or 3. */
 int ts_decomp_auto_dims(int ranks, int ndims, int dims[]);
+
+/* The halo surface of the grid points[0..ndims) (x, y, z; boundary included) split as dims
+ * (x, y, z): the points sent one way across every internal cut, summed over the cuts, i.e.
+ * sum over the axes a of (dims[a] - 1) x the interior points of the other axes (a cut across x
+ * is ny - 2 rows of (nz - 2) planes). Each point goes both ways: twice this many points travel
+ * each step, whatever the rank numbering. INT64_MAX when it does not fit in an int64_t. */
+int64_t ts_decomp_halo_surface(int ndims, const int64_t points[3], const int dims[3]);
+
+/* The rank grid `mpi.dims = auto` takes: of every way to write ranks as dims[0] x dims[1]
+ * (x dims[2] in 3D; dims x, y, z, dims[2] = 1 in 2D) that leaves every rank at least one
+ * interior point along every axis (dims[a] <= points[a] - 2), the one with the smallest
+ * ts_decomp_halo_surface. Ties go, in this order, to:
+ *  1. the counts MPI_Dims_create gives (ts_decomp_auto_dims), in any order over the axes;
+ *  2. the more even counts: sorted largest first and compared entry by entry, the smaller
+ *     (MPI_Dims_create's own aim, "as close to each other as possible");
+ *  3. of the orders of the same counts, the most ranks along z, then along y (the slowest
+ *     axes: their faces are contiguous, and z in 3D, y in 2D, is the axis the threads split).
+ * So when MPI_Dims_create's grid, placed as before (its largest count along the slowest axis),
+ * has the smallest surface, it is the one taken. A square or cubic grid gets it for every rank
+ * count whose MPI_Dims_create counts have the smallest sum: all up to 64; the first that do not
+ * are 72 ranks in 2D (8x9 taken, MPI_Dims_create's counts 12 and 6) and 432 in 3D (6x8x9,
+ * against 12, 6 and 6). Returns 1 with dims filled, or 0 (dims all 0) when no rank grid fits or
+ * the arguments are not a grid of ndims axes. */
+int ts_decomp_best_dims(int ndims, const int64_t points[3], int ranks, int dims[3]);
+
+/* The most ranks, at most `ranks`, that some rank grid fits on the grid points[0..ndims)
+ * (at least 1 for a grid of at least 3 points per axis; 0 for bad arguments), with dims set to
+ * ts_decomp_best_dims's grid for that many. */
+int ts_decomp_most_ranks(int ndims, const int64_t points[3], int ranks, int dims[3]);
 
 /* Fills d for a grid of points[0..ndims) (x, y, z; boundary included) over `ranks` ranks, the
  * dims given in x, y, z order (dims[2] 0 or 1 in 2D) or, when dims is NULL or all zero, chosen by
- * ts_decomp_auto_dims with its largest count on the slowest axis (z in 3D, y in 2D: the faces
- * across it are contiguous, and one rank per plane or row range is how threads split it too).
- * Every split of a grid that leaves each rank at least one interior point along every axis is
- * accepted. Returns TS_DECOMP_OK, or another status with the reason and the numbers in why
- * (when why_len > 0), e.g. "5 ranks as 1x1x5 leave 0 interior planes to rank 3 (z coordinate
- * 3): the grid 5x5x5 has 3 interior planes in z; use at most 3 ranks along z or nz >= 7". */
+ * ts_decomp_best_dims. Every split of a grid that leaves each rank at least one interior point
+ * along every axis is accepted. Returns TS_DECOMP_OK, or another status with the reason and the
+ * numbers in why (when why_len > 0). A refusal ends with what works: a `mpi.dims` for the run's
+ * ranks (auto's grid) when one fits, and otherwise the most ranks some rank grid fits
+ * (ts_decomp_most_ranks) with that grid, e.g. "5 ranks as 1x1x5 leave 0 interior planes to
+ * rank 3 (z coordinate 3): the grid 5x5x5 has 3 interior planes in z; use at most 3 ranks along
+ * z or nz >= 7; no rank grid of 5 ranks fits the grid 5x5x5: at most 4 ranks fit, as mpi.dims =
+ * 1x2x2". */
 enum ts_decomp_status ts_decomp_create(struct ts_decomp *d, int ndims, const int64_t points[3], int ranks,
                                        const int dims[3], char *why, size_t why_len);
 

@@ -1,5 +1,6 @@
-/* The decomposition over ranks, in one process: the automatic rank grid is MPI_Dims_create's;
- * the blocks of all ranks tile the interior exactly once with sizes differing by at most one;
+/* The decomposition over ranks, in one process: ts_decomp_auto_dims is MPI_Dims_create; the
+ * automatic rank grid is, of those that fit the grid, the one that cuts the fewest halo points
+ * (checked against every rank grid by brute force), ties in MPI_Dims_create's order; the blocks of all ranks tile the interior exactly once with sizes differing by at most one;
  * grids too small for the ranks are refused with the numbers; the 1D slices tile [0, n); and
  * R simulated ranks that exchange halos by pack/unpack and step their local arrays produce,
  * bit for bit, the field one array gives, iteration after iteration. */
@@ -75,6 +76,196 @@ static void auto_dims(void)
           "6 ranks in 2D: %dx%dx%d, expected 2x3(x1)", dc.dims[0], dc.dims[1], dc.dims[2]);
     CHECK(ts_decomp_cart_dims(&dc, cart) == 2 && cart[0] == 3 && cart[1] == 2, "MPI order of 2x3 is %d,%d", cart[0],
           cart[1]);
+}
+
+/* The points sent one way across every internal cut, counted face by face from the blocks
+ * (ts_decomp_send_face of every rank towards every neighbour: each cut twice, once per side). */
+static int64_t faces_sent(int ndims, const int64_t points[3], int ranks, const int dims[3])
+{
+    struct ts_decomp d;
+    if (ts_decomp_create(&d, ndims, points, ranks, dims, NULL, 0) != TS_DECOMP_OK)
+        return -1;
+    int64_t sent = 0;
+    for (int r = 0; r < ranks; r++) {
+        struct ts_decomp_block b;
+        ts_decomp_block(&d, r, &b);
+        for (int dir = 0; dir < 2 * ndims; dir++)
+            if (b.neighbour[dir] >= 0)
+                sent += ts_decomp_send_face(&b, (enum ts_decomp_dir)dir).elems;
+    }
+    return sent / 2;
+}
+
+/* The tie order of ts_decomp.h written as one key, compared from its first entry on: the
+ * surface, 0 for MPI_Dims_create's counts, the counts sorted largest first, then the counts
+ * negated from z to x (more ranks along z, then y, first). */
+static void tie_key(int ndims, const int64_t points[3], int ranks, const int dims[3], int64_t key[8])
+{
+    int mpi[3], sorted[3] = { dims[0], dims[1], ndims == 3 ? dims[2] : 1 };
+    ts_decomp_auto_dims(ranks, ndims, mpi);
+    for (int i = 0; i < ndims; i++) /* a few entries: a bubble sort, largest first */
+        for (int j = 0; j + 1 < ndims; j++)
+            if (sorted[j] < sorted[j + 1]) {
+                int t = sorted[j];
+                sorted[j] = sorted[j + 1];
+                sorted[j + 1] = t;
+            }
+    int same = 1;
+    for (int i = 0; i < ndims; i++)
+        same = same && sorted[i] == mpi[i];
+    memset(key, 0, 8 * sizeof key[0]);
+    key[0] = ts_decomp_halo_surface(ndims, points, dims);
+    key[1] = !same;
+    for (int i = 0; i < ndims; i++) {
+        key[2 + i] = sorted[i];
+        key[5 + i] = -dims[ndims - 1 - i];
+    }
+}
+
+static int key_before(const int64_t a[8], const int64_t b[8])
+{
+    for (int i = 0; i < 8; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i];
+    return 0;
+}
+
+/* Against every way to write ranks over the axes, by brute force: the surface is the faces the
+ * blocks exchange; auto takes a grid that fits exactly when one exists, and the first of them
+ * in the tie order; ts_decomp_most_ranks is the largest count up to ranks that some grid fits. */
+static void check_best(int ndims, const int64_t points[3], int ranks)
+{
+    int best[3] = { 0, 0, 0 }, fits = 0, most = 1;
+    int64_t best_key[8] = { 0 };
+    for (int dx = 1; dx <= ranks; dx++)
+        for (int dy = 1; dx * dy <= ranks; dy++)
+            for (int dz = 1; dx * dy * dz <= ranks && (ndims == 3 || dz == 1); dz++) {
+                const int dims[3] = { dx, dy, dz };
+                const int product = dx * dy * dz;
+                const int ok = dx <= points[0] - 2 && dy <= points[1] - 2 && (ndims == 2 || dz <= points[2] - 2);
+                if (ok && product > most)
+                    most = product;
+                if (!ok || product != ranks)
+                    continue;
+                CHECK(faces_sent(ndims, points, ranks, dims) == ts_decomp_halo_surface(ndims, points, dims),
+                      "%dx%dx%d: the blocks send %lld points a way, the surface is %lld", dx, dy, dz,
+                      (long long)faces_sent(ndims, points, ranks, dims),
+                      (long long)ts_decomp_halo_surface(ndims, points, dims));
+                int64_t key[8];
+                tie_key(ndims, points, ranks, dims, key);
+                if (!fits || key_before(key, best_key)) {
+                    memcpy(best_key, key, sizeof key);
+                    memcpy(best, dims, sizeof best);
+                }
+                fits = 1;
+            }
+    int got[3];
+    const int found = ts_decomp_best_dims(ndims, points, ranks, got);
+    const long long nz = ndims == 3 ? (long long)points[2] : 1;
+    CHECK(found == fits, "%lldx%lldx%lld on %d ranks: best_dims says %d, brute force %d", (long long)points[0],
+          (long long)points[1], nz, ranks, found, fits);
+    if (found && fits)
+        CHECK(got[0] == best[0] && got[1] == best[1] && got[2] == best[2],
+              "%lldx%lldx%lld on %d ranks: auto takes %dx%dx%d, the brute force %dx%dx%d", (long long)points[0],
+              (long long)points[1], nz, ranks, got[0], got[1], got[2], best[0], best[1], best[2]);
+    int md[3];
+    CHECK(ts_decomp_most_ranks(ndims, points, ranks, md) == most && md[0] * md[1] * md[2] == most,
+          "%lldx%lldx%lld: the most ranks up to %d that fit is %d, most_ranks says %d as %dx%dx%d",
+          (long long)points[0], (long long)points[1], nz, ranks, most, ts_decomp_most_ranks(ndims, points, ranks, md),
+          md[0], md[1], md[2]);
+}
+
+/* mpi.dims = auto looks at the grid's shape (issue 24): the fewest halo points among the rank
+ * grids that fit, ties in MPI_Dims_create's order (ts_decomp.h). */
+static void shape_aware(void)
+{
+    struct ts_decomp d;
+    char why[512];
+    /* The issue's case: 1009 x 5 has 3 interior rows, so MPI_Dims_create's 1 x 5 leaves ranks
+     * without one; 5 x 1 fits, its 4 cuts 3 points each. */
+    const int64_t thin[3] = { 1009, 5, 1 };
+    REQUIRE(ts_decomp_create(&d, 2, thin, 5, NULL, why, sizeof why) == TS_DECOMP_OK, "1009x5 on 5 ranks: %s", why);
+    CHECK(d.dims[0] == 5 && d.dims[1] == 1 && d.dims[2] == 1 && d.automatic, "1009x5 on 5 ranks: %dx%d, expected 5x1",
+          d.dims[0], d.dims[1]);
+    CHECK(ts_decomp_halo_surface(2, thin, d.dims) == 12, "5x1 on 1009x5: surface %lld, expected 4 cuts of 3",
+          (long long)ts_decomp_halo_surface(2, thin, d.dims));
+    REQUIRE(ts_decomp_create(&d, 2, (const int64_t[3]){ 5, 1009, 1 }, 5, NULL, why, sizeof why) == TS_DECOMP_OK,
+            "5x1009 on 5 ranks: %s", why);
+    CHECK(d.dims[0] == 1 && d.dims[1] == 5, "5x1009 on 5 ranks: %dx%d, expected 1x5", d.dims[0], d.dims[1]);
+
+    /* Square and cubic grids: MPI_Dims_create's counts for 1 to 64 ranks, the largest along the
+     * slowest axis, as before. Beyond, a more even grid can cut fewer points: 72 ranks on a
+     * square cut 7 + 8 lines as 8 x 9, 11 + 5 as MPI_Dims_create's 12 x 6. */
+    int got[3];
+    for (int r = 1; r <= 64; r++) {
+        CHECK(ts_decomp_best_dims(2, (const int64_t[3]){ 1000, 1000, 1 }, r, got) && got[0] == dims2[r - 1][1]
+                  && got[1] == dims2[r - 1][0] && got[2] == 1,
+              "%d ranks on a square: %dx%d, MPI_Dims_create's %dx%d with the larger along y", r, got[0], got[1],
+              dims2[r - 1][1], dims2[r - 1][0]);
+        CHECK(ts_decomp_best_dims(3, (const int64_t[3]){ 100, 100, 100 }, r, got) && got[0] == dims3[r - 1][2]
+                  && got[1] == dims3[r - 1][1] && got[2] == dims3[r - 1][0],
+              "%d ranks on a cube: %dx%dx%d, MPI_Dims_create's %dx%dx%d with the largest along z", r, got[0], got[1],
+              got[2], dims3[r - 1][2], dims3[r - 1][1], dims3[r - 1][0]);
+    }
+    CHECK(ts_decomp_best_dims(2, (const int64_t[3]){ 1000, 1000, 1 }, 72, got) && got[0] == 8 && got[1] == 9,
+          "72 ranks on a square: %dx%d, expected 8x9", got[0], got[1]);
+    CHECK(ts_decomp_best_dims(3, (const int64_t[3]){ 100, 100, 100 }, 432, got) && got[0] == 6 && got[1] == 8
+              && got[2] == 9,
+          "432 ranks on a cube: %dx%dx%d, expected 6x8x9", got[0], got[1], got[2]);
+
+    /* 3-D: 64 x 64 x 4 has 2 interior planes: not 1x1x8, and not 2x2x2, whose z cut alone is
+     * 62 x 62 points; 2x4x1 and 4x2x1 cut 496 each, and the tie goes to more ranks along y. */
+    const int64_t flat[3] = { 64, 64, 4 };
+    REQUIRE(ts_decomp_create(&d, 3, flat, 8, NULL, why, sizeof why) == TS_DECOMP_OK, "64x64x4 on 8 ranks: %s", why);
+    CHECK(d.dims[0] == 2 && d.dims[1] == 4 && d.dims[2] == 1, "64x64x4 on 8 ranks: %dx%dx%d, expected 2x4x1", d.dims[0],
+          d.dims[1], d.dims[2]);
+    CHECK(ts_decomp_halo_surface(3, flat, (const int[3]){ 2, 4, 1 }) == 496
+              && ts_decomp_halo_surface(3, flat, (const int[3]){ 4, 2, 1 }) == 496
+              && ts_decomp_halo_surface(3, flat, (const int[3]){ 2, 2, 2 }) == 4092,
+          "64x64x4: surfaces %lld, %lld, %lld", (long long)ts_decomp_halo_surface(3, flat, (const int[3]){ 2, 4, 1 }),
+          (long long)ts_decomp_halo_surface(3, flat, (const int[3]){ 4, 2, 1 }),
+          (long long)ts_decomp_halo_surface(3, flat, (const int[3]){ 2, 2, 2 }));
+
+    /* Ties. MPI_Dims_create's counts first: on 302 x 202, 12x6 and 9x8 both cut 3700 points, and
+     * 72 ranks are 12 x 6 to MPI_Dims_create. Then the more even counts: on 4 x 14, 1x12 and
+     * 2x6 cut 12 each and MPI_Dims_create's 4 and 3 do not fit. */
+    CHECK(ts_decomp_best_dims(2, (const int64_t[3]){ 302, 202, 1 }, 72, got) && got[0] == 12 && got[1] == 6,
+          "72 ranks on 302x202: %dx%d, expected MPI_Dims_create's 12x6", got[0], got[1]);
+    CHECK(ts_decomp_halo_surface(2, (const int64_t[3]){ 302, 202, 1 }, (const int[3]){ 9, 8, 1 }) == 3700
+              && ts_decomp_halo_surface(2, (const int64_t[3]){ 302, 202, 1 }, (const int[3]){ 12, 6, 1 }) == 3700,
+          "302x202: 9x8 and 12x6 no longer tie");
+    CHECK(ts_decomp_best_dims(2, (const int64_t[3]){ 4, 14, 1 }, 12, got) && got[0] == 2 && got[1] == 6,
+          "12 ranks on 4x14: %dx%d, expected 2x6", got[0], got[1]);
+
+    /* Bad arguments: nothing fits. */
+    CHECK(!ts_decomp_best_dims(4, flat, 8, got) && !ts_decomp_best_dims(3, flat, 0, got)
+              && !ts_decomp_best_dims(3, (const int64_t[3]){ 9, 2, 9 }, 1, got) && got[0] == 0,
+          "bad arguments gave a rank grid");
+    CHECK(ts_decomp_most_ranks(3, flat, 0, got) == 0 && ts_decomp_most_ranks(1, flat, 4, got) == 0,
+          "bad arguments gave a rank count");
+
+    /* The most ranks that fit, at sizes no brute force reaches: 999,999,999 ranks on 1000^3
+     * interior points fit only as 999 x 1000 x 1000; the largest int, a prime, on 100000^3 as
+     * 2,147,483,646 ranks. Both in milliseconds. */
+    CHECK(ts_decomp_most_ranks(3, (const int64_t[3]){ 1002, 1002, 1002 }, 999999999, got) == 999000000 && got[0] == 999
+              && got[1] == 1000 && got[2] == 1000,
+          "999999999 ranks on 1002^3: most %dx%dx%d", got[0], got[1], got[2]);
+    CHECK(ts_decomp_most_ranks(3, (const int64_t[3]){ 100002, 100002, 100002 }, 2147483647, got) == 2147483646,
+          "the largest int as ranks on 100002^3: most %dx%dx%d", got[0], got[1], got[2]);
+
+    /* Everything, by brute force, on odd shapes. */
+    const int64_t grids2[][3] = { { 9, 9, 1 }, { 40, 37, 1 }, { 1009, 5, 1 }, { 5, 23, 1 }, { 4, 14, 1 }, { 3, 3, 1 } };
+    const int64_t grids3[][3] = {
+        { 15, 14, 16 }, { 64, 64, 4 }, { 17, 9, 31 }, { 5, 4, 6 }, { 3, 3, 40 }, { 12, 30, 7 }
+    };
+    for (int ranks = 1; ranks <= 36; ranks++) {
+        for (size_t g = 0; g < sizeof grids2 / sizeof grids2[0]; g++)
+            check_best(2, grids2[g], ranks);
+        for (size_t g = 0; g < sizeof grids3 / sizeof grids3[0]; g++)
+            check_best(3, grids3[g], ranks);
+    }
+    check_best(2, (const int64_t[3]){ 302, 202, 1 }, 72);
+    check_best(3, (const int64_t[3]){ 40, 40, 40 }, 360);
 }
 
 /* Every interior point owned by exactly one rank, no boundary point by any; even sizes per
@@ -193,7 +384,8 @@ static void tiling(void)
             }
 }
 
-/* Refused exactly when an axis has fewer interior points than ranks, with the numbers. */
+/* Refused exactly when an axis has fewer interior points than ranks, with the numbers and what
+ * works instead: auto's rank grid for the run's ranks, or the most ranks some grid fits. */
 static void refusals(void)
 {
     struct ts_decomp d;
@@ -202,28 +394,64 @@ static void refusals(void)
         ts_decomp_create(&d, 3, (const int64_t[3]){ 5, 5, 5 }, 5, (const int[3]){ 1, 1, 5 }, why, sizeof why);
     CHECK(st == TS_DECOMP_TOO_SMALL, "5 ranks along 3 interior planes: status %d", (int)st);
     CHECK(strcmp(why, "5 ranks as 1x1x5 leave 0 interior planes to rank 3 (z coordinate 3): the grid 5x5x5 has 3 "
-                      "interior planes in z; use at most 3 ranks along z or nz >= 7")
+                      "interior planes in z; use at most 3 ranks along z or nz >= 7; no rank grid of 5 ranks fits "
+                      "the grid 5x5x5: at most 4 ranks fit, as mpi.dims = 1x2x2")
               == 0,
           "message: %s", why);
 
     st = ts_decomp_create(&d, 2, (const int64_t[3]){ 3, 9, 0 }, 2, NULL, why, sizeof why);
     CHECK(st == TS_DECOMP_OK, "2 ranks on 3x9 (auto: 1x2, 7 interior rows) refused: %s", why);
     st = ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 3, 0 }, 2, NULL, why, sizeof why);
-    CHECK(st == TS_DECOMP_TOO_SMALL, "2 ranks on 9x3 (auto: 1x2, one interior row): status %d", (int)st);
-    CHECK(strcmp(why, "2 ranks as 1x2 (chosen automatically) leave 0 interior rows to rank 1 (y coordinate 1): the "
-                      "grid 9x3 has 1 interior row in y; use at most 1 rank along y or ny >= 4")
-              == 0,
-          "message: %s", why);
+    CHECK(st == TS_DECOMP_OK && d.dims[0] == 2 && d.dims[1] == 1,
+          "2 ranks on 9x3 (auto: 2x1, one interior row): status %d, %dx%d, %s", (int)st, d.dims[0], d.dims[1], why);
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 3, 0 }, 2, (const int[3]){ 1, 2, 0 }, why, sizeof why);
+    CHECK(st == TS_DECOMP_TOO_SMALL
+              && strcmp(why, "2 ranks as 1x2 leave 0 interior rows to rank 1 (y coordinate 1): the grid 9x3 has 1 "
+                             "interior row in y; use at most 1 rank along y or ny >= 4; mpi.dims = 2x1 fits (auto's "
+                             "choice)")
+                     == 0,
+          "2 ranks as 1x2 on 9x3: status %d, %s", (int)st, why);
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 1009, 5, 0 }, 5, (const int[3]){ 1, 5, 0 }, why, sizeof why);
+    CHECK(st == TS_DECOMP_TOO_SMALL && strstr(why, "use at most 3 ranks along y or ny >= 7; mpi.dims = 5x1 fits"),
+          "1009x5 as 1x5: status %d, %s", (int)st, why);
+
+    /* auto with no rank grid that fits: the most ranks that some grid fits, and that grid. */
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 5, 4, 0 }, 5, NULL, why, sizeof why);
+    CHECK(st == TS_DECOMP_TOO_SMALL
+              && strcmp(why, "no rank grid of 5 ranks fits the grid 5x4, which has 3 interior columns in x and 2 "
+                             "interior rows in y, and every rank needs at least one along each axis: at most 4 "
+                             "ranks fit, as mpi.dims = 2x2")
+                     == 0,
+          "5 ranks on 5x4: status %d, %s", (int)st, why);
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 3, 3, 0 }, 2, NULL, why, sizeof why);
+    CHECK(st == TS_DECOMP_TOO_SMALL && strstr(why, "the grid 3x3, which has 1 interior column in x and 1 interior row")
+              && strstr(why, ": at most 1 rank fits, as mpi.dims = 1x1"),
+          "2 ranks on 3x3: status %d, %s", (int)st, why);
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 1009, 5, 0 }, 1009, NULL, why, sizeof why);
+    CHECK(st == TS_DECOMP_TOO_SMALL && strstr(why, ": at most 1008 ranks fit, as mpi.dims = 504x2"),
+          "1009 ranks on 1009x5: status %d, %s", (int)st, why);
+    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 17, 9, 31 }, 1009, NULL, why, sizeof why);
+    CHECK(st == TS_DECOMP_TOO_SMALL
+              && strstr(why, "which has 15 interior columns in x, 7 interior rows in y and 29 interior planes in z")
+              && strstr(why, ": at most 1008 ranks fit, as mpi.dims = "),
+          "1009 ranks on 17x9x31: status %d, %s", (int)st, why);
+    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 5, 4, 6 }, 25, NULL, why, sizeof why);
+    CHECK(st == TS_DECOMP_TOO_SMALL && strstr(why, ": at most 24 ranks fit, as mpi.dims = 3x2x4"),
+          "25 ranks on 5x4x6 (3x2x4 interior points): status %d, %s", (int)st, why);
     st = ts_decomp_create(&d, 3, (const int64_t[3]){ 4, 40, 40 }, 12, (const int[3]){ 3, 2, 2 }, why, sizeof why);
     CHECK(st == TS_DECOMP_TOO_SMALL && strstr(why, "leave 0 interior columns to rank 2 (x coordinate 2)")
               && strstr(why, "has 2 interior columns in x; use at most 2 ranks along x or nx >= 5"),
           "3 ranks along 2 interior columns: status %d, %s", (int)st, why);
 
     st = ts_decomp_create(&d, 3, (const int64_t[3]){ 9, 9, 9 }, 4, (const int[3]){ 2, 1, 3 }, why, sizeof why);
-    CHECK(st == TS_DECOMP_BAD_DIMS && strcmp(why, "dims 2x1x3 make 6 ranks, but the run has 4") == 0,
+    CHECK(st == TS_DECOMP_BAD_DIMS
+              && strcmp(why, "dims 2x1x3 make 6 ranks, but the run has 4; mpi.dims = 1x2x2 fits (auto's choice)") == 0,
           "dims of 6 ranks for 4: status %d, %s", (int)st, why);
     st = ts_decomp_create(&d, 3, (const int64_t[3]){ 9, 9, 9 }, 4, (const int[3]){ 4, 0, 1 }, why, sizeof why);
-    CHECK(st == TS_DECOMP_BAD_DIMS && strcmp(why, "dims 4x0x1: every count must be at least 1") == 0,
+    CHECK(st == TS_DECOMP_BAD_DIMS
+              && strcmp(why, "dims 4x0x1: every count must be at least 1; mpi.dims = 1x2x2 fits "
+                             "(auto's choice)")
+                     == 0,
           "a zero count: status %d, %s", (int)st, why);
     st = ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 9, 9 }, 4, (const int[3]){ 2, 1, 2 }, why, sizeof why);
     CHECK(st == TS_DECOMP_BAD_DIMS && strstr(why, "dims 2x1x2 split z, which the 2D grid 9x9 does not have"),
@@ -231,7 +459,7 @@ static void refusals(void)
     st = ts_decomp_create(&d, 3, (const int64_t[3]){ 9, 9, 9 }, 4, (const int[3]){ 2147483647, 2147483647, 2 }, why,
                           sizeof why);
     CHECK(st == TS_DECOMP_BAD_DIMS
-              && strcmp(why, "dims 2147483647x2147483647x2 make more than 2147483647 ranks, but the run has 4") == 0,
+              && strstr(why, "dims 2147483647x2147483647x2 make more than 2147483647 ranks, but the run has 4; "),
           "dims beyond an int: status %d, %s", (int)st, why);
     st = ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 9, 9 }, 4, (const int[3]){ 0, 0, 4 }, why, sizeof why);
     CHECK(st == TS_DECOMP_BAD_DIMS, "2D dims with only z given: status %d, %s", (int)st, why);
@@ -551,6 +779,7 @@ static void halo_exchange(void)
 int main(void)
 {
     auto_dims();
+    shape_aware();
     tiling();
     refusals();
     slices();

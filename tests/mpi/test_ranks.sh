@@ -84,8 +84,8 @@ mpi_ts 2 "sum of 600 on 3 ranks" 3 run "$SRC/configs/sum.ini" --set sum.n=600 -o
 ls "$WORK" | grep -q '\.h5' && fail "sum of 600 on 3 ranks: a file was written: $(ls "$WORK")"
 mpi_ts 2 "stencil2d 5 x 4 on 5 ranks" 5 run "$SRC/configs/stencil2d.ini" --set stencil.nx=5 --set stencil.ny=4 \
     -o "$WORK/small.h5"
-expect_in "$ERR" "^touchstone: error: stencil2d on 5 ranks: 5 ranks as .* leave 0 interior" \
-    "stencil2d 5 x 4 on 5 ranks: the refusal names the ranks and the points"
+expect_in "$ERR" "^touchstone: error: stencil2d on 5 ranks: no rank grid of 5 ranks fits the grid 5x4, .*: at most 4 ranks fit, as mpi.dims = 2x2$" \
+    "stencil2d 5 x 4 on 5 ranks: the refusal names the ranks, the points and what fits"
 ls "$WORK" | grep -q '\.h5' && fail "stencil2d 5 x 4 on 5 ranks: a file was written: $(ls "$WORK")"
 # Memory: the parts of the ranks on one machine together against the machine's limits. 10M
 # elements are 76 MiB: each of 2 ranks' halves fits in SLURM_MEM_PER_NODE=60, both do not.

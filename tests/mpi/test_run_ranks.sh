@@ -2,7 +2,8 @@
 # Runs across ranks (issue 14): on 2 to 4 ranks (more ranks than cores: oversubscribed) every
 # kernel is verified and its result is the unlaunched run's to the bit; the stencils' field after
 # k iterations on R ranks, odd splits included, is the one-process field to the bit (halos); the
-# file has one row per thread of every rank and the /mpi group.
+# file has one row per thread of every rank and the /mpi group; mpi.dims = auto takes the rank grid
+# that fits the grid's shape (1009 x 5 on 5 ranks: 5x1, not MPI_Dims_create's 1x5) and records it.
 # Usage: test_run_ranks.sh TOUCHSTONE SOURCE_DIR MPIRUN H5GET
 . "$(dirname "$0")/lib.sh"
 H5GET=${4:?path to h5_get}
@@ -45,7 +46,7 @@ for kernel in sum triad stencil2d stencil3d; do
 done
 
 # Halos: the field after 4 iterations on odd splits equals the one-process field bitwise.
-# 3 ranks on 129 x 65 (a 1 x 3 grid of ranks); 5 ranks on 17 x 9 x 31 (1 x 1 x 5).
+# 3 ranks on 129 x 65 (auto: 3x1, the fewest halo points); 5 ranks on 17 x 9 x 31 (1x1x5).
 field_case() {
     kernel=$1 ranks=$2 name=$3
     shift 3
@@ -63,12 +64,22 @@ field_case() {
 field_case stencil2d 3 "129x65" --set stencil.nx=129 --set stencil.ny=65
 field_case stencil3d 5 "17x9x31" --set stencil.nx=17 --set stencil.ny=9 --set stencil.nz=31
 field_case stencil3d 4 "20x18x11" --set stencil.nx=20 --set stencil.ny=18 --set stencil.nz=11
+for case in 129x65-3:3x1 17x9x31-5:1x1x5 20x18x11-4:2x2x1; do
+    got=$("$H5GET" "$WORK/${case%:*}.h5" /mpi@decomposition 2>/dev/null)
+    [ "$got" = "${case#*:}" ] || fail "${case%-*} on auto dims: /mpi@decomposition '$got', want ${case#*:}"
+done
+# 1009 x 5 has 3 interior rows: auto takes 5 x 1 (MPI_Dims_create's 1 x 5 was refused), bitwise.
+field_case stencil2d 5 "1009x5" --set stencil.nx=1009 --set stencil.ny=5 --set mpi.dims=auto
+[ "$("$H5GET" "$WORK/1009x5-5.h5" /mpi@decomposition)" = 5x1 ] || fail "1009x5 on 5 ranks: /mpi@decomposition"
 # An explicit rank grid (mpi.dims, x first): 2 x 2 in 2D, the file says which.
 field_case stencil2d 4 "2x2-on-33x20" --set stencil.nx=33 --set stencil.ny=20 --set mpi.dims=2x2
 [ "$("$H5GET" "$WORK/2x2-on-33x20-4.h5" /mpi@decomposition)" = 2x2 ] || fail "mpi.dims = 2x2: /mpi@decomposition"
-# dims whose product is not the rank count: refused by every rank alike, exit 2, one message.
+# dims whose product is not the rank count: refused by every rank alike, exit 2, one message that
+# names the rank grid that works (8192 x 8192 on 2 ranks: auto's 1x2).
 mpi_ts 2 "mpi.dims = 3x1 on 2 ranks" 2 run "$SRC/configs/stencil2d.ini" --set mpi.dims=3x1 -o "$WORK/bad.h5"
 [ "$(grep -c '^touchstone: error: stencil2d on 2 ranks: ' "$ERR")" = 1 ] ||
     { fail "mpi.dims = 3x1 on 2 ranks: expected one refusal"; sed 's/^/    | /' "$ERR" | head -5 >&2; }
+expect_in "$ERR" "^touchstone: error: stencil2d on 2 ranks: dims 3x1 make 3 ranks, but the run has 2; mpi.dims = 1x2 fits \(auto's choice\)" \
+    "mpi.dims = 3x1 on 2 ranks: the suggestion"
 [ -e "$WORK/bad.h5" ] && fail "mpi.dims = 3x1 on 2 ranks: a file was written"
 finish
