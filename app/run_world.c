@@ -61,7 +61,8 @@ static void my_rank(const struct ts_run_ranks *rk, const struct ts_run_exec *ex,
     me->partial = rk->rank_partial;
     int64_t first = ex->in.warmup, done = ex->out.steps_done - first;
     double *times = done > 0 ? malloc((size_t)done * sizeof *times) : NULL;
-    me->time_min = me->time_median = me->time_max = 0.0;
+    /* No timed iteration (stopped in the warm-up): no times, as the reader wants them (NaN). */
+    me->time_min = me->time_median = me->time_max = NAN;
     if (times) {
         memcpy(times, ex->out.step_times + first, (size_t)done * sizeof *times);
         me->time_median = median_of(times, (size_t)done);

@@ -32,3 +32,22 @@ mpi_ts() {
     # shellcheck disable=SC2086
     expect_run "$expected" "$what" "$MPIRUN" --oversubscribe --bind-to none -np "$ranks" $MPI_ARGS "$TS" "$@"
 }
+
+# mpi_ts_within SECONDS EXPECTED_STATUS DESCRIPTION RANKS TOUCHSTONE_ARGS...: mpi_ts with mpirun
+# ended after SECONDS (TERM, then KILL 10 s later, to its whole process group): a job that hangs
+# fails its check with status 124 instead of holding the suite until CTest's TIMEOUT.
+mpi_ts_within() {
+    limit=$1
+    expected=$2
+    what=$3
+    ranks=$4
+    shift 4
+    # shellcheck disable=SC2086
+    expect_run "$expected" "$what" timeout -k 10 "$limit" "$MPIRUN" --oversubscribe --bind-to none -np "$ranks" \
+        $MPI_ARGS "$TS" "$@"
+}
+
+# h5_bits FILE PATH: one value of a results file as its bits ("%a", from $H5GET -x), or "missing".
+h5_bits() {
+    "$H5GET" -x "$1" "$2" 2>/dev/null || echo missing
+}
