@@ -238,11 +238,13 @@ static int check_ranks(const struct ts_config *cfg, const struct ts_cli *cli, st
         return status;
     }
     /* From here every rank takes part in every collective, whatever its own verdict. */
-    double host_bytes = status == TS_OK ? (double)rp->total_bytes : 0.0;
-    int host_ranks = 1;
     struct ts_error e;
     ts_error_clear(&e);
-    int collective = ts_dist_host_sum(d, host_bytes, &host_bytes, &host_ranks, &e);
+    int collective = ts_run_ranks_count_world(&rk, rp, &e);
+    double host_bytes = status == TS_OK ? (double)rp->total_bytes : 0.0;
+    int host_ranks = 1;
+    if (collective == TS_OK)
+        collective = ts_dist_host_sum(d, host_bytes, &host_bytes, &host_ranks, &e);
     if (status == TS_OK && collective == TS_OK)
         status = ts_run_plan_check_memory_host(rp, (size_t)host_bytes, host_ranks, err);
     int64_t steps = 0; /* rank 0 reads the whole checkpoint; every rank can open it */

@@ -355,9 +355,11 @@ static int start_run(const struct ts_config *cfg, const struct ts_cli *cli, stru
         return status;
     }
     status = ts_run_ranks_split(ranks, dist, cfg, rp, err);
+    if (status == TS_OK) /* every rank is here: these are collective */
+        status = ts_run_ranks_count_world(ranks, rp, err);
     double host_bytes = (double)rp->total_bytes;
     int host_ranks = 1;
-    if (status == TS_OK) /* every rank is here: the sum is collective */
+    if (status == TS_OK)
         status = ts_dist_host_sum(dist, (double)rp->total_bytes, &host_bytes, &host_ranks, err);
     if (status == TS_OK)
         status = ts_run_plan_check_memory_host(rp, (size_t)host_bytes, host_ranks, err);

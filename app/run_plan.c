@@ -35,6 +35,11 @@ void ts_checkpoint_path_for(const char *output, char *buf, size_t len)
         snprintf(buf, len, "%s.ckpt.h5", output);
 }
 
+/* Per thread: its record, two counter rows, its padded partial sum and its node's, a few times. */
+#define PER_THREAD_BYTES                                                                                               \
+    (sizeof(struct ts_thread_rec) + 2 * sizeof(struct ts_counter_row) + 2 * (sizeof(struct ts_xsum) + 64)              \
+     + 8 * sizeof(double))
+
 /* What the iterations and the threads add (app/run_exec.c, app/run_record.c, io/ts_h5_write.c):
  * the times of every step and of every thread in every timed iteration; per thread its record,
  * two counter rows, its padded partial sum and its node's; at the end a copy of the per-thread
@@ -54,13 +59,26 @@ static void count_the_rest(struct ts_run_plan *rp, const struct ts_config *cfg)
     const size_t thread_times = times_bytes(times_bytes(threads, (size_t)rp->iterations), d);
     const size_t step_times = times_bytes((size_t)(rp->warmup + rp->iterations), d);
     rp->timing_bytes = sum_bytes(step_times, thread_times);
-    const size_t per_thread = sizeof(struct ts_thread_rec) + 2 * sizeof(struct ts_counter_row)
-                              + 2 * (sizeof(struct ts_xsum) + 64) + 8 * sizeof(double);
-    rp->thread_bytes = times_bytes(threads, per_thread);
+    rp->thread_bytes = times_bytes(threads, PER_THREAD_BYTES);
     size_t file = sum_bytes(sum_bytes(rp->timing_bytes, rp->thread_bytes), rp->with_field ? rp->array_bytes : 0);
     rp->file_bytes = sum_bytes(sum_bytes(thread_times, times_bytes(file, 2)), TS_H5_WORKING_MEMORY);
     rp->total_bytes =
         sum_bytes(sum_bytes(rp->arrays_bytes, rp->timing_bytes), sum_bytes(rp->thread_bytes, rp->file_bytes));
+}
+
+void ts_run_plan_world(struct ts_run_plan *rp, int ranks, int64_t world_threads)
+{
+    const size_t others = world_threads > rp->n_threads ? (size_t)(world_threads - rp->n_threads) : 0;
+    const size_t d = sizeof(double), iterations = (size_t)rp->iterations;
+    const size_t thread_times = times_bytes(times_bytes(others, iterations), d);
+    const size_t per_rank = sum_bytes(sizeof(struct ts_rank_rec), times_bytes(times_bytes(2, iterations), d));
+    const size_t tables =
+        sum_bytes(sum_bytes(thread_times, times_bytes(others, PER_THREAD_BYTES)), times_bytes((size_t)ranks, per_rank));
+    /* Gathered, kept for the record, twice in the file's image; the threads' times copied once more. */
+    rp->world_bytes = sum_bytes(times_bytes(tables, 3), thread_times);
+    rp->world_threads = world_threads;
+    rp->world_ranks = ranks;
+    rp->total_bytes = sum_bytes(rp->total_bytes, rp->world_bytes);
 }
 
 int ts_run_plan_make(const struct ts_config *cfg, struct ts_run_plan *rp, struct ts_error *err)
@@ -235,10 +253,15 @@ int ts_run_plan_check_memory(const struct ts_run_plan *rp, struct ts_error *err)
                      p.stacks, p.stacks == 1 ? "" : "s", stack);
         }
         const int arrays_most = rp->arrays_bytes >= rest_bytes && rp->arrays_bytes >= p.bytes;
+        char world[160] = "";
+        if (rp->world_bytes > 0)
+            snprintf(world, sizeof world,
+                     ", and on rank 0 those of the %lld threads of the other ranks and the rows of %d ranks",
+                     (long long)(rp->world_threads - rp->n_threads), rp->world_ranks);
         return ts_fail(err, TS_RESOURCE_ERROR,
                        "%s needs %s (%s, and %s for the times of %lld iterations x %d threads, the threads' records "
-                       "and the results file%s; %llu bytes) but %s allows only %s (%llu bytes); %s",
-                       rp->kernel->name, need, arrays, rest, (long long)rp->iterations, rp->n_threads, process,
+                       "and the results file%s%s; %llu bytes) but %s allows only %s (%llu bytes); %s",
+                       rp->kernel->name, need, arrays, rest, (long long)rp->iterations, rp->n_threads, world, process,
                        (unsigned long long)need_bytes, limits[i].source, have, (unsigned long long)limits[i].bytes,
                        arrays_most            ? "reduce the problem size"
                        : p.bytes > rest_bytes ? "raise the limit, or use fewer threads or smaller OMP_STACKSIZE"
@@ -289,6 +312,14 @@ void ts_run_plan_print_memory(const struct ts_run_plan *rp, FILE *out)
     fprintf(out, "  threads       %-10s (records, partial sums and counters of %d threads)\n", threads, rp->n_threads);
     fprintf(out, "  results file  %-10s (assembled in memory and copied out%s)\n", file,
             rp->with_field ? ", with the field" : "");
+    if (rp->world_bytes > 0) {
+        char world[32];
+        ts_bytes_text(rp->world_bytes, world, sizeof world);
+        fprintf(out,
+                "  other ranks   %-10s (rank 0: the times and records of the %lld threads of the other ranks, the rows "
+                "of %d ranks)\n",
+                world, (long long)(rp->world_threads - rp->n_threads), rp->world_ranks);
+    }
     struct ts_memory_limit limits[8];
     int n = ts_memory_limits(limits, 8);
     for (int i = 0; i < n; i++) {

@@ -21,14 +21,17 @@ struct ts_run_plan {
     struct ts_plan plan;
     int n_threads; /* openmp.threads, else what the OpenMP runtime will start */
     int64_t warmup, iterations;
-    int with_field;      /* the field goes into the results file or periodic checkpoints */
-    size_t array_bytes;  /* per array */
-    size_t arrays_bytes; /* all arrays */
-    size_t timing_bytes; /* every step's time and every thread's time of every iteration */
-    size_t thread_bytes; /* per-thread records, partial sums and counters */
-    size_t file_bytes;   /* the results file or a checkpoint assembled in memory and copied out, with
+    int with_field;        /* the field goes into the results file or periodic checkpoints */
+    size_t array_bytes;    /* per array */
+    size_t arrays_bytes;   /* all arrays */
+    size_t timing_bytes;   /* every step's time and every thread's time of every iteration */
+    size_t thread_bytes;   /* per-thread records, partial sums and counters */
+    size_t file_bytes;     /* the results file or a checkpoint assembled in memory and copied out, with
                              the copy of the times it is made from */
-    size_t total_bytes;  /* all of the above: what run and check compare against the limits */
+    size_t world_bytes;    /* rank 0 of several: what it holds of the other ranks (ts_run_plan_world) */
+    int64_t world_threads; /* the threads of every rank, when world_bytes is counted */
+    int world_ranks;
+    size_t total_bytes; /* all of the above: what run and check compare against the limits */
 };
 
 /* The plan of cfg's run; TS_BAD_INPUT for a kernel that cannot plan it. Reads the OpenMP
@@ -52,6 +55,12 @@ uint64_t ts_run_plan_need(const struct ts_run_plan *rp, const struct ts_memory_l
  * allocation; TS_BAD_INPUT for a limit in the environment that is not a number
  * (ts_memory_limits_check). run and check call it on the same plan, so they agree. */
 int ts_run_plan_check_memory(const struct ts_run_plan *rp, struct ts_error *err);
+
+/* On rank 0 of a run over ranks (ranks of them, world_threads threads in all): adds to the plan
+ * the other ranks' rows it gathers, keeps for the record and writes (app/run_world.c), counted
+ * the way count_the_rest counts its own threads, so that the memory check refuses before any
+ * allocation a rank 0 that could not hold them. */
+void ts_run_plan_world(struct ts_run_plan *rp, int ranks, int64_t world_threads);
 
 /* The same for one of host_ranks ranks that share a machine: the limits of the machine or the
  * job on it (free memory, cgroup, Slurm allocation) against host_bytes, what all of them need

@@ -95,6 +95,17 @@ int ts_run_ranks_split(struct ts_run_ranks *rk, const struct ts_dist *d, const s
     return ts_run_plan_part(rp, cfg, local, &part, err);
 }
 
+int ts_run_ranks_count_world(const struct ts_run_ranks *rk, struct ts_run_plan *rp, struct ts_error *err)
+{
+    if (!rk->spread)
+        return TS_OK;
+    int64_t threads = rp->n_threads;
+    int status = ts_dist_sum_i64(rk->dist, &threads, &threads, 1, err);
+    if (status == TS_OK && rk->dist->rank == 0)
+        ts_run_plan_world(rp, rk->dist->size, threads);
+    return status;
+}
+
 int ts_run_ranks_follow_root(struct ts_run_ranks *rk, int status, struct ts_error *err)
 {
     if (!rk->spread)

@@ -50,6 +50,10 @@ struct ts_run_ranks {
 int ts_run_ranks_split(struct ts_run_ranks *rk, const struct ts_dist *d, const struct ts_config *cfg,
                        struct ts_run_plan *rp, struct ts_error *err);
 
+/* Collective, after ts_run_ranks_split: rank 0 adds to its plan what it will hold of the other
+ * ranks (ts_run_plan_world), from the threads of every rank; the others' plans are theirs. */
+int ts_run_ranks_count_world(const struct ts_run_ranks *rk, struct ts_run_plan *rp, struct ts_error *err);
+
 /* Rank 0's status, on every rank: rank 0 did something alone (the output file's name) and the
  * others must not go on when it failed. Returns status on rank 0 and TS_BAD_INPUT or TS_OK on
  * the others, agreed. */
