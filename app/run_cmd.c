@@ -18,6 +18,7 @@
 #include "run_plan.h"
 #include "run_ranks.h"
 #include "run_record.h"
+#include "run_warnings.h"
 #include "startup.h"
 #include "ts_affinity.h"
 #include "ts_config_values.h"
@@ -50,99 +51,6 @@ static double progress_delay(void)
     char *end;
     double delay = text ? strtod(text, &end) : 2.0;
     return text && (end == text || *end != '\0' || !(delay >= 0.0)) ? 2.0 : delay;
-}
-
-static void warn(struct ts_run_record *rr, const char *text)
-{
-    fprintf(stderr, "touchstone: warning: %s\n", text);
-    ts_run_record_warn(rr, text);
-}
-
-/* The in-cache rule's numbers, kept for /results. */
-struct cache_fit {
-    int64_t working_set_bytes, llc_bytes;
-};
-
-/* A working set that fits in the last-level caches the threads' cores use measures those
- * caches, not memory: said in the summary's bandwidth line and warned about. Returns 1 with
- * the warning in text when it fits. */
-static int cache_warning(const struct ts_run_exec *ex, struct cache_fit *fit, char *text, size_t len)
-{
-    int *cpus = malloc((size_t)ex->in.n_threads * sizeof *cpus);
-    struct ts_llc llc = { 0 };
-    if (cpus) {
-        for (int t = 0; t < ex->in.n_threads; t++)
-            cpus[t] = ex->out.threads[t].cpu_start;
-        ts_affinity_llc(ex->in.topo, cpus, ex->in.n_threads, &llc);
-    }
-    free(cpus);
-    fit->working_set_bytes = (int64_t)ex->in.rp->array_bytes * ex->in.rp->plan.n_arrays;
-    fit->llc_bytes = llc.bytes;
-    if (llc.bytes <= 0 || fit->working_set_bytes > llc.bytes)
-        return 0;
-    char arrays[32], cache[32], reported[32], per_core[32], note[128] = "";
-    ts_bytes_text((uint64_t)fit->working_set_bytes, arrays, sizeof arrays);
-    ts_bytes_text((uint64_t)llc.bytes, cache, sizeof cache);
-    if (llc.reported_bytes > llc.bytes) {
-        ts_bytes_text((uint64_t)llc.reported_bytes, reported, sizeof reported);
-        ts_bytes_text((uint64_t)TS_LLC_MAX_BYTES_PER_CORE, per_core, sizeof per_core);
-        snprintf(note, sizeof note, "; hwloc reports %s, at most %s a core is counted", reported, per_core);
-    }
-    snprintf(text, len,
-             "the arrays (%s) fit in the %s of L%d cache above the threads' CPUs (%d cache%s over %d core%s%s): the "
-             "bandwidth is the caches', not memory's; for memory bandwidth make the problem several times larger",
-             arrays, cache, llc.level, llc.instances, llc.instances == 1 ? "" : "s", llc.cores,
-             llc.cores == 1 ? "" : "s", note);
-    return 1;
-}
-
-#define MAX_PROCESS_WARNINGS 18
-
-/* What this process warns about its own threads and arrays: the binding warnings (the same as
- * topo's, binding_warnings.c), the in-cache rule, huge pages refused. Returns the lines. */
-static int process_warnings(const struct ts_run_exec *ex, const struct ts_binding_choice *binding,
-                            struct cache_fit *fit, char lines[][512])
-{
-    struct ts_binding_observed seen = { .threads = ex->out.threads,
-                                        .n_threads = ex->in.n_threads,
-                                        .init_node = ex->out.init_node };
-    int64_t *migrations = malloc((size_t)ex->in.n_threads * sizeof *migrations);
-    if (migrations) {
-        for (int t = 0; t < ex->in.n_threads; t++)
-            migrations[t] = ex->out.kernel_counters[t].migrations;
-        seen.migrations = migrations;
-    }
-    int n = ts_binding_warnings(binding, ex->in.topo, &seen, lines, MAX_PROCESS_WARNINGS - 2);
-    free(migrations);
-    n += cache_warning(ex, fit, lines[n], sizeof lines[n]);
-    if (ex->own.huge_refused)
-        snprintf(lines[n++], sizeof lines[0], "%s",
-                 "init.huge_pages = true, but the kernel refused MADV_HUGEPAGE (EINVAL: no transparent huge pages): "
-                 "the arrays have base pages");
-    return n;
-}
-
-/* Problems of the whole run a user must not miss: printed, and kept in the file. */
-static void run_warnings(struct ts_run_record *rr, double tick)
-{
-    char text[1024];
-    double fastest = rr->results.time_min;
-    if (fastest < 20.0 * tick) {
-        snprintf(text, sizeof text,
-                 "the fastest iteration took %.3g s, under 20 ticks of the %.3g s timer: its times are not to be "
-                 "trusted; increase the problem size",
-                 fastest, tick);
-        warn(rr, text);
-    }
-}
-
-/* Config keys this run never read: the user meant something that did not happen. */
-static void warn_unused_keys(struct ts_run_record *rr, const struct ts_config *cfg)
-{
-    char lines[TS_CONFIG_MAX_KEYS][TS_CONFIG_NOTE_LEN];
-    size_t n = ts_config_unused_keys(cfg, lines, TS_CONFIG_MAX_KEYS);
-    for (size_t i = 0; i < n && i < TS_CONFIG_MAX_KEYS; i++)
-        warn(rr, lines[i]);
 }
 
 /* SIGTERM (Slurm at the time limit), SIGUSR1 (sbatch --signal) and SIGINT ask the run to finish
@@ -262,20 +170,20 @@ static int write_results(struct ts_run_record *rr, const struct ts_config *cfg, 
 {
     double tick = measured_timer_resolution();
     rr->timings.timer_resolution = tick;
-    run_warnings(rr, tick);
+    ts_run_timer_warning(rr, tick);
     for (int i = 0; i < rr->n_condition_warnings; i++) /* what distorts results: run_record.c */
-        warn(rr, rr->condition_warnings[i]);
-    warn_unused_keys(rr, cfg);
+        ts_run_warn(rr, rr->condition_warnings[i]);
+    ts_run_unused_key_warnings(rr, cfg);
     if (ex->out.checkpoint_failures) {
         char text[4800];
         snprintf(text, sizeof text, "%d periodic checkpoint%s could not be written (last: %s)",
                  ex->out.checkpoint_failures, ex->out.checkpoint_failures == 1 ? "" : "s", checkpoint->err.message);
-        warn(rr, text);
+        ts_run_warn(rr, text);
     }
     char moved[8500] = "", late[8500];
     ts_output_recheck(out);
     if (ts_output_moved(out, moved, sizeof moved))
-        warn(rr, moved);
+        ts_run_warn(rr, moved);
     const double now = omp_get_wtime();
     /* Under ranks the job's: the rank that started first ran longest (ts_run_ranks_total). The
      * rest of the wall time's account is rank 0's, the rank that writes. */
@@ -305,272 +213,311 @@ static int write_results(struct ts_run_record *rr, const struct ts_config *cfg, 
     return status;
 }
 
-/* Every rank's own warnings, printed and kept by rank 0: spread over ranks, one line per
- * distinct warning naming the ranks that gave it, in the order they first appear
- * (ts_run_ranks_gather_lines); the screen and /warnings hold the same lines. */
-static int gather_warnings(struct ts_run_record *rr, struct ts_run_ranks *rk, char lines[][512], int n,
-                           struct ts_error *err)
+/* One run, on every rank: what its stages share. Static (the_run): the record and the names
+ * alone are tens of KiB. */
+struct run {
+    const struct ts_config *cfg;
+    const struct ts_binding_choice *binding;
+    const struct ts_cli *cli;
+    struct ts_launch *launch;
+    struct continuation go_on;
+    int root;       /* rank 0: the rank that writes the file and prints */
+    int broken;     /* a rank left a collective midway (the halo exchange failed): no agreement, the job aborts */
+    double started; /* omp_get_wtime() when the run began */
+    double worked;  /* when the work (or the stop) ended */
+    int64_t restored_steps;
+    struct ts_run_record rr;
+    struct ts_run_plan rp;
+    struct ts_run_ranks ranks;
+    struct ts_run_output out;
+    struct ts_run_checkpoint checkpoint;
+    struct ts_run_exec ex;
+    struct ts_verification ver;
+    /* what the record stage gathers */
+    char lines[TS_RUN_MAX_PROCESS_WARNINGS][512];
+    int n_lines;
+    struct ts_cache_fit fit;
+    struct ts_rank_line cross[TS_RUN_MAX_CROSS_WARNINGS];
+    int n_cross;
+    int field_by_ranks; /* every rank writes its block of the field into rank 0's file */
+    struct ts_rank_fill fill;
+};
+
+/* --- The stages. Each is this rank's part of one step of the run; after each, the ranks
+ * agree on one status (agree below), so a stage starts only when every rank finished the
+ * one before: a stage's collectives never wait for a rank that failed alone. ------------- */
+
+/* The whole problem and this rank's part of it (the config is every rank's: app/same_job.h). */
+static int stage_plan(struct run *r, struct ts_error *err)
 {
-    char **all = NULL;
-    int status = ts_run_ranks_gather_lines(rk, lines, n, &all, err);
-    for (char **line = all; status == TS_OK && line && *line; line++)
-        warn(rr, *line);
-    free(all);
+    int status = ts_run_plan_make(r->cfg, &r->rp, err);
+    r->ranks.agreed = status != TS_OK; /* the config's error: every rank's alike */
+    if (status == TS_OK)
+        status = ts_run_ranks_split(&r->ranks, &r->launch->dist, r->cfg, &r->rp, err);
+    r->ranks.started = r->started; /* the rank's own total starts with the run */
     return status;
 }
 
-#define MAX_CROSS_WARNINGS 16
-
-/* Collective across ranks: every rank's facts (host, kernel, mask, where its threads ran),
- * compared on rank 0 (app/rank_warnings.h, as topo does): lines on rank 0, none elsewhere. */
-static int cross_rank_warnings(const struct ts_run_ranks *rk, const struct ts_topology_rec *machine,
-                               const struct ts_binding_choice *binding, const struct ts_run_exec *ex,
-                               struct ts_rank_line *lines, int *n, struct ts_error *err)
+/* Collective: what rank 0 holds of the others, what the ranks of one machine need together,
+ * against the limits. */
+static int stage_memory(struct run *r, struct ts_error *err)
 {
-    *n = 0;
-    if (!rk->spread)
-        return TS_OK;
-    char *line = NULL;
-    struct ts_error mine;
-    ts_error_clear(&mine);
-    /* A rank that cannot describe itself still takes part: rank 0 then fails, none waits. */
-    if (ts_rank_facts_line(rk->dist, machine, binding->launch_cpus, ex->out.threads, ex->in.n_threads, &line, &mine)
-        != TS_OK)
-        line = NULL;
-    int status = ts_rank_warnings_gather(rk->dist, line ? line : "", lines, MAX_CROSS_WARNINGS, n, err);
-    free(line);
-    return status;
-}
-
-/* Before the topology and the arrays: the plan, this rank's part, the memory check and the
- * output names (rank 0's). Errors every rank reaches alike are marked agreed. */
-static int start_run(const struct ts_config *cfg, const struct ts_cli *cli, struct ts_launch *launch,
-                     struct ts_run_plan *rp, struct ts_run_ranks *ranks, struct ts_run_output *out,
-                     struct ts_error *err)
-{
-    const struct ts_dist *dist = &launch->dist;
-    int status = ts_run_plan_make(cfg, rp, err);
-    if (status != TS_OK) {
-        launch->agreed = 1; /* the config is every rank's */
-        return status;
-    }
-    status = ts_run_ranks_split(ranks, dist, cfg, rp, err);
-    if (status == TS_OK) /* every rank is here: these are collective */
-        status = ts_run_ranks_count_world(ranks, rp, err);
-    double host_bytes = (double)rp->total_bytes;
+    int status = ts_run_ranks_count_world(&r->ranks, &r->rp, err);
+    double host_bytes = (double)r->rp.total_bytes;
     int host_ranks = 1;
     if (status == TS_OK)
-        status = ts_dist_host_sum(dist, (double)rp->total_bytes, &host_bytes, &host_ranks, err);
-    if (status == TS_OK)
-        status = ts_run_plan_check_memory_host(rp, (size_t)host_bytes, host_ranks, err);
-    if (status != TS_OK) {
-        launch->agreed = ranks->agreed;
-        return status;
-    }
-    if (dist->rank == 0)
-        status = ts_output_prepare(cfg, cli->restart_path, out, err);
-    status = ts_run_ranks_follow_root(ranks, status, err);
-    launch->agreed = ranks->agreed;
-    if (status == TS_OK && !cli->quiet && dist->rank == 0)
-        ts_output_note(out, stderr);
+        status = ts_dist_host_sum(&r->launch->dist, (double)r->rp.total_bytes, &host_bytes, &host_ranks, err);
+    return status == TS_OK ? ts_run_plan_check_memory_host(&r->rp, (size_t)host_bytes, host_ranks, err) : status;
+}
+
+/* Rank 0 names the files it will write. */
+static int stage_output(struct run *r, struct ts_error *err)
+{
+    if (!r->root)
+        return TS_OK;
+    int status = ts_output_prepare(r->cfg, r->cli->restart_path, &r->out, err);
+    snprintf(r->checkpoint.path, sizeof r->checkpoint.path, "%s", r->out.checkpoint);
     return status;
 }
+
+/* The machine, the threads' stacks, the arrays mapped (not touched). */
+static int stage_allocate(struct run *r, struct ts_error *err)
+{
+    if (!r->cli->quiet && r->root)
+        ts_output_note(&r->out, stderr);
+    const ts_topology *topo = NULL;
+    int status = ts_topology_shared(&topo, err);
+    if (status != TS_OK)
+        return status;
+    r->ex.in = (struct ts_run_inputs){
+        .rp = &r->rp, .topo = topo, .checkpoint = ts_run_checkpoint_save, .checkpoint_ctx = &r->checkpoint
+    };
+    exec_from_config(&r->ex, r->cfg, r->cli);
+    r->ex.in.show_progress = r->ex.in.show_progress && r->root;
+    status = ts_startup_stack_for_threads(r->ex.in.n_threads, err);
+    return status == TS_OK ? ts_run_exec_prepare(&r->ex, err) : status;
+}
+
+/* Collective: the ranks' grid communicator and halo buffers, the agreed stop. */
+static int stage_connect(struct run *r, struct ts_error *err)
+{
+    return ts_run_ranks_hook(&r->ranks, &r->ex, err);
+}
+
+/* The first touch of every page, by the threads that will compute on it. */
+static int stage_init(struct run *r, struct ts_error *err)
+{
+    return ts_run_exec_init(&r->ex, err);
+}
+
+/* Collective with --restart: every rank reads its part of the checkpoint; then the strict
+ * binding check of one process. */
+static int stage_restore(struct run *r, struct ts_error *err)
+{
+    int status = TS_OK;
+    if (r->cli->restart_path)
+        status = ts_run_checkpoint_restore(&r->ex, r->cfg, r->cli->restart_path, &r->ranks, err);
+    r->restored_steps = r->ex.in.first_step;
+    if (status != TS_OK || strcmp(r->cfg->check_binding, "strict") != 0)
+        return status;
+    if (r->ranks.spread)
+        return ts_fail(err, TS_BAD_INPUT,
+                       "check.binding = strict judges the threads of one process; across ranks, run "
+                       "jobs/check-binding.sh with the job's launcher as its first step");
+    return ts_binding_check_strict(r->ex.in.topo, r->ex.in.n_threads, err);
+}
+
+/* Collective: the iterations (halo exchanges, the stop vote, periodic checkpoints). */
+static int stage_iterate(struct run *r, struct ts_error *err)
+{
+    int status = ts_run_exec_compute(&r->ex, err);
+    r->broken = status != TS_OK && r->ex.out.hook_failed; /* the others may wait in an exchange */
+    return status;
+}
+
+/* Collective: the ranks' exact sums into one result. */
+static int stage_combine(struct run *r, struct ts_error *err)
+{
+    return ts_run_ranks_combine(&r->ranks, &r->ex, err);
+}
+
+/* Collective: the result verified over every rank's part, or, stopped by a signal, the
+ * checkpoint written (every rank stopped after the same iteration) and the run not verified. */
+static int stage_conclude(struct run *r, struct ts_error *err)
+{
+    if (r->ex.out.stopped) {
+        int saved = ts_run_checkpoint_save(&r->ex, &r->checkpoint);
+        if (saved != TS_OK)
+            return ts_fail(err, saved, "%s stopped the run, but its checkpoint could not be written: %s",
+                           strsignal(stop_signal), r->checkpoint.err.message);
+        char how[8400];
+        continue_text(&r->go_on, r->out.file, r->checkpoint.path, how, sizeof how);
+        not_verified(&r->ver, &r->ex, r->checkpoint.path, how);
+        return TS_OK;
+    }
+    double t0 = omp_get_wtime();
+    r->rp.kernel->verify(&r->rp.problem, r->ex.own.arrays, r->ex.out.steps_done, r->ex.out.global, &r->ver);
+    r->ex.out.t_verify = omp_get_wtime() - t0;
+    return ts_run_ranks_verify(&r->ranks, &r->ver, err);
+}
+
+/* Collective: every rank's warnings and rows to rank 0, which fills the record. */
+static int stage_record(struct run *r, struct ts_error *err)
+{
+    r->worked = omp_get_wtime();
+    time_before_work(&r->rr.timings, r->started, &r->ex);
+    r->rr.timings.checkpoint = r->checkpoint.seconds;
+    r->n_lines = ts_run_process_warnings(&r->ex, r->binding, &r->fit, r->lines);
+    r->field_by_ranks = r->cfg->write_field && r->ranks.spread && r->ranks.stencil;
+    /* The machine's record, once: this rank's facts across ranks, and rank 0's file. */
+    struct ts_error no_machine;
+    ts_error_clear(&no_machine);
+    const int have_machine =
+        (r->root || r->ranks.spread) && ts_topology_record(r->ex.in.topo, &r->rr.topology, &no_machine) == TS_OK;
+    int status = ts_run_cross_rank_warnings(&r->ranks, have_machine ? &r->rr.topology : NULL, r->binding, &r->ex,
+                                            r->cross, &r->n_cross, err);
+    if (status == TS_OK && r->field_by_ranks) /* before ex becomes the world's on rank 0 */
+        ts_rank_fill_init(&r->fill, &r->ranks, &r->ex, "/field/u", r->ranks.dec.ndims);
+    if (status == TS_OK)
+        status = ts_run_ranks_world(&r->ranks, &r->ex, &r->rp, err);
+    /* Rank 0's record, then every rank's warnings, which rank 0 gathers even after its own
+     * error there: the others are in the gather. */
+    const int met = status == TS_OK;
+    if (status == TS_OK && r->root) {
+        status = ts_run_record_fill(&r->rr, r->cfg, r->binding, &r->ex, &r->ver, r->cfg->write_field, r->go_on.argc,
+                                    r->go_on.argv, err);
+        if (status == TS_OK && !have_machine)
+            status = ts_fail(err, no_machine.status, "%s", no_machine.message);
+    }
+    if (met) {
+        int gathered = ts_run_gather_warnings(&r->rr, &r->ranks, r->lines, r->n_lines, err);
+        status = status == TS_OK ? gathered : status;
+    }
+    for (int i = 0; status == TS_OK && i < r->n_cross; i++) {
+        char text[sizeof r->cross[i].text + 16];
+        snprintf(text, sizeof text, "across ranks: %s", r->cross[i].text);
+        if (r->cross[i].note)
+            fprintf(stderr, "touchstone: note: %s\n", text);
+        else
+            ts_run_warn(&r->rr, text);
+    }
+    return status;
+}
+
+/* Rank 0 writes the file; across ranks each rank writes its block of the field into it. */
+static int stage_write(struct run *r, struct ts_error *err)
+{
+    if (!r->root)
+        return r->field_by_ranks ? ts_rank_fill_join(&r->fill, err) : TS_OK;
+    struct ts_run_record *rr = &r->rr;
+    ts_run_record_job(rr, r->binding, r->cli->restart_path, r->restored_steps);
+    rr->results.working_set_bytes = r->ranks.spread ? (int64_t)r->rp.arrays_bytes : r->fit.working_set_bytes;
+    rr->results.llc_bytes = r->fit.llc_bytes;
+    if (r->ranks.spread) /* rank 0's arrays are its part: the ranks write the field */
+        rr->rec.mpi = &r->ranks.mpi;
+    if (r->field_by_ranks) {
+        rr->rec.field = NULL;
+        rr->rec.field_later = 1;
+        for (int a = 0; a < 3; a++)
+            rr->rec.field_dims[a] = r->ranks.dec.points[2 - a];
+    }
+    if (r->ranks.placement_mixed)
+        ts_run_warn(rr, "the ranks' hosts have different NUMA nodes: /placement holds the threads of rank 0 alone");
+    struct ts_h5_fill hook = ts_rank_fill_hook(&r->fill);
+    int status = write_results(rr, r->cfg, &r->ex, &r->checkpoint, &r->out, &r->ranks, r->worked,
+                               r->field_by_ranks ? &hook : NULL, &r->go_on, err);
+    /* The others wait for the file's name, or to hear there is none. */
+    return r->field_by_ranks ? ts_rank_fill_end(&r->fill, status, err) : status;
+}
+
+static const struct {
+    const char *name;
+    int (*run)(struct run *r, struct ts_error *err);
+} stages[] = {
+    { "plan", stage_plan },         { "memory", stage_memory },   { "output", stage_output },
+    { "allocate", stage_allocate }, { "connect", stage_connect }, { "init", stage_init },
+    { "restore", stage_restore },   { "iterate", stage_iterate }, { "combine", stage_combine },
+    { "conclude", stage_conclude }, { "record", stage_record },   { "write", stage_write },
+};
+
+/* After every stage, one status on every rank: the first failing rank's, its reason printed
+ * once by rank 0 (with its rank and host when not every rank failed), no MPI_Abort. Only a
+ * rank that left a collective midway cannot meet the others: its error stays its own, and
+ * main aborts the job (app/launch.h). */
+static int agree(struct run *r, int status, struct ts_error *err)
+{
+    if (r->broken || !r->ranks.spread)
+        return status;
+    status = ts_run_ranks_agree_error(&r->ranks, status, err);
+    r->launch->agreed = r->ranks.agreed;
+    return status;
+}
+
+/* Every rank agreed the run succeeded: the summary, and the run's own end statuses. */
+static int finish(struct run *r)
+{
+    if (!r->cli->quiet && r->root)
+        ts_run_record_print_summary(&r->rr, stdout);
+    r->launch->agreed = 1; /* every rank reaches what follows alike; rank 0 carries the status */
+    if (r->ex.out.stopped) {
+        if (r->root) {
+            char how[8400];
+            continue_text(&r->go_on, r->out.file, r->checkpoint.path, how, sizeof how);
+            fprintf(stderr, "touchstone: %s: stopped after %lld of %lld iterations; checkpoint %s; %s\n",
+                    strsignal(stop_signal), (long long)r->ex.out.steps_done,
+                    (long long)(r->ex.in.warmup + r->ex.in.iterations), r->checkpoint.path, how);
+        }
+        return TS_INTERRUPTED;
+    }
+    int status = TS_OK;
+    if (!r->ver.passed) { /* the verification is every rank's (ts_run_ranks_verify) */
+        if (r->root) {
+            fprintf(stderr, "touchstone: error: verification failed: %s\n", r->ver.method);
+            fprintf(stderr, "touchstone: error: error %.6g > tolerance %.6g (%lld of %lld values outside)\n",
+                    r->ver.error, r->ver.tolerance, (long long)r->ver.failures, (long long)r->ver.checked);
+        }
+        status = TS_VERIFY_FAILED;
+    }
+    if (r->root) {
+        /* A finished run's checkpoint is stale: a requeued job must not continue it. */
+        ts_run_checkpoint_discard(&r->checkpoint);
+        /* A checkpoint under another name is the user's file, not this run's: kept, and said. */
+        if (r->cli->restart_path && !r->cli->quiet && access(r->cli->restart_path, F_OK) == 0)
+            fprintf(stderr,
+                    "touchstone: note: kept %s, the checkpoint this run continued: it is not this run's "
+                    "checkpoint (%s); remove it when no run is to continue from it again\n",
+                    r->cli->restart_path, r->out.checkpoint);
+    }
+    return status;
+}
+
+static struct run the_run;
 
 int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *binding, const struct ts_cli *cli,
                struct ts_launch *launch, int argc, char **argv, struct ts_error *err)
 {
     install_stop_handlers();
-    double started = omp_get_wtime();
-    struct ts_run_record rr;
-    ts_run_record_start(&rr);
-    const int root = launch->dist.rank == 0;
-    const struct continuation go_on = { .cli = cli, .argc = argc, .argv = argv, .dist = &launch->dist };
+    struct run *r = &the_run;
+    r->started = omp_get_wtime();
+    r->cfg = cfg;
+    r->binding = binding;
+    r->cli = cli;
+    r->launch = launch;
+    r->go_on = (struct continuation){ .cli = cli, .argc = argc, .argv = argv, .dist = &launch->dist };
+    r->root = launch->dist.rank == 0;
+    ts_run_record_start(&r->rr);
+    ts_run_ranks_attach(&r->ranks, &launch->dist);
+    r->checkpoint = (struct ts_run_checkpoint){ .cfg = cfg, .out = &r->out, .ranks = &r->ranks };
 
-    struct ts_run_plan rp;
-    static struct ts_run_ranks ranks;
-    static struct ts_run_output out; /* 20 KiB of names: off the stack */
-    int status = start_run(cfg, cli, launch, &rp, &ranks, &out, err);
-    if (status != TS_OK)
-        return status;
-    ranks.started = started;
+    int status = TS_OK;
+    for (size_t i = 0; i < sizeof stages / sizeof stages[0] && status == TS_OK; i++)
+        status = agree(r, stages[i].run(r, err), err);
+    if (status == TS_OK)
+        status = finish(r);
 
-    const ts_topology *topo = NULL;
-    status = ts_topology_shared(&topo, err);
-    if (status != TS_OK)
-        return status;
-
-    struct ts_run_checkpoint checkpoint = { .cfg = cfg, .out = &out, .ranks = &ranks };
-    snprintf(checkpoint.path, sizeof checkpoint.path, "%s", out.checkpoint);
-    struct ts_run_exec ex = {
-        .in = { .rp = &rp, .topo = topo, .checkpoint = ts_run_checkpoint_save, .checkpoint_ctx = &checkpoint }
-    };
-    exec_from_config(&ex, cfg, cli);
-    ex.in.show_progress = ex.in.show_progress && root;
-
-    /* This rank's part: an error here is this rank's alone (the job aborts), but for a stop. */
-    struct ts_verification ver = { 0 };
-    status = ts_startup_stack_for_threads(ex.in.n_threads, err);
-    if (status == TS_OK)
-        status = ts_run_exec_prepare(&ex, err);
-    if (status == TS_OK)
-        status = ts_run_ranks_hook(&ranks, &ex, err);
-    if (status == TS_OK)
-        status = ts_run_exec_init(&ex, err);
-    if (status == TS_OK && cli->restart_path) {
-        status = ts_run_checkpoint_restore(&ex, cfg, cli->restart_path, &ranks, err);
-        launch->agreed = ranks.agreed;
-    }
-    int64_t restored_steps = ex.in.first_step;
-    if (status == TS_OK && strcmp(cfg->check_binding, "strict") == 0) {
-        if (ranks.spread) { /* every rank reaches this alike */
-            status = ts_fail(err, TS_BAD_INPUT,
-                             "check.binding = strict judges the threads of one process; across ranks, run "
-                             "jobs/check-binding.sh with the job's launcher as its first step");
-            launch->agreed = 1;
-        } else {
-            status = ts_binding_check_strict(topo, ex.in.n_threads, err);
-        }
-        if (status != TS_OK) {
-            ts_run_exec_release(&ex);
-            return status;
-        }
-    }
-    if (status == TS_OK)
-        status = ts_run_exec_compute(&ex, err);
-    if (status == TS_OK)
-        status = ts_run_ranks_combine(&ranks, &ex, err);
-    if (status == TS_OK && ex.out.stopped) {
-        /* Every rank stopped after the same iteration (the stop is agreed); rank 0 writes. */
-        int saved = ts_run_checkpoint_save(&ex, &checkpoint);
-        if (saved != TS_OK)
-            status = ts_fail(err, saved, "%s stopped the run, but its checkpoint could not be written: %s",
-                             strsignal(stop_signal), checkpoint.err.message);
-        if (ranks.spread) {
-            status = ts_run_ranks_follow_root(&ranks, status, err);
-            launch->agreed = ranks.agreed;
-        }
-        if (status == TS_OK) {
-            char how[8400];
-            continue_text(&go_on, out.file, checkpoint.path, how, sizeof how);
-            not_verified(&ver, &ex, checkpoint.path, how);
-        }
-    } else if (status == TS_OK) {
-        double t0 = omp_get_wtime();
-        rp.kernel->verify(&rp.problem, ex.own.arrays, ex.out.steps_done, ex.out.global, &ver);
-        ex.out.t_verify = omp_get_wtime() - t0;
-        status = ts_run_ranks_verify(&ranks, &ver, err);
-    }
-
-    const double worked = omp_get_wtime();
-    time_before_work(&rr.timings, started, &ex);
-    rr.timings.checkpoint = checkpoint.seconds;
-
-    /* Every rank's threads and warnings to rank 0 (collective). */
-    char lines[MAX_PROCESS_WARNINGS][512];
-    struct cache_fit fit = { 0 };
-    int n_lines = status == TS_OK ? process_warnings(&ex, binding, &fit, lines) : 0;
-    /* Across ranks every rank writes its block of the field into rank 0's file. */
-    const int field_by_ranks = cfg->write_field && ranks.spread && ranks.stencil;
-    struct ts_rank_fill fill = { 0 };
-    struct ts_rank_line cross[MAX_CROSS_WARNINGS];
-    int n_cross = 0;
-    /* The machine's record, once: this rank's facts across ranks, and rank 0's file. */
-    struct ts_error no_machine;
-    ts_error_clear(&no_machine);
-    const int have_machine =
-        status == TS_OK && (root || ranks.spread) && ts_topology_record(topo, &rr.topology, &no_machine) == TS_OK;
-    if (status == TS_OK)
-        status = cross_rank_warnings(&ranks, have_machine ? &rr.topology : NULL, binding, &ex, cross, &n_cross, err);
-    if (status == TS_OK && field_by_ranks) /* before ex becomes the world's on rank 0 */
-        ts_rank_fill_init(&fill, &ranks, &ex, "/field/u", ranks.dec.ndims);
-    if (status == TS_OK)
-        status = ts_run_ranks_world(&ranks, &ex, &rp, err);
-    /* From here on every rank is past the collectives above: rank 0 may fail alone and still
-     * meet the others in the two that remain (the warnings, its status). */
-    const int met = status == TS_OK;
-    if (status == TS_OK && root)
-        status = ts_run_record_fill(&rr, cfg, binding, &ex, &ver, cfg->write_field, argc, argv, err);
-    if (status == TS_OK && root) {
-        ts_run_record_job(&rr, binding, cli->restart_path, restored_steps);
-        if (!have_machine) {
-            *err = no_machine;
-            status = err->status;
-        }
-        rr.results.working_set_bytes = ranks.spread ? (int64_t)rp.arrays_bytes : fit.working_set_bytes;
-        rr.results.llc_bytes = fit.llc_bytes;
-        if (ranks.spread) /* rank 0's arrays are its part: the ranks write the field */
-            rr.rec.mpi = &ranks.mpi;
-        if (field_by_ranks) {
-            rr.rec.field = NULL;
-            rr.rec.field_later = 1;
-            for (int a = 0; a < 3; a++)
-                rr.rec.field_dims[a] = ranks.dec.points[2 - a];
-        }
-    }
-    if (status == TS_OK || (root && met && ranks.spread)) {
-        /* Rank 0 takes part even after its own error: the others are in the gather. */
-        int gathered = gather_warnings(&rr, &ranks, lines, n_lines, err);
-        status = status == TS_OK ? gathered : status;
-    }
-    for (int i = 0; status == TS_OK && i < n_cross; i++) {
-        char text[sizeof cross[i].text + 16];
-        snprintf(text, sizeof text, "across ranks: %s", cross[i].text);
-        if (cross[i].note)
-            fprintf(stderr, "touchstone: note: %s\n", text);
-        else
-            warn(&rr, text);
-    }
-    if (status == TS_OK && root) {
-        if (ranks.placement_mixed)
-            warn(&rr, "the ranks' hosts have different NUMA nodes: /placement holds the threads of rank 0 alone");
-        struct ts_h5_fill hook = ts_rank_fill_hook(&fill);
-        status =
-            write_results(&rr, cfg, &ex, &checkpoint, &out, &ranks, worked, field_by_ranks ? &hook : NULL, &go_on, err);
-    }
-    if (field_by_ranks && root && met) /* the others wait for the file's name, or to hear there is none */
-        status = ts_rank_fill_end(&fill, status, err);
-    else if (field_by_ranks && status == TS_OK)
-        status = ts_rank_fill_join(&fill, err);
-    if (ranks.spread && !launch->agreed && (status == TS_OK || (root && met))) {
-        /* Rank 0 wrote the file or failed to: the others learn which and end with it. */
-        status = ts_run_ranks_follow_root(&ranks, status, err);
-        launch->agreed = ranks.agreed;
-    }
-    if (status == TS_OK) {
-        if (!cli->quiet && root)
-            ts_run_record_print_summary(&rr, stdout);
-        if (ex.out.stopped) {
-            if (root) {
-                char how[8400];
-                continue_text(&go_on, out.file, checkpoint.path, how, sizeof how);
-                fprintf(stderr, "touchstone: %s: stopped after %lld of %lld iterations; checkpoint %s; %s\n",
-                        strsignal(stop_signal), (long long)ex.out.steps_done,
-                        (long long)(ex.in.warmup + ex.in.iterations), checkpoint.path, how);
-            }
-            status = TS_INTERRUPTED;
-            launch->agreed = 1; /* every rank stopped together; rank 0 carries the status */
-        } else if (!ver.passed && root) {
-            fprintf(stderr, "touchstone: error: verification failed: %s\n", ver.method);
-            fprintf(stderr, "touchstone: error: error %.6g > tolerance %.6g (%lld of %lld values outside)\n", ver.error,
-                    ver.tolerance, (long long)ver.failures, (long long)ver.checked);
-            status = TS_VERIFY_FAILED;
-            launch->agreed = 1; /* the file is written: the other ranks end normally */
-        }
-        /* A finished run's checkpoint is stale: a requeued job must not continue it. */
-        if (!ex.out.stopped && root) {
-            ts_run_checkpoint_discard(&checkpoint);
-            /* A checkpoint under another name is the user's file, not this run's: kept, and said. */
-            if (cli->restart_path && !cli->quiet && access(cli->restart_path, F_OK) == 0)
-                fprintf(stderr,
-                        "touchstone: note: kept %s, the checkpoint this run continued: it is not this run's "
-                        "checkpoint (%s); remove it when no run is to continue from it again\n",
-                        cli->restart_path, out.checkpoint);
-        }
-    }
-
-    ts_topology_record_free(&rr.topology);
-    ts_run_record_release(&rr);
-    ts_run_ranks_release(&ranks);
-    ts_run_exec_release(&ex);
+    ts_topology_record_free(&r->rr.topology);
+    ts_run_record_release(&r->rr);
+    ts_run_ranks_release(&r->ranks);
+    ts_run_exec_release(&r->ex);
     return status;
 }

@@ -68,14 +68,19 @@ static int split_array(struct ts_run_ranks *rk, const struct ts_config *cfg, str
     return TS_OK;
 }
 
-int ts_run_ranks_split(struct ts_run_ranks *rk, const struct ts_dist *d, const struct ts_config *cfg,
-                       struct ts_run_plan *rp, struct ts_error *err)
+void ts_run_ranks_attach(struct ts_run_ranks *rk, const struct ts_dist *d)
 {
     memset(rk, 0, sizeof *rk);
     rk->dist = d;
-    if (d->size <= 1)
+    rk->spread = d->size > 1;
+}
+
+int ts_run_ranks_split(struct ts_run_ranks *rk, const struct ts_dist *d, const struct ts_config *cfg,
+                       struct ts_run_plan *rp, struct ts_error *err)
+{
+    ts_run_ranks_attach(rk, d);
+    if (!rk->spread)
         return TS_OK;
-    rk->spread = 1;
     rk->whole = rp->problem;
     rk->whole_plan = rp->plan;
     rk->stencil = rp->kernel->id == TS_KERNEL_STENCIL2D || rp->kernel->id == TS_KERNEL_STENCIL3D;
@@ -123,10 +128,11 @@ int ts_run_ranks_follow_root(struct ts_run_ranks *rk, int status, struct ts_erro
     return rk->dist->rank == 0 ? status : ts_fail(err, root, "rank 0 failed");
 }
 
-/* The first failing rank's status, host and message as one text: "STATUS\x1fHOST\x1fMESSAGE". */
+/* The first failing rank's status, whether its error is every rank's (rk->agreed: the same
+ * config reached alike), its host and message as one text: "STATUS\x1fAGREED\x1fHOST\x1fMESSAGE". */
 static void failure_text(const struct ts_run_ranks *rk, int status, const struct ts_error *err, char *text, size_t len)
 {
-    snprintf(text, len, "%d\x1f%s\x1f%s", status, rk->dist->host, err->message);
+    snprintf(text, len, "%d\x1f%d\x1f%s\x1f%s", status, rk->agreed, rk->dist->host, err->message);
 }
 
 int ts_run_ranks_agree_error(struct ts_run_ranks *rk, int status, struct ts_error *err)
@@ -152,16 +158,35 @@ int ts_run_ranks_agree_error(struct ts_run_ranks *rk, int status, struct ts_erro
         return e.status;
     }
     const int agreed = atoi(theirs);
-    const char *host = strchr(theirs, '\x1f'), *msg = host ? strchr(host + 1, '\x1f') : NULL;
+    const char *flag = strchr(theirs, '\x1f'), *host = flag ? strchr(flag + 1, '\x1f') : NULL;
+    const char *msg = host ? strchr(host + 1, '\x1f') : NULL;
+    /* Every rank failed with this very message: it is the job's, no rank to name. */
+    const int same = ts_status_is_error(status) && msg && strcmp(err->message, msg + 1) == 0;
+    int first_other = -1, others = 0;
+    if (ts_dist_first_flagged(rk->dist, !same, &first_other, &others, &e) != TS_OK) {
+        free(theirs);
+        *err = e;
+        return e.status;
+    }
+    const int everyones = (flag && atoi(flag + 1)) || first_other < 0;
     rk->agreed = 1;
     int code = agreed;
-    if (rk->dist->rank == 0 && first != 0 && host && msg)
-        code = ts_fail(err, agreed, "rank %d of %d (%.*s): %s%s", first, rk->dist->size, (int)(msg - host - 1),
-                       host + 1, msg + 1, count > 1 ? " (and more ranks failed)" : "");
-    else if (rk->dist->rank != 0)
+    char more[64] = "";
+    if (count > 1 && !everyones)
+        snprintf(more, sizeof more, " (and %d more rank%s failed)", count - 1, count == 2 ? "" : "s");
+    if (rk->dist->rank != 0)
         code = ts_fail(err, agreed, "another rank failed");
+    else if (first != 0 && host && msg) /* named, unless the error is every rank's alike */
+        code = everyones ? ts_fail(err, agreed, "%s", msg + 1)
+                         : ts_fail(err, agreed, "rank %d of %d (%.*s): %s%s", first, rk->dist->size,
+                                   (int)(msg - host - 1), host + 1, msg + 1, more);
+    else if (!everyones) { /* rank 0's own error, already in err: named as the others' are */
+        size_t used = strlen(err->message);
+        snprintf(err->message + used, sizeof err->message - used, "%s", more);
+        ts_error_prefix(err, "rank 0 of %d (%s): ", rk->dist->size, rk->dist->host);
+    }
     free(theirs);
-    return code; /* rank 0's own error is already in err */
+    return code;
 }
 
 static int exchange(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err)

@@ -44,6 +44,10 @@ struct ts_run_ranks {
     int32_t *thread_rank; /* placement rows' ranks */
 };
 
+/* Before anything else: the world rk's run is in, so that the ranks can agree on a status
+ * (ts_run_ranks_agree_error) from the first stage on; spread when it has several ranks. */
+void ts_run_ranks_attach(struct ts_run_ranks *rk, const struct ts_dist *d);
+
 /* After ts_run_plan_make: on more than one rank, refuses (TS_BAD_INPUT, agreed: every rank
  * reaches it alike) a time block and a problem too small for the ranks, with the numbers;
  * then narrows rp to this rank's part (ts_run_plan_part). */

@@ -4,8 +4,8 @@
 # rank 1 is stopped (SIGSTOP) for 0.5 s, several times, while the ranks iterate. An iteration
 # rank 1 was stopped in is the job's slowest, so /timings/kernel, the sum of /timings/iteration,
 # exceeds rank 0's own kernel time by most of a stop: rank 0 waits for rank 1 between its
-# iterations (the agreed stop's allreduce), outside its timed steps, and its own times never see
-# the stop. Every other phase and the total are the largest of the ranks' own, exactly. No
+# iterations (reading the stop vote rank 1 has not posted yet, an iteration later), outside its
+# timed steps, and its own times never see the stop. Every other phase and the total are the largest of the ranks' own, exactly. No
 # speed is asserted: the stop is ours, and the file says where it landed.
 # Usage: test_rank_times.sh TOUCHSTONE SOURCE_DIR MPIRUN H5GET
 . "$(dirname "$0")/lib.sh"
