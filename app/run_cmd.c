@@ -9,9 +9,7 @@
 #include <unistd.h>
 
 #include "binding_check.h"
-#include "binding_warnings.h"
 #include "rank_files.h"
-#include "rank_warnings.h"
 #include "run_checkpoint.h"
 #include "run_continue.h"
 #include "run_exec.h"
@@ -20,15 +18,11 @@
 #include "run_record.h"
 #include "run_warnings.h"
 #include "startup.h"
-#include "ts_affinity.h"
 #include "ts_config_values.h"
 #include "start_clock.h"
 #include "ts_h5_write.h"
-#include "ts_run_read.h"
-#include "ts_summary.h"
 #include "ts_thp.h"
 #include "ts_topology.h"
-#include "ts_units.h"
 
 /* STREAM's checktick: the smallest step the wall clock actually takes. */
 static double measured_timer_resolution(void)
