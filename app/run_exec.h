@@ -44,8 +44,11 @@ struct ts_run_inputs {
     int (*checkpoint)(struct ts_run_exec *ex, void *ctx); /* writes a checkpoint of the current state */
     void *checkpoint_ctx;
 
-    /* ranks (app/run_ranks.c), NULL without: called by the master thread, before the sweep of
-     * every step (the halo exchange of the grid it reads; timed apart in halo_times) and
+    /* ranks (app/run_ranks.c), NULL without: before_step is called by every thread of the team
+     * before the sweep of every step (the halo exchange of the grid it reads, the threads
+     * sharing the copies, only the master speaking MPI; the master's time is halo_times); it
+     * must end in a barrier and return the same status on every thread, filling err on the
+     * master only. agree_stop is called by the master thread
      * after every step with the signal that asked this rank to stop, 0 for none, and whether
      * steps follow (returns the stop every rank agrees on after this step: the largest number
      * any rank got, possibly a step after it came; after the last step its answer is ignored). */

@@ -164,11 +164,19 @@ int ts_run_ranks_agree_error(struct ts_run_ranks *rk, int status, struct ts_erro
     return code; /* rank 0's own error is already in err */
 }
 
+/* Every thread of the team: they share the copies, the master alone speaks MPI
+ * (MPI_THREAD_FUNNELED); the barriers of pack's and unpack's loops and the one between
+ * order them, and unpack's tells every thread whether the messages arrived. */
 static int exchange(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err)
 {
     struct ts_run_ranks *rk = ctx;
     /* Step k reads grid k % 2 (stencil.time_block = 1 with ranks). */
-    return ts_dist_halo_exchange(rk->halo, ex->own.arrays[step % 2], err);
+    double *grid = ex->own.arrays[step % 2];
+    ts_dist_halo_pack(rk->halo, grid);
+#pragma omp master
+    ts_dist_halo_post_wait(rk->halo, err);
+#pragma omp barrier
+    return ts_dist_halo_unpack(rk->halo, grid);
 }
 
 /* The stop vote posted after step i is read after step i + 1: every rank reads the same answer
