@@ -54,6 +54,13 @@ struct ts_run_inputs {
      * any rank got, possibly a step after it came; after the last step its answer is ignored). */
     int (*before_step)(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err);
     int (*agree_stop)(struct ts_run_exec *ex, int stop, int more, void *ctx);
+    /* Instead of before_step, the exchange overlapped with the step (kernels with step_split):
+     * halo_post by every thread starts it (its failure is halo_wait's to tell), the points that
+     * read no halo are computed, halo_wait by every thread finishes it, as before_step does
+     * (same status everywhere, a barrier at the end), then the rim. halo_times is the master's
+     * time in the two. */
+    void (*halo_post)(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err);
+    int (*halo_wait)(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err);
     void *ranks_ctx;
 };
 

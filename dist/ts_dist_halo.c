@@ -16,7 +16,9 @@ struct ts_dist_halo {
     /* Rows (x-runs of a face) of every face laid end to end, so one loop shares them all among
      * the threads: dir's rows are [send_rows[dir], send_rows[dir + 1]). */
     int64_t send_rows[TS_DIR_COUNT + 1], recv_rows[TS_DIR_COUNT + 1];
-    int failed; /* the last post_wait failed: set by the master, read after a barrier */
+    MPI_Request requests[2 * TS_DIR_COUNT]; /* of the exchange posted and not yet waited for */
+    int n_requests;
+    int failed; /* the last post or wait failed: set by the master, read after a barrier */
     int64_t bytes;
 };
 
@@ -143,29 +145,47 @@ void ts_dist_halo_pack(struct ts_dist_halo *h, const double *grid)
     }
 }
 
-int ts_dist_halo_post_wait(struct ts_dist_halo *h, struct ts_error *err)
+int ts_dist_halo_post(struct ts_dist_halo *h, struct ts_error *err)
 {
     h->failed = 0;
+    h->n_requests = 0;
     if (!h->started)
         return TS_OK;
-    MPI_Request requests[2 * TS_DIR_COUNT];
-    int n = 0, code = MPI_SUCCESS;
+    int code = MPI_SUCCESS;
     /* What the neighbour across face dir sends is its face dir ^ 1, tagged with that number. */
     for (int dir = 0; dir < TS_DIR_COUNT && code == MPI_SUCCESS; dir++)
         if (h->recv_buf[dir])
             code = MPI_Irecv(h->recv_buf[dir], (int)h->recv[dir].elems, MPI_DOUBLE, h->block.neighbour[dir], dir ^ 1,
-                             h->cart, &requests[n++]);
+                             h->cart, &h->requests[h->n_requests++]);
     for (int dir = 0; dir < TS_DIR_COUNT && code == MPI_SUCCESS; dir++)
         if (h->send_buf[dir])
             code = MPI_Isend(h->send_buf[dir], (int)h->send[dir].elems, MPI_DOUBLE, h->block.neighbour[dir], dir,
-                             h->cart, &requests[n++]);
-    if (code == MPI_SUCCESS)
-        code = MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
+                             h->cart, &h->requests[h->n_requests++]);
     if (code != MPI_SUCCESS) {
         h->failed = 1;
-        return ts_dist_mpi_failed(err, code, "the halo exchange (MPI_Irecv, MPI_Isend, MPI_Waitall)");
+        return ts_dist_mpi_failed(err, code, "the halo exchange (MPI_Irecv, MPI_Isend)");
     }
     return TS_OK;
+}
+
+int ts_dist_halo_wait(struct ts_dist_halo *h, struct ts_error *err)
+{
+    if (!h->started || h->failed) /* a failed post has told err already */
+        return h->failed ? TS_INTERNAL_ERROR : TS_OK;
+    const int code = MPI_Waitall(h->n_requests, h->requests, MPI_STATUSES_IGNORE);
+    h->n_requests = 0;
+    if (code != MPI_SUCCESS) {
+        h->failed = 1;
+        return ts_dist_mpi_failed(err, code, "the halo exchange (MPI_Waitall)");
+    }
+    return TS_OK;
+}
+
+int ts_dist_halo_post_wait(struct ts_dist_halo *h, struct ts_error *err)
+{
+    if (ts_dist_halo_post(h, err) != TS_OK)
+        return err->status;
+    return ts_dist_halo_wait(h, err);
 }
 
 int ts_dist_halo_unpack(struct ts_dist_halo *h, double *grid)

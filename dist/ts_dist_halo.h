@@ -32,6 +32,13 @@ void ts_dist_halo_pack(struct ts_dist_halo *h, const double *grid);
  * (MPI_THREAD_FUNNELED), after ts_dist_halo_pack. TS_INTERNAL_ERROR when a message fails. */
 int ts_dist_halo_post_wait(struct ts_dist_halo *h, struct ts_error *err);
 
+/* ts_dist_halo_post_wait in two halves, for a rank that computes what reads no halo while
+ * the faces travel: post starts the messages, wait waits for them, both on the master. After
+ * a failed post, wait returns TS_INTERNAL_ERROR at once (err was filled by post). The send
+ * buffers and the receive buffers must not be touched between them. */
+int ts_dist_halo_post(struct ts_dist_halo *h, struct ts_error *err);
+int ts_dist_halo_wait(struct ts_dist_halo *h, struct ts_error *err);
+
 /* Copies the received faces into the halo layers of grid: like ts_dist_halo_pack, every
  * thread of the team, after a barrier that follows ts_dist_halo_post_wait; ends in a barrier.
  * Returns TS_INTERNAL_ERROR on every thread, copying nothing and without the barrier, when
