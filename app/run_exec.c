@@ -346,6 +346,35 @@ static void between_steps(struct ts_run_exec *ex, int64_t done)
         ex->out.checkpoint_failures++;
 }
 
+/* One step of a rank that overlaps its halo exchange, by every thread of the team: the points
+ * that read no halo while the faces travel, the rim once they landed. The threads take the
+ * same items in both halves as in k->step. Returns the exchange's status, the same on every
+ * thread. */
+static int overlapped_step(struct ts_run_exec *ex, int64_t step, double t0, int n)
+{
+    const struct ts_kernel *k = ex->in.rp->kernel;
+    const struct ts_problem *pb = &ex->in.rp->problem;
+    double *const *arrays = ex->own.arrays;
+    ex->in.halo_post(ex, step, ex->in.ranks_ctx, &ex->out.hook_err);
+    const double posted = omp_get_wtime();
+#pragma omp for schedule(static) nowait
+    for (int c = 0; c < n; c++)
+        k->step_split(pb, arrays, ts_partition_range(ex->own.part, c), step, 0);
+    const double waiting = omp_get_wtime();
+    const int hook = ex->in.halo_wait(ex, step, ex->in.ranks_ctx, &ex->out.hook_err);
+#pragma omp master
+    {
+        ex->out.hook_failed = hook != TS_OK;
+        ex->out.halo_times[step] = (posted - t0) + (omp_get_wtime() - waiting);
+    }
+    if (hook != TS_OK)
+        return hook;
+#pragma omp for schedule(static) nowait
+    for (int c = 0; c < n; c++)
+        k->step_split(pb, arrays, ts_partition_range(ex->own.part, c), step, 1);
+    return TS_OK;
+}
+
 static void timed_steps(struct ts_run_exec *ex)
 {
     const struct ts_kernel *k = ex->in.rp->kernel;
@@ -375,21 +404,26 @@ static void timed_steps(struct ts_run_exec *ex)
             if (ex->out.stopped) /* written by the master before the barrier: every thread agrees */
                 break;
             const double t0 = omp_get_wtime();
-            if (ex->in.before_step) {
+            if (ex->in.halo_post) {
+                if (overlapped_step(ex, step, t0, n) != TS_OK)
+                    break;
+            } else if (ex->in.before_step) {
+                /* Every thread calls it and gets the same answer; it ends in a barrier. */
+                const int hook = ex->in.before_step(ex, step, ex->in.ranks_ctx, &ex->out.hook_err);
 #pragma omp master
                 {
-                    if (ex->in.before_step(ex, step, ex->in.ranks_ctx, &ex->out.hook_err) != TS_OK)
-                        ex->out.hook_failed = 1;
+                    ex->out.hook_failed = hook != TS_OK;
                     ex->out.halo_times[step] = omp_get_wtime() - t0;
                 }
-#pragma omp barrier
-                if (ex->out.hook_failed)
+                if (hook != TS_OK)
                     break;
             }
             ts_xsum_init(&partial);
+            if (!ex->in.halo_post) {
 #pragma omp for schedule(static) nowait
-            for (int c = 0; c < n; c++)
-                k->step(pb, arrays, ts_partition_range(ex->own.part, c), step, &partial);
+                for (int c = 0; c < n; c++)
+                    k->step(pb, arrays, ts_partition_range(ex->own.part, c), step, &partial);
+            }
             const double t1 = omp_get_wtime();
             if (step >= ex->in.warmup)
                 ex->out.thread_times[(size_t)t * (size_t)ex->in.iterations + (size_t)(step - ex->in.warmup)] = t1 - t0;

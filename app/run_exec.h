@@ -44,13 +44,23 @@ struct ts_run_inputs {
     int (*checkpoint)(struct ts_run_exec *ex, void *ctx); /* writes a checkpoint of the current state */
     void *checkpoint_ctx;
 
-    /* ranks (app/run_ranks.c), NULL without: called by the master thread, before the sweep of
-     * every step (the halo exchange of the grid it reads; timed apart in halo_times) and
+    /* ranks (app/run_ranks.c), NULL without: before_step is called by every thread of the team
+     * before the sweep of every step (the halo exchange of the grid it reads, the threads
+     * sharing the copies, only the master speaking MPI; the master's time is halo_times); it
+     * must end in a barrier and return the same status on every thread, filling err on the
+     * master only. agree_stop is called by the master thread
      * after every step with the signal that asked this rank to stop, 0 for none, and whether
      * steps follow (returns the stop every rank agrees on after this step: the largest number
      * any rank got, possibly a step after it came; after the last step its answer is ignored). */
     int (*before_step)(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err);
     int (*agree_stop)(struct ts_run_exec *ex, int stop, int more, void *ctx);
+    /* Instead of before_step, the exchange overlapped with the step (kernels with step_split):
+     * halo_post by every thread starts it (its failure is halo_wait's to tell), the points that
+     * read no halo are computed, halo_wait by every thread finishes it, as before_step does
+     * (same status everywhere, a barrier at the end), then the rim. halo_times is the master's
+     * time in the two. */
+    void (*halo_post)(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err);
+    int (*halo_wait)(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err);
     void *ranks_ctx;
 };
 

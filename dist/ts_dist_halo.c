@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <mpi.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dist_internal.h"
 
@@ -12,6 +13,12 @@ struct ts_dist_halo {
     struct ts_decomp_block block;
     struct ts_decomp_face send[TS_DIR_COUNT], recv[TS_DIR_COUNT];
     double *send_buf[TS_DIR_COUNT], *recv_buf[TS_DIR_COUNT];
+    /* Rows (x-runs of a face) of every face laid end to end, so one loop shares them all among
+     * the threads: dir's rows are [send_rows[dir], send_rows[dir + 1]). */
+    int64_t send_rows[TS_DIR_COUNT + 1], recv_rows[TS_DIR_COUNT + 1];
+    MPI_Request requests[2 * TS_DIR_COUNT]; /* of the exchange posted and not yet waited for */
+    int n_requests;
+    int failed; /* the last post or wait failed: set by the master, read after a barrier */
     int64_t bytes;
 };
 
@@ -97,6 +104,10 @@ int ts_dist_halo_create(const struct ts_dist *d, const struct ts_decomp *dec, co
         }
         h->bytes += h->send[dir].elems * (int64_t)sizeof(double);
     }
+    for (int dir = 0; dir < TS_DIR_COUNT; dir++) {
+        h->send_rows[dir + 1] = h->send_rows[dir] + (h->send_buf[dir] ? h->send[dir].count[1] * h->send[dir].count[2] : 0);
+        h->recv_rows[dir + 1] = h->recv_rows[dir] + (h->recv_buf[dir] ? h->recv[dir].count[1] * h->recv[dir].count[2] : 0);
+    }
     *out = h;
     return TS_OK;
 }
@@ -106,29 +117,98 @@ int64_t ts_dist_halo_bytes(const struct ts_dist_halo *h)
     return h->bytes;
 }
 
-int ts_dist_halo_exchange(struct ts_dist_halo *h, double *grid, struct ts_error *err)
+/* Row r of the faces laid end to end (rows[], see struct ts_dist_halo): its face and the
+ * element where it starts in that face's local array and in its buffer. */
+static int face_row(const int64_t rows[TS_DIR_COUNT + 1], const struct ts_decomp_face *faces, int64_t r,
+                    int64_t *local_at, int64_t *buf_at)
+{
+    int dir = 0;
+    while (r >= rows[dir + 1])
+        dir++;
+    const struct ts_decomp_face *f = &faces[dir];
+    const int64_t i = r - rows[dir], j = i % f->count[1], k = i / f->count[1];
+    *local_at = f->offset + j * f->stride[1] + k * f->stride[2];
+    *buf_at = i * f->count[0];
+    return dir;
+}
+
+void ts_dist_halo_pack(struct ts_dist_halo *h, const double *grid)
 {
     if (!h->started)
+        return;
+    const int64_t rows = h->send_rows[TS_DIR_COUNT];
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t at, buf_at;
+        const int dir = face_row(h->send_rows, h->send, r, &at, &buf_at);
+        memcpy(h->send_buf[dir] + buf_at, grid + at, (size_t)h->send[dir].count[0] * sizeof(double));
+    }
+}
+
+int ts_dist_halo_post(struct ts_dist_halo *h, struct ts_error *err)
+{
+    h->failed = 0;
+    h->n_requests = 0;
+    if (!h->started)
         return TS_OK;
-    MPI_Request requests[2 * TS_DIR_COUNT];
-    int n = 0, code = MPI_SUCCESS;
+    int code = MPI_SUCCESS;
     /* What the neighbour across face dir sends is its face dir ^ 1, tagged with that number. */
     for (int dir = 0; dir < TS_DIR_COUNT && code == MPI_SUCCESS; dir++)
         if (h->recv_buf[dir])
             code = MPI_Irecv(h->recv_buf[dir], (int)h->recv[dir].elems, MPI_DOUBLE, h->block.neighbour[dir], dir ^ 1,
-                             h->cart, &requests[n++]);
+                             h->cart, &h->requests[h->n_requests++]);
     for (int dir = 0; dir < TS_DIR_COUNT && code == MPI_SUCCESS; dir++)
-        if (h->send_buf[dir]) {
-            ts_decomp_pack(grid, &h->send[dir], h->send_buf[dir]);
+        if (h->send_buf[dir])
             code = MPI_Isend(h->send_buf[dir], (int)h->send[dir].elems, MPI_DOUBLE, h->block.neighbour[dir], dir,
-                             h->cart, &requests[n++]);
-        }
-    if (code == MPI_SUCCESS)
-        code = MPI_Waitall(n, requests, MPI_STATUSES_IGNORE);
-    if (code != MPI_SUCCESS)
-        return ts_dist_mpi_failed(err, code, "the halo exchange (MPI_Irecv, MPI_Isend, MPI_Waitall)");
-    for (int dir = 0; dir < TS_DIR_COUNT; dir++)
-        if (h->recv_buf[dir])
-            ts_decomp_unpack(grid, &h->recv[dir], h->recv_buf[dir]);
+                             h->cart, &h->requests[h->n_requests++]);
+    if (code != MPI_SUCCESS) {
+        h->failed = 1;
+        return ts_dist_mpi_failed(err, code, "the halo exchange (MPI_Irecv, MPI_Isend)");
+    }
+    return TS_OK;
+}
+
+int ts_dist_halo_wait(struct ts_dist_halo *h, struct ts_error *err)
+{
+    if (!h->started || h->failed) /* a failed post has told err already */
+        return h->failed ? TS_INTERNAL_ERROR : TS_OK;
+    const int code = MPI_Waitall(h->n_requests, h->requests, MPI_STATUSES_IGNORE);
+    h->n_requests = 0;
+    if (code != MPI_SUCCESS) {
+        h->failed = 1;
+        return ts_dist_mpi_failed(err, code, "the halo exchange (MPI_Waitall)");
+    }
+    return TS_OK;
+}
+
+int ts_dist_halo_post_wait(struct ts_dist_halo *h, struct ts_error *err)
+{
+    if (ts_dist_halo_post(h, err) != TS_OK)
+        return err->status;
+    return ts_dist_halo_wait(h, err);
+}
+
+int ts_dist_halo_unpack(struct ts_dist_halo *h, double *grid)
+{
+    if (!h->started)
+        return TS_OK;
+    if (h->failed) /* the buffers hold nothing received */
+        return TS_INTERNAL_ERROR;
+    const int64_t rows = h->recv_rows[TS_DIR_COUNT];
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t at, buf_at;
+        const int dir = face_row(h->recv_rows, h->recv, r, &at, &buf_at);
+        memcpy(grid + at, h->recv_buf[dir] + buf_at, (size_t)h->recv[dir].count[0] * sizeof(double));
+    }
+    return TS_OK;
+}
+
+int ts_dist_halo_exchange(struct ts_dist_halo *h, double *grid, struct ts_error *err)
+{
+    ts_dist_halo_pack(h, grid);
+    if (ts_dist_halo_post_wait(h, err) != TS_OK)
+        return err->status;
+    ts_dist_halo_unpack(h, grid);
     return TS_OK;
 }

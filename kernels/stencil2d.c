@@ -22,6 +22,12 @@ static void stencil2d_step(const struct ts_problem *pb, double *const *arrays, s
     ts_stencil_step(pb, 2, arrays, rows, ts_time_steps(pb, step));
 }
 
+static void stencil2d_step_split(const struct ts_problem *pb, double *const *arrays, struct ts_range rows, int64_t step,
+                                 int rim)
+{
+    ts_stencil_step_split(pb, 2, arrays, rows, ts_time_steps(pb, step), rim);
+}
+
 static void stencil2d_result(const struct ts_problem *pb, double *const *arrays, struct ts_range rows, int64_t steps,
                              struct ts_xsum *partial)
 {
@@ -49,6 +55,7 @@ const struct ts_kernel ts_kernel_stencil2d = {
     .plan = stencil2d_plan,
     .init = stencil2d_init,
     .step = stencil2d_step,
+    .step_split = stencil2d_step_split,
     .result = stencil2d_result,
     .verify = stencil2d_verify,
 };

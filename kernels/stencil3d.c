@@ -22,6 +22,12 @@ static void stencil3d_step(const struct ts_problem *pb, double *const *arrays, s
     ts_stencil_step(pb, 3, arrays, planes, ts_time_steps(pb, step));
 }
 
+static void stencil3d_step_split(const struct ts_problem *pb, double *const *arrays, struct ts_range planes,
+                                 int64_t step, int rim)
+{
+    ts_stencil_step_split(pb, 3, arrays, planes, ts_time_steps(pb, step), rim);
+}
+
 static void stencil3d_result(const struct ts_problem *pb, double *const *arrays, struct ts_range planes, int64_t steps,
                              struct ts_xsum *partial)
 {
@@ -50,6 +56,7 @@ const struct ts_kernel ts_kernel_stencil3d = {
     .plan = stencil3d_plan,
     .init = stencil3d_init,
     .step = stencil3d_step,
+    .step_split = stencil3d_step_split,
     .result = stencil3d_result,
     .verify = stencil3d_verify,
 };

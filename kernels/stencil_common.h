@@ -89,6 +89,11 @@ int64_t ts_stencil_block_rows(const struct ts_problem *pb, int dims);
 /* One iteration over the items in r: time_block steps, starting at time step t0. */
 void ts_stencil_step(const struct ts_problem *pb, int dims, double *const *arrays, struct ts_range r, int64_t t0);
 
+/* The kernels' step_split (ts_kernel.h): step t0 over the items of r, rim = 0 the points that
+ * read no halo layer, rim = 1 the others. */
+void ts_stencil_step_split(const struct ts_problem *pb, int dims, double *const *arrays, struct ts_range r, int64_t t0,
+                           int rim);
+
 /* Temporal blocking: k steps of items r in one sweep (stencil_wavefront.c). */
 void ts_stencil_wavefront(const struct ts_stencil_sweep *s, double *const *arrays, struct ts_range r, int64_t t0,
                           int64_t k);

@@ -176,6 +176,61 @@ void ts_stencil_step(const struct ts_problem *pb, int dims, double *const *array
         ts_stream_fence();
 }
 
+/* Updates the points q in [q0, q1) (items), j in [j0, j1) (rows of an item), x in [x0, x1):
+ * one row call per row, as short as the box is wide. */
+static void box(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q0, int64_t q1, int64_t j0,
+                int64_t j1, int64_t x0, int64_t x1)
+{
+    if (x1 <= x0)
+        return;
+    for (int64_t q = q0; q < q1; q++)
+        for (int64_t j = j0; j < j1; j++) {
+            const int64_t at = q * s->item_elems + j * s->nx + x0;
+            s->row(out + at, in + at, s->nx, s->plane, s->w, x1 - x0);
+        }
+}
+
+/* The rim of the items [q0, q1) that lie inside along the item axis: in 3D the first and last
+ * updated rows of each plane and the first and last point of the rows between, in 2D the
+ * first and last point of each row (a rank's x halo is read by x = 1 and nx - 2 only). */
+static void rim_of_inner_items(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q0, int64_t q1)
+{
+    const int64_t nx = s->nx, lo = s->row_lo, hi = s->row_hi;
+    const int three = s->item_elems != nx;
+    const int64_t inner_lo = three ? lo + 1 : lo, inner_hi = three ? hi - 1 : hi;
+    if (three) {
+        box(s, in, out, q0, q1, lo, lo + 1, 1, nx - 1);
+        if (hi - 1 > lo)
+            box(s, in, out, q0, q1, hi - 1, hi, 1, nx - 1);
+    }
+    box(s, in, out, q0, q1, inner_lo, inner_hi, 1, 2);
+    if (nx - 2 > 1)
+        box(s, in, out, q0, q1, inner_lo, inner_hi, nx - 2, nx - 1);
+}
+
+void ts_stencil_step_split(const struct ts_problem *pb, int dims, double *const *arrays, struct ts_range r, int64_t t0,
+                           int rim)
+{
+    const struct ts_stencil_sweep s = ts_stencil_sweep_of(pb, dims);
+    const double *in = arrays[t0 % 2];
+    double *out = arrays[(t0 + 1) % 2];
+    const int64_t first = r.begin > 1 ? r.begin : 1;
+    const int64_t last = r.end < s.items - 1 ? r.end : s.items - 1;
+    /* Items [2, items - 2) are inside along the item axis; of them, the inner points. */
+    const int64_t q0 = first > 2 ? first : 2, q1 = last < s.items - 2 ? last : s.items - 2;
+    const int three = dims == 3;
+    if (!rim) {
+        box(&s, in, out, q0, q1, three ? s.row_lo + 1 : s.row_lo, three ? s.row_hi - 1 : s.row_hi, 2, s.nx - 2);
+        return;
+    }
+    if (first <= 1 && last > 1) /* item 1: whole */
+        box(&s, in, out, 1, 2, s.row_lo, s.row_hi, 1, s.nx - 1);
+    if (s.items - 2 > 1 && first <= s.items - 2 && last > s.items - 2) /* item items - 2: whole */
+        box(&s, in, out, s.items - 2, s.items - 1, s.row_lo, s.row_hi, 1, s.nx - 1);
+    if (q1 > q0)
+        rim_of_inner_items(&s, in, out, q0, q1);
+}
+
 int ts_stencil_plan(const struct ts_problem *pb, int dims, struct ts_plan *plan, char *why, size_t why_len)
 {
     const char *name = dims == 3 ? "stencil3d" : "stencil2d";

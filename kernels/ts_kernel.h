@@ -105,6 +105,15 @@ struct ts_kernel {
     void (*step)(const struct ts_problem *pb, double *const *arrays, struct ts_range items, int64_t step,
                  struct ts_xsum *partial);
 
+    /* Stencils (NULL for the others), for a rank that overlaps its halo exchange with the
+     * step: step over items in two halves, rim = 0 the points that read no halo layer (the
+     * rank's block without one point along each face), rim = 1 the others; both together write
+     * exactly what step writes to the owned points, each by the same expression, but not the
+     * halo layers of the output (the next exchange fills them) and with cached stores. For
+     * time_block = 1. */
+    void (*step_split)(const struct ts_problem *pb, double *const *arrays, struct ts_range items, int64_t step,
+                       int rim);
+
     /* The run's result over items after `steps` iterations, deposited into partial;
      * NULL when the last step's partial is the result. */
     void (*result)(const struct ts_problem *pb, double *const *arrays, struct ts_range items, int64_t steps,

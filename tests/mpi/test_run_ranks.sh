@@ -53,7 +53,7 @@ field_case() {
     run_ts 0 "$name without a launcher" run "$SRC/configs/$kernel.ini" "$@" --set run.iterations=4 \
         --set output.write_field=true --threads 2 -o "$WORK/$name-alone.h5" || return
     mpi_ts 0 "$name on $ranks ranks" "$ranks" run "$SRC/configs/$kernel.ini" "$@" --set run.iterations=4 \
-        --set output.write_field=true --threads 1 -o "$WORK/$name-$ranks.h5" || return
+        --set output.write_field=true --threads "$RANK_THREADS" -o "$WORK/$name-$ranks.h5" || return
     expect_in "$OUT" "^  verified   PASSED" "$name on $ranks ranks: verified"
     h5diff "$WORK/$name-alone.h5" "$WORK/$name-$ranks.h5" /field /field >"$WORK/diff.txt" 2>&1 ||
         { fail "$name on $ranks ranks: the field differs from the one-process field"; head -5 "$WORK/diff.txt" >&2; }
@@ -61,6 +61,7 @@ field_case() {
     [ "$alone" != missing ] && [ "$alone" = "$(bits "$WORK/$name-$ranks.h5" /results/global)" ] ||
         fail "$name on $ranks ranks: sum of u^2 differs from the one-process result"
 }
+RANK_THREADS=1
 field_case stencil2d 3 "129x65" --set stencil.nx=129 --set stencil.ny=65
 field_case stencil3d 5 "17x9x31" --set stencil.nx=17 --set stencil.ny=9 --set stencil.nz=31
 field_case stencil3d 4 "20x18x11" --set stencil.nx=20 --set stencil.ny=18 --set stencil.nz=11
@@ -71,6 +72,15 @@ done
 # 1009 x 5 has 3 interior rows: auto takes 5 x 1 (MPI_Dims_create's 1 x 5 was refused), bitwise.
 field_case stencil2d 5 "1009x5" --set stencil.nx=1009 --set stencil.ny=5 --set mpi.dims=auto
 [ "$("$H5GET" "$WORK/1009x5-5.h5" /mpi@decomposition)" = 5x1 ] || fail "1009x5 on 5 ranks: /mpi@decomposition"
+# Two threads a rank share the faces' copies and both halves of the overlapped step (the points
+# that read no halo while the faces travel, then the rim); TOUCHSTONE_HALO_OVERLAP=0 exchanges
+# before the whole step: the same bits either way.
+RANK_THREADS=2
+field_case stencil3d 4 "t2-20x18x11" --set stencil.nx=20 --set stencil.ny=18 --set stencil.nz=11
+MPI_ARGS="-x TOUCHSTONE_HALO_OVERLAP=0"
+field_case stencil2d 3 "no-overlap-129x65" --set stencil.nx=129 --set stencil.ny=65
+MPI_ARGS=""
+RANK_THREADS=1
 # An explicit rank grid (mpi.dims, x first): 2 x 2 in 2D, the file says which.
 field_case stencil2d 4 "2x2-on-33x20" --set stencil.nx=33 --set stencil.ny=20 --set mpi.dims=2x2
 [ "$("$H5GET" "$WORK/2x2-on-33x20-4.h5" /mpi@decomposition)" = 2x2 ] || fail "mpi.dims = 2x2: /mpi@decomposition"
