@@ -59,11 +59,9 @@ for mode in parallel serial; do
     esac
 done
 
-# A first touch of 64 MiB: the kernel cleared 16384 pages of 4 KiB or 32 huge ones for the threads.
-run_ts 0 "a 64 MiB run" run "$SRC/configs/stencil2d.ini" --set stencil.nx=2048 --set stencil.ny=2048 \
-    --set run.iterations=1 -o big.h5 || finish
-awk -v s="$(get big.h5 /counters/init:system_time | awk '{ s += $1 } END { printf "%.9g", s }')" 'BEGIN { exit !(s > 0) }' ||
-    fail "64 MiB: the threads spent no system time touching their pages"
+# (No check that a first touch shows system time: the kernel splits a thread's CPU time into
+# user and system by where its timer ticks land, and clearing 32 huge pages on a quiet machine
+# can fall between ticks, so a zero there is chance, not a fault. It failed a CI run so.)
 
 # ---- a fake /proc: no PSI, no thp_fault_fallback_charge; static files count 0 over the init ----
 mkdir -p fake/proc
