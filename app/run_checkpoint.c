@@ -93,17 +93,6 @@ static int write_checkpoint(struct ts_run_checkpoint *ck, struct ts_run_exec *ex
     return status;
 }
 
-static int save(struct ts_run_exec *ex, struct ts_run_checkpoint *ck);
-
-int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx)
-{
-    struct ts_run_checkpoint *ck = ctx;
-    const double t0 = omp_get_wtime();
-    int status = save(ex, ck);
-    ck->seconds += omp_get_wtime() - t0;
-    return status;
-}
-
 static int save(struct ts_run_exec *ex, struct ts_run_checkpoint *ck)
 {
     struct ts_run_ranks *rk = ck->ranks;
@@ -127,6 +116,15 @@ static int save(struct ts_run_exec *ex, struct ts_run_checkpoint *ck)
     if (spread && rk->stencil)
         status = ts_rank_fill_end(&fill, status, &ck->err);
     free(world_times);
+    return status;
+}
+
+int ts_run_checkpoint_save(struct ts_run_exec *ex, void *ctx)
+{
+    struct ts_run_checkpoint *ck = ctx;
+    const double t0 = omp_get_wtime();
+    int status = save(ex, ck);
+    ck->seconds += omp_get_wtime() - t0;
     return status;
 }
 

@@ -424,14 +424,9 @@ static int stage_write(struct run *r, struct ts_error *err)
     return r->field_by_ranks ? ts_rank_fill_end(&r->fill, status, err) : status;
 }
 
-static const struct {
-    const char *name;
-    int (*run)(struct run *r, struct ts_error *err);
-} stages[] = {
-    { "plan", stage_plan },         { "memory", stage_memory },   { "output", stage_output },
-    { "allocate", stage_allocate }, { "connect", stage_connect }, { "init", stage_init },
-    { "restore", stage_restore },   { "iterate", stage_iterate }, { "combine", stage_combine },
-    { "conclude", stage_conclude }, { "record", stage_record },   { "write", stage_write },
+static int (*const stages[])(struct run *r, struct ts_error *err) = {
+    stage_plan,    stage_memory,  stage_output,  stage_allocate, stage_connect, stage_init,
+    stage_restore, stage_iterate, stage_combine, stage_conclude, stage_record,  stage_write,
 };
 
 /* After every stage, one status on every rank: the first failing rank's, its reason printed
@@ -505,7 +500,7 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
 
     int status = TS_OK;
     for (size_t i = 0; i < sizeof stages / sizeof stages[0] && status == TS_OK; i++)
-        status = agree(r, stages[i].run(r, err), err);
+        status = agree(r, stages[i](r, err), err);
     if (status == TS_OK)
         status = finish(r);
 

@@ -346,20 +346,23 @@ static void between_steps(struct ts_run_exec *ex, int64_t done)
         ex->out.checkpoint_failures++;
 }
 
-/* One step of a rank that overlaps its halo exchange, by every thread of the team: the points
- * that read no halo while the faces travel, the rim once they landed. The threads take the
- * same items in both halves as in k->step. Returns the exchange's status, the same on every
- * thread. */
-static int overlapped_step(struct ts_run_exec *ex, int64_t step, double t0, int n)
+/* One step of a rank, by every thread of the team: the halo exchange, then the sweep; with
+ * overlap_halo the points that read no halo while the faces travel and the rim once they
+ * landed, the threads taking the same items in both halves as in k->step. Returns the
+ * exchange's status, the same on every thread. */
+static int exchanged_step(struct ts_run_exec *ex, int64_t step, double t0, int n, struct ts_xsum *partial)
 {
     const struct ts_kernel *k = ex->in.rp->kernel;
     const struct ts_problem *pb = &ex->in.rp->problem;
     double *const *arrays = ex->own.arrays;
+    const int overlap = ex->in.overlap_halo;
     ex->in.halo_post(ex, step, ex->in.ranks_ctx, &ex->out.hook_err);
     const double posted = omp_get_wtime();
+    if (overlap) {
 #pragma omp for schedule(static) nowait
-    for (int c = 0; c < n; c++)
-        k->step_split(pb, arrays, ts_partition_range(ex->own.part, c), step, 0);
+        for (int c = 0; c < n; c++)
+            k->step_split(pb, arrays, ts_partition_range(ex->own.part, c), step, 0);
+    }
     const double waiting = omp_get_wtime();
     const int hook = ex->in.halo_wait(ex, step, ex->in.ranks_ctx, &ex->out.hook_err);
 #pragma omp master
@@ -370,8 +373,12 @@ static int overlapped_step(struct ts_run_exec *ex, int64_t step, double t0, int 
     if (hook != TS_OK)
         return hook;
 #pragma omp for schedule(static) nowait
-    for (int c = 0; c < n; c++)
-        k->step_split(pb, arrays, ts_partition_range(ex->own.part, c), step, 1);
+    for (int c = 0; c < n; c++) {
+        if (overlap)
+            k->step_split(pb, arrays, ts_partition_range(ex->own.part, c), step, 1);
+        else
+            k->step(pb, arrays, ts_partition_range(ex->own.part, c), step, partial);
+    }
     return TS_OK;
 }
 
@@ -404,22 +411,11 @@ static void timed_steps(struct ts_run_exec *ex)
             if (ex->out.stopped) /* written by the master before the barrier: every thread agrees */
                 break;
             const double t0 = omp_get_wtime();
-            if (ex->in.halo_post) {
-                if (overlapped_step(ex, step, t0, n) != TS_OK)
-                    break;
-            } else if (ex->in.before_step) {
-                /* Every thread calls it and gets the same answer; it ends in a barrier. */
-                const int hook = ex->in.before_step(ex, step, ex->in.ranks_ctx, &ex->out.hook_err);
-#pragma omp master
-                {
-                    ex->out.hook_failed = hook != TS_OK;
-                    ex->out.halo_times[step] = omp_get_wtime() - t0;
-                }
-                if (hook != TS_OK)
-                    break;
-            }
             ts_xsum_init(&partial);
-            if (!ex->in.halo_post) {
+            if (ex->in.halo_post) {
+                if (exchanged_step(ex, step, t0, n, &partial) != TS_OK)
+                    break;
+            } else {
 #pragma omp for schedule(static) nowait
                 for (int c = 0; c < n; c++)
                     k->step(pb, arrays, ts_partition_range(ex->own.part, c), step, &partial);

@@ -44,23 +44,20 @@ struct ts_run_inputs {
     int (*checkpoint)(struct ts_run_exec *ex, void *ctx); /* writes a checkpoint of the current state */
     void *checkpoint_ctx;
 
-    /* ranks (app/run_ranks.c), NULL without: before_step is called by every thread of the team
-     * before the sweep of every step (the halo exchange of the grid it reads, the threads
-     * sharing the copies, only the master speaking MPI; the master's time is halo_times); it
-     * must end in a barrier and return the same status on every thread, filling err on the
-     * master only. agree_stop is called by the master thread
-     * after every step with the signal that asked this rank to stop, 0 for none, and whether
-     * steps follow (returns the stop every rank agrees on after this step: the largest number
-     * any rank got, possibly a step after it came; after the last step its answer is ignored). */
-    int (*before_step)(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err);
-    int (*agree_stop)(struct ts_run_exec *ex, int stop, int more, void *ctx);
-    /* Instead of before_step, the exchange overlapped with the step (kernels with step_split):
-     * halo_post by every thread starts it (its failure is halo_wait's to tell), the points that
-     * read no halo are computed, halo_wait by every thread finishes it, as before_step does
-     * (same status everywhere, a barrier at the end), then the rim. halo_times is the master's
-     * time in the two. */
+    /* ranks (app/run_ranks.c), NULL without. The halo exchange of the grid a step reads, by
+     * every thread of the team before the step: halo_post starts it (its failure is
+     * halo_wait's to tell), halo_wait finishes it, ending in a barrier and returning the same
+     * status on every thread (err filled on the master only). With overlap_halo (kernels with
+     * step_split) the points that read no halo are computed between the two and the rim
+     * after; halo_times is the master's time in the two. agree_stop is called by the master
+     * thread after every step with the signal that asked this rank to stop, 0 for none, and
+     * whether steps follow (returns the stop every rank agrees on after this step: the largest
+     * number any rank got, possibly a step after it came; after the last step its answer is
+     * ignored). */
     void (*halo_post)(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err);
     int (*halo_wait)(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err);
+    int overlap_halo;
+    int (*agree_stop)(struct ts_run_exec *ex, int stop, int more, void *ctx);
     void *ranks_ctx;
 };
 
@@ -102,8 +99,8 @@ struct ts_run_outputs {
     struct ts_init_memory_rec init_memory; /* what the kernel's memory management did then */
     int have_init_memory;                  /* /proc/vmstat could be read */
     double *step_times;                    /* [step], warm-up first */
-    double *halo_times;                    /* [step]: of which before_step (the halo exchange); 0 without */
-    int hook_failed;                       /* before_step failed: the loop stopped, hook_err says why */
+    double *halo_times;                    /* [step]: of which the halo exchange; 0 without */
+    int hook_failed;                       /* the halo exchange failed: the loop stopped, hook_err says why */
     struct ts_error hook_err;
     double *thread_times;    /* [thread][timed iteration], warm-up excluded */
     double *thread_partials; /* n_threads */

@@ -189,23 +189,10 @@ int ts_run_ranks_agree_error(struct ts_run_ranks *rk, int status, struct ts_erro
     return code;
 }
 
-/* Every thread of the team: they share the copies, the master alone speaks MPI
- * (MPI_THREAD_FUNNELED); the barriers of pack's and unpack's loops and the one between
- * order them, and unpack's tells every thread whether the messages arrived. */
-static int exchange(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err)
-{
-    struct ts_run_ranks *rk = ctx;
-    /* Step k reads grid k % 2 (stencil.time_block = 1 with ranks). */
-    double *grid = ex->own.arrays[step % 2];
-    ts_dist_halo_pack(rk->halo, grid);
-#pragma omp master
-    ts_dist_halo_post_wait(rk->halo, err);
-#pragma omp barrier
-    return ts_dist_halo_unpack(rk->halo, grid);
-}
-
-/* exchange in two halves around the points that read no halo (ts_run_exec's halo_post and
- * halo_wait): the same stages, the master's wait apart from its post. */
+/* The halo exchange of the grid step k reads (k % 2: stencil.time_block = 1 with ranks), by
+ * every thread of the team (ts_run_exec's halo_post and halo_wait): they share the copies, the
+ * master alone speaks MPI (MPI_THREAD_FUNNELED); the barriers of pack, unpack and the one
+ * before it order them, and unpack tells every thread whether the messages arrived. */
 static void exchange_post(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err)
 {
     struct ts_run_ranks *rk = ctx;
@@ -258,13 +245,10 @@ int ts_run_ranks_hook(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts
         int status = ts_dist_halo_create(rk->dist, &rk->dec, &rk->block, &rk->halo, err);
         if (status != TS_OK)
             return status;
+        ex->in.halo_post = exchange_post;
+        ex->in.halo_wait = exchange_wait;
         /* The split step stores through the cache: not for the streaming-store variant. */
-        if (ex->in.rp->kernel->step_split && !ex->in.rp->problem.nontemporal && overlap_wanted()) {
-            ex->in.halo_post = exchange_post;
-            ex->in.halo_wait = exchange_wait;
-        } else {
-            ex->in.before_step = exchange;
-        }
+        ex->in.overlap_halo = ex->in.rp->kernel->step_split && !ex->in.rp->problem.nontemporal && overlap_wanted();
     }
     return TS_OK;
 }
@@ -321,29 +305,25 @@ enum { MAX_RANK_LINES = 32 };
 int ts_run_ranks_gather_lines(struct ts_run_ranks *rk, char lines[][512], int n, char ***all, struct ts_error *err)
 {
     *all = NULL;
-    const char **mine = malloc((size_t)(n > 0 ? n : 1) * sizeof *mine);
-    if (!mine)
-        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot gather the warnings");
-    for (int i = 0; i < n; i++)
-        mine[i] = lines[i];
     if (rk->spread) {
+        const char **mine = malloc((size_t)(n > 0 ? n : 1) * sizeof *mine);
+        if (!mine)
+            return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot gather the warnings");
+        for (int i = 0; i < n; i++)
+            mine[i] = lines[i];
         int status = ts_rank_lines_merge(rk->dist, "", mine, n, MAX_RANK_LINES, all, err);
         free(mine);
         return status;
     }
     /* One process: its lines as they are, in one block (the pointers, then their text). */
     char **block = malloc((size_t)(n + 1) * sizeof *block + (size_t)n * sizeof lines[0]);
-    if (!block) {
-        free(mine);
+    if (!block)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot gather the warnings");
-    }
     char(*text)[512] = (char(*)[512])(block + n + 1);
-    for (int i = 0; i < n; i++) {
-        snprintf(text[i], sizeof text[i], "%s", mine[i]);
+    memcpy(text, lines, (size_t)n * sizeof lines[0]);
+    for (int i = 0; i < n; i++)
         block[i] = text[i];
-    }
     block[n] = NULL;
-    free(mine);
     *all = block;
     return TS_OK;
 }

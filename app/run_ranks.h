@@ -63,11 +63,13 @@ int ts_run_ranks_count_world(const struct ts_run_ranks *rk, struct ts_run_plan *
  * the others, agreed. */
 int ts_run_ranks_follow_root(struct ts_run_ranks *rk, int status, struct ts_error *err);
 
-/* Collective: every rank's status after a step each rank did alone (reading its part of a
- * checkpoint), agreed. When any failed, rank 0 returns the first failing rank's status with its
- * message (prefixed "rank R of N (host): " unless it is rank 0's own), the others that status with a
- * placeholder message, and the error is marked agreed: rank 0 prints it once, no rank aborts.
- * Returns status unchanged on one rank. */
+/* Collective: every rank's status after a step each rank did alone (a stage of the run,
+ * reading its part of a checkpoint), agreed: one reduction finds the first failing rank, one
+ * broadcast carries its status, host and message. When any failed, rank 0 returns that status
+ * with the message, prefixed "rank R of N (host): " (and followed by how many more failed)
+ * unless the error is every rank's alike (rk->agreed on the failing rank, or every rank failed
+ * with that very message); the others return that status with a placeholder message; the error
+ * is marked agreed: rank 0 prints it once, no rank aborts. Returns status unchanged on one rank. */
 int ts_run_ranks_agree_error(struct ts_run_ranks *rk, int status, struct ts_error *err);
 
 /* Sets the run's hooks: the halo exchange before every stencil step, the agreed stop. After

@@ -24,10 +24,8 @@ static void add_line(struct lines *l, const char *name, const char *value)
     if (l->text && l->used + need > l->size) {
         size_t size = 2 * (l->size + need);
         char *grown = realloc(l->text, size);
-        if (!grown) {
+        if (!grown)
             free(l->text);
-            l->text = NULL;
-        }
         l->text = grown;
         l->size = size;
     }

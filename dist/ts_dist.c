@@ -254,14 +254,19 @@ int ts_dist_gatherv(const struct ts_dist *d, const void *mine, size_t bytes, voi
     return TS_OK;
 }
 
-int ts_dist_bcast(const struct ts_dist *d, void *buf, size_t bytes, struct ts_error *err)
+int ts_dist_bcast_from(const struct ts_dist *d, int root, void *buf, size_t bytes, struct ts_error *err)
 {
     if (!d->started)
         return TS_OK;
     if (bytes > INT_MAX)
         return ts_fail(err, TS_INTERNAL_ERROR, "%zu bytes to broadcast, more than MPI_Bcast takes", bytes);
-    int code = MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
-    return code == MPI_SUCCESS ? TS_OK : ts_dist_mpi_failed(err, code, "broadcasting from rank 0 (MPI_Bcast)");
+    int code = MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD);
+    return code == MPI_SUCCESS ? TS_OK : ts_dist_mpi_failed(err, code, "broadcasting from a rank (MPI_Bcast)");
+}
+
+int ts_dist_bcast(const struct ts_dist *d, void *buf, size_t bytes, struct ts_error *err)
+{
+    return ts_dist_bcast_from(d, 0, buf, bytes, err);
 }
 
 int ts_dist_max(const struct ts_dist *d, int value, int *largest, struct ts_error *err)

@@ -55,6 +55,9 @@ int ts_dist_gatherv(const struct ts_dist *d, const void *mine, size_t bytes, voi
 /* Collective: rank 0's `bytes` bytes at buf copied to buf on every rank. */
 int ts_dist_bcast(const struct ts_dist *d, void *buf, size_t bytes, struct ts_error *err);
 
+/* The same from rank root. */
+int ts_dist_bcast_from(const struct ts_dist *d, int root, void *buf, size_t bytes, struct ts_error *err);
+
 /* Collective: the largest of every rank's value in *largest (a flag some rank raised, the
  * worst status). Not started: value. */
 int ts_dist_max(const struct ts_dist *d, int value, int *largest, struct ts_error *err);

@@ -11,20 +11,15 @@
 
 int ts_dist_first_flagged(const struct ts_dist *d, int flag, int *first, int *count, struct ts_error *err)
 {
-    *first = flag ? d->rank : -1;
-    *count = flag != 0;
-    if (!d->started)
-        return TS_OK;
-    /* The lowest flagged rank as the largest of size - rank: one reduction serves both. */
-    int mine[2] = { flag ? d->size - d->rank : 0, flag != 0 }, largest[2], total[2];
-    int code = MPI_Allreduce(mine, largest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (code == MPI_SUCCESS && largest[0] > 0)
-        code = MPI_Allreduce(mine + 1, total + 1, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (code != MPI_SUCCESS)
-        return ts_dist_mpi_failed(err, code, "agreeing across ranks (MPI_Allreduce)");
-    *first = largest[0] > 0 ? d->size - largest[0] : -1;
-    *count = largest[0] > 0 ? total[1] : 0;
-    return TS_OK;
+    /* The lowest flagged rank as the largest of size - rank; the count only when one is. */
+    int lowest = 0;
+    int status = ts_dist_max(d, flag ? d->size - d->rank : 0, &lowest, err);
+    int64_t flagged = flag != 0;
+    if (status == TS_OK && lowest > 0)
+        status = ts_dist_sum_i64(d, &flagged, &flagged, 1, err);
+    *first = status == TS_OK && lowest > 0 ? d->size - lowest : -1;
+    *count = *first >= 0 ? (int)flagged : 0;
+    return status;
 }
 
 int ts_dist_bcast_text(const struct ts_dist *d, int root, const char *mine, char **text, struct ts_error *err)
@@ -36,24 +31,24 @@ int ts_dist_bcast_text(const struct ts_dist *d, int root, const char *mine, char
     }
     /* The length first: every rank allocates, and all learn whether one could not. */
     long long len = d->rank == root ? (long long)strlen(mine) : 0;
-    int code = MPI_Bcast(&len, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD);
-    if (code != MPI_SUCCESS)
-        return ts_dist_mpi_failed(err, code, "broadcasting a text's length (MPI_Bcast)");
+    int status = ts_dist_bcast_from(d, root, &len, sizeof len, err);
+    if (status != TS_OK)
+        return status;
     if (len >= INT_MAX)
         return ts_fail(err, TS_INTERNAL_ERROR, "rank %d's text of %lld bytes is more than MPI_Bcast takes", root, len);
     char *buf = malloc((size_t)len + 1);
-    int short_of_memory = buf == NULL, anyone_short = 0;
-    code = MPI_Allreduce(&short_of_memory, &anyone_short, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (code == MPI_SUCCESS && !anyone_short) {
-        if (d->rank == root)
-            memcpy(buf, mine, (size_t)len);
-        code = MPI_Bcast(buf, (int)len, MPI_CHAR, root, MPI_COMM_WORLD);
-    }
-    if (code != MPI_SUCCESS || anyone_short) {
+    int anyone_short = 0;
+    status = ts_dist_max(d, buf == NULL, &anyone_short, err);
+    if (status == TS_OK && anyone_short)
+        status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "a rank cannot hold rank %d's text of %lld bytes", root,
+                               len);
+    if (status == TS_OK && d->rank == root)
+        memcpy(buf, mine, (size_t)len);
+    if (status == TS_OK)
+        status = ts_dist_bcast_from(d, root, buf, (size_t)len, err);
+    if (status != TS_OK) {
         free(buf);
-        return code != MPI_SUCCESS ? ts_dist_mpi_failed(err, code, "broadcasting a text (MPI_Bcast)")
-                                   : ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM,
-                                                   "a rank cannot hold rank %d's text of %lld bytes", root, len);
+        return status;
     }
     buf[len] = '\0';
     *text = buf;

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <mpi.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,32 +118,39 @@ int64_t ts_dist_halo_bytes(const struct ts_dist_halo *h)
     return h->bytes;
 }
 
-/* Row r of the faces laid end to end (rows[], see struct ts_dist_halo): its face and the
- * element where it starts in that face's local array and in its buffer. */
-static int face_row(const int64_t rows[TS_DIR_COUNT + 1], const struct ts_decomp_face *faces, int64_t r,
-                    int64_t *local_at, int64_t *buf_at)
+/* This thread's share [*first, *end) of total rows: the static split of the team it runs in
+ * (one thread outside a parallel region takes them all). */
+static void my_rows(int64_t total, int64_t *first, int64_t *end)
 {
-    int dir = 0;
-    while (r >= rows[dir + 1])
-        dir++;
-    const struct ts_decomp_face *f = &faces[dir];
-    const int64_t i = r - rows[dir], j = i % f->count[1], k = i / f->count[1];
-    *local_at = f->offset + j * f->stride[1] + k * f->stride[2];
-    *buf_at = i * f->count[0];
-    return dir;
+    const int64_t t = omp_get_thread_num(), n = omp_get_num_threads();
+    *first = total * t / n;
+    *end = total * (t + 1) / n;
+}
+
+/* This thread's rows of the faces laid end to end (rows[], see struct ts_dist_halo), face by
+ * face: pack copies them from grid into the send buffers, else from the receive buffers into
+ * grid. Ends in a barrier of the team. */
+static void copy_my_rows(struct ts_dist_halo *h, double *grid, int pack)
+{
+    const int64_t *rows = pack ? h->send_rows : h->recv_rows;
+    int64_t first, end;
+    my_rows(rows[TS_DIR_COUNT], &first, &end);
+    for (int dir = 0; dir < TS_DIR_COUNT; dir++) {
+        const int64_t lo = first > rows[dir] ? first : rows[dir], hi = end < rows[dir + 1] ? end : rows[dir + 1];
+        if (lo >= hi)
+            continue;
+        if (pack)
+            ts_decomp_pack_rows(grid, &h->send[dir], h->send_buf[dir], lo - rows[dir], hi - rows[dir]);
+        else
+            ts_decomp_unpack_rows(grid, &h->recv[dir], h->recv_buf[dir], lo - rows[dir], hi - rows[dir]);
+    }
+#pragma omp barrier
 }
 
 void ts_dist_halo_pack(struct ts_dist_halo *h, const double *grid)
 {
-    if (!h->started)
-        return;
-    const int64_t rows = h->send_rows[TS_DIR_COUNT];
-#pragma omp for schedule(static)
-    for (int64_t r = 0; r < rows; r++) {
-        int64_t at, buf_at;
-        const int dir = face_row(h->send_rows, h->send, r, &at, &buf_at);
-        memcpy(h->send_buf[dir] + buf_at, grid + at, (size_t)h->send[dir].count[0] * sizeof(double));
-    }
+    if (h->started)
+        copy_my_rows(h, (double *)grid, 1); /* read only when packing */
 }
 
 int ts_dist_halo_post(struct ts_dist_halo *h, struct ts_error *err)
@@ -181,34 +189,13 @@ int ts_dist_halo_wait(struct ts_dist_halo *h, struct ts_error *err)
     return TS_OK;
 }
 
-int ts_dist_halo_post_wait(struct ts_dist_halo *h, struct ts_error *err)
-{
-    if (ts_dist_halo_post(h, err) != TS_OK)
-        return err->status;
-    return ts_dist_halo_wait(h, err);
-}
-
 int ts_dist_halo_unpack(struct ts_dist_halo *h, double *grid)
 {
     if (!h->started)
         return TS_OK;
     if (h->failed) /* the buffers hold nothing received */
         return TS_INTERNAL_ERROR;
-    const int64_t rows = h->recv_rows[TS_DIR_COUNT];
-#pragma omp for schedule(static)
-    for (int64_t r = 0; r < rows; r++) {
-        int64_t at, buf_at;
-        const int dir = face_row(h->recv_rows, h->recv, r, &at, &buf_at);
-        memcpy(grid + at, h->recv_buf[dir] + buf_at, (size_t)h->recv[dir].count[0] * sizeof(double));
-    }
+    copy_my_rows(h, grid, 0);
     return TS_OK;
 }
 
-int ts_dist_halo_exchange(struct ts_dist_halo *h, double *grid, struct ts_error *err)
-{
-    ts_dist_halo_pack(h, grid);
-    if (ts_dist_halo_post_wait(h, err) != TS_OK)
-        return err->status;
-    ts_dist_halo_unpack(h, grid);
-    return TS_OK;
-}

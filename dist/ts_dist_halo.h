@@ -3,8 +3,9 @@
  * and before every step each rank's owned faces sent to its neighbours and their faces received
  * into its halos, with non-blocking point-to-point messages of packed faces. The exchange comes
  * in three stages so a team of OpenMP threads shares the copies while only the master speaks
- * MPI (MPI_THREAD_FUNNELED): ts_dist_halo_pack (every thread), ts_dist_halo_post_wait (the
- * master), ts_dist_halo_unpack (every thread), with a barrier between the last two. */
+ * MPI (MPI_THREAD_FUNNELED): ts_dist_halo_pack (every thread), ts_dist_halo_post and
+ * ts_dist_halo_wait (the master; between them the threads may compute what reads no halo),
+ * ts_dist_halo_unpack (every thread), with a barrier before it. */
 #ifndef TOUCHSTONE_DIST_TS_DIST_HALO_H
 #define TOUCHSTONE_DIST_TS_DIST_HALO_H
 
@@ -22,32 +23,25 @@ struct ts_dist_halo;
 int ts_dist_halo_create(const struct ts_dist *d, const struct ts_decomp *dec, const struct ts_decomp_block *b,
                         struct ts_dist_halo **out, struct ts_error *err);
 
-/* Copies the owned faces of the local array grid (b's local sizes) into the send buffers. An
- * orphaned `omp for` over the rows of every face: called by every thread of the team (or by
- * one thread outside a parallel region), it ends in the loop's barrier. */
+/* Copies the owned faces of the local array grid (b's local sizes) into the send buffers, the
+ * rows of every face shared among the threads: called by every thread of the team (or by one
+ * thread outside a parallel region), it ends in a barrier. */
 void ts_dist_halo_pack(struct ts_dist_halo *h, const double *grid);
 
-/* Collective among neighbours: sends the packed faces and receives the neighbours' into the
- * receive buffers, and waits for both. Called by the thread that called MPI_Init_thread only
- * (MPI_THREAD_FUNNELED), after ts_dist_halo_pack. TS_INTERNAL_ERROR when a message fails. */
-int ts_dist_halo_post_wait(struct ts_dist_halo *h, struct ts_error *err);
-
-/* ts_dist_halo_post_wait in two halves, for a rank that computes what reads no halo while
- * the faces travel: post starts the messages, wait waits for them, both on the master. After
- * a failed post, wait returns TS_INTERNAL_ERROR at once (err was filled by post). The send
- * buffers and the receive buffers must not be touched between them. */
+/* Collective among neighbours, after ts_dist_halo_pack, by the thread that called
+ * MPI_Init_thread only (MPI_THREAD_FUNNELED): post sends the packed faces and starts receiving
+ * the neighbours' into the receive buffers, wait waits for both; a rank may compute what reads
+ * no halo between them. TS_INTERNAL_ERROR when a message fails; after a failed post, wait
+ * returns TS_INTERNAL_ERROR at once (err was filled by post). The send buffers and the receive
+ * buffers must not be touched between them. */
 int ts_dist_halo_post(struct ts_dist_halo *h, struct ts_error *err);
 int ts_dist_halo_wait(struct ts_dist_halo *h, struct ts_error *err);
 
 /* Copies the received faces into the halo layers of grid: like ts_dist_halo_pack, every
- * thread of the team, after a barrier that follows ts_dist_halo_post_wait; ends in a barrier.
+ * thread of the team, after a barrier that follows ts_dist_halo_wait; ends in a barrier.
  * Returns TS_INTERNAL_ERROR on every thread, copying nothing and without the barrier, when
- * that post_wait failed. */
+ * the post or the wait failed. */
 int ts_dist_halo_unpack(struct ts_dist_halo *h, double *grid);
-
-/* The three stages by one thread: fills the halo layers of grid with the neighbours' owned
- * faces. TS_INTERNAL_ERROR when a message fails. */
-int ts_dist_halo_exchange(struct ts_dist_halo *h, double *grid, struct ts_error *err);
 
 /* Bytes one exchange sends from this rank. */
 int64_t ts_dist_halo_bytes(const struct ts_dist_halo *h);

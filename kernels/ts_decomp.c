@@ -294,29 +294,48 @@ struct ts_decomp_face ts_decomp_recv_face(const struct ts_decomp_block *b, enum 
     return layer(b, dir, (dir & 1) ? b->local[axis] - 1 : 0);
 }
 
-/* A face's x extent is contiguous in the local array (stride[0] = 1): one memcpy per row. */
+/* A face's x extent is contiguous in the local array (stride[0] = 1): one memcpy per row. Row
+ * r of the face is (j, k) = (r % count[1], r / count[1]), divided once and then stepped. */
+static void copy_rows(double *local, const struct ts_decomp_face *f, double *buf, int64_t first, int64_t end,
+                      int into_buf)
+{
+    if (first >= end || f->count[1] <= 0)
+        return;
+    const size_t row = (size_t)f->count[0] * sizeof *buf;
+    int64_t j = first % f->count[1], k = first / f->count[1];
+    for (int64_t r = first; r < end; r++) {
+        double *at = local + f->offset + j * f->stride[1] + k * f->stride[2], *in_buf = buf + r * f->count[0];
+        if (into_buf)
+            memcpy(in_buf, at, row);
+        else
+            memcpy(at, in_buf, row);
+        if (++j == f->count[1]) {
+            j = 0;
+            k++;
+        }
+    }
+}
+
+void ts_decomp_pack_rows(const double *local, const struct ts_decomp_face *f, double *buf, int64_t first, int64_t end)
+{
+    copy_rows((double *)local, f, buf, first, end, 1); /* read only: into_buf */
+}
+
+void ts_decomp_unpack_rows(double *local, const struct ts_decomp_face *f, const double *buf, int64_t first, int64_t end)
+{
+    copy_rows(local, f, (double *)buf, first, end, 0); /* read only: out of buf */
+}
+
 int64_t ts_decomp_pack(const double *local, const struct ts_decomp_face *f, double *buf)
 {
-    const size_t row = (size_t)f->count[0] * sizeof *buf;
-    int64_t n = 0;
-    for (int64_t k = 0; k < f->count[2]; k++)
-        for (int64_t j = 0; j < f->count[1]; j++) {
-            memcpy(buf + n, local + f->offset + j * f->stride[1] + k * f->stride[2], row);
-            n += f->count[0];
-        }
-    return n;
+    ts_decomp_pack_rows(local, f, buf, 0, f->count[1] * f->count[2]);
+    return f->elems;
 }
 
 int64_t ts_decomp_unpack(double *local, const struct ts_decomp_face *f, const double *buf)
 {
-    const size_t row = (size_t)f->count[0] * sizeof *buf;
-    int64_t n = 0;
-    for (int64_t k = 0; k < f->count[2]; k++)
-        for (int64_t j = 0; j < f->count[1]; j++) {
-            memcpy(local + f->offset + j * f->stride[1] + k * f->stride[2], buf + n, row);
-            n += f->count[0];
-        }
-    return n;
+    ts_decomp_unpack_rows(local, f, buf, 0, f->count[1] * f->count[2]);
+    return f->elems;
 }
 
 int ts_decomp_slice(int64_t n, int ranks, int rank, int64_t granule, struct ts_range *out)

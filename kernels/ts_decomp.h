@@ -154,6 +154,13 @@ int64_t ts_decomp_pack(const double *local, const struct ts_decomp_face *f, doub
  * f->elems. */
 int64_t ts_decomp_unpack(double *local, const struct ts_decomp_face *f, const double *buf);
 
+/* The same for the rows [first, end) of the face alone (a row: its count[0] points along x;
+ * rows y fastest, then z), in their places of buf: threads that share a face's rows call it
+ * each for its own. ts_decomp_pack and ts_decomp_unpack are the whole range. */
+void ts_decomp_pack_rows(const double *local, const struct ts_decomp_face *f, double *buf, int64_t first, int64_t end);
+void ts_decomp_unpack_rows(double *local, const struct ts_decomp_face *f, const double *buf, int64_t first,
+                           int64_t end);
+
 /* The slice [begin, end) of n elements rank owns of `ranks` (sum, triad): contiguous, in rank
  * order, boundaries on multiples of granule elements spread as evenly as possible
  * (ts_partition's rule, so trailing ranks own nothing when there are fewer granules than
