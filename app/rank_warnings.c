@@ -48,23 +48,19 @@ int ts_rank_warnings_gather(const struct ts_dist *d, const char *line, struct ts
     return status;
 }
 
-/* ts_dist_text_join for sets of lines: both read into one set, written again. */
-static char *join_sets(void *ctx, const char *lower, const char *higher)
+/* ts_dist_text_join for this rank's set (ctx): lower is its text already, so only the block
+ * above is read in; the set as text again, to go up the tree. */
+static char *join_into(void *ctx, const char *lower, const char *higher)
 {
-    (void)ctx;
-    struct ts_rank_merge *m = ts_rank_merge_new();
-    char *joined = NULL;
-    if (m && ts_rank_merge_read(m, lower) == 0 && ts_rank_merge_read(m, higher) == 0)
-        joined = ts_rank_merge_write(m);
-    ts_rank_merge_free(m);
-    return joined;
+    (void)lower;
+    struct ts_rank_merge *set = ctx;
+    return ts_rank_merge_read(set, higher) == 0 ? ts_rank_merge_write(set) : NULL;
 }
 
-/* This rank's lines as a set, written as text; NULL without memory. */
-static char *own_set(const struct ts_dist *d, const char *prefix, const char *const *lines, int n)
+/* This rank's lines as a set; NULL without memory. */
+static struct ts_rank_merge *own_set(const struct ts_dist *d, const char *prefix, const char *const *lines, int n)
 {
     struct ts_rank_merge *m = ts_rank_merge_new();
-    char *text = NULL;
     int ok = m != NULL;
     for (int i = 0; ok && i < n; i++) {
         size_t len = strlen(prefix) + strlen(lines[i]) + 1;
@@ -76,10 +72,11 @@ static char *own_set(const struct ts_dist *d, const char *prefix, const char *co
         }
         free(line);
     }
-    if (ok)
-        text = ts_rank_merge_write(m);
-    ts_rank_merge_free(m);
-    return text;
+    if (!ok) {
+        ts_rank_merge_free(m);
+        return NULL;
+    }
+    return m;
 }
 
 /* The lines of set for the user, into one block: the pointers, then the text they point into. */
@@ -109,21 +106,18 @@ int ts_rank_lines_merge(const struct ts_dist *d, const char *prefix, const char 
                         char ***out, struct ts_error *err)
 {
     *out = NULL;
-    char *mine = own_set(d, prefix ? prefix : "", lines, n), *all = NULL;
-    /* A rank without memory for its set still takes part, with none: rank 0 then fails. */
-    int status = ts_dist_merge_text(d, mine, join_sets, NULL, &all, err);
+    struct ts_rank_merge *set = own_set(d, prefix ? prefix : "", lines, n);
+    char *mine = set ? ts_rank_merge_write(set) : NULL, *all = NULL;
+    /* A rank without memory for its set still takes part, with none: rank 0 then fails. On
+     * rank 0 the set ends as the text `all` says: every rank's lines. */
+    int status = ts_dist_merge_text(d, mine, join_into, set, &all, err);
+    const int merged = status == TS_OK && all; /* rank 0 */
     free(mine);
-    if (status != TS_OK || !all)
-        return status;
-    struct ts_rank_merge *set = ts_rank_merge_new();
-    int read = set ? ts_rank_merge_read(set, all) : -1;
     free(all);
-    if (read == 0)
+    if (merged)
         *out = lines_for_user(set, d->size, max);
     ts_rank_merge_free(set);
-    if (read == -2)
-        return ts_fail(err, TS_INTERNAL_ERROR, "the ranks' warnings do not read back");
-    if (!*out)
+    if (merged && !*out)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot hold the warnings of %d ranks", d->size);
-    return TS_OK;
+    return status;
 }

@@ -1,5 +1,7 @@
 #include "ts_rank_merge.h"
 
+#include "ts_digest.h"
+
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,59 +58,50 @@ static int number_order(const char *a, const char *b)
     return x < y ? -1 : x > y ? 1 : strcmp(a, b);
 }
 
-static uint64_t hash_of(const char *s)
+/* The key of text, each number a NUMBER_MARK (malloc'd; NULL without memory), and in *n how
+ * many numbers it holds. */
+static char *key_of(const char *text, int *n)
 {
-    uint64_t h = 1469598103934665603u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
-}
-
-static char *copy(const char *s, size_t n)
-{
-    char *c = malloc(n + 1);
-    if (c) {
-        memcpy(c, s, n);
-        c[n] = '\0';
+    char *key = malloc(strlen(text) + 1), *k = key;
+    *n = 0;
+    for (size_t i = 0; key && text[i];) {
+        size_t w = number_at(text, i);
+        *k++ = w ? NUMBER_MARK : text[i];
+        *n += w > 0;
+        i += w ? w : 1;
     }
-    return c;
+    if (key)
+        *k = '\0';
+    return key;
 }
 
 /* A one-rank line of text: its key and slots. -1 without memory (l then holds nothing). */
 static int line_of_text(struct line *l, int rank, const char *host, const char *text)
 {
     memset(l, 0, sizeof *l);
-    size_t len = strlen(text), n = 0;
-    l->text = copy(text, len);
-    l->key = malloc(len + 1);
-    for (size_t i = 0; i < len;) {
-        size_t k = number_at(text, i);
-        n += k > 0;
-        i += k > 0 ? k : 1;
-    }
-    l->lo = calloc(n + 1, sizeof *l->lo);
-    l->hi = calloc(n + 1, sizeof *l->hi);
-    l->hosts[0] = copy(host, strlen(host));
+    int n = 0;
+    l->text = strdup(text);
+    l->key = key_of(text, &n);
+    l->lo = calloc((size_t)n + 1, sizeof *l->lo);
+    l->hi = calloc((size_t)n + 1, sizeof *l->hi);
+    l->hosts[0] = strdup(host);
     l->n_hosts = 1;
     if (!l->text || !l->key || !l->lo || !l->hi || !l->hosts[0])
         return -1;
-    char *k = l->key;
-    for (size_t i = 0; i < len;) {
+    for (size_t i = 0; text[i];) {
         size_t w = number_at(text, i);
         if (w == 0) {
-            *k++ = text[i++];
+            i++;
             continue;
         }
-        *k++ = NUMBER_MARK;
         int s = l->n_slots++;
-        l->lo[s] = copy(text + i, w);
-        l->hi[s] = copy(text + i, w);
+        l->lo[s] = strndup(text + i, w);
+        l->hi[s] = strndup(text + i, w);
         if (!l->lo[s] || !l->hi[s])
             return -1;
         i += w;
     }
-    *k = '\0';
-    l->hash = hash_of(l->key);
+    l->hash = ts_digest64(l->key, strlen(l->key));
     l->count = 1;
     l->last_rank = rank;
     l->ranges[0][0] = l->ranges[0][1] = rank;
@@ -213,7 +206,7 @@ static int add_host(struct line *l, const char *host)
         l->hosts_more = 1;
         return 0;
     }
-    return (l->hosts[l->n_hosts++] = copy(host, strlen(host))) ? 0 : -1;
+    return (l->hosts[l->n_hosts++] = strdup(host)) ? 0 : -1;
 }
 
 /* src's ranks, which follow dst's (or are its last rank again), into dst. */
@@ -236,7 +229,7 @@ static int merge_into(struct line *dst, const struct line *src)
             int order = number_order(theirs[e], *mine[e]);
             if (e == 0 ? order >= 0 : order <= 0)
                 continue;
-            char *c = copy(theirs[e], strlen(theirs[e]));
+            char *c = strdup(theirs[e]);
             if (!c)
                 return -1;
             free(*mine[e]);
@@ -279,16 +272,16 @@ int ts_rank_merge_add(struct ts_rank_merge *m, int rank, const char *host, const
 static int line_copy(struct line *l, const struct line *src)
 {
     *l = *src;
-    l->text = copy(src->text, strlen(src->text));
-    l->key = copy(src->key, strlen(src->key));
+    l->text = strdup(src->text);
+    l->key = strdup(src->key);
     l->lo = calloc((size_t)src->n_slots + 1, sizeof *l->lo);
     l->hi = calloc((size_t)src->n_slots + 1, sizeof *l->hi);
     for (int h = 0; h < src->n_hosts; h++)
-        l->hosts[h] = copy(src->hosts[h], strlen(src->hosts[h]));
+        l->hosts[h] = strdup(src->hosts[h]);
     int ok = l->text && l->key && l->lo && l->hi;
     for (int k = 0; ok && k < src->n_slots; k++) {
-        l->lo[k] = copy(src->lo[k], strlen(src->lo[k]));
-        l->hi[k] = copy(src->hi[k], strlen(src->hi[k]));
+        l->lo[k] = strdup(src->lo[k]);
+        l->hi[k] = strdup(src->hi[k]);
         ok = l->lo[k] && l->hi[k];
     }
     for (int h = 0; ok && h < src->n_hosts; h++)
@@ -462,17 +455,11 @@ static int read_line(const char **p, struct line *l)
         return -2;
     (*p)++;
     /* The key from the text: its numbers must be the slots. */
-    struct line fresh;
-    int status = line_of_text(&fresh, 0, "", l->text);
-    if (status == 0 && fresh.n_slots != l->n_slots)
-        status = -2;
-    if (status == 0) {
-        l->key = fresh.key;
-        l->hash = fresh.hash;
-        fresh.key = NULL;
-    }
-    line_free(&fresh);
-    return status;
+    int numbers = 0;
+    if (!(l->key = key_of(l->text, &numbers)))
+        return -1;
+    l->hash = ts_digest64(l->key, strlen(l->key));
+    return numbers == l->n_slots ? 0 : -2;
 }
 
 int ts_rank_merge_read(struct ts_rank_merge *m, const char *text)

@@ -6,6 +6,20 @@
 #include <errno.h>
 #include <limits.h>
 
+/* The counts of dims sorted largest first, into sorted[0..ndims) (dims itself may be sorted). */
+static void sorted_counts(const int dims[3], int ndims, int sorted[3])
+{
+    for (int i = 0; i < ndims; i++)
+        sorted[i] = dims[i];
+    for (int i = 0; i < ndims; i++)
+        for (int j = i + 1; j < ndims; j++)
+            if (sorted[j] > sorted[i]) {
+                int t = sorted[i];
+                sorted[i] = sorted[j];
+                sorted[j] = t;
+            }
+}
+
 int ts_decomp_auto_dims(int ranks, int ndims, int dims[])
 {
     if (ranks < 1 || ndims < 1 || ndims > 3)
@@ -30,13 +44,7 @@ int ts_decomp_auto_dims(int ranks, int ndims, int dims[])
                 smallest = i;
         dims[smallest] *= factors[f];
     }
-    for (int i = 0; i < ndims; i++)
-        for (int j = i + 1; j < ndims; j++)
-            if (dims[j] > dims[i]) {
-                int t = dims[i];
-                dims[i] = dims[j];
-                dims[j] = t;
-            }
+    sorted_counts(dims, ndims, dims);
     return 0;
 }
 
@@ -62,20 +70,6 @@ int64_t ts_decomp_halo_surface(int ndims, const int64_t points[3], const int dim
         total = add_sat(total, mul_sat(dims[a] - 1, face));
     }
     return total;
-}
-
-/* The counts of dims sorted largest first, into sorted[0..ndims). */
-static void sorted_counts(const int dims[3], int ndims, int sorted[3])
-{
-    for (int i = 0; i < ndims; i++)
-        sorted[i] = dims[i];
-    for (int i = 0; i < ndims; i++)
-        for (int j = i + 1; j < ndims; j++)
-            if (sorted[j] > sorted[i]) {
-                int t = sorted[i];
-                sorted[i] = sorted[j];
-                sorted[j] = t;
-            }
 }
 
 /* What one candidate rank grid is judged by, in the order it is judged. */
@@ -120,15 +114,15 @@ static int divisors(int n, int div[2048])
 }
 
 /* Judges the rank grid dims (x, y, z) and keeps it in *best when it goes before what is there. */
-static void consider(const int dims[3], int ndims, const int64_t points[3], const int mpi_sorted[3],
-                     struct candidate *best, int *found)
+static void consider(const int dims[3], int ndims, const int64_t points[3], const int mpi[3], struct candidate *best,
+                     int *found)
 {
     struct candidate c = { .dims = { dims[0], dims[1], ndims == 3 ? dims[2] : 1 } };
     c.surface = ts_decomp_halo_surface(ndims, points, c.dims);
     sorted_counts(c.dims, ndims, c.sorted);
     c.mpi_counts = 1;
     for (int i = 0; i < ndims; i++)
-        c.mpi_counts = c.mpi_counts && c.sorted[i] == mpi_sorted[i];
+        c.mpi_counts = c.mpi_counts && c.sorted[i] == mpi[i];
     if (!*found || before(&c, best, ndims))
         *best = c;
     *found = 1;
@@ -145,9 +139,8 @@ int ts_decomp_best_dims(int ndims, const int64_t points[3], int ranks, int dims[
             return 0;
         interior[a] = points[a] - 2;
     }
-    int mpi[3], mpi_sorted[3];
+    int mpi[3]; /* largest first */
     ts_decomp_auto_dims(ranks, ndims, mpi);
-    sorted_counts(mpi, ndims, mpi_sorted);
 
     int div[2048];
     const int n = divisors(ranks, div);
@@ -157,12 +150,12 @@ int ts_decomp_best_dims(int ndims, const int64_t points[3], int ranks, int dims[
         const int dx = div[i], rest = ranks / dx;
         if (ndims == 2) {
             if (rest <= interior[1])
-                consider((const int[3]){ dx, rest, 1 }, ndims, points, mpi_sorted, &best, &found);
+                consider((const int[3]){ dx, rest, 1 }, ndims, points, mpi, &best, &found);
             continue;
         }
         for (int j = 0; j < n && div[j] <= interior[1] && div[j] <= rest; j++)
             if (rest % div[j] == 0 && rest / div[j] <= interior[2])
-                consider((const int[3]){ dx, div[j], rest / div[j] }, ndims, points, mpi_sorted, &best, &found);
+                consider((const int[3]){ dx, div[j], rest / div[j] }, ndims, points, mpi, &best, &found);
     }
     if (!found)
         return 0;

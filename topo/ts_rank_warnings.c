@@ -260,6 +260,17 @@ static int int_order(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The distinct CPUs, nodes... at v[0, m), sorted in place; returns how many. */
+static int distinct_sorted(int *v, int m)
+{
+    qsort(v, (size_t)m, sizeof *v, int_order);
+    int u = 0;
+    for (int i = 0; i < m; i++)
+        if (u == 0 || v[i] != v[u - 1])
+            v[u++] = v[i];
+    return u;
+}
+
 /* The mask's CPUs, or, when the mask is unknown, the CPUs its threads ran on. */
 static int cpus_of(const struct ts_rank_facts *f, int *tmp, struct cpus *c)
 {
@@ -270,12 +281,7 @@ static int cpus_of(const struct ts_rank_facts *f, int *tmp, struct cpus *c)
         for (int t = 0; t < f->n_threads; t++)
             if (f->threads[t].cpu >= 0)
                 tmp[n++] = f->threads[t].cpu;
-        qsort(tmp, (size_t)n, sizeof *tmp, int_order);
-        int u = 0;
-        for (int i = 0; i < n; i++)
-            if (u == 0 || tmp[i] != tmp[u - 1])
-                tmp[u++] = tmp[i];
-        n = u;
+        n = distinct_sorted(tmp, n);
     }
     c->n = n;
     c->v = malloc((n > 0 ? (size_t)n : 1) * sizeof *c->v);
@@ -599,17 +605,6 @@ static int overlapping(struct sink *s, const struct ts_rank_facts *r, const int 
         "--map-by slot:PE=N --bind-to core (N threads a rank)",
         r[o.a].host, r[o.a].rank, r[o.b].rank, plural(first_n), shared, mask_a, mask_b, more);
     return 0;
-}
-
-/* The distinct CPUs, nodes... at v[0, m), sorted in place; returns how many. */
-static int distinct_sorted(int *v, int m)
-{
-    qsort(v, (size_t)m, sizeof *v, int_order);
-    int u = 0;
-    for (int i = 0; i < m; i++)
-        if (u == 0 || v[i] != v[u - 1])
-            v[u++] = v[i];
-    return u;
 }
 
 /* The mpirun-in-allocation pitfall: a rank of several threads whose mask is one core. Threads

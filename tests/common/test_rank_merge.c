@@ -64,6 +64,7 @@ static void single(void)
     add(m, 3, "vm", "only rank 3 says this");
     add(m, 2, "vm", "every rank says this"); /* out of order: still counted */
     REQUIRE(ts_rank_merge_count(m) == 2, "two texts: %d lines", ts_rank_merge_count(m));
+    CHECK(strcmp(line(m, 0, 4), "3 of 4 ranks (ranks 0-2; host vm): every rank says this") == 0, "got '%s'", buf);
     REQUIRE(strcmp(line(m, 1, 4), "rank 3 (vm): only rank 3 says this") == 0, "got '%s'", buf);
     ts_rank_merge_free(m);
 }

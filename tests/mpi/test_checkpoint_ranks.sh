@@ -18,11 +18,9 @@ CONFIG="$SRC/configs/stencil2d.ini"
 # mpirun does not bind here, do not all stack their thread on core 0.
 LONG="--set stencil.nx=160 --set stencil.ny=96 --set stencil.alpha=0.001 --set run.iterations=6000
       --set openmp.proc_bind=false --set output.write_field=true --threads 1"
-bits() { "$H5GET" -x "$1" "$2" 2>/dev/null || echo missing; }
-
 # shellcheck disable=SC2086
 run_ts 0 "uninterrupted reference" run "$CONFIG" $LONG -o "$WORK/full.h5" -q || finish
-want=$(bits "$WORK/full.h5" /results/global)
+want=$(h5_bits "$WORK/full.h5" /results/global)
 [ "$want" = missing ] && { fail "uninterrupted reference: no /results/global"; finish; }
 
 # start_ranks RANKS OUT ARGS...: the run in the background through mpirun, progress from the
@@ -62,8 +60,8 @@ for how in 2 1 alone; do
         mpi_ts 0 "restart on $how ranks" $how run "$CONFIG" $LONG -q -o "$WORK/from-$how.h5" \
             --restart "$WORK/from-$how.ckpt.h5" || continue
     fi
-    [ "$(bits "$WORK/from-$how.h5" /results/global)" = "$want" ] ||
-        fail "restart ($how): result $(bits "$WORK/from-$how.h5" /results/global), uninterrupted $want"
+    [ "$(h5_bits "$WORK/from-$how.h5" /results/global)" = "$want" ] ||
+        fail "restart ($how): result $(h5_bits "$WORK/from-$how.h5" /results/global), uninterrupted $want"
     h5diff "$WORK/full.h5" "$WORK/from-$how.h5" /field /field >/dev/null 2>&1 ||
         fail "restart ($how): the field differs from the uninterrupted run's"
     [ "$("$H5GET" "$WORK/from-$how.h5" /job@restarted)" = 1 ] || fail "restart ($how): /job does not say restarted"
@@ -92,7 +90,7 @@ expect_not_in "$ERR" "MPI_ABORT" "truncated on 3 ranks: the job was aborted"
 # shellcheck disable=SC2086
 run_ts 0 "uninterrupted reference of 200000 iterations" run "$CONFIG" $LONG --set run.iterations=200000 \
     -o "$WORK/full-one.h5" -q
-want_one=$(bits "$WORK/full-one.h5" /results/global)
+want_one=$(h5_bits "$WORK/full-one.h5" /results/global)
 start_ranks 2 "$WORK/one.h5" --set run.iterations=200000
 rank1=$(pgrep -P "$(pgrep -P $job -x "$(basename "$MPIRUN")" || echo $job)" -x touchstone | sed -n 2p)
 [ -n "$rank1" ] && kill -USR1 "$rank1"
@@ -111,7 +109,7 @@ case $again in
 *) fail "SIGUSR1 to one rank: the command printed is not mpirun's and this run's: $again" ;;
 esac
 expect_run 0 "SIGUSR1 to one rank: the printed command" sh -c "$again" &&
-    { [ "$(bits "$WORK/one.h5" /results/global)" = "$want_one" ] || fail "SIGUSR1 to one rank: the continued result differs"; }
+    { [ "$(h5_bits "$WORK/one.h5" /results/global)" = "$want_one" ] || fail "SIGUSR1 to one rank: the continued result differs"; }
 
 # A point of the field changed, its chunk checksum right: the ranks' digests do not add up to
 # the stored one, and every rank refuses (exit 2, rank 0 says why, once; no results file).
@@ -144,5 +142,5 @@ cp "$WORK/kill.ckpt.h5" "$WORK/after-kill.ckpt.h5"
 # shellcheck disable=SC2086
 mpi_ts 0 "restart after the kill" 2 run "$CONFIG" $LONG -q -o "$WORK/after-kill.h5" \
     --restart "$WORK/after-kill.ckpt.h5" &&
-    { [ "$(bits "$WORK/after-kill.h5" /results/global)" = "$want" ] || fail "restart after the kill: result differs"; }
+    { [ "$(h5_bits "$WORK/after-kill.h5" /results/global)" = "$want" ] || fail "restart after the kill: result differs"; }
 finish

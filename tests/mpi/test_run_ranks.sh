@@ -12,11 +12,6 @@ cd "$WORK" || exit 1
 SIZES="--set sum.n=300000 --set triad.n=200000 --set stencil.nx=70 --set stencil.ny=45 --set stencil.nz=13"
 SIZES="$SIZES --set run.iterations=3 --set run.warmup=1"
 
-# The bits of one value of a file ("%a"), or "missing".
-bits() {
-    "$H5GET" -x "$1" "$2" 2>/dev/null || echo missing
-}
-
 # Under ASan (make test-asan sets ASAN_OPTIONS) the odd split alone: its memory errors are the
 # others' too, and the normal pass checks the bits of every count.
 RANK_COUNTS="2 3 4"
@@ -25,7 +20,7 @@ for kernel in sum triad stencil2d stencil3d; do
     # shellcheck disable=SC2086
     run_ts 0 "$kernel without a launcher" run "$SRC/configs/$kernel.ini" $SIZES --threads 2 \
         -o "$WORK/$kernel-alone.h5" || continue
-    want=$(bits "$WORK/$kernel-alone.h5" /results/global)
+    want=$(h5_bits "$WORK/$kernel-alone.h5" /results/global)
     [ "$want" = missing ] && { fail "$kernel without a launcher: no /results/global"; continue; }
     for ranks in $RANK_COUNTS; do # one rank: mpi.unlaunched
         threads=$((ranks == 2 ? 2 : 1))
@@ -33,7 +28,7 @@ for kernel in sum triad stencil2d stencil3d; do
         mpi_ts 0 "$kernel on $ranks ranks x $threads threads" "$ranks" run "$SRC/configs/$kernel.ini" $SIZES \
             --threads "$threads" -o "$WORK/$kernel-$ranks.h5" || continue
         expect_in "$OUT" "^  verified   PASSED" "$kernel on $ranks ranks: verified"
-        got=$(bits "$WORK/$kernel-$ranks.h5" /results/global)
+        got=$(h5_bits "$WORK/$kernel-$ranks.h5" /results/global)
         [ "$got" = "$want" ] || fail "$kernel on $ranks ranks: result $got, without a launcher $want (bitwise)"
         rows=$("$H5GET" "$WORK/$kernel-$ranks.h5" /threads/table:rank | sort -n | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')
         want_rows=$(r=0; while [ "$r" -lt "$ranks" ]; do printf '%d:%d ' "$r" "$threads"; r=$((r + 1)); done)
@@ -57,8 +52,8 @@ field_case() {
     expect_in "$OUT" "^  verified   PASSED" "$name on $ranks ranks: verified"
     h5diff "$WORK/$name-alone.h5" "$WORK/$name-$ranks.h5" /field /field >"$WORK/diff.txt" 2>&1 ||
         { fail "$name on $ranks ranks: the field differs from the one-process field"; head -5 "$WORK/diff.txt" >&2; }
-    alone=$(bits "$WORK/$name-alone.h5" /results/global)
-    [ "$alone" != missing ] && [ "$alone" = "$(bits "$WORK/$name-$ranks.h5" /results/global)" ] ||
+    alone=$(h5_bits "$WORK/$name-alone.h5" /results/global)
+    [ "$alone" != missing ] && [ "$alone" = "$(h5_bits "$WORK/$name-$ranks.h5" /results/global)" ] ||
         fail "$name on $ranks ranks: sum of u^2 differs from the one-process result"
 }
 RANK_THREADS=1

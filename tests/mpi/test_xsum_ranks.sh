@@ -15,17 +15,13 @@ cd "$WORK" || exit 1
 SIZES="--set sum.n=20000 --set sum.mode=reproducible --set stencil.nx=37 --set stencil.ny=19 --set stencil.nz=9"
 SIZES="$SIZES --set run.iterations=3 --set run.warmup=1 --threads 1"
 
-bits() {
-    "$H5GET" -x "$1" "$2" 2>/dev/null || echo missing
-}
-
 # Under ASan (make test-asan sets ASAN_OPTIONS) one odd count: the normal pass checks them all.
 RANK_COUNTS="1 2 3 5 7"
 [ -n "${ASAN_OPTIONS:-}" ] && RANK_COUNTS=5
 for kernel in sum stencil2d stencil3d; do
     # shellcheck disable=SC2086
     run_ts 0 "$kernel in one process" run "$SRC/configs/$kernel.ini" $SIZES -o "$WORK/$kernel-alone.h5" || continue
-    want=$(bits "$WORK/$kernel-alone.h5" /results/global)
+    want=$(h5_bits "$WORK/$kernel-alone.h5" /results/global)
     [ "$want" = missing ] && { fail "$kernel in one process: no /results/global"; continue; }
     points=$("$H5GET" "$WORK/$kernel-alone.h5" /verification@checked)
     for ranks in $RANK_COUNTS; do
@@ -33,7 +29,7 @@ for kernel in sum stencil2d stencil3d; do
         # shellcheck disable=SC2086
         mpi_ts 0 "$kernel on $ranks ranks" "$ranks" run "$SRC/configs/$kernel.ini" $SIZES -o "$f" || continue
         expect_in "$OUT" "^  verified   PASSED" "$kernel on $ranks ranks: verified"
-        got=$(bits "$f" /results/global)
+        got=$(h5_bits "$f" /results/global)
         [ "$got" = "$want" ] || fail "$kernel on $ranks ranks: result $got, in one process $want (bitwise)"
         [ "$("$H5GET" "$f" /verification@passed)" = 1 ] || fail "$kernel on $ranks ranks: /verification@passed"
         [ "$("$H5GET" "$f" /verification@failures)" = 0 ] || fail "$kernel on $ranks ranks: /verification@failures"
@@ -46,7 +42,7 @@ for kernel in sum stencil2d stencil3d; do
         [ "$kernel" = sum ] && points=20001
         [ "$checked" = "$points" ] || fail "$kernel on $ranks ranks: $checked values checked, want $points"
         # The centre point's value comes from the rank that holds it, the same as one process's.
-        [ "$kernel" = sum ] || [ "$(bits "$f" /verification/observed)" = "$(bits "$WORK/$kernel-alone.h5" /verification/observed)" ] ||
+        [ "$kernel" = sum ] || [ "$(h5_bits "$f" /verification/observed)" = "$(h5_bits "$WORK/$kernel-alone.h5" /verification/observed)" ] ||
             fail "$kernel on $ranks ranks: /verification/observed differs from the one process's"
         # Every rank recorded its own partial and the time it spent combining.
         n=$("$H5GET" "$f" /mpi/ranks:reduction | awk '$1 >= 0 { n++ } END { print n + 0 }')
