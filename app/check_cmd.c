@@ -14,6 +14,7 @@
 #include "run_checkpoint.h"
 #include "run_plan.h"
 #include "run_ranks.h"
+#include "ts_distinct.h"
 #include "ts_memory.h"
 #include "ts_units.h"
 
@@ -154,20 +155,30 @@ static void summary_lines(const struct rank_part *all, int size, const char *uni
         printf("  refused  %d rank%s (the error names the first)\n", refused, refused == 1 ? "" : "s");
 }
 
+/* How many hosts the ranks run on; 0 when memory ran out (the line then leaves the count out). */
+static int count_hosts(const struct rank_part *all, int size)
+{
+    const char **hosts = malloc((size_t)(size > 0 ? size : 1) * sizeof *hosts);
+    if (!hosts)
+        return 0;
+    for (int r = 0; r < size; r++)
+        hosts[r] = all[r].host;
+    int n = (int)ts_count_distinct(hosts, (size_t)size);
+    free(hosts);
+    return n;
+}
+
 /* Rank 0: the section after the config. */
 static void print_ranks(const struct ts_run_ranks *rk, const struct rank_part *all, int size)
 {
     const struct ts_problem *pb = &rk->whole;
     const int ndims = pb->kernel == TS_KERNEL_STENCIL3D ? 3 : 2;
     const char *unit = rk->stencil ? "points" : "elements";
-    int hosts = 0;
-    for (int r = 0; r < size; r++) {
-        int seen = 0;
-        for (int q = 0; q < r && !seen; q++)
-            seen = strcmp(all[q].host, all[r].host) == 0;
-        hosts += !seen;
-    }
-    printf("ranks: %d on %d host%s; ", size, hosts, hosts == 1 ? "" : "s");
+    int hosts = count_hosts(all, size);
+    if (hosts > 0)
+        printf("ranks: %d on %d host%s; ", size, hosts, hosts == 1 ? "" : "s");
+    else
+        printf("ranks: %d; ", size);
     if (rk->stencil && ndims == 3)
         printf("the %lldx%lldx%lld grid as %s blocks (mpi.dims = %s), interior points:\n", (long long)pb->nx,
                (long long)pb->ny, (long long)pb->nz, rk->decomposition, rk->dec.automatic ? "auto" : "given");

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "run_ranks.h"
+#include "ts_distinct.h"
 
 /* Rank 0 gets every rank's n items of `item` bytes, concatenated in rank order (and how many
  * items in all); the others send theirs. */
@@ -137,23 +138,27 @@ double ts_run_ranks_total(struct ts_run_ranks *rk, double own_total)
     return job;
 }
 
-/* The hosts and whether two names share one kernel (an emulated cluster). */
-static void count_hosts(struct ts_mpi_rec *m, const struct ts_rank_rec *ranks)
+/* The hosts and whether two names share one kernel (an emulated cluster), by sorting: O(P log P)
+ * at rank 0. -1 when memory ran out. */
+static int count_hosts(struct ts_mpi_rec *m, const struct ts_rank_rec *ranks)
 {
-    m->n_hosts = 0;
-    m->shared_kernel = 0;
-    for (int r = 0; r < m->size; r++) {
-        int seen = 0;
-        for (int q = 0; q < r && !seen; q++)
-            seen = strcmp(ranks[q].host, ranks[r].host) == 0;
-        if (seen)
-            continue;
-        m->n_hosts++;
-        for (int q = 0; q < r; q++)
-            if (strcmp(ranks[q].host, ranks[r].host) != 0 && ranks[r].boot_id[0]
-                && strcmp(ranks[q].boot_id, ranks[r].boot_id) == 0)
-                m->shared_kernel = 1;
+    const size_t n = (size_t)m->size;
+    const char **hosts = malloc((n ? n : 1) * sizeof *hosts);
+    struct ts_named_key *kernels = malloc((n ? n : 1) * sizeof *kernels);
+    if (!hosts || !kernels) {
+        free(hosts);
+        free(kernels);
+        return -1;
     }
+    for (size_t r = 0; r < n; r++) {
+        hosts[r] = ranks[r].host;
+        kernels[r] = (struct ts_named_key){ .key = ranks[r].boot_id, .name = ranks[r].host };
+    }
+    m->n_hosts = (int)ts_count_distinct(hosts, n);
+    m->shared_kernel = ts_key_has_two_names(kernels, n);
+    free(hosts);
+    free(kernels);
+    return 0;
 }
 
 /* Every thread's placement row, when every rank audited the same NUMA node columns; rank 0's
@@ -334,7 +339,6 @@ int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct t
             m->n_iterations = done;
             m->rank_iteration = rk->rank_iteration;
             m->rank_halo_iteration = rk->rank_halo_iteration;
-            count_hosts(m, rk->ranks);
         }
     }
     free(ranks);
@@ -356,6 +360,9 @@ int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct t
     if (status == TS_OK && ex->out.have_placement_end)
         rk->placement_mixed |= gather_placement(rk, &ex->out.placement_end, ex->out.init_node, n_before, err, &status);
 
+    /* Rank 0 alone from here: the collectives are behind it, the stage's agreement follows. */
+    if (status == TS_OK && d->rank == 0 && count_hosts(&rk->mpi, rk->ranks) != 0)
+        status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot count the hosts of %d ranks", d->size);
     if (status == TS_OK && d->rank == 0) {
         ex->in.n_threads = (int)total;
         rp->problem = rk->whole;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rank_warnings.h"
+#include "ts_distinct.h"
 
 /* The notes and warnings across ranks printed at most; the last line says how many more. */
 enum { MAX_CROSS = 64 };
@@ -71,44 +72,62 @@ static int make_texts(const struct ts_dist *d, const struct ts_topo_report *rep,
     return fclose(f);
 }
 
-/* Line `index` of text (lines end with '\n'), copied into buf without its end. */
-static void line_of(const char *text, int index, char *buf, size_t len)
+/* The gathered fact lines ("host boot_id\n", one a rank) split once: each rank's host and kernel,
+ * and how many distinct of each, by sorting (O(P log P), not a comparison of every pair). */
+struct world_facts {
+    char *text;          /* a copy of the lines, cut into words in place */
+    const char **host;   /* rank r's host ("" when its line is missing) */
+    const char **kernel; /* rank r's boot id, "-" when unknown */
+    int hosts, kernels;
+};
+
+static void free_facts(struct world_facts *wf)
 {
-    for (int i = 0; i < index && text; i++)
-        if ((text = strchr(text, '\n')))
-            text++;
-    size_t n = text ? strcspn(text, "\n") : 0;
-    snprintf(buf, len, "%.*s", (int)n, text ? text : "");
+    free(wf->text);
+    free(wf->host);
+    free(wf->kernel);
+    memset(wf, 0, sizeof *wf);
 }
 
-/* How many distinct first (field 0) or second (field 1) words the fact lines hold. */
-static int distinct(const char *facts, int n, int field)
+static int read_facts(const char *facts, int size, struct world_facts *wf)
 {
-    int count = 0;
-    char a[320], b[320];
-    for (int i = 0; i < n; i++) {
-        line_of(facts, i, a, sizeof a);
-        char *word = field == 0 ? strtok(a, " ") : (strtok(a, " "), strtok(NULL, " "));
-        int seen = 0;
-        for (int j = 0; j < i && !seen && word; j++) {
-            line_of(facts, j, b, sizeof b);
-            char *other = field == 0 ? strtok(b, " ") : (strtok(b, " "), strtok(NULL, " "));
-            seen = other && strcmp(word, other) == 0;
-        }
-        count += !seen;
+    memset(wf, 0, sizeof *wf);
+    const size_t n = (size_t)(size > 0 ? size : 1);
+    const char **sorted = malloc(n * sizeof *sorted);
+    wf->text = strdup(facts ? facts : "");
+    wf->host = malloc(n * sizeof *wf->host);
+    wf->kernel = malloc(n * sizeof *wf->kernel);
+    if (!sorted || !wf->text || !wf->host || !wf->kernel) {
+        free(sorted);
+        free_facts(wf);
+        return -1;
     }
-    return count;
+    char *p = wf->text;
+    for (int r = 0; r < size; r++) {
+        char *end = p + strcspn(p, "\n"), *space = memchr(p, ' ', (size_t)(end - p));
+        const int last = *end == '\0';
+        *end = '\0';
+        if (space)
+            *space = '\0';
+        wf->host[r] = p;
+        wf->kernel[r] = space ? space + 1 : "";
+        p = last ? end : end + 1;
+    }
+    memcpy(sorted, wf->host, (size_t)size * sizeof *sorted);
+    wf->hosts = (int)ts_count_distinct(sorted, (size_t)size);
+    memcpy(sorted, wf->kernel, (size_t)size * sizeof *sorted);
+    wf->kernels = (int)ts_count_distinct(sorted, (size_t)size);
+    free(sorted);
+    return 0;
 }
 
-static void print_section(const struct ts_dist *d, const char *facts, const char *rows, char **own,
+static void print_section(const struct ts_dist *d, const struct world_facts *wf, const char *rows, char **own,
                           const struct ts_rank_line *cross, int n_cross, FILE *out)
 {
-    int hosts = distinct(facts, d->size, 0), kernels = distinct(facts, d->size, 1);
+    const int hosts = wf->hosts, kernels = wf->kernels;
     int w = (int)strlen("host");
-    char line[1024];
     for (int r = 0; r < d->size; r++) {
-        line_of(facts, r, line, sizeof line);
-        int n = (int)strcspn(line, " ");
+        int n = (int)strlen(wf->host[r]);
         w = n > w ? n : w;
     }
     fprintf(out, "\nranks (every thread of every rank, in rank order; core: hwloc logical, node: OS number)\n");
@@ -122,10 +141,9 @@ static void print_section(const struct ts_dist *d, const char *facts, const char
         size_t n = strcspn(p, "\n");
         int rank = atoi(p);
         const char *bar = memchr(p, '|', n);
-        line_of(facts, rank >= 0 && rank < d->size ? rank : 0, line, sizeof line);
-        line[strcspn(line, " ")] = '\0';
+        const char *host = wf->host[rank >= 0 && rank < d->size ? rank : 0];
         if (bar)
-            fprintf(out, "  %-*s  %.*s\n", w, line, (int)(n - (size_t)(bar + 1 - p)), bar + 1);
+            fprintf(out, "  %-*s  %.*s\n", w, host, (int)(n - (size_t)(bar + 1 - p)), bar + 1);
         p += n + (p[n] == '\n');
     }
     fprintf(out, "\nrank warnings%s\n", (own && own[0]) || n_cross ? "" : ": none");
@@ -194,8 +212,12 @@ int ts_topo_ranks_print(const struct ts_dist *dist, const struct ts_topo_report 
     struct ts_rank_line *cross = NULL;
     int n_cross = 0;
     int status = gather_all(dist, rep, 0, &all, &cross, &n_cross, err);
+    struct world_facts wf = { 0 };
+    if (status == TS_OK && dist->rank == 0 && read_facts(all.facts, dist->size, &wf) != 0)
+        status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot hold the hosts of %d ranks", dist->size);
     if (status == TS_OK && dist->rank == 0)
-        print_section(dist, all.facts, all.rows, all.own, cross, n_cross, out);
+        print_section(dist, &wf, all.rows, all.own, cross, n_cross, out);
+    free_facts(&wf);
     free(cross);
     release(&all);
     return status;
@@ -223,6 +245,12 @@ int ts_topo_ranks_json(const struct ts_dist *dist, const struct ts_topo_report *
             status =
                 ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot hold the JSON report of %d ranks", dist->size);
     }
+    struct world_facts wf = { 0 };
+    if (status == TS_OK && *j && read_facts(all.facts, dist->size, &wf) != 0) {
+        status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot hold the hosts of %d ranks", dist->size);
+        free(*j);
+        *j = NULL;
+    }
     if (status == TS_OK && *j) {
         struct ts_topo_ranks_json *r = *j;
         memcpy(r->lines, cross, (size_t)n_cross * sizeof cross[0]);
@@ -233,8 +261,8 @@ int ts_topo_ranks_json(const struct ts_dist *dist, const struct ts_topo_report *
         r->all = all;
         memset(&all, 0, sizeof all);
         r->world = (struct ts_topo_world){ .size = dist->size,
-                                           .hosts = distinct(r->all.facts, dist->size, 0),
-                                           .kernels = distinct(r->all.facts, dist->size, 1),
+                                           .hosts = wf.hosts,
+                                           .kernels = wf.kernels,
                                            .library = dist->library,
                                            .thread_level = dist->thread_level_name,
                                            .launcher = dist->launcher,
@@ -243,6 +271,7 @@ int ts_topo_ranks_json(const struct ts_dist *dist, const struct ts_topo_report *
                                            .cross_note = r->note,
                                            .n_cross = n_cross };
     }
+    free_facts(&wf);
     free(cross);
     release(&all);
     return status;
