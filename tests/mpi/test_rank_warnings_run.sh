@@ -23,7 +23,10 @@ if expect_run 0 "a run on 8 ranks, binding off on every rank" "$MPIRUN" --oversu
     expect_in "$ERR" "^touchstone: warning: rank 7 \([^)]*\): OMP_PLACES=threads from the environment overrides openmp.places = cores\$" \
         "8 ranks: rank 7's own warning, attributed to rank 7"
     [ "$(grep -c 'OMP_PLACES=threads from the environment' "$ERR")" = 1 ] || fail "8 ranks: rank 7's warning not once"
-    expect_not_in "$ERR" "^touchstone: warning: rank [0-6] \(" "8 ranks: a line of one rank among the 7 alike"
+    # Only the warnings all 7 give: unbound threads on a loaded machine may also migrate, which
+    # some ranks warn of alone (a CI run failed on "rank 3 (...): threads migrated").
+    expect_not_in "$ERR" "^touchstone: warning: rank [0-6] \([^)]*\): (binding is off|OMP_PROC_BIND=false)" \
+        "8 ranks: a line of one rank among the 7 alike"
     # The file keeps what the screen showed, line for line.
     sed -n 's/^touchstone: warning: //p' "$ERR" >"$WORK/screen.txt"
     "$H5GET" "$WORK/eight.h5" /warnings >"$WORK/file.txt" || fail "8 ranks: no /warnings"
