@@ -135,10 +135,11 @@ likwid_gbs() { # TEST SIZE_MB SCALE
         | awk -v s="$3" '/^MByte\/s:/ { printf "%.4f\n", $2 * s / 1000 }'
 }
 
-# h5 FILE -d|-a PATH: the sum of the numbers in that dataset or attribute.
+# h5 FILE -d|-a PATH: the sum of the numbers in that dataset or attribute (of any rank: h5dump's
+# "(i,j):" positions are not numbers).
 h5() {
     h5dump -m %.17g "$2" "$3" "$1" 2>/dev/null | awk '/DATA \{/ { on = 1; next } on && /\}/ { exit }
-        on { gsub(/\([0-9]+\):|,/, " "); for (i = 1; i <= NF; i++) s += $i } END { printf "%.17g\n", s }'
+        on { gsub(/\([0-9,]+\):/, " "); gsub(/,/, " "); for (i = 1; i <= NF; i++) s += $i } END { printf "%.17g\n", s }'
 }
 
 # LAUNCH (a launcher's command line, word-split; none by default) and RUN_THREADS (THREADS)
@@ -236,6 +237,60 @@ ranks_round() { # J CONFIG ARGS...
     echo "1 x $THREADS: ${one:-failed}, $RANKS x 1: ${many:-failed}"
 }
 
+# --- across ranks: the halo exchange overlapped or not, time blocks (issue 24) --------------
+# stencil2d and stencil3d on RANKS ranks x 1 thread, the grids above. Overlap: the interior
+# computed while the faces travel (the default) against TOUCHSTONE_HALO_OVERLAP=0 (the exchange,
+# then the whole sweep), alternately; each side's GB/s and halo share (the ranks' seconds in the
+# exchange over their iteration seconds, /mpi). Time blocks: the row's time_block (halos that
+# deep, one exchange a block) against 1, on RANKS ranks and on 1 rank of THREADS threads; the
+# speed-up with ranks against the one without.
+halo_rows() {
+    cat <<EOF
+stencil2d ${nx2}x${ny2}|$TIME_BLOCK|stencil2d.ini --set stencil.nx=$nx2 --set stencil.ny=$ny2
+stencil3d ${nx3}x${nx3}x${nz3}|$TIME_BLOCK_3D|stencil3d.ini --set stencil.nx=$nx3 --set stencil.ny=$nx3 --set stencil.nz=$nz3
+EOF
+}
+
+# The last run's halo share in percent: its ranks' seconds in the exchange over their iteration
+# seconds, both summed over every rank and timed iteration (what the run's summary prints).
+halo_share() {
+    awk -v h="$(h5 "$WORK/run.h5" -d /mpi/rank_halo_iteration)" -v t="$(h5 "$WORK/run.h5" -d /mpi/rank_iteration)" \
+        'BEGIN { if (t > 0) printf "%.2f\n", 100 * h / t }'
+}
+
+# measure_into FILE SHARE_FILE -- CONFIG ARGS...: one touchstone_gbs under LAUNCH, its GB/s
+# appended to FILE (its halo share to SHARE_FILE unless that is empty); prints the GB/s or "failed".
+measure_into() {
+    file=$1 share_file=$2
+    shift 3
+    gbs=$(touchstone_gbs "$@")
+    if [ -n "$gbs" ]; then
+        echo "$gbs" >>"$file"
+        [ -n "$share_file" ] && halo_share >>"$share_file"
+    fi
+    echo "${gbs:-failed}"
+}
+
+# One round of halo row J: overlap on and off on RANKS ranks, then time_block 1 and K on 1 rank
+# and on RANKS ranks.
+halo_round() { # J K CONFIG ARGS...
+    [ -n "$MPIRUN" ] || return 0
+    j=$1 k=$2
+    shift 2
+    RUN_THREADS=1 LAUNCH="$MPIRUN $MANY_RANKS"
+    on=$(measure_into "$WORK/h$j.on" "$WORK/h$j.on_share" -- "$@")
+    LAUNCH="$MPIRUN -x TOUCHSTONE_HALO_OVERLAP=0 $MANY_RANKS"
+    off=$(measure_into "$WORK/h$j.off" "$WORK/h$j.off_share" -- "$@")
+    RUN_THREADS=$THREADS LAUNCH="$MPIRUN $ONE_RANK"
+    one1=$(measure_into "$WORK/h$j.one1" "" -- "$@")
+    onek=$(measure_into "$WORK/h$j.onek" "" -- "$@" --set stencil.time_block="$k")
+    RUN_THREADS=1 LAUNCH="$MPIRUN $MANY_RANKS"
+    many1=$(measure_into "$WORK/h$j.many1" "" -- "$@")
+    manyk=$(measure_into "$WORK/h$j.manyk" "" -- "$@" --set stencil.time_block="$k")
+    LAUNCH="" RUN_THREADS=""
+    echo "overlap $on, without $off; time_block $k against 1: 1 x $THREADS $onek/$one1, $RANKS x 1 $manyk/$many1"
+}
+
 LOAD_START=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null) # the machine's load, for the table's heading
 say "$THREADS threads, $SIZE_MB MB per kernel (LLC $LLC_MB MB, L2 $((L2_BYTES >> 10)) KiB), $ROUNDS rounds; likwid-bench ${LIKWID:-off}"
 round=1
@@ -260,6 +315,15 @@ while [ "$round" -le "$ROUNDS" ]; do
         ITERS=$(iterations "$SIZE_MB")
         # shellcheck disable=SC2086 # the arguments are words
         say "round $round/$ROUNDS: $name: $(ranks_round "$j" $args)"
+    done
+    j=0
+    halo_rows | while IFS='|' read -r name k args; do
+        j=$((j + 1))
+        # shellcheck disable=SC2254
+        case "$name, $RANKS ranks halo" in $ONLY) ;; *) continue ;; esac
+        ITERS=$(iterations "$SIZE_MB")
+        # shellcheck disable=SC2086 # the arguments are words
+        say "round $round/$ROUNDS: $name on $RANKS ranks: $(halo_round "$j" "$k" $args)"
     done
     round=$((round + 1))
 done
@@ -331,6 +395,36 @@ rank_rows | while IFS='|' read -r name target args; do
                   if (missing) printf ", %d rounds without a result", missing }' "$WORK/r$j.results")
     fi
     echo "| $name | $(stats "$WORK/r$j.one") | $(stats "$WORK/r$j.many") | $ratio | $target${verdict:+ $verdict} | $same |"
+done
+
+# The halo exchange and time blocks across ranks, from the same rounds.
+echo
+echo "across ranks: the halo exchange overlapped with the interior or not (TOUCHSTONE_HALO_OVERLAP=0), both on" \
+    "$RANKS ranks x 1 thread (mpirun $MANY_RANKS); halo share: the ranks' seconds in the exchange over their iteration seconds"
+echo
+echo "| kernel | overlapped GB/s median (min-max) | halo share % | not overlapped GB/s median (min-max) | halo share % | ratio |"
+echo "| --- | --- | --- | --- | --- | --- |"
+j=0
+halo_rows | while IFS='|' read -r name k args; do
+    j=$((j + 1))
+    echo "| $name | $(stats "$WORK/h$j.on") | $(stats "$WORK/h$j.on_share") | $(stats "$WORK/h$j.off") |" \
+        "$(stats "$WORK/h$j.off_share") | $(median_ratio "$WORK/h$j.on" "$WORK/h$j.off") |"
+done
+echo
+echo "time blocks across ranks: time_block k (halos k deep, one exchange a block) against 1, on 1 rank x $THREADS" \
+    "threads and on $RANKS ranks x 1 thread; speed-up: median of the per-round ratios"
+echo
+echo "| kernel | k | 1 x $THREADS: time_block 1 GB/s | time_block k GB/s | speed-up | $RANKS x 1: time_block 1 GB/s | time_block k GB/s | speed-up | with ranks over without |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+j=0
+halo_rows | while IFS='|' read -r name k args; do
+    j=$((j + 1))
+    one=$(median_ratio "$WORK/h$j.onek" "$WORK/h$j.one1")
+    many=$(median_ratio "$WORK/h$j.manyk" "$WORK/h$j.many1")
+    both=n/a
+    [ "$one" != n/a ] && [ "$many" != n/a ] && both=$(awk -v a="$many" -v b="$one" 'BEGIN { printf "%.3f\n", a / b }')
+    echo "| $name | $k | $(stats "$WORK/h$j.one1") | $(stats "$WORK/h$j.onek") | $one | $(stats "$WORK/h$j.many1") |" \
+        "$(stats "$WORK/h$j.manyk") | $many | $both |"
 done
 
 # --- the NUMA matrix (issue 16) --------------------------------------------------------------

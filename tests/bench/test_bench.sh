@@ -32,6 +32,11 @@ for row in 'stencil2d' 'stencil3d' 'sum (reproducible)'; do
         || fail "no ranks-against-threads row for $row with the same result on ranks as on threads"
 done
 grep -q '^under mpirun .*overhead ' "$OUT" || fail "no overhead line for the default run under mpirun"
+# Across ranks (issue 24): the halo exchange overlapped or not, both measured with their halo shares.
+for row in 'stencil2d' 'stencil3d'; do
+    awk -F'|' -v r="$row" 'index($2, " " r " ") == 1 && NF == 8 && $3 ~ /[0-9]/ && $4 ~ /[0-9]/ && $5 ~ /[0-9]/ && $6 ~ /[0-9]/ \
+        { found = 1 } END { exit !found }' "$OUT" || fail "no halo overlap row for $row with both sides and their halo shares"
+done
 # The NUMA matrix (issue 16): every cell's read and triad against likwid-bench, the engine's
 # column measured; the idle latency against the plain chase, both columns measured.
 for k in read triad; do
