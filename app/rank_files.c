@@ -135,13 +135,5 @@ uint64_t ts_rank_field_digest(const struct ts_run_ranks *rk, const double *grid)
 
 int ts_rank_digest_sum(const struct ts_run_ranks *rk, uint64_t mine, uint64_t *sum, struct ts_error *err)
 {
-    *sum = 0;
-    uint64_t *all = rk->dist->rank == 0 ? calloc((size_t)rk->dist->size, sizeof *all) : NULL;
-    if (rk->dist->rank == 0 && !all)
-        return ts_fail(err, TS_RESOURCE_ERROR, "no memory for %d ranks' digests", rk->dist->size);
-    int status = ts_dist_gather(rk->dist, &mine, sizeof mine, all, err);
-    for (int r = 0; status == TS_OK && all && r < rk->dist->size; r++)
-        *sum += all[r];
-    free(all);
-    return status;
+    return ts_dist_sum_u64(rk->dist, &mine, sum, 1, err);
 }

@@ -43,7 +43,7 @@ int ts_rank_fill_join(struct ts_rank_fill *f, struct ts_error *err);
  * their positions in the global grid: the ranks' digests add up to the whole field's. */
 uint64_t ts_rank_field_digest(const struct ts_run_ranks *rk, const double *grid);
 
-/* Collective: the sum of every rank's digest on rank 0 (0 on the others). */
+/* Collective: the sum of every rank's digest (modulo 2^64), on every rank: one reduction. */
 int ts_rank_digest_sum(const struct ts_run_ranks *rk, uint64_t mine, uint64_t *sum, struct ts_error *err);
 
 #endif

@@ -70,6 +70,10 @@ int ts_dist_min_max(const struct ts_dist *d, double value, double *smallest, dou
  * same array. Not started: the values. TS_INTERNAL_ERROR when MPI fails. */
 int ts_dist_sum_i64(const struct ts_dist *d, const int64_t *values, int64_t *sums, int n, struct ts_error *err);
 
+/* Collective: the same as ts_dist_sum_i64 for unsigned values, summed modulo 2^64 (C's
+ * unsigned addition, which MPI_SUM on MPI_UINT64_T is): digests whose parts add up. */
+int ts_dist_sum_u64(const struct ts_dist *d, const uint64_t *values, uint64_t *sums, int n, struct ts_error *err);
+
 /* Collective: largest[i] the largest of every rank's values[i], i < n (values and largest may be
  * the same array). MPI leaves a NaN's order undefined: give none (map it to what it means, as
  * INFINITY for an error). Not started: the values. */

@@ -30,6 +30,12 @@ int ts_dist_sum_i64(const struct ts_dist *d, const int64_t *values, int64_t *sum
                      err);
 }
 
+int ts_dist_sum_u64(const struct ts_dist *d, const uint64_t *values, uint64_t *sums, int n, struct ts_error *err)
+{
+    return allreduce(d, values, sums, n, sizeof *sums, MPI_UINT64_T, MPI_SUM,
+                     "summing across ranks modulo 2^64 (MPI_Allreduce)", err);
+}
+
 int ts_dist_max_double(const struct ts_dist *d, const double *values, double *largest, int n, struct ts_error *err)
 {
     return allreduce(d, values, largest, n, sizeof *largest, MPI_DOUBLE, MPI_MAX,
