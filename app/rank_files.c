@@ -14,24 +14,69 @@ static void own_ranges(const struct ts_run_ranks *rk, int64_t lo[3], int64_t hi[
         ts_run_ranks_own(&rk->block, rk->dec.ndims, a, &lo[a], &hi[a]);
 }
 
-void ts_rank_fill_init(struct ts_rank_fill *f, const struct ts_run_ranks *rk, const struct ts_run_exec *ex,
-                       const char *dataset, int dataset_rank)
+void ts_rank_fill_start(struct ts_rank_fill *f, const struct ts_run_ranks *rk)
 {
     memset(f, 0, sizeof *f);
     f->rk = rk;
-    f->dataset = dataset;
+}
+
+/* The next block, or NULL past TS_RANK_FILL_MAX (a bug: the writer then says the file is
+ * incomplete by the block it lacks, never writes past the array). */
+static struct ts_h5_block *next_block(struct ts_rank_fill *f, const char *dataset, int rank)
+{
+    if (f->n_blocks >= TS_RANK_FILL_MAX)
+        return NULL;
+    struct ts_h5_block *b = &f->blocks[f->n_blocks++];
+    memset(b, 0, sizeof *b);
+    b->dataset = dataset;
+    b->rank = rank;
+    return b;
+}
+
+void ts_rank_fill_field(struct ts_rank_fill *f, const struct ts_run_exec *ex, const char *dataset, int dataset_rank)
+{
+    struct ts_h5_block *b = next_block(f, dataset, dataset_rank);
+    if (!b)
+        return;
+    const struct ts_run_ranks *rk = f->rk;
     int64_t dims[3], lo[3], hi[3];
-    f->block.rank = dataset_rank;
-    f->block.local = ts_kernel_field(&ex->in.rp->problem, ex->own.arrays, ex->out.steps_done, dims);
+    b->local = ts_kernel_field(&ex->in.rp->problem, ex->own.arrays, ex->out.steps_done, dims);
     own_ranges(rk, lo, hi);
     /* The block's arrays run z, y, x like the datasets; the decomposition's x, y, z. */
     for (int a = 0; a < 3; a++) {
         const int axis = 2 - a;
-        f->block.start[a] = rk->block.origin[axis] + lo[axis];
-        f->block.count[a] = hi[axis] - lo[axis];
-        f->block.local_dims[a] = rk->block.local[axis];
-        f->block.local_start[a] = lo[axis];
+        b->start[a] = rk->block.origin[axis] + lo[axis];
+        b->count[a] = hi[axis] - lo[axis];
+        b->local_dims[a] = rk->block.local[axis];
+        b->local_start[a] = lo[axis];
     }
+}
+
+void ts_rank_fill_rows(struct ts_rank_fill *f, const char *dataset, int64_t first, int64_t rows, int64_t columns,
+                       const double *local, int64_t row_length, int64_t first_column)
+{
+    struct ts_h5_block *b = next_block(f, dataset, 2);
+    if (!b)
+        return;
+    b->local = local;
+    b->start[1] = first;
+    b->count[0] = 1;
+    b->count[1] = rows;
+    b->count[2] = columns;
+    b->local_dims[0] = 1;
+    b->local_dims[1] = rows;
+    b->local_dims[2] = row_length;
+    b->local_start[2] = first_column;
+}
+
+void ts_rank_fill_world_rows(struct ts_rank_fill *f, const struct ts_run_exec *ex)
+{
+    const struct ts_run_ranks *rk = f->rk;
+    const int64_t steps = ex->in.warmup + ex->in.iterations, mine = rk->dist->rank;
+    ts_rank_fill_rows(f, "/timings/thread_iteration", rk->first_thread, rk->n_threads, rk->timed, ex->out.thread_times,
+                      ex->in.iterations, 0);
+    ts_rank_fill_rows(f, "/mpi/rank_iteration", mine, 1, rk->timed, rk->own_steps, steps, ex->in.warmup);
+    ts_rank_fill_rows(f, "/mpi/rank_halo_iteration", mine, 1, rk->timed, rk->own_steps + steps, steps, ex->in.warmup);
 }
 
 /* Every rank's block written; the first failure (by rank) is everyone's answer on rank 0. */
@@ -39,7 +84,7 @@ static int write_blocks(struct ts_rank_fill *f, const char *tmp, struct ts_error
 {
     struct ts_error mine;
     ts_error_clear(&mine);
-    int status = ts_h5_write_block(tmp, f->dataset, &f->block, &mine);
+    int status = ts_h5_write_blocks(tmp, f->blocks, f->n_blocks, &mine);
     /* One line per rank, in rank order: empty, or "STATUS MESSAGE". */
     char text[sizeof mine.message + 32] = "\n";
     if (status != TS_OK)
@@ -133,7 +178,7 @@ uint64_t ts_rank_field_digest(const struct ts_run_ranks *rk, const double *grid)
     return sum;
 }
 
-int ts_rank_digest_sum(const struct ts_run_ranks *rk, uint64_t mine, uint64_t *sum, struct ts_error *err)
+int ts_rank_digest_sum(const struct ts_run_ranks *rk, const uint64_t *mine, uint64_t *sum, int n, struct ts_error *err)
 {
-    return ts_dist_sum_u64(rk->dist, &mine, sum, 1, err);
+    return ts_dist_sum_u64(rk->dist, mine, sum, n, err);
 }

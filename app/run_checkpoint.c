@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "rank_files.h"
+#include "ts_digest.h"
 #include "run_record.h"
 #include "ts_checkpoint.h"
 
@@ -28,29 +29,32 @@ static double *stencil_field(struct ts_run_exec *ex, int64_t dims[3])
     return (double *)ts_kernel_field(&ex->in.rp->problem, ex->own.arrays, ex->out.steps_done, dims);
 }
 
-/* Across ranks, on every rank: every thread's times to rank 0 (the others get NULL), and the
- * field's digest summed there; the field itself each rank writes into the file (rank_files.h). */
-static int gather_state(struct ts_run_checkpoint *ck, struct ts_run_exec *ex, double **times, int32_t *n_threads,
-                        uint64_t *field_digest)
+/* Across ranks, on every rank: where this rank's threads' rows of the times go and how many
+ * threads the world has, and the digests of the times and of the field, each the sum of the
+ * ranks' digests of their own part (ts_digest_points); each rank writes its rows and its block
+ * of the field into the file itself (rank_files.h), so nothing is gathered. */
+static int rows_and_digests(struct ts_run_checkpoint *ck, struct ts_run_exec *ex, int64_t *first, int32_t *n_threads,
+                            uint64_t digests[2])
 {
     struct ts_run_ranks *rk = ck->ranks;
-    size_t *counts = NULL, row = (size_t)ex->in.iterations * sizeof(double);
-    int status = ts_dist_gatherv(rk->dist, ex->out.thread_times, (size_t)ex->in.n_threads * row, (void **)times,
-                                 &counts, &ck->err);
-    *n_threads = 0;
-    for (int r = 0; status == TS_OK && counts && r < rk->dist->size; r++)
-        *n_threads += (int32_t)(row ? counts[r] / row : 0);
-    free(counts);
-    if (status == TS_OK && rk->stencil)
-        status = ts_rank_digest_sum(rk, ts_rank_field_digest(rk, stencil_field(ex, (int64_t[3]){ 0 })), field_digest,
-                                    &ck->err);
+    const int64_t iterations = ex->in.iterations;
+    int64_t total = 0;
+    int status = ts_dist_rows_before(rk->dist, ex->in.n_threads, first, &total, &ck->err);
+    *n_threads = (int32_t)total;
+    uint64_t mine[2] = {
+        ts_digest_points(ex->out.thread_times, (size_t)ex->in.n_threads * (size_t)iterations,
+                         (uint64_t)(*first * iterations)),
+        rk->stencil ? ts_rank_field_digest(rk, stencil_field(ex, (int64_t[3]){ 0 })) : 0,
+    };
+    if (status == TS_OK)
+        status = ts_rank_digest_sum(rk, mine, digests, 2, &ck->err);
     return status;
 }
 
-/* Rank 0's part: the checkpoint of the whole problem, its field (across ranks) created empty
- * for every rank to write its block into. */
-static int write_checkpoint(struct ts_run_checkpoint *ck, struct ts_run_exec *ex, double *world_times,
-                            int32_t world_threads, uint64_t field_digest, struct ts_rank_fill *fill)
+/* Rank 0's part: the checkpoint of the whole problem, its field and the threads' times (across
+ * ranks) created empty for every rank to write its block and rows into. */
+static int write_checkpoint(struct ts_run_checkpoint *ck, struct ts_run_exec *ex, int32_t world_threads,
+                            const uint64_t digests[2], struct ts_rank_fill *fill)
 {
     struct ts_attr *config = ts_config_attrs(ck->cfg);
     if (!config)
@@ -72,15 +76,17 @@ static int write_checkpoint(struct ts_run_checkpoint *ck, struct ts_run_exec *ex
     struct ts_h5_fill hook = { 0 };
     if (rk && rk->spread) {
         c.n_threads = world_threads;
-        c.thread_times = world_times;
+        c.thread_times = NULL;
+        c.thread_times_later = 1;
+        c.thread_times_digest = digests[0];
+        hook = ts_rank_fill_hook(fill);
         if (rk->stencil) {
             c.field = NULL;
             c.field_later = 1;
-            c.field_digest = field_digest;
+            c.field_digest = digests[1];
             c.field_dims[0] = rk->dec.points[2];
             c.field_dims[1] = rk->dec.points[1];
             c.field_dims[2] = rk->dec.points[0];
-            hook = ts_rank_fill_hook(fill);
         }
     }
     struct ts_place place = ts_output_checkpoint_place(ck->out, &ck->own);
@@ -97,25 +103,25 @@ static int save(struct ts_run_exec *ex, struct ts_run_checkpoint *ck)
 {
     struct ts_run_ranks *rk = ck->ranks;
     const int spread = rk && rk->spread;
-    double *world_times = NULL;
     int32_t world_threads = 0;
-    uint64_t field_digest = 0;
-    struct ts_rank_fill fill = { 0 };
+    uint64_t digests[2] = { 0, 0 };
+    struct ts_rank_fill fill;
     if (spread) {
-        int gathered = gather_state(ck, ex, &world_times, &world_threads, &field_digest);
-        if (gathered != TS_OK) {
-            free(world_times);
-            return gathered;
-        }
+        int64_t first = 0;
+        int status = rows_and_digests(ck, ex, &first, &world_threads, digests);
+        if (status != TS_OK)
+            return status;
+        ts_rank_fill_start(&fill, rk);
+        ts_rank_fill_rows(&fill, "/thread_times", first, ex->in.n_threads, ex->in.iterations, ex->out.thread_times,
+                          ex->in.iterations, 0);
         if (rk->stencil)
-            ts_rank_fill_init(&fill, rk, ex, "/field", 3);
-        if (rk->dist->rank != 0) /* rank 0 writes the file; this rank its block of the field */
-            return rk->stencil ? ts_rank_fill_join(&fill, &ck->err) : TS_OK;
+            ts_rank_fill_field(&fill, ex, "/field", 3);
+        if (rk->dist->rank != 0) /* rank 0 writes the file; this rank its rows and block */
+            return ts_rank_fill_join(&fill, &ck->err);
     }
-    int status = write_checkpoint(ck, ex, world_times, world_threads, field_digest, &fill);
-    if (spread && rk->stencil)
+    int status = write_checkpoint(ck, ex, world_threads, digests, &fill);
+    if (spread)
         status = ts_rank_fill_end(&fill, status, &ck->err);
-    free(world_times);
     return status;
 }
 
@@ -204,7 +210,8 @@ int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cf
         status = ts_run_ranks_agree_error(rk, status, err);
     if (status == TS_OK && spread && rk->stencil) {
         uint64_t sum = 0;
-        status = ts_rank_digest_sum(rk, ts_rank_field_digest(rk, stencil_field_at(ex, steps)), &sum, err);
+        const uint64_t mine = ts_rank_field_digest(rk, stencil_field_at(ex, steps));
+        status = ts_rank_digest_sum(rk, &mine, &sum, 1, err);
         if (status == TS_OK && rk->dist->rank == 0 && sum != stored_digest)
             status = ts_fail(err, TS_BAD_INPUT,
                              "cannot read checkpoint: %s: /field: the values are not those written (the ranks' "

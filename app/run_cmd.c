@@ -233,8 +233,8 @@ struct run {
     struct ts_cache_fit fit;
     struct ts_rank_line cross[TS_RUN_MAX_CROSS_WARNINGS];
     int n_cross;
-    int field_by_ranks; /* every rank writes its block of the field into rank 0's file */
-    struct ts_rank_fill fill;
+    int field_by_ranks;       /* every rank writes its block of the field into rank 0's file */
+    struct ts_rank_fill fill; /* across ranks: what each rank writes into rank 0's file */
 };
 
 /* --- The stages. Each is this rank's part of one step of the run; after each, the ranks
@@ -370,10 +370,13 @@ static int stage_record(struct run *r, struct ts_error *err)
         (r->root || r->ranks.spread) && ts_topology_record(r->ex.in.topo, &r->rr.topology, &no_machine) == TS_OK;
     int status = ts_run_cross_rank_warnings(&r->ranks, have_machine ? &r->rr.topology : NULL, r->binding, &r->ex,
                                             r->cross, &r->n_cross, err);
+    ts_rank_fill_start(&r->fill, &r->ranks);
     if (status == TS_OK && r->field_by_ranks) /* before ex becomes the world's on rank 0 */
-        ts_rank_fill_init(&r->fill, &r->ranks, &r->ex, "/field/u", r->ranks.dec.ndims);
+        ts_rank_fill_field(&r->fill, &r->ex, "/field/u", r->ranks.dec.ndims);
     if (status == TS_OK)
         status = ts_run_ranks_world(&r->ranks, &r->ex, &r->rp, err);
+    if (status == TS_OK && r->ranks.spread)
+        ts_rank_fill_world_rows(&r->fill, &r->ex);
     /* Rank 0's record, then every rank's warnings, which rank 0 gathers even after its own
      * error there: the others are in the gather. */
     const int met = status == TS_OK;
@@ -398,11 +401,13 @@ static int stage_record(struct run *r, struct ts_error *err)
     return status;
 }
 
-/* Rank 0 writes the file; across ranks each rank writes its block of the field into it. */
+/* Rank 0 writes the file; across ranks each rank writes its block of the field and its rows
+ * of the per-iteration tables into it. */
 static int stage_write(struct run *r, struct ts_error *err)
 {
+    const int by_ranks = r->ranks.spread;
     if (!r->root)
-        return r->field_by_ranks ? ts_rank_fill_join(&r->fill, err) : TS_OK;
+        return by_ranks ? ts_rank_fill_join(&r->fill, err) : TS_OK;
     struct ts_run_record *rr = &r->rr;
     ts_run_record_job(rr, r->binding, r->cli->restart_path, r->restored_steps);
     rr->results.working_set_bytes = r->ranks.spread ? (int64_t)r->rp.arrays_bytes : r->fit.working_set_bytes;
@@ -419,9 +424,9 @@ static int stage_write(struct run *r, struct ts_error *err)
         ts_run_warn(rr, "the ranks' hosts have different NUMA nodes: /placement holds the threads of rank 0 alone");
     struct ts_h5_fill hook = ts_rank_fill_hook(&r->fill);
     int status = write_results(rr, r->cfg, &r->ex, &r->checkpoint, &r->out, &r->ranks, r->worked,
-                               r->field_by_ranks ? &hook : NULL, &r->go_on, err);
+                               by_ranks ? &hook : NULL, &r->go_on, err);
     /* The others wait for the file's name, or to hear there is none. */
-    return r->field_by_ranks ? ts_rank_fill_end(&r->fill, status, err) : status;
+    return by_ranks ? ts_rank_fill_end(&r->fill, status, err) : status;
 }
 
 static int (*const stages[])(struct run *r, struct ts_error *err) = {

@@ -102,8 +102,11 @@ struct ts_run_outputs {
     double *halo_times;                    /* [step]: of which the halo exchange; 0 without */
     int hook_failed;                       /* the halo exchange failed: the loop stopped, hook_err says why */
     struct ts_error hook_err;
-    double *thread_times;    /* [thread][timed iteration], warm-up excluded */
-    double *thread_partials; /* n_threads */
+    double *thread_times;      /* [thread][timed iteration], warm-up excluded */
+    int thread_times_by_ranks; /* across ranks (ts_run_ranks_world): thread_times stay this rank's
+                                * threads' while n_threads becomes the world's; each rank writes its
+                                * rows into the file, the record holds none */
+    double *thread_partials;   /* n_threads */
 
     /* per node */
     int n_nodes;

@@ -69,16 +69,25 @@ static void count_the_rest(struct ts_run_plan *rp, const struct ts_config *cfg)
 void ts_run_plan_world(struct ts_run_plan *rp, int ranks, int64_t world_threads)
 {
     const size_t others = world_threads > rp->n_threads ? (size_t)(world_threads - rp->n_threads) : 0;
-    const size_t d = sizeof(double), iterations = (size_t)rp->iterations;
-    const size_t thread_times = times_bytes(times_bytes(others, iterations), d);
-    const size_t per_rank = sum_bytes(sizeof(struct ts_rank_rec), times_bytes(times_bytes(2, iterations), d));
-    const size_t tables =
-        sum_bytes(sum_bytes(thread_times, times_bytes(others, PER_THREAD_BYTES)), times_bytes((size_t)ranks, per_rank));
-    /* Gathered, kept for the record, twice in the file's image; the threads' times copied once more. */
-    rp->world_bytes = sum_bytes(times_bytes(tables, 3), thread_times);
+    const size_t d = sizeof(double);
+    /* Per rank its row of /mpi/ranks and its start; per thread of the others its record, counters
+     * and partial. No time per iteration of another rank: each rank writes its own rows of those
+     * tables into the file (app/rank_files.h), and rank 0 gets each step's slowest by a
+     * reduction into the step times it counts already. */
+    const size_t per_rank = sizeof(struct ts_rank_rec) + d;
+    const size_t tables = sum_bytes(times_bytes(others, PER_THREAD_BYTES), times_bytes((size_t)ranks, per_rank));
+    /* Gathered and kept for the record, twice in the file's image. */
+    rp->world_bytes = times_bytes(tables, 3);
     rp->world_threads = world_threads;
     rp->world_ranks = ranks;
     rp->total_bytes = sum_bytes(rp->total_bytes, rp->world_bytes);
+}
+
+void ts_run_plan_spread(struct ts_run_plan *rp)
+{
+    const size_t own = times_bytes(times_bytes((size_t)(rp->warmup + rp->iterations), 2), sizeof(double));
+    rp->timing_bytes = sum_bytes(rp->timing_bytes, own);
+    rp->total_bytes = sum_bytes(rp->total_bytes, own);
 }
 
 int ts_run_plan_make(const struct ts_config *cfg, struct ts_run_plan *rp, struct ts_error *err)
@@ -256,7 +265,7 @@ int ts_run_plan_check_memory(const struct ts_run_plan *rp, struct ts_error *err)
         char world[160] = "";
         if (rp->world_bytes > 0)
             snprintf(world, sizeof world,
-                     ", and on rank 0 those of the %lld threads of the other ranks and the rows of %d ranks",
+                     ", and on rank 0 the records of the %lld threads of the other ranks and the rows of %d ranks",
                      (long long)(rp->world_threads - rp->n_threads), rp->world_ranks);
         return ts_fail(err, TS_RESOURCE_ERROR,
                        "%s needs %s (%s, and %s for the times of %lld iterations x %d threads, the threads' records "
@@ -316,8 +325,8 @@ void ts_run_plan_print_memory(const struct ts_run_plan *rp, FILE *out)
         char world[32];
         ts_bytes_text(rp->world_bytes, world, sizeof world);
         fprintf(out,
-                "  other ranks   %-10s (rank 0: the times and records of the %lld threads of the other ranks, the rows "
-                "of %d ranks)\n",
+                "  other ranks   %-10s (rank 0: the records of the %lld threads of the other ranks, the rows of %d "
+                "ranks; their times per iteration each rank writes itself)\n",
                 world, (long long)(rp->world_threads - rp->n_threads), rp->world_ranks);
     }
     struct ts_memory_limit limits[8];

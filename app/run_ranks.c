@@ -104,6 +104,7 @@ int ts_run_ranks_count_world(const struct ts_run_ranks *rk, struct ts_run_plan *
 {
     if (!rk->spread)
         return TS_OK;
+    ts_run_plan_spread(rp);
     int64_t threads = rp->n_threads;
     int status = ts_dist_sum_i64(rk->dist, &threads, &threads, 1, err);
     if (status == TS_OK && rk->dist->rank == 0)
@@ -333,11 +334,10 @@ void ts_run_ranks_release(struct ts_run_ranks *rk)
     ts_dist_halo_destroy(rk->halo);
     rk->halo = NULL;
     free(rk->ranks);
-    free(rk->rank_iteration);
-    free(rk->rank_halo_iteration);
+    free(rk->own_steps);
     free(rk->elapsed);
     free(rk->thread_rank);
     rk->ranks = NULL;
-    rk->rank_iteration = rk->rank_halo_iteration = rk->elapsed = NULL;
+    rk->own_steps = rk->elapsed = NULL;
     rk->thread_rank = NULL;
 }

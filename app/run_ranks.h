@@ -35,10 +35,17 @@ struct ts_run_ranks {
     int placement_mixed;            /* the ranks audited different NUMA nodes: /placement holds rank 0's threads */
     double started;                 /* omp_get_wtime() when this rank's run began (set by the caller): its total */
 
+    /* Every rank's place in the tables of every rank's rows, filled by ts_run_ranks_world:
+     * each rank writes its own rows there (app/rank_files.h), nothing of them is gathered. */
+    int64_t first_thread; /* this rank's first row of the per-thread tables */
+    int n_threads;        /* this rank's threads (ex->in.n_threads becomes the world's on rank 0) */
+    int64_t timed;        /* timed iterations done: the columns of the per-iteration tables */
+    double *own_steps;    /* this rank's step times, then its halo times ([2][steps]), kept
+                           * once ex->out.step_times hold each step's slowest rank */
+
     /* rank 0's world, filled by ts_run_ranks_world */
     struct ts_mpi_rec mpi;
     struct ts_rank_rec *ranks;
-    double *rank_iteration, *rank_halo_iteration;
     double *elapsed; /* each rank's seconds from its start to the barrier before the gathers */
     char decomposition[64];
     int32_t *thread_rank; /* placement rows' ranks */
@@ -92,8 +99,12 @@ int ts_run_ranks_verify(struct ts_run_ranks *rk, struct ts_verification *ver, st
 /* Collective: rank 0's ex becomes the world's (every thread of every rank in rank order, the
  * iteration times of the slowest rank, placement of every thread, the job's times: t_kernel the
  * sum of those iterations, the other phases' the largest of the ranks'), its plan the global
- * problem's, and rk->mpi the /mpi group with each rank's own times; the other ranks send theirs
- * and keep them. After ex->out.t_verify is set. */
+ * problem's, and rk->mpi the /mpi group with each rank's own run-level times; the other ranks
+ * send theirs and keep them. The per-iteration tables (each thread's and each rank's times per
+ * iteration) are never gathered: every rank learns where its rows go (rk->first_thread, its
+ * rank) and keeps them for the write (ts_rank_fill_world_rows), rank 0 gets what the summary
+ * takes of them by reductions (each step's slowest rank, rk->mpi.iteration_time), and ex's
+ * thread_times stay this rank's threads'. After ex->out.t_verify is set. */
 int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts_run_plan *rp, struct ts_error *err);
 
 /* On rank 0 as it writes, own_total its wall time since rk->started: each rank's total in its

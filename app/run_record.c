@@ -299,8 +299,10 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
     t->n_iterations = timed_done(ex);
     t->warmup = ex->out.step_times;
     t->iteration = ex->out.step_times + ex->in.warmup;
-    rr->thread_times = completed_thread_times(ex);
-    if (!rr->thread_times)
+    /* Across ranks each rank writes its own threads' rows (app/rank_files.h): none here. */
+    t->thread_iteration_later = ex->out.thread_times_by_ranks;
+    rr->thread_times = t->thread_iteration_later ? NULL : completed_thread_times(ex);
+    if (!t->thread_iteration_later && !rr->thread_times)
         return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot build the output record");
     t->thread_iteration = rr->thread_times;
     rec->complete = !ex->out.stopped;

@@ -1,6 +1,8 @@
-/* ts_run_ranks_world: what every rank measured, gathered on rank 0 into the run's tables and
- * the /mpi group, so that the record, the summary and the file see every thread of every rank
- * as one run sees its threads. */
+/* ts_run_ranks_world: what every rank measured, on rank 0 as the run's tables and the /mpi
+ * group, so that the record, the summary and the file see every thread of every rank as one run
+ * sees its threads. The rows of a rank or a thread are gathered; what grows with the iterations
+ * is not: each rank keeps its rows for the write (app/rank_files.h) and rank 0 gets what it
+ * needs of them by reductions. */
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -234,12 +236,46 @@ static int gather_placement(struct ts_run_ranks *rk, struct ts_placement *p, con
     return mixed;
 }
 
+/* Collective: where this rank's rows go, and its own step and halo times kept for them before
+ * every rank's step_times become each step's slowest rank's (every rank gets that answer: an
+ * allreduce, O(steps) on each rank and nothing per rank). The sum of every rank's measured
+ * iterations, which the summary's halo share divides by, is one more reduction. */
+static int reduce_times(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts_error *err)
+{
+    const struct ts_dist *d = rk->dist;
+    const size_t steps = (size_t)(ex->in.warmup + ex->in.iterations);
+    const int64_t done = ex->out.steps_done - ex->in.warmup;
+    rk->n_threads = ex->in.n_threads;
+    rk->timed = done > 0 ? done : 0;
+    int64_t total = 0;
+    int status = ts_dist_rows_before(d, rk->n_threads, &rk->first_thread, &total, err);
+    free(rk->own_steps);
+    rk->own_steps = malloc((2 * steps + 1) * sizeof *rk->own_steps);
+    /* A rank out of memory here still joins the reductions below (with its own numbers, which
+     * still bound the others'), then fails at the agreement after the stage. */
+    if (status == TS_OK && !rk->own_steps)
+        status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot keep this rank's %zu step times", steps);
+    if (rk->own_steps) {
+        memcpy(rk->own_steps, ex->out.step_times, steps * sizeof *rk->own_steps);
+        memcpy(rk->own_steps + steps, ex->out.halo_times, steps * sizeof *rk->own_steps);
+    }
+    double mine = 0.0;
+    for (int64_t i = 0; i < rk->timed; i++)
+        mine += ex->out.step_times[ex->in.warmup + i];
+    int reduced = ts_dist_max_double(d, ex->out.step_times, ex->out.step_times, steps, err);
+    if (reduced == TS_OK)
+        reduced = ts_dist_max_double(d, ex->out.halo_times, ex->out.halo_times, steps, err);
+    if (reduced == TS_OK)
+        reduced = ts_dist_sum_double(d, &mine, &rk->mpi.iteration_time, 1, err);
+    return status == TS_OK ? reduced : status;
+}
+
 int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts_run_plan *rp, struct ts_error *err)
 {
     if (!rk->spread)
         return TS_OK;
     const struct ts_dist *d = rk->dist;
-    const size_t n = (size_t)ex->in.n_threads, steps = (size_t)(ex->in.warmup + ex->in.iterations);
+    const size_t n = (size_t)ex->in.n_threads;
     for (size_t t = 0; t < n; t++) {
         ex->out.threads[t].rank = d->rank;
         ex->out.threads[t].local_rank = d->local_rank;
@@ -248,10 +284,14 @@ int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct t
     struct ts_rank_rec me;
     my_rank(rk, ex, &me);
     int status = gather_elapsed(rk, err);
+    rk->mpi.iteration_time = 0.0;
+    ex->out.thread_times_by_ranks = 1;
+    if (status == TS_OK)
+        status = reduce_times(rk, ex, err);
+    const double iteration_time = rk->mpi.iteration_time;
 
     void *ranks = NULL, *threads = NULL, *init_node = NULL, *init_counters = NULL, *kernel_counters = NULL,
-         *partials = NULL, *times = NULL, *node_ids = NULL, *node_partials = NULL, *step_times = NULL,
-         *halo_times = NULL;
+         *partials = NULL, *node_ids = NULL, *node_partials = NULL;
     size_t n_ranks = 0, total = 0, nodes = 0, ignore = 0;
     if (status == TS_OK)
         status = gather_table(rk, &me, sizeof me, 1, &ranks, &n_ranks, err);
@@ -268,25 +308,15 @@ int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct t
     if (status == TS_OK)
         status = gather_table(rk, ex->out.thread_partials, sizeof(double), n, &partials, &ignore, err);
     if (status == TS_OK)
-        status =
-            gather_table(rk, ex->out.thread_times, sizeof(double), n * (size_t)ex->in.iterations, &times, &ignore, err);
-    if (status == TS_OK)
         status = gather_table(rk, ex->out.node_ids, sizeof(int32_t), (size_t)ex->out.n_nodes, &node_ids, &nodes, err);
     if (status == TS_OK)
         status = gather_table(rk, ex->out.node_partials, sizeof(double), (size_t)ex->out.n_nodes, &node_partials,
                               &ignore, err);
-    if (status == TS_OK)
-        status = gather_table(rk, ex->out.step_times, sizeof(double), steps, &step_times, &ignore, err);
-    if (status == TS_OK)
-        status = gather_table(rk, ex->out.halo_times, sizeof(double), steps, &halo_times, &ignore, err);
 
     if (status == TS_OK && d->rank == 0) {
         struct ts_rank_rec *rr = ranks;
         rk->thread_rank = malloc((total ? total : 1) * sizeof *rk->thread_rank);
-        const int64_t done = ex->out.steps_done - ex->in.warmup > 0 ? ex->out.steps_done - ex->in.warmup : 0;
-        rk->rank_iteration = malloc(((size_t)d->size * (size_t)done + 1) * sizeof(double));
-        rk->rank_halo_iteration = malloc(((size_t)d->size * (size_t)done + 1) * sizeof(double));
-        if (!rk->thread_rank || !rk->rank_iteration || !rk->rank_halo_iteration) {
+        if (!rk->thread_rank) {
             status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot gather the records of %d ranks", d->size);
         } else {
             int32_t first = 0;
@@ -296,25 +326,7 @@ int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct t
                     rk->thread_rank[first + t] = r;
                 first += rr[r].n_threads;
             }
-            const double *st = step_times, *ht = halo_times;
-            double *slowest = ex->out.step_times, *halo = ex->out.halo_times;
-            for (size_t s = 0; s < steps; s++) {
-                slowest[s] = halo[s] = 0.0;
-                for (int r = 0; r < d->size; r++) {
-                    if (st[(size_t)r * steps + s] > slowest[s])
-                        slowest[s] = st[(size_t)r * steps + s];
-                    if (ht[(size_t)r * steps + s] > halo[s])
-                        halo[s] = ht[(size_t)r * steps + s];
-                }
-            }
             job_times(ex, rr, d->size);
-            for (int r = 0; r < d->size; r++)
-                for (int64_t i = 0; i < done; i++) {
-                    rk->rank_iteration[(size_t)r * (size_t)done + (size_t)i] =
-                        st[(size_t)r * steps + (size_t)ex->in.warmup + (size_t)i];
-                    rk->rank_halo_iteration[(size_t)r * (size_t)done + (size_t)i] =
-                        ht[(size_t)r * steps + (size_t)ex->in.warmup + (size_t)i];
-                }
             take(&rk->ranks, ranks);
             ranks = NULL;
             take(&ex->out.threads, threads);
@@ -322,10 +334,9 @@ int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct t
             take(&ex->out.init_counters, init_counters);
             take(&ex->out.kernel_counters, kernel_counters);
             take(&ex->out.thread_partials, partials);
-            take(&ex->out.thread_times, times);
             take(&ex->out.node_ids, node_ids);
             take(&ex->out.node_partials, node_partials);
-            threads = init_node = init_counters = kernel_counters = partials = times = node_ids = node_partials = NULL;
+            threads = init_node = init_counters = kernel_counters = partials = node_ids = node_partials = NULL;
             ex->out.n_nodes = (int)nodes;
 
             struct ts_mpi_rec *m = &rk->mpi;
@@ -336,9 +347,9 @@ int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct t
             m->thread_level = d->thread_level_name;
             m->decomposition = rk->decomposition;
             m->ranks = rk->ranks;
-            m->n_iterations = done;
-            m->rank_iteration = rk->rank_iteration;
-            m->rank_halo_iteration = rk->rank_halo_iteration;
+            m->n_iterations = rk->timed;
+            m->rows_later = 1;
+            m->iteration_time = iteration_time;
         }
     }
     free(ranks);
@@ -347,11 +358,8 @@ int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct t
     free(init_counters);
     free(kernel_counters);
     free(partials);
-    free(times);
     free(node_ids);
     free(node_partials);
-    free(step_times);
-    free(halo_times);
 
     /* Every rank takes part in the placement gathers: the flags are the config's, the same on all. */
     const int n_before = (int)n;

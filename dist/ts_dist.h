@@ -77,7 +77,18 @@ int ts_dist_sum_u64(const struct ts_dist *d, const uint64_t *values, uint64_t *s
 /* Collective: largest[i] the largest of every rank's values[i], i < n (values and largest may be
  * the same array). MPI leaves a NaN's order undefined: give none (map it to what it means, as
  * INFINITY for an error). Not started: the values. */
-int ts_dist_max_double(const struct ts_dist *d, const double *values, double *largest, int n, struct ts_error *err);
+int ts_dist_max_double(const struct ts_dist *d, const double *values, double *largest, size_t n,
+                       struct ts_error *err);
+
+/* Collective: sums[i] the sum over every rank of its values[i], i < n (values and sums may be
+ * the same array); the order of the additions is MPI's. Not started: the values. */
+int ts_dist_sum_double(const struct ts_dist *d, const double *values, double *sums, int n, struct ts_error *err);
+
+/* Collective: where this rank's rows go in a table of every rank's rows in rank order, without
+ * anyone gathering them: *first the rows of the ranks before it (MPI_Exscan), *total every
+ * rank's (a reduction), both O(log ranks). Not started: 0 and rows. TS_INTERNAL_ERROR when MPI
+ * fails. */
+int ts_dist_rows_before(const struct ts_dist *d, int64_t rows, int64_t *first, int64_t *total, struct ts_error *err);
 
 /* Collective: the value of the lowest rank that has one (has != 0) in *first, the same bits on
  * every rank, and that rank in *from; when no rank has one, *first is this rank's value and

@@ -196,6 +196,7 @@ int h5w_write_mpi(struct h5w *w, hid_t g, const struct ts_record *rec)
                                             .rank = 2,
                                             .dims = { dims[0], dims[1] },
                                             .data = m->rank_iteration,
+                                            .later = m->rows_later,
                                             .units = "s",
                                             .dims_label = "rank, iteration" })
            || h5w_dataset(w, g,
@@ -204,6 +205,7 @@ int h5w_write_mpi(struct h5w *w, hid_t g, const struct ts_record *rec)
                                             .rank = 2,
                                             .dims = { dims[0], dims[1] },
                                             .data = m->rank_halo_iteration,
+                                            .later = m->rows_later,
                                             .units = "s",
                                             .dims_label = "rank, iteration" });
 }

@@ -31,6 +31,7 @@ int h5w_write_timings(struct h5w *w, hid_t g, const struct ts_record *rec)
                                             .rank = 2,
                                             .dims = { threads, (hsize_t)t->n_iterations },
                                             .data = t->thread_iteration,
+                                            .later = t->thread_iteration_later,
                                             .units = "s",
                                             .dims_label = "thread, iteration" });
 }

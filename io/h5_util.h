@@ -52,7 +52,7 @@ struct h5w_ds {
     int rank;
     hsize_t dims[3];
     const void *data;       /* may be NULL when the dataset is empty */
-    int later;              /* created, values not written: the ranks write them (ts_h5_write_block) */
+    int later;              /* created, values not written: the ranks write them (ts_h5_write_blocks) */
     const char *units;      /* always written: readers may rely on every dataset having one */
     const char *dims_label; /* optional "dims" attribute naming the axes */
     hid_t dcpl;             /* 0 (H5P_DEFAULT) or chunking and filters */

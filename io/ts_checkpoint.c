@@ -41,6 +41,10 @@ static int write_checkpoint(struct h5w *w, hid_t file, const void *ctx)
         c->field_later
             ? c->field_digest
             : ts_digest_points(c->field, c->field ? (size_t)(field_dims[0] * field_dims[1] * field_dims[2]) : 0, 0);
+    const int64_t n_times = (int64_t)c->n_threads * c->n_iterations;
+    const uint64_t thread_times_digest = c->thread_times_later
+                                             ? c->thread_times_digest
+                                             : ts_digest_points(c->thread_times, n_times > 0 ? (size_t)n_times : 0, 0);
     hid_t config = -1, field_dcpl = has_field ? h5w_field_dcpl(3, field_dims, 0) : 0;
     if (field_dcpl < 0)
         return h5w_fail(w, file, "writing dataset", "field");
@@ -55,6 +59,7 @@ static int write_checkpoint(struct h5w *w, hid_t file, const void *ctx)
                                          .rank = 2,
                                          .dims = { (hsize_t)c->n_threads, (hsize_t)c->n_iterations },
                                          .data = c->thread_times,
+                                         .later = c->thread_times_later,
                                          .units = "s",
                                          .dims_label = "thread, iteration" })
         || (has_field
@@ -69,7 +74,7 @@ static int write_checkpoint(struct h5w *w, hid_t file, const void *ctx)
                                              .dims_label = "z, y, x",
                                              .dcpl = field_dcpl }))
         || put_digest(w, file, "step_times", doubles_digest(c->step_times, c->steps_done))
-        || put_digest(w, file, "thread_times", doubles_digest(c->thread_times, (int64_t)c->n_threads * c->n_iterations))
+        || put_digest(w, file, "thread_times", thread_times_digest)
         || (has_field && put_digest(w, file, "field", field_digest));
     if (config >= 0)
         H5Gclose(config);
@@ -86,8 +91,9 @@ int ts_checkpoint_write(const struct ts_checkpoint *c, const char *path, struct 
 int ts_checkpoint_write_placed(const struct ts_checkpoint *c, struct ts_place *place, const struct ts_h5_fill *fill,
                                struct ts_error *err)
 {
-    if (c->field_later && !fill)
+    if ((c->field_later || c->thread_times_later) && !fill)
         return ts_fail(err, TS_INTERNAL_ERROR,
-                       "cannot write checkpoint %s: the field is left to ranks that do not write", place->path);
+                       "cannot write checkpoint %s: the field or the times are left to ranks that do not write",
+                       place->path);
     return h5w_write_atomic(place->path, write_checkpoint, c, place, fill, err);
 }

@@ -12,8 +12,9 @@
 #include "ts_record.h"
 
 /* 2: every dataset carries a digest of its values; 3: the field's is ts_digest_points, which
- * ranks holding its blocks compute together */
-#define TS_CHECKPOINT_VERSION 3
+ * ranks holding its blocks compute together; 4: so is thread_times', which ranks holding their
+ * threads' rows compute together (format 3 is still read) */
+#define TS_CHECKPOINT_VERSION 4
 
 struct ts_checkpoint {
     const char *kernel;
@@ -24,12 +25,14 @@ struct ts_checkpoint {
     const struct ts_attr *config; /* every resolved key */
     int32_t n_config;
     const char *config_text;
-    const double *step_times;   /* steps_done seconds */
-    const double *thread_times; /* n_threads x n_iterations (only the completed ones matter) */
-    const double *field;        /* the stencil field after steps_done; NULL for sum and triad */
-    int64_t field_dims[3];      /* nz, ny, nx */
-    int field_later;            /* a field whose values the ranks write (fill), field NULL: */
-    uint64_t field_digest;      /*   then its ts_digest_points, summed over the ranks' blocks */
+    const double *step_times;     /* steps_done seconds */
+    const double *thread_times;   /* n_threads x n_iterations (only the completed ones matter) */
+    int thread_times_later;       /* thread_times NULL, the ranks write their threads' rows (fill): */
+    uint64_t thread_times_digest; /*   then its ts_digest_points, summed over the ranks' rows */
+    const double *field;          /* the stencil field after steps_done; NULL for sum and triad */
+    int64_t field_dims[3];        /* nz, ny, nx */
+    int field_later;              /* a field whose values the ranks write (fill), field NULL: */
+    uint64_t field_digest;        /*   then its ts_digest_points, summed over the ranks' blocks */
 };
 
 /* Written atomically (temporary file, fsync, rename): a checkpoint is complete or absent.

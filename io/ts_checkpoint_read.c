@@ -17,7 +17,12 @@
 #define MIN_TIME 1e-10
 #define MAX_TIME 1e7
 
-static int check_header(struct h5r *r, const struct ts_checkpoint_expect *e, int64_t *steps, int64_t *threads)
+/* The oldest format read: 3's thread_times digest is ts_digest64 of the whole array, which one
+ * process can recompute (format 4's adds up over the ranks' rows). */
+#define OLDEST_READ 3
+
+static int check_header(struct h5r *r, const struct ts_checkpoint_expect *e, int64_t *steps, int64_t *threads,
+                        int64_t *format)
 {
     int64_t version, warmup, iterations;
     char kernel[64];
@@ -30,7 +35,7 @@ static int check_header(struct h5r *r, const struct ts_checkpoint_expect *e, int
                         "checkpoint format %lld, written by an older touchstone without "
                         "digests of its data, so it cannot be checked: start the run again without --restart",
                         (long long)version);
-    if (version < TS_CHECKPOINT_VERSION)
+    if (version < OLDEST_READ)
         return h5r_fail(r, "/@touchstone_checkpoint",
                         "checkpoint format %lld, written by an older touchstone whose field digest this one "
                         "does not compute: continue it with that touchstone, or start the run again without --restart",
@@ -38,6 +43,7 @@ static int check_header(struct h5r *r, const struct ts_checkpoint_expect *e, int
     if (version > TS_CHECKPOINT_VERSION)
         return h5r_fail(r, "/@touchstone_checkpoint", "checkpoint format %lld is newer than this touchstone reads (%d)",
                         (long long)version, TS_CHECKPOINT_VERSION);
+    *format = version;
     if (h5r_str_attr(r, "/", "kernel", kernel, sizeof kernel))
         return r->err->status;
     if (strcmp(kernel, e->kernel) != 0)
@@ -68,7 +74,8 @@ static int check_ticks(struct h5r *r, const char *path, const double *t, size_t 
 
 /* The per-thread times, checked whatever the thread count; copied into the run's buffer only
  * when they map onto it (the same thread count). */
-static int read_thread_times(struct h5r *r, const struct ts_checkpoint_expect *e, int64_t threads, int *restored)
+static int read_thread_times(struct h5r *r, const struct ts_checkpoint_expect *e, int64_t threads, int64_t format,
+                             int *restored)
 {
     const size_t n = (size_t)threads * (size_t)e->n_iterations;
     if ((int64_t)n > TS_READ_MAX_VALUES)
@@ -84,7 +91,8 @@ static int read_thread_times(struct h5r *r, const struct ts_checkpoint_expect *e
                                  .max = MAX_TIME,
                                  .nan_ok = 1,
                                  .exact = 1,
-                                 .digest = "digest" };
+                                 .digest = "digest",
+                                 .digest_points = format >= 4 };
     const int same = threads == e->n_threads;
     double *scratch = NULL;
     int st = same ? h5r_read_doubles(r, &times, e->thread_times) : h5r_read_doubles_alloc(r, &times, &scratch);
@@ -117,8 +125,8 @@ static int check_config(struct h5r *r, const struct ts_checkpoint_expect *e)
 static int restore_opened(struct h5r *r, const struct ts_checkpoint_expect *e, int64_t *steps_done,
                           int *thread_times_restored)
 {
-    int64_t steps = 0, threads = 0;
-    int rc = check_header(r, e, &steps, &threads);
+    int64_t steps = 0, threads = 0, format = 0;
+    int rc = check_header(r, e, &steps, &threads, &format);
     if (rc == TS_OK)
         rc = check_config(r, e);
     if (rc == TS_OK) {
@@ -135,7 +143,7 @@ static int restore_opened(struct h5r *r, const struct ts_checkpoint_expect *e, i
             rc = check_ticks(r, times.path, e->step_times, (size_t)steps);
     }
     if (rc == TS_OK)
-        rc = read_thread_times(r, e, threads, thread_times_restored);
+        rc = read_thread_times(r, e, threads, format, thread_times_restored);
     double *field = e->field[steps % 2];
     if (rc == TS_OK && field) {
         struct h5r_doubles grid = { .path = "/field",

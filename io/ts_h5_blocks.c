@@ -1,5 +1,6 @@
-/* The ranks' blocks of one dataset, written together into the file rank 0 assembled: parallel
- * HDF5 over MPI-IO, so that no rank ever holds more of a field than its own block. */
+/* The ranks' blocks of datasets, written together into the file rank 0 assembled: parallel
+ * HDF5 over MPI-IO, so that no rank ever holds more of a field, or of a table of every rank's
+ * rows, than its own block. */
 #include <hdf5.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -12,17 +13,18 @@ static int block_failed(const char *path, const char *dataset, const char *doing
 {
     struct h5w w = { .final_path = path, .err = err, .vstr = -1 };
     char what[256];
-    snprintf(what, sizeof what, "%s (this rank's block, MPI-IO)", dataset);
+    snprintf(what, sizeof what, "%s (this rank's block, MPI-IO)", dataset ? dataset : "the file");
     int status = h5w_fail(&w, -1, doing, what);
     if (status == TS_INTERNAL_ERROR)
         err->status = TS_IO_ERROR;
     return err->status;
 }
 
-/* The selection of b in the dataset's space (2-D datasets drop z) and in the rank's array. */
+/* The selection of b in the dataset's space (its last b->rank axes of z, y, x) and in the
+ * rank's array. */
 static int select_block(const struct ts_h5_block *b, hid_t file_space, hid_t *memory_space)
 {
-    const int skip = b->rank == 2 ? 1 : 0;
+    const int skip = 3 - b->rank;
     hsize_t start[3], count[3], local_dims[3], local_start[3];
     int empty = 0;
     for (int a = 0; a < 3; a++) {
@@ -32,6 +34,10 @@ static int select_block(const struct ts_h5_block *b, hid_t file_space, hid_t *me
         local_dims[a] = (hsize_t)b->local_dims[a];
         local_start[a] = (hsize_t)b->local_start[a];
     }
+    /* A zero axis (a rank with no rows, a table of no iterations) is a space of one point
+     * selected none: HDF5 takes no zero extent in a simple space's maximum. */
+    for (int a = 0; a < 3; a++)
+        local_dims[a] = local_dims[a] ? local_dims[a] : 1;
     *memory_space = H5Screate_simple(3, local_dims, NULL);
     if (*memory_space < 0)
         return -1;
@@ -43,38 +49,56 @@ static int select_block(const struct ts_h5_block *b, hid_t file_space, hid_t *me
     return 0;
 }
 
-int ts_h5_write_block(const char *path, const char *dataset, const struct ts_h5_block *b, struct ts_error *err)
+/* One dataset's blocks, collective: what failed, or NULL. */
+static const char *write_one(hid_t file, const struct ts_h5_block *b, hid_t xfer)
 {
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    hid_t fapl = -1, file = -1, set = -1, file_space = -1, memory_space = -1, xfer = -1;
+    hid_t set = -1, file_space = -1, memory_space = -1;
     const char *doing = NULL;
-    /* Collective calls in one order on every rank: a rank that failed one still makes the
-     * rest that it can (close), so that the others are not left waiting in it. */
-    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL) < 0)
-        doing = "setting up MPI-IO";
-    else if ((file = H5Fopen(path, H5F_ACC_RDWR, fapl)) < 0)
-        doing = "opening the file";
-    else if ((set = H5Dopen2(file, dataset, H5P_DEFAULT)) < 0 || (file_space = H5Dget_space(set)) < 0)
+    if ((set = H5Dopen2(file, b->dataset, H5P_DEFAULT)) < 0 || (file_space = H5Dget_space(set)) < 0)
         doing = "opening the dataset";
     else if (select_block(b, file_space, &memory_space) < 0)
         doing = "selecting this rank's block";
-    else if ((xfer = H5Pcreate(H5P_DATASET_XFER)) < 0 || H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE) < 0)
-        doing = "setting up collective I/O";
     else if (H5Dwrite(set, H5T_NATIVE_DOUBLE, memory_space, file_space, xfer, b->local) < 0)
         doing = "writing";
-    else if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0)
-        doing = "flushing";
-    int status = doing ? block_failed(path, dataset, doing, err) : TS_OK;
-    if (xfer >= 0)
-        H5Pclose(xfer);
     if (memory_space >= 0)
         H5Sclose(memory_space);
     if (file_space >= 0)
         H5Sclose(file_space);
     if (set >= 0)
         H5Dclose(set);
+    return doing;
+}
+
+int ts_h5_write_blocks(const char *path, const struct ts_h5_block *blocks, int n, struct ts_error *err)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t fapl = -1, file = -1, xfer = -1;
+    const char *doing = NULL, *dataset = NULL;
+    /* Collective calls in one order on every rank: a rank that failed one still makes the
+     * rest that it can (close), so that the others are not left waiting in it. One open for
+     * every dataset: opening is collective, and each costs the ranks a round of metadata. */
+    if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 || H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL) < 0)
+        doing = "setting up MPI-IO";
+    else if ((file = H5Fopen(path, H5F_ACC_RDWR, fapl)) < 0)
+        doing = "opening the file";
+    else if ((xfer = H5Pcreate(H5P_DATASET_XFER)) < 0 || H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE) < 0)
+        doing = "setting up collective I/O";
+    /* Past a failed dataset too: the other ranks are in the next one's collectives. */
+    const int opened = !doing;
+    for (int i = 0; opened && i < n; i++) {
+        const char *failed = write_one(file, &blocks[i], xfer);
+        if (failed && !doing) {
+            doing = failed;
+            dataset = blocks[i].dataset;
+        }
+    }
+    if (opened && H5Fflush(file, H5F_SCOPE_GLOBAL) < 0 && !doing)
+        doing = "flushing";
+    int status = doing ? block_failed(path, dataset, doing, err) : TS_OK;
+    if (xfer >= 0)
+        H5Pclose(xfer);
     if (file >= 0 && H5Fclose(file) < 0 && status == TS_OK)
-        status = block_failed(path, dataset, "closing the file", err);
+        status = block_failed(path, NULL, "closing", err);
     if (fapl >= 0)
         H5Pclose(fapl);
     return status;

@@ -259,8 +259,10 @@ int ts_record_write_placed(const struct ts_record *rec, struct ts_place *place, 
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (h5w_check_record(rec, place->path, err))
         return err->status;
-    if (rec->field_later && !fill)
-        return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: the field is left to ranks that do not write",
+    const int later = rec->field_later || rec->timings->thread_iteration_later || (rec->mpi && rec->mpi->rows_later);
+    if (later && !fill)
+        return ts_fail(err, TS_INTERNAL_ERROR,
+                       "cannot write output %s: the field or the rows of the ranks are left to ranks that do not write",
                        place->path);
     return h5w_write_atomic(place->path, write_parts, rec, place, fill, err);
 }

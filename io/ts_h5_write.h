@@ -21,7 +21,7 @@ int ts_output_check(const char *final_path, struct ts_error *err);
 
 /* A file that several ranks write together (parallel HDF5): rank 0 writes everything but the
  * large datasets' values to the temporary file, then fill runs on rank 0 with that file's name
- * and must return only when every rank has written its block into it (ts_h5_write_block, which
+ * and must return only when every rank has written its block into it (ts_h5_write_blocks, which
  * the other ranks call meanwhile). Only then is the file synced and renamed: a final name never
  * holds a file whose blocks are not all there. */
 struct ts_h5_fill {
@@ -30,21 +30,25 @@ struct ts_h5_fill {
 };
 
 /* One rank's block of a dataset of doubles: the dataset's points start .. start + count (z, y,
- * x; a 2-D dataset uses y and x, start[0] = 0 and count[0] = 1), taken from this rank's array of
- * local_dims points (z, y, x) at local_start. A rank that holds none of it has a zero count. */
+ * x; a dataset of fewer axes uses the last ones: a 2-D dataset y and x, start[0] = 0 and
+ * count[0] = 1, a 1-D one x), taken from this rank's array of local_dims points (z, y, x) at
+ * local_start. A rank that holds none of it has a zero count. A rank's rows of a table are the
+ * block at row start[1] of count[1] rows (a 2-D dataset [rows][columns]). */
 struct ts_h5_block {
-    int rank; /* of the dataset: 2 or 3 */
+    const char *dataset; /* its path in the file, "/field/u" */
+    int rank;            /* of the dataset: 1, 2 or 3 */
     int64_t start[3], count[3];
     const double *local;
     int64_t local_dims[3], local_start[3];
 };
 
-/* Collective over every rank of MPI_COMM_WORLD, MPI started: opens path (the temporary file a
- * ts_h5_fill was given) with MPI-IO, writes each rank's block of dataset with collective I/O
- * (chunked and filtered datasets need it), flushes (MPI_File_sync) and closes it. TS_IO_ERROR
- * with HDF5's reason on failure; every rank must then learn the others' status before the file
- * is renamed or removed. */
-int ts_h5_write_block(const char *path, const char *dataset, const struct ts_h5_block *b, struct ts_error *err);
+/* Collective over every rank of MPI_COMM_WORLD, MPI started, every rank with the same n and
+ * the same datasets in the same order: opens path (the temporary file a ts_h5_fill was given)
+ * with MPI-IO, writes each rank's block of each dataset with collective I/O (chunked and
+ * filtered datasets need it), flushes (MPI_File_sync) and closes it. TS_IO_ERROR with HDF5's
+ * reason on failure; every rank must then learn the others' status before the file is renamed
+ * or removed. */
+int ts_h5_write_blocks(const char *path, const struct ts_h5_block *blocks, int n, struct ts_error *err);
 
 /* Writes rec atomically: everything goes to a temporary file next to place->path, which is
  * flushed, synced and then given its name as place says (ts_file_place: without replacing

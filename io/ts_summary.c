@@ -104,11 +104,13 @@ static void print_rank_times(const struct ts_record *rec, FILE *out)
             slowest = r;
         sum += rank->time_median;
         halo += rank->halo;
-        for (int64_t i = 0; i < m->n_iterations; i++)
+        for (int64_t i = 0; m->rank_iteration && i < m->n_iterations; i++)
             time += m->rank_iteration[(size_t)r * (size_t)m->n_iterations + (size_t)i];
         if (rank->reduction > reduction)
             reduction = rank->reduction;
     }
+    if (!m->rank_iteration) /* each rank wrote its row: their sum came by a reduction */
+        time = m->iteration_time;
     const double mean = sum / m->size, worst = m->ranks[slowest].time_median;
     fprintf(out,
             "  per rank   slowest rank %d (%s): median %.4g s per iteration, imbalance %.1f%% (slowest / mean - 1); "

@@ -145,6 +145,11 @@ struct ts_mpi_rec {
     int64_t n_iterations;              /* timed iterations (as /timings) */
     const double *rank_iteration;      /* [rank][iteration]: seconds per timed iteration on each rank */
     const double *rank_halo_iteration; /* [rank][iteration]: of which in the halo exchange */
+    /* The two above left NULL, created empty: each rank writes its row (ts_h5_write_blocks),
+     * so that the writer holds O(1) of them per rank; iteration_time is then what the summary
+     * takes of them, the sum of every rank's measured iterations (its halo share's whole). */
+    int32_t rows_later;
+    double iteration_time;
 };
 
 /* One process's times; under ranks the job's: kernel the sum of iteration (each iteration's
@@ -175,6 +180,7 @@ struct ts_timings_rec {
     const double *iteration;        /* n_iterations seconds, from the barrier before to the barrier after
                                      * (under ranks each iteration's slowest rank's) */
     const double *thread_iteration; /* n_threads x n_iterations, row-major: [thread][iteration] */
+    int32_t thread_iteration_later; /* thread_iteration NULL, created empty: each rank writes its rows */
 };
 
 struct ts_results_rec {
@@ -366,7 +372,7 @@ struct ts_record {
     const struct ts_verification_rec *verification;
 
     /* /field, written only when field != NULL (output.write_field = true on a stencil), or when
-     * field_later: created empty, the ranks write their blocks (ts_h5_write_block) */
+     * field_later: created empty, the ranks write their blocks (ts_h5_write_blocks) */
     const double *field;
     int field_later;
     int64_t field_dims[3]; /* nz, ny, nx */

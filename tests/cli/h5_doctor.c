@@ -13,6 +13,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "ts_digest.h"
+
 static hid_t file;
 
 static int fail(const char *what)
@@ -242,6 +244,24 @@ static int double_value(const char *path, hsize_t index)
     return bad ? fail("altering a time") : 0;
 }
 
+/* A checkpoint as format 3 wrote it: its thread_times' digest ts_digest64 of the whole array
+ * (format 4's is ts_digest_points, which ranks add up from their rows). */
+static int format3_checkpoint(void)
+{
+    hid_t set = H5Dopen2(file, "/thread_times", H5P_DEFAULT), space = H5Dget_space(set), a = -1;
+    hssize_t n = H5Sget_simple_extent_npoints(space);
+    double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    int bad = !v || n < 0 || H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0;
+    uint64_t digest = bad ? 0 : ts_digest64(v, (size_t)n * sizeof *v);
+    bad = bad || (a = H5Aopen(set, "digest", H5P_DEFAULT)) < 0 || H5Awrite(a, H5T_NATIVE_UINT64, &digest) < 0;
+    if (a >= 0)
+        H5Aclose(a);
+    free(v);
+    H5Sclose(space);
+    H5Dclose(set);
+    return bad ? fail("rewriting the digest") : set_int_attr("/", "touchstone_checkpoint", 3);
+}
+
 static int set_i64_attr(const char *obj, const char *name, int64_t value)
 {
     hid_t space = H5Screate(H5S_SCALAR), a = -1;
@@ -437,6 +457,8 @@ static int ckpt_doctor(const char *c)
         return set_int_attr("/", "touchstone_checkpoint", 1);
     if (strcmp(c, "ckpt_version2") == 0)
         return set_int_attr("/", "touchstone_checkpoint", 2);
+    if (strcmp(c, "ckpt_format3") == 0)
+        return format3_checkpoint();
     if (strcmp(c, "ckpt_field_point") == 0)
         return field_point_changed();
     return 2;

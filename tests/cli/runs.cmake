@@ -3,7 +3,7 @@
 # file is made in the test by the real touchstone. The reader on damaged files is tests/io's
 # io.read.*, which uses h5_doctor too.
 add_executable(h5_doctor h5_doctor.c)
-target_link_libraries(h5_doctor PRIVATE ts_hdf5)
+target_link_libraries(h5_doctor PRIVATE ts_hdf5 ts_common)
 
 foreach(name compare report show init_memory)
   add_test(NAME cli.${name}

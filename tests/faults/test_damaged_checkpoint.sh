@@ -125,6 +125,17 @@ if [ "$(get "$D/b.ckpt.h5" /@steps_done 2>/dev/null)" = 10 ]; then
     rm -f "$D/b.h5"
     # shellcheck disable=SC2086
     run_ts 0 "the intact two-chunk checkpoint" run "$CFG" $BIG -o "$D/b.h5" -q --restart "$WORK/big.ckpt.h5"
+    # Format 3 (thread_times' digest of the whole array, before the ranks wrote their rows) is
+    # still read, to the same bits.
+    cp "$WORK/big.ckpt.h5" "$WORK/format3.ckpt.h5"
+    if "$DOCTOR" "$WORK/format3.ckpt.h5" ckpt_format3; then
+        # shellcheck disable=SC2086
+        run_ts 0 "a checkpoint of format 3" run "$CFG" $BIG -o "$D/f3.h5" -q --restart "$WORK/format3.ckpt.h5" &&
+            { [ "$(get "$D/f3.h5" /results/global)" = "$(get "$D/b.h5" /results/global)" ] ||
+                fail "format 3: result $(get "$D/f3.h5" /results/global), format 4 $(get "$D/b.h5" /results/global)"; }
+    else
+        fail "h5_doctor ckpt_format3"
+    fi
     # altered CASE PATTERN: h5_doctor's CASE makes a checkpoint --restart refuses with PATTERN.
     altered() {
         cp "$WORK/big.ckpt.h5" "$WORK/$1.ckpt.h5"

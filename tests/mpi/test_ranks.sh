@@ -129,25 +129,22 @@ if mpi_ts 2 "check sum of 76 MiB on 2 ranks of a 60 MiB node" 2 check "$SRC/conf
 fi
 MPI_ARGS=""
 
-# Rank 0 holds the other ranks' times and rows (app/run_world.c): counted in its part before
-# anything is allocated. 3,000,000 iterations on 4 ranks: about 0.25 GiB of rank 0's own, 1 GiB
-# with the others'; rank 0 alone under ulimit -d 400000 (KiB) is refused, exit 2, naming them.
-# (Not under ASan: its shadow memory does not start under ulimit -d.)
+# Rank 0 holds the other ranks' rows (app/run_world.c), counted in its part before anything is
+# allocated, but not their times per iteration, which each rank writes into the file itself.
+# 3,000,000 iterations on 4 ranks: about 0.25 GiB of rank 0's own; when it held the others'
+# times too, 1 GiB, and rank 0 alone under ulimit -d 400000 (KiB) was refused. Now it fits: the
+# check (the run's plan, computing nothing) passes there. (Not under ASan: its shadow memory
+# does not start under ulimit -d.)
 BIG="--set stencil.nx=64 --set stencil.ny=64 --set run.iterations=3000000 --threads 1"
 if [ -z "${ASAN_OPTIONS:-}" ]; then
     # shellcheck disable=SC2086
     mpi_ts 0 "check of 3000000 iterations on 4 ranks" 4 check "$SRC/configs/stencil2d.ini" $BIG &&
-        expect_in "$OUT" "^  other ranks +[0-9.]+ MiB +\(rank 0: the times and records of the 3 threads of the other ranks, the rows of 4 ranks\)" \
-            "check on 4 ranks: rank 0's part counts the other ranks"
+        expect_in "$OUT" "^  other ranks +[0-9.]+ KiB +\(rank 0: the records of the 3 threads of the other ranks, the rows of 4 ranks; their times per iteration each rank writes itself\)" \
+            "check on 4 ranks: rank 0's part counts the other ranks' rows, in KiB, not their times"
     # shellcheck disable=SC2086
-    timeout 600 "$MPIRUN" --oversubscribe --bind-to none -np 1 sh -c 'ulimit -d 400000 && exec "$0" "$@"' "$TS" run \
-        "$SRC/configs/stencil2d.ini" $BIG -o "$WORK/big.h5" : -np 3 "$TS" run "$SRC/configs/stencil2d.ini" $BIG \
-        -o "$WORK/big.h5" >"$OUT" 2>"$ERR"
-    status=$?
-    [ "$status" = 2 ] || fail "rank 0 without room for the other ranks' tables: exit status $status, expected 2"
-    expect_in "$ERR" "^touchstone: error: rank 0 of 4 \(.*\): stencil2d needs .* and on rank 0 those of the 3 threads of the other ranks and the rows of 4 ranks.* RLIMIT_DATA" \
-        "rank 0 without room for the other ranks' tables: refused, naming them"
-    [ -e "$WORK/big.h5" ] && fail "rank 0 without room for the other ranks' tables: a results file was written"
+    expect_run 0 "rank 0 under ulimit -d 400000, the others' times not its to hold" timeout 600 "$MPIRUN" \
+        --oversubscribe --bind-to none -np 1 sh -c 'ulimit -d 400000 && exec "$0" "$@"' "$TS" check \
+        "$SRC/configs/stencil2d.ini" $BIG : -np 3 "$TS" check "$SRC/configs/stencil2d.ini" $BIG
 fi
 
 # A rank that fails alone, after MPI started (rank 1's stack limit is too small for its

@@ -1,0 +1,83 @@
+#!/bin/sh
+# The tables of every rank's rows, written by the ranks themselves (issue 24): each rank writes
+# its threads' rows of /timings/thread_iteration and its row of /mpi/rank_iteration and
+# /mpi/rank_halo_iteration into rank 0's file with collective parallel HDF5, and rank 0 gets
+# each iteration's slowest rank by a reduction. The file of 3 ranks x 2 threads, and of ranks of
+# 1, 3 and 3 threads (another count on one rank), holds the datasets, shapes and types of one
+# process's file of as many threads (with /mpi besides), the one-process result and field, every
+# row written (no row left at HDF5's fill value 0), each rank's row where its own times say it is
+# (its row sums to its /mpi/ranks kernel, bitwise), /timings/iteration the largest of the ranks'
+# rows, and the readers take it. About 10 s alone on the 2-core VM.
+# Usage: test_rank_tables.sh TOUCHSTONE SOURCE_DIR MPIRUN H5GET
+. "$(dirname "$0")/lib.sh"
+H5GET=${4:?path to h5_get}
+unset OMP_PLACES OMP_PROC_BIND OMP_NUM_THREADS
+cd "$WORK" || exit 1
+LIMIT=300
+JOB="run $SRC/configs/stencil2d.ini --set stencil.nx=37 --set stencil.ny=29 --set output.write_field=true
+     --set run.iterations=5 --set run.warmup=2 --set openmp.proc_bind=false -q"
+
+# layout FILE: one line per object, its path, kind and shape (h5ls), then every dataset's type
+# (h5dump's header without attributes or shapes); what depends on the ranks left out: /mpi, the
+# node partials (one a node of each rank), the warnings and summary lines.
+layout() {
+    h5ls -r "$1" | grep -Ev '^/(mpi|warnings|summary)|^/results/node_(ids|partials) '
+    h5dump -H -A 0 "$1" | sed '1d; /^   GROUP "mpi" {/,/^   }/d' | grep -v DATASPACE
+}
+
+# values FILE: the dataset PATH of FILE, one %.17g a line.
+values() { "$H5GET" "$1" "$2"; }
+
+# tables NAME THREADS: the file $WORK/NAME.h5 of ranks of THREADS threads in all against
+# $WORK/NAME-alone.h5, one process of THREADS threads.
+tables() {
+    name=$1 threads=$2 file=$WORK/$1.h5 alone=$WORK/$1-alone.h5
+    layout "$alone" >"$WORK/$name-alone.layout"
+    layout "$file" >"$WORK/$name.layout"
+    diff "$WORK/$name-alone.layout" "$WORK/$name.layout" >"$WORK/$name.diff" ||
+        { fail "$name: datasets, shapes or types differ from one process's"; head -20 "$WORK/$name.diff" >&2; }
+    [ "$(h5_bits "$file" /results/global)" = "$(h5_bits "$alone" /results/global)" ] ||
+        fail "$name: result $(h5_bits "$file" /results/global), one process $(h5_bits "$alone" /results/global)"
+    h5diff "$alone" "$file" /field /field >/dev/null 2>&1 || fail "$name: the field differs from one process's"
+    iterations=$("$H5GET" "$file" /timings@n_iterations) ranks=$("$H5GET" "$file" /mpi@size)
+    [ "$iterations" = 5 ] || fail "$name: $iterations timed iterations, expected 5"
+    n=$(values "$file" /timings/thread_iteration | awk '$1 > 0' | wc -l)
+    [ "$n" -eq $((threads * 5)) ] ||
+        fail "$name: $n of $threads x 5 thread times written (above 0), the others left unwritten"
+    n=$(values "$file" /mpi/rank_iteration | awk '$1 > 0' | wc -l)
+    [ "$n" -eq $((ranks * 5)) ] || fail "$name: $n of $ranks x 5 rank times written (above 0)"
+    n=$(values "$file" /mpi/rank_halo_iteration | awk '$1 > 0' | wc -l)
+    [ "$n" -eq $((ranks * 5)) ] || fail "$name: $n of $ranks x 5 halo times above 0 (stencils exchange every step)"
+    # Row r is rank r's: it adds up to the kernel time rank r put in its /mpi/ranks row, in the
+    # order the rank added its steps, to the bit.
+    values "$file" /mpi/rank_iteration |
+        awk -v it=5 '{ s[int((NR - 1) / it)] += $1 } END { for (r = 0; r in s; r++) printf "%.17g\n", s[r] }' \
+            >"$WORK/$name.sums"
+    values "$file" /mpi/ranks:kernel | awk '{ printf "%.17g\n", $1 }' >"$WORK/$name.kernels"
+    cmp -s "$WORK/$name.sums" "$WORK/$name.kernels" ||
+        fail "$name: the rows of /mpi/rank_iteration do not add up to each rank's kernel time: $(tr '\n' ' ' <"$WORK/$name.sums")against $(tr '\n' ' ' <"$WORK/$name.kernels")"
+    # Each iteration's slowest rank, by the reduction, is the largest of the rows written.
+    values "$file" /mpi/rank_iteration |
+        awk -v it=5 '{ i = (NR - 1) % it; if (!(i in m) || $1 > m[i]) m[i] = $1 } END { for (i = 0; i < it; i++) printf "%.17g\n", m[i] }' \
+            >"$WORK/$name.slowest"
+    values "$file" /timings/iteration | awk '{ printf "%.17g\n", $1 }' >"$WORK/$name.iteration"
+    cmp -s "$WORK/$name.slowest" "$WORK/$name.iteration" ||
+        fail "$name: /timings/iteration is not the largest of each iteration's rank times"
+    run_ts 0 "$name: show reads it" show "$file" && expect_in "$OUT" "^  per rank   slowest rank" "$name: show's ranks"
+}
+
+# shellcheck disable=SC2086
+if run_ts 0 "one process of 6 threads" $JOB --threads 6 -o "$WORK/even-alone.h5" &&
+    mpi_ts_within $LIMIT 0 "3 ranks x 2 threads" 3 $JOB --threads 2 -o "$WORK/even.h5"; then
+    tables even 6
+fi
+# Ranks of 1, 3 and 3 threads: rank 0 the fewest, so that rows past its own count are others'.
+# shellcheck disable=SC2086
+if run_ts 0 "one process of 7 threads" $JOB --threads 7 -o "$WORK/odd-alone.h5" &&
+    expect_run 0 "ranks of 1, 3 and 3 threads" timeout -k 10 $LIMIT "$MPIRUN" --oversubscribe --bind-to none \
+        -np 1 -x OMP_NUM_THREADS=1 "$TS" $JOB -o "$WORK/odd.h5" : -np 2 -x OMP_NUM_THREADS=3 "$TS" $JOB -o "$WORK/odd.h5"; then
+    [ "$(values "$WORK/odd.h5" /mpi/ranks:n_threads | tr '\n' ' ')" = "1 3 3 " ] ||
+        fail "ranks of 1, 3 and 3 threads: /mpi/ranks:n_threads is $(values "$WORK/odd.h5" /mpi/ranks:n_threads | tr '\n' ' ')"
+    tables odd 7
+fi
+finish
