@@ -88,6 +88,7 @@ int main(int argc, char **argv)
             if (status == TS_OK)
                 status = ts_check_cmd(&cfg, &cli, &launch, &err);
             break;
+        case TS_CMD_KEYS: status = ts_check_keys_cmd(&err); break;
         case TS_CMD_TOPO: {
             /* With a CONFIG, bound exactly as run binds it (the same re-execution). */
             struct ts_binding_choice binding;
