@@ -5,6 +5,7 @@
 #   DIR/share/touchstone/jobs/          the batch scripts, with their executable bits
 #   DIR/share/doc/touchstone/           README.md, LICENSE, docs/ (as in the source tree, so
 #                                       that the links between them still work)
+#   DIR/share/man/man1/touchstone.1     the manual page, docs/touchstone.1 (not again in docs/)
 # Nothing here names the prefix: the tree works wherever it is moved.
 install(TARGETS touchstone RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/plot.py DESTINATION ${CMAKE_INSTALL_DATADIR}/touchstone)
@@ -14,4 +15,5 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/jobs/ DESTINATION ${CMAKE_INSTALL_DATADI
         USE_SOURCE_PERMISSIONS)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR} OPTIONAL)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs PATTERN "*.1" EXCLUDE)
+install(FILES ${PROJECT_SOURCE_DIR}/docs/touchstone.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
