@@ -358,3 +358,12 @@ int ts_check_cmd(const struct ts_config *cfg, const struct ts_cli *cli, struct t
     }
     return ts_run_plan_check_memory(&rp, err);
 }
+
+int ts_check_keys_cmd(struct ts_error *err)
+{
+    for (size_t i = 0; i < ts_config_key_count(); i++)
+        if (printf("%s\n", ts_config_key_name(i)) < 0)
+            return ts_fail_errno(err, TS_IO_ERROR, errno ? errno : EIO,
+                                 "check --keys: cannot write to standard output");
+    return TS_OK;
+}

@@ -34,6 +34,11 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
  * rank shares (launch->agreed): an error names the first rank refused. */
 int ts_check_cmd(const struct ts_config *cfg, const struct ts_cli *cli, struct ts_launch *launch, struct ts_error *err);
 
+/* `touchstone check --keys`: every config key, "section.key" a line, in the key table's order:
+ * what --set takes, for shell completion and scripts (tools/completion.bash), so that no list of
+ * keys is kept anywhere else. TS_IO_ERROR when stdout cannot be written. */
+int ts_check_keys_cmd(struct ts_error *err);
+
 /* `touchstone topo`: the machine as hwloc sees it and where each OpenMP thread runs: under the
  * OMP_* environment this process started with, or, given a CONFIG, bound exactly as `run
  * CONFIG` binds its threads (main applies the config's binding with the same re-execution),

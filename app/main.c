@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "binding.h"
+#include "build_info.h"
 #include "commands.h"
 #include "launch.h"
 #include "same_job.h"
@@ -74,7 +75,10 @@ int main(int argc, char **argv)
                 if (fputs(ts_cli_usage(part), stdout) == EOF)
                     status = ts_fail_errno(&err, TS_IO_ERROR, errno ? errno : EIO, "cannot write to standard output");
             break;
-        case TS_CMD_VERSION: printf("touchstone %s\n", TS_VERSION); break;
+        case TS_CMD_VERSION:
+            if (ts_build_info_print(stdout) == EOF)
+                status = ts_fail_errno(&err, TS_IO_ERROR, errno ? errno : EIO, "cannot write to standard output");
+            break;
         case TS_CMD_CHECK:
             status = load_config(&cfg, &cli, &err);
             if (status == TS_OK)
@@ -84,6 +88,7 @@ int main(int argc, char **argv)
             if (status == TS_OK)
                 status = ts_check_cmd(&cfg, &cli, &launch, &err);
             break;
+        case TS_CMD_KEYS: status = ts_check_keys_cmd(&err); break;
         case TS_CMD_TOPO: {
             /* With a CONFIG, bound exactly as run binds it (the same re-execution). */
             struct ts_binding_choice binding;

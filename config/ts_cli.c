@@ -11,6 +11,7 @@ static const char usage_commands[] =
     "usage: touchstone run CONFIG [--serial-init] [--threads N] [--set section.key=value ...]\n"
     "                         [-o FILE] [--overwrite] [--restart CHECKPOINT] [--quiet]\n"
     "       touchstone check CONFIG [the options of run]\n"
+    "       touchstone check --keys\n"
     "       touchstone topo [CONFIG] [--set section.key=value ...] [--threads N] [--format text|json]\n"
     "       touchstone topo --topology FILE.xml | --synthetic DESC [--format text|json]\n"
     "       touchstone advise [--ranks R] [--threads T] [--smt] [--slurm] [--topology FILE.xml | --synthetic DESC]\n"
@@ -57,6 +58,7 @@ static const char usage_options[] =
     "                     plot: the picture)\n"
     "  --restart CKPT     continue the run a signal stopped, from its checkpoint\n"
     "  -q, --quiet        print only warnings and errors\n"
+    "  --keys             check: every config key, section.key a line (what --set takes), no CONFIG\n"
     "  --format F         topo, advise, show: text (default) or json; compare, report: also csv, markdown\n"
     "  --topology FILE    topo, advise: the machine an hwloc XML export describes (lstopo FILE.xml on it)\n"
     "  --synthetic DESC   topo, advise: an hwloc synthetic machine, e.g. \"package:2 numa:4 core:16 pu:2\"\n"
@@ -214,7 +216,8 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         OPT_RESTART,
         OPT_OVERWRITE,
         OPT_TOPOLOGY,
-        OPT_SYNTHETIC
+        OPT_SYNTHETIC,
+        OPT_KEYS
     };
     static const struct option run_options[] = {
         { "serial-init", no_argument, NULL, OPT_SERIAL_INIT },
@@ -224,6 +227,7 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         { "overwrite", no_argument, NULL, OPT_OVERWRITE },
         { "restart", required_argument, NULL, OPT_RESTART },
         { "quiet", no_argument, NULL, 'q' },
+        { "keys", no_argument, NULL, OPT_KEYS }, /* check's alone: refused for run below */
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -267,6 +271,12 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         case OPT_OVERWRITE: status = add_override(cli, "--overwrite", "output.overwrite", "true", err); break;
         case OPT_RESTART: cli->restart_path = optarg; break;
         case 'q': cli->quiet = 1; break;
+        case OPT_KEYS:
+            if (cli->command == TS_CMD_RUN)
+                return ts_fail(err, TS_BAD_INPUT,
+                               "run: unknown option '--keys' (an option of check: touchstone check --keys)");
+            cli->command = TS_CMD_KEYS;
+            break;
         case 'h': cli->command = TS_CMD_HELP; return TS_OK;
         case ':': return ts_fail(err, TS_BAD_INPUT, "%s: option '%s' needs a value", cmd, argv[optind - 1]);
         default:
@@ -289,6 +299,13 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
             return ts_fail(err, TS_BAD_INPUT, "topo: --set %s needs a CONFIG to apply it to", cli->overrides[0]);
         return TS_OK;
     }
+    /* The key list is the same for every config: naming one would suggest otherwise. */
+    if (cli->command == TS_CMD_KEYS)
+        return optind < argc ? ts_fail(err, TS_BAD_INPUT,
+                                       "check --keys: unexpected argument '%s' (the keys are those of every config: "
+                                       "give no CONFIG)",
+                                       argv[optind])
+                             : TS_OK;
     if (optind >= argc)
         return ts_fail(err, TS_BAD_INPUT, "%s: missing CONFIG file argument (see touchstone --help)", cmd);
     cli->config_path = argv[optind++];

@@ -19,7 +19,8 @@ enum ts_command {
     TS_CMD_PLOT,
     TS_CMD_SHOW,
     TS_CMD_ADVISE,
-    TS_CMD_SURVEY
+    TS_CMD_SURVEY,
+    TS_CMD_KEYS /* check --keys */
 };
 
 /* --topology FILE.xml or --synthetic DESC: the machine a command describes instead of this one

@@ -29,6 +29,16 @@ int ts_dist_launched(char *buf, size_t len)
     return 0;
 }
 
+void ts_dist_library_version(char *buf, size_t len)
+{
+    char library[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int n = 0;
+    if (MPI_Get_library_version(library, &n) != MPI_SUCCESS)
+        snprintf(library, sizeof library, "unknown (MPI_Get_library_version failed)");
+    library[strcspn(library, "\n")] = '\0'; /* MPICH's runs over several lines */
+    snprintf(buf, len, "%s", library);
+}
+
 /* The ranks the launcher announced, when it says (0 when it does not). */
 static long announced_size(void)
 {
@@ -115,11 +125,7 @@ int ts_dist_start(struct ts_dist *d, struct ts_error *err)
     MPI_Comm_size(node, &d->local_size);
     MPI_Comm_free(&node);
 
-    char library[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    int len = 0;
-    MPI_Get_library_version(library, &len);
-    library[strcspn(library, "\n")] = '\0';
-    snprintf(d->library, sizeof d->library, "%s", library);
+    ts_dist_library_version(d->library, sizeof d->library);
 
     if (provided < MPI_THREAD_FUNNELED)
         return ts_fail(err, TS_RESOURCE_ERROR,

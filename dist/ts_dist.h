@@ -27,6 +27,11 @@ struct ts_dist {
  * "NAME=value" in buf; returns 1 when there is one, 0 when touchstone runs on its own. */
 int ts_dist_launched(char *buf, size_t len);
 
+/* The first line of MPI_Get_library_version (the MPI library this binary runs with, "Open MPI
+ * v4.1.4, ...") into buf: what a run under ranks records and `touchstone --version` prints. The
+ * MPI standard lets it be called before MPI_Init and after MPI_Finalize, so it starts nothing. */
+void ts_dist_library_version(char *buf, size_t len);
+
 /* Starts MPI when a launcher started this process (MPI_Init_thread, MPI_THREAD_FUNNELED: only
  * the master thread calls MPI) and fills d: rank, size, local rank, host, boot id, library.
  * Not launched: fills d for one rank and touches no MPI. Call after the binding re-execution

@@ -16,6 +16,17 @@
 #include "ts_file_place.h"
 #include "h5_parts.h"
 
+#ifdef H5_HAVE_PARALLEL
+#define H5_KIND " (parallel)"
+#else
+#define H5_KIND " (serial)"
+#endif
+
+const char *ts_h5_library_version(void)
+{
+    return H5_VERSION H5_KIND;
+}
+
 /* How much the in-memory file grows at a time. HDF5's core driver zeroes each increment, and a
  * default run's file is ~50 KiB: 4 MiB cost ~10 ms of page faults on a VM for nothing. */
 #define IMAGE_INCREMENT ((size_t)64 << 10)

@@ -12,6 +12,11 @@
  * writer makes sure it is there before it starts, so a run counts it in its plan. */
 #define TS_H5_WORKING_MEMORY ((size_t)16 << 20)
 
+/* The HDF5 library touchstone writes with, "1.10.8 (parallel)": from its headers, which are the
+ * library's own when it is linked statically (cmake/Hdf5.cmake), so that `touchstone --version`
+ * starts nothing of HDF5 to say it. */
+const char *ts_h5_library_version(void);
+
 /* Before a run starts: checks that final_path names nothing or a regular file (not a device,
  * FIFO, directory, socket or symbolic link) and that a file can be created next to it (the
  * directory exists and is writable) by creating and removing a probe file. TS_BAD_INPUT with

@@ -5,9 +5,11 @@
 set -eu
 
 # One package list per purpose; the test list is only needed by `make test`. chromium and
-# chromium-driver: the HTML report in a headless browser (tests/html).
+# chromium-driver: the HTML report in a headless browser (tests/html); lmod and bash-completion:
+# the environment modules and the completion cmake --install writes (tests/install); groff-base
+# and man-db: the manual page checked (cli.manpage).
 BUILD_PKGS="gcc make cmake pkg-config libc6-dev libgomp1 libhwloc-dev libnuma-dev libinih-dev libhdf5-dev libjansson-dev zlib1g-dev openmpi-bin libopenmpi-dev libhdf5-openmpi-dev"
-TEST_PKGS="hdf5-tools python3 python3-h5py python3-matplotlib qemu-system-x86 busybox-static xz-utils jq util-linux valgrind clang-format-14 chromium chromium-driver"
+TEST_PKGS="hdf5-tools python3 python3-h5py python3-matplotlib qemu-system-x86 busybox-static xz-utils jq util-linux valgrind clang-format-14 chromium chromium-driver lmod bash-completion groff-base man-db"
 # The libFuzzer harnesses of tests/fuzz (build-fuzz; docs/testing.md, "Fuzzing").
 FUZZ_PKGS="clang-14 libclang-rt-14-dev"
 # A private single-node Slurm for tests/slurm (started by hand: no systemd, nothing in /etc).

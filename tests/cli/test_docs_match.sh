@@ -5,7 +5,7 @@
 # - commands: every `touchstone CMD` the docs print is a command of --help, and every command of
 #   --help is in docs/usage.md and README.md;
 # - options: every option printed after `touchstone CMD` is one --help gives CMD (check takes
-#   run's), and every option of --help is in docs/usage.md;
+#   run's, and --keys of its own), and every option of --help is in docs/usage.md;
 # - exit statuses: those --help lists are the rows of usage.md's table and the only ones any
 #   page names ("exit status N", "exits N"); architecture.md's table names no other;
 # - the schema version: a file run writes says record/ts_record.h's TS_SCHEMA_VERSION, and every
@@ -95,7 +95,7 @@ awk -F '\t' -v commands="$(tr '\n' ' ' <"$WORK/commands")" -v work="$WORK" '
       n = split($3, opts, " ")   # the uses: FILE:LINE, the command, its options
       for (i = 1; i <= n; i++) {
           o = opts[i]
-          if (!((c " " o) in given) && !((o in alias) && (c " " alias[o]) in given))
+          if (!((c " " o) in given) && !((cmd " " o) in given) && !((o in alias) && (c " " alias[o]) in given))
               print where ": \047touchstone " cmd " ... " o "\047: --help gives " cmd " no option " o
       } }' "$WORK/aliases" "$WORK/synopsis" "$WORK/commands" "$WORK/uses" >"$WORK/wrong_uses"
 while read -r line; do fail "$line"; done <"$WORK/wrong_uses"

@@ -4,7 +4,35 @@
 
 run_ts 0 "--help" --help && expect_in "$OUT" "usage: touchstone run CONFIG" "--help prints usage"
 run_ts 0 "run --help" run --help && expect_in "$OUT" "exit status: 0 verified run" "run --help documents exit codes"
-run_ts 0 "--version" --version && expect_in "$OUT" "^touchstone [0-9]+\.[0-9]+\.[0-9]+$" "--version format"
+# --version: the version first (scripts read it), then what a support desk asks: the commit, the
+# compiler, OpenMP, the MPI and HDF5 libraries (docs/usage.md).
+if run_ts 0 "--version" --version; then
+    [ "$(head -1 "$OUT")" = "touchstone $(sed -n 's/^ *VERSION \([0-9.]*\)$/\1/p' "$SRC/CMakeLists.txt")" ] ||
+        fail "--version's first line '$(head -1 "$OUT")' is not 'touchstone' and the project's VERSION of CMakeLists.txt"
+    expect_in "$OUT" "^commit    [^ ]+$" "--version: the commit"
+    if git -C "$SRC" rev-parse HEAD >/dev/null 2>&1; then
+        commit=$(sed -n 's/^commit    //p' "$OUT")
+        git -C "$SRC" rev-parse --verify -q "$commit^{commit}" >/dev/null ||
+            fail "--version: commit '$commit' is not a commit of $SRC"
+    fi
+    expect_in "$OUT" "^compiler  (GCC|clang) [0-9]+\.[0-9]+" "--version: the compiler"
+    expect_in "$OUT" "^OpenMP    [0-9.]+.* \(_OPENMP [0-9]{6}\)$" "--version: OpenMP"
+    expect_in "$OUT" "^MPI       Open MPI v[0-9]" "--version: the MPI library"
+    expect_in "$OUT" "^HDF5      [0-9]+\.[0-9]+\.[0-9]+ \(parallel\)$" "--version: the HDF5 library"
+    [ "$(wc -l <"$OUT")" -eq 6 ] || fail "--version: $(wc -l <"$OUT") lines, expected 6"
+fi
+# check --keys: every key check resolves for a config, and only those (what completion offers).
+if run_ts 0 "check --keys" check --keys; then
+    cp "$OUT" "$WORK/keys"
+    run_ts 0 "check default.ini" check "$SRC/configs/default.ini" &&
+        awk '/^\[/ { gsub(/[][]/, ""); s = $0; next } /^[a-z_]+ = / { print s "." $1 }' "$OUT" | sort >"$WORK/resolved"
+    sort -c "$WORK/keys" 2>/dev/null && fail "check --keys: sorted, expected the key table's order (run.kernel first)"
+    sort "$WORK/keys" | cmp -s - "$WORK/resolved" ||
+        fail "check --keys differs from the keys check prints: $(sort "$WORK/keys" | diff - "$WORK/resolved" | grep '^[<>]' | head -5 | tr '\n' ' ')"
+fi
+run_ts 2 "check --keys CONFIG" check --keys "$SRC/configs/default.ini" &&
+    expect_in "$ERR" "check --keys: unexpected argument .*give no CONFIG" "check --keys with a CONFIG"
+run_ts 2 "run --keys" run --keys && expect_in "$ERR" "run: unknown option '--keys' \(an option of check" "run --keys"
 run_ts 2 "no arguments" && expect_in "$ERR" "no command given" "no arguments"
 run_ts 2 "unknown command" frobnicate && expect_in "$ERR" "unknown command 'frobnicate'" "unknown command"
 run_ts 2 "run without config" run && expect_in "$ERR" "missing CONFIG" "run without config"

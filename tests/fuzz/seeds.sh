@@ -67,6 +67,7 @@ for line in \
     'compare|a.h5|b.h5|c.h5|--format|markdown|--force' \
     'report|runs/|--format=csv' \
     'plot|runs|-o|scaling.png|--kind|timeline|--size|1200x800' \
+    'check|--keys' 'check|--keys|configs/sum.ini' 'run|--keys' \
     '--help' '--version' 'run|-h'; do
     n=$((n + 1))
     nul "$line" >"$OUT/cli/cmd$n"

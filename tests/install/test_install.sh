@@ -45,6 +45,10 @@ same_files "$SRC/jobs" "$DATA/jobs" "*" "jobs"
 same_files "$SRC" "$DOC" "README.md" "docs"
 same_files "$SRC/docs" "$DOC/docs" "*.md" "docs"
 same_files "$SRC/docs/img" "$DOC/docs/img" "*" "docs images"
+cmp -s "$SRC/docs/touchstone.1" "$I/share/man/man1/touchstone.1" || fail "no copy of docs/touchstone.1 in $I/share/man/man1"
+cmp -s "$SRC/tools/completion.bash" "$I/share/bash-completion/completions/touchstone" ||
+    fail "no copy of tools/completion.bash as $I/share/bash-completion/completions/touchstone"
+[ -e "$DOC/docs/touchstone.1" ] && fail "the manual page is installed twice: also as $DOC/docs/touchstone.1"
 if [ -f "$SRC/LICENSE" ]; then
     same_files "$SRC" "$DOC" "LICENSE" "licence"
 fi

@@ -41,6 +41,11 @@ if mpi_ts 0 "topo on one rank" 1 topo --threads 1; then
     expect_in "$OUT" "^  world +1 rank on 1 host" "topo on one rank: the world's size"
     expect_in "$OUT" "^  MPI +Open MPI.*MPI_THREAD_(FUNNELED|SERIALIZED|MULTIPLE)" "topo on one rank: the MPI library and its thread level"
     expect_in "$OUT" "^  launcher +OMPI_COMM_WORLD_SIZE=1" "topo on one rank: how the launcher was recognised"
+    # --version names, without starting MPI, the library the ranks report (one call: ts_dist_library_version).
+    cp "$OUT" "$WORK/topo-ranks"
+    run_ts 0 "--version" --version && library=$(sed -n 's/^MPI  *//p' "$OUT") &&
+        grep -qF "  MPI       $library (MPI_THREAD_" "$WORK/topo-ranks" ||
+        fail "--version's MPI line '${library:-}' is not the library topo on one rank reports: $(grep '^  MPI' "$WORK/topo-ranks")"
 fi
 unset OMP_PLACES OMP_PROC_BIND
 

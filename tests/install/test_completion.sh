@@ -1,0 +1,121 @@
+#!/bin/bash
+# tools/completion.bash (installed as share/bash-completion/completions/touchstone) driven as
+# bash drives it, through COMP_WORDS and COMP_CWORD, alone and under bash-completion: commands,
+# each command's options (those --help gives it), option values, the keys of --set (those
+# `check --keys` lists), and CONFIG and run files by their extension.
+# Arguments: TOUCHSTONE SOURCE_DIR
+. "$(dirname "$0")/../cli/lib.sh"
+SCRIPT=$SRC/tools/completion.bash
+BASH_COMPLETION=/usr/share/bash-completion/bash_completion
+
+# comp WORDS...: completes the last word of "touchstone WORDS..." (the binary under test as
+# its first word); COMPREPLY, sorted, one a line, in $WORK/got.
+comp() {
+    COMP_WORDS=("$TS" "$@")
+    COMP_CWORD=$#
+    COMP_LINE="${COMP_WORDS[*]}"
+    COMP_POINT=${#COMP_LINE}
+    COMPREPLY=()
+    _touchstone touchstone "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+    printf '%s\n' "${COMPREPLY[@]}" | sed '/^$/d' | sort >"$WORK/got"
+}
+# expect WHAT WORD...: $WORK/got holds exactly WORDs.
+expect() {
+    what=$1
+    shift
+    printf '%s\n' "$@" | sed '/^$/d' | sort >"$WORK/want"
+    cmp -s "$WORK/got" "$WORK/want" ||
+        fail "$what: completed $(tr '\n' ' ' <"$WORK/got")expected $(tr '\n' ' ' <"$WORK/want")"
+}
+
+run_ts 0 "--help" --help || finish
+cp "$OUT" "$WORK/help"
+commands=$(sed -n 's/^ *touchstone \([a-z][a-z]*\).*/\1/p; s/^usage: touchstone \([a-z][a-z]*\).*/\1/p' "$WORK/help" | sort -u)
+# The options --help gives each command: "CMD OPTION" of the synopsis (cli.docs_match reads it
+# so), and their other spelling of the option list ("-o, --output").
+awk '/^$/ { exit }
+     { line = $0; sub(/^usage:/, "", line)
+       if (match(line, /^ *touchstone [a-z]+/)) { split(substr(line, RSTART), w, " "); cmd = w[2] }
+       if (line ~ /^ *touchstone -/) cmd = "" # --help | --version: no command
+       n = split(line, words, /[][ |]+/)
+       for (i = 1; i <= n; i++) if (words[i] ~ /^--?[a-z]/) { o = words[i]; sub(/=.*/, "", o); print cmd, o } }' \
+    "$WORK/help" | sort -u >"$WORK/pairs"
+sed -n 's/^  \(-[a-z]\), \(--[a-z-]*\).*/\1 \2/p' "$WORK/help" >"$WORK/aliases"
+run_ts 0 "check --keys" check --keys || finish
+cp "$OUT" "$WORK/keys"
+
+mkdir "$WORK/files" "$WORK/files/sub" && cd "$WORK/files" || finish
+touch a.ini b.h5 c.txt d.xml e.html
+
+# checks: every case, in the shell as it stands (bash-completion loaded or not).
+checks() {
+    how=$1
+    complete -p touchstone 2>/dev/null | grep -q -- "-F _touchstone touchstone$" ||
+        fail "$how: complete -p touchstone: $(complete -p touchstone 2>&1)"
+    comp ""
+    # shellcheck disable=SC2086
+    expect "$how: the commands" $commands --help --version
+    comp ch
+    expect "$how: 'ch'" check
+    for cmd in $commands; do
+        c=$cmd
+        [ "$cmd" = check ] && c=run # check takes every option of run, and its own
+        awk -v c="$c" -v cmd="$cmd" '$1 == c || $1 == cmd { print $2 }' "$WORK/pairs" >"$WORK/opts"
+        awk 'NR == FNR { o[$1] = 1; next } ($1 in o) || ($2 in o) { print $1; print $2 }' "$WORK/opts" "$WORK/aliases" >>"$WORK/opts"
+        comp "$cmd" -
+        # shellcheck disable=SC2046
+        expect "$how: the options of $cmd (those --help gives it)" $(sort -u "$WORK/opts") --help
+    done
+    comp run a.ini --set ""
+    # shellcheck disable=SC2046
+    expect "$how: --set: the keys of check --keys" $(sed 's/$/=/' "$WORK/keys")
+    comp check a.ini --set sum.
+    # shellcheck disable=SC2046
+    expect "$how: --set sum." $(grep '^sum\.' "$WORK/keys" | sed 's/$/=/')
+    comp run ""
+    expect "$how: run's CONFIG" a.ini sub
+    comp topo --threads 2 ""
+    expect "$how: topo's CONFIG after --threads N" a.ini sub
+    comp run a.ini --restart ""
+    expect "$how: --restart" b.h5 sub
+    comp run a.ini -o ""
+    expect "$how: run -o" b.h5 sub
+    comp compare b.h5 ""
+    expect "$how: compare's run files and vs" b.h5 sub vs
+    for cmd in report plot show; do
+        comp "$cmd" ""
+        expect "$how: $cmd's run files" b.h5 sub
+    done
+    comp report b.h5 --html ""
+    expect "$how: report --html" e.html sub
+    comp topo --topology ""
+    expect "$how: --topology" d.xml sub
+    comp survey -o ""
+    expect "$how: survey -o" sub
+    comp survey --html -
+    expect "$how: survey --html takes no value" --quick --full -o --output --html --dump --help
+    comp compare b.h5 --format ""
+    expect "$how: compare --format" text csv json markdown
+    comp show b.h5 --format ""
+    expect "$how: show --format" text json
+    comp plot b.h5 --kind ""
+    expect "$how: plot --kind" scaling init timeline
+    comp run a.ini --threads ""
+    expect "$how: --threads takes a number" ""
+}
+
+# shellcheck disable=SC1090
+. "$SCRIPT"
+checks "alone"
+if [ -r "$BASH_COMPLETION" ]; then
+    # bash-completion's own start, then the script as it loads it (the interactive shell's).
+    unset -f _touchstone
+    # shellcheck disable=SC1090
+    . "$BASH_COMPLETION"
+    . "$SCRIPT"
+    checks "under bash-completion"
+else
+    fail "no $BASH_COMPLETION (Debian: bash-completion; scripts/setup-deps.sh --test installs it)"
+fi
+cd / || true
+finish
