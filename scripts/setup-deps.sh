@@ -8,6 +8,8 @@ set -eu
 # chromium-driver: the HTML report in a headless browser (tests/html).
 BUILD_PKGS="gcc make cmake pkg-config libc6-dev libgomp1 libhwloc-dev libnuma-dev libinih-dev libhdf5-dev libjansson-dev zlib1g-dev openmpi-bin libopenmpi-dev libhdf5-openmpi-dev"
 TEST_PKGS="hdf5-tools python3 python3-h5py python3-matplotlib qemu-system-x86 busybox-static xz-utils jq util-linux valgrind clang-format-14 chromium chromium-driver"
+# The Debian package of tests/package: debhelper's CMake build, lintian's checks.
+PACKAGE_PKGS="debhelper lintian"
 # The libFuzzer harnesses of tests/fuzz (build-fuzz; docs/testing.md, "Fuzzing").
 FUZZ_PKGS="clang-14 libclang-rt-14-dev"
 # A private single-node Slurm for tests/slurm (started by hand: no systemd, nothing in /etc).
@@ -18,7 +20,7 @@ BENCH_PKGS="likwid hdf5-tools"
 
 want="$BUILD_PKGS"
 if [ "${1:-}" = "--test" ]; then
-    want="$want $TEST_PKGS $FUZZ_PKGS $SLURM_PKGS"
+    want="$want $TEST_PKGS $PACKAGE_PKGS $FUZZ_PKGS $SLURM_PKGS"
 fi
 if [ "${1:-}" = "--bench" ]; then
     want="$want $BENCH_PKGS"
