@@ -10,10 +10,11 @@ ASAN_DIR  ?= build-asan
 FUZZ_DIR  ?= build-fuzz
 FUZZ_SECONDS ?= 60
 # What the AddressSanitizer + UBSan build runs: the suite without the labels (tests/labels.txt)
-# of tests that boot a VM, start Slurm, measure, run under valgrind or inject faults in loops,
+# of tests that boot a VM, start Slurm, measure, run under valgrind, inject faults in loops or
+# build the Debian package (its compiler flags are Debian's, not the sanitizers'),
 # check the source tree (layout: no code of ours runs), nor those labelled no-asan (each says
 # why where it is defined).
-ASAN_EXCLUDE_LABELS = ^(vm|slurm|bench|valgrind|faults|random|layout|no-asan)$$
+ASAN_EXCLUDE_LABELS = ^(vm|slurm|bench|valgrind|faults|random|layout|package|no-asan)$$
 # cli.verify_fail preloads a library of its own (it intercepts sin, not malloc).
 ASAN_ENV = ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 

@@ -10,6 +10,8 @@ set -eu
 # and man-db: the manual page checked (cli.manpage).
 BUILD_PKGS="gcc make cmake pkg-config libc6-dev libgomp1 libhwloc-dev libnuma-dev libinih-dev libhdf5-dev libjansson-dev zlib1g-dev openmpi-bin libopenmpi-dev libhdf5-openmpi-dev"
 TEST_PKGS="hdf5-tools python3 python3-h5py python3-matplotlib qemu-system-x86 busybox-static xz-utils jq util-linux valgrind clang-format-14 chromium chromium-driver lmod bash-completion groff-base man-db"
+# The Debian package of tests/package: debhelper's CMake build, lintian's checks.
+PACKAGE_PKGS="debhelper lintian"
 # The libFuzzer harnesses of tests/fuzz (build-fuzz; docs/testing.md, "Fuzzing").
 FUZZ_PKGS="clang-14 libclang-rt-14-dev"
 # A private single-node Slurm for tests/slurm (started by hand: no systemd, nothing in /etc).
@@ -20,7 +22,7 @@ BENCH_PKGS="likwid hdf5-tools"
 
 want="$BUILD_PKGS"
 if [ "${1:-}" = "--test" ]; then
-    want="$want $TEST_PKGS $FUZZ_PKGS $SLURM_PKGS"
+    want="$want $TEST_PKGS $PACKAGE_PKGS $FUZZ_PKGS $SLURM_PKGS"
 fi
 if [ "${1:-}" = "--bench" ]; then
     want="$want $BENCH_PKGS"
