@@ -38,13 +38,16 @@ done
 awk '/^Package: touchstone$/ { p = 1 } p && /^Depends:/' "$SRC/debian/control" | grep -Eq '(:|,)[[:space:]]*lib[a-z0-9]' &&
     fail "debian/control writes a library dependency by hand: dh_shlibdeps computes them"
 
-# Where an HPC user looks: the program, the configs and job scripts, the docs.
+# Where an HPC user looks: the program, the configs and job scripts, the docs, man touchstone,
+# Tab.
 contents=$(dpkg-deb -c "$deb" | awk '{ print $6 }')
 for path in ./usr/bin/touchstone ./usr/share/touchstone/configs/default.ini ./usr/share/touchstone/jobs/run.sbatch \
     ./usr/share/touchstone/jobs/check-binding.sh ./usr/share/touchstone/plot.py ./usr/share/doc/touchstone/copyright \
-    ./usr/share/doc/touchstone/changelog.gz; do
+    ./usr/share/doc/touchstone/changelog.gz ./usr/share/man/man1/touchstone.1.gz \
+    ./usr/share/bash-completion/completions/touchstone; do
     echo "$contents" | grep -qx "$path" || fail "the package has no $path"
 done
+echo "$contents" | grep -q modulefiles && fail "the package holds modulefiles: /usr is on every PATH already"
 # The changelog's top entry is the version CMake builds.
 version=$(sed -n 's/^[[:space:]]*VERSION \([0-9.]*\)$/\1/p' "$SRC/CMakeLists.txt" | head -n 1)
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] ||

@@ -43,6 +43,11 @@ if /usr/bin/touchstone run /usr/share/touchstone/configs/stencil2d.ini --set ste
 else
     fail "touchstone run /usr/share/touchstone/configs/stencil2d.ini failed: $(tail -n 3 "$WORK/run.out")"
 fi
+# man finds the page where the package put it.
+case $(man -w touchstone 2>/dev/null) in
+/usr/share/man/man1/touchstone.1*) ;;
+*) fail "man -w touchstone gives '$(man -w touchstone 2>&1)', not /usr/share/man/man1/touchstone.1.gz" ;;
+esac
 # A job script as installed, finding the binary on PATH (no TOUCHSTONE, no build/ here): the
 # binding check every job starts with. Its status is advise's: 0 or 1 (findings), 2 could not check.
 env -u TOUCHSTONE /usr/share/touchstone/jobs/check-binding.sh >"$WORK/job.out" 2>&1
