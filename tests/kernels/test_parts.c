@@ -241,7 +241,7 @@ static void check_blocks(const struct ts_problem *pb, int ranks, const int *dims
     const char *name = ts_kernel_get(pb->kernel)->name;
     struct ts_decomp d;
     char why[256] = "", text[48] = "";
-    REQUIRE(ts_decomp_create(&d, ndims, points, ranks, dims, why, sizeof why) == TS_DECOMP_OK, "decomp refused: %s",
+    REQUIRE(ts_decomp_create(&d, ndims, points, ranks, dims, 1, why, sizeof why) == TS_DECOMP_OK, "decomp refused: %s",
             why);
     ts_decomp_dims_text(&d, text, sizeof text);
     char label[160];
