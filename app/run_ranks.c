@@ -24,8 +24,8 @@ static int split_grid(struct ts_run_ranks *rk, const struct ts_config *cfg, stru
     const int ndims = pb->kernel == TS_KERNEL_STENCIL3D ? 3 : 2;
     const int64_t points[3] = { pb->nx, pb->ny, ndims == 3 ? pb->nz : 1 };
     const int *dims = cfg->dims[0] > 0 ? cfg->dims : NULL; /* mpi.dims; NULL: auto */
-    /* Halos one layer deep: one exchange per step (time_block > 1 is refused above). */
-    const int depth = 1;
+    /* One exchange per iteration of time_block steps: halos as deep as the steps between two. */
+    const int depth = pb->time_block > 1 ? (int)pb->time_block : 1;
     char why[768];
     if (ts_decomp_create(&rk->dec, ndims, points, rk->dist->size, dims, depth, why, sizeof why) != TS_DECOMP_OK) {
         rk->agreed = 1;
@@ -86,13 +86,6 @@ int ts_run_ranks_split(struct ts_run_ranks *rk, const struct ts_dist *d, const s
     rk->whole = rp->problem;
     rk->whole_plan = rp->plan;
     rk->stencil = rp->kernel->id == TS_KERNEL_STENCIL2D || rp->kernel->id == TS_KERNEL_STENCIL3D;
-    if (rk->stencil && rp->problem.time_block > 1) {
-        rk->agreed = 1;
-        return ts_fail(err, TS_BAD_INPUT,
-                       "stencil.time_block = %lld on %d ranks: a time block needs halos as deep as its steps, and "
-                       "ranks exchange one layer per step; use stencil.time_block = 1",
-                       (long long)rp->problem.time_block, d->size);
-    }
 
     struct ts_problem_part part = { .checks_result = d->rank == 0 };
     int64_t local[3];
