@@ -70,6 +70,20 @@ static int split_array(struct ts_run_ranks *rk, const struct ts_config *cfg, str
     return TS_OK;
 }
 
+/* The faces this rank's halo exchange sends, as dist/ts_dist_halo.c allocates them: deep halos
+ * are as many points per face times their depth, plus the edges they carry. */
+static void count_halos(const struct ts_run_ranks *rk, struct ts_run_plan *rp)
+{
+    int faces = 0;
+    int64_t points = 0;
+    for (int dir = 0; dir < 2 * rk->dec.ndims; dir++)
+        if (rk->block.neighbour[dir] >= 0) {
+            faces++;
+            points += ts_decomp_send_face(&rk->block, (enum ts_decomp_dir)dir).elems;
+        }
+    ts_run_plan_halos(rp, faces, points, rk->dec.depth);
+}
+
 void ts_run_ranks_attach(struct ts_run_ranks *rk, const struct ts_dist *d)
 {
     memset(rk, 0, sizeof *rk);
@@ -90,9 +104,11 @@ int ts_run_ranks_split(struct ts_run_ranks *rk, const struct ts_dist *d, const s
     struct ts_problem_part part = { .checks_result = d->rank == 0 };
     int64_t local[3];
     int status = rk->stencil ? split_grid(rk, cfg, &part, local, err) : split_array(rk, cfg, &part, local, err);
-    if (status != TS_OK)
-        return status;
-    return ts_run_plan_part(rp, cfg, local, &part, err);
+    if (status == TS_OK)
+        status = ts_run_plan_part(rp, cfg, local, &part, err);
+    if (status == TS_OK && rk->stencil)
+        count_halos(rk, rp);
+    return status;
 }
 
 int ts_run_ranks_count_world(const struct ts_run_ranks *rk, struct ts_run_plan *rp, struct ts_error *err)

@@ -60,6 +60,12 @@ tb_case stencil3d 3 4 1 s3-auto --serial-init --set stencil.nx=11 --set stencil.
 decomposition s3-auto 1x1x3
 tb_case stencil3d 8 3 1 s3-8 --set stencil.nx=8 --set stencil.ny=13 --set stencil.nz=15 --set mpi.dims=2x2x2
 
+# check counts the deeper halos' buffers: rank 0 of 2x2 on 37 x 29 sends a face of 3 x 14 points
+# and one of 22 x 3 (its x halo and boundary included), received alike: 1728 bytes.
+mpi_ts 0 "check: time_block 3 on 2x2" 4 check "$SRC/configs/stencil2d.ini" --set stencil.nx=37 --set stencil.ny=29 \
+    --set mpi.dims=2x2 --set stencil.time_block=3 &&
+    expect_in "$OUT" "^  halos +1\.69 KiB +\(send and receive buffers of 2 faces, 3 layers deep\)" "check: the halos counted"
+
 # Too thin: 3 ranks of 2 or 3 columns with halos 3 deep. Refused by run and check alike, exit 2,
 # one message naming the rank, the sizes, a smaller time_block and the mpi.dims that fits.
 THIN="--set stencil.nx=9 --set stencil.ny=40 --set mpi.dims=3x1 --set stencil.time_block=3"
