@@ -287,8 +287,8 @@ int ts_decomp_block(const struct ts_decomp *d, int rank, struct ts_decomp_block 
     return 0;
 }
 
-/* The layers on the side of dir: how many, and the local index of the first halo (or
- * boundary) layer there. */
+/* The layers on the side of dir: the halo's depth where a neighbour is, one at the physical
+ * boundary. */
 static int64_t side_layers(const struct ts_decomp_block *b, enum ts_decomp_dir dir)
 {
     const int axis = (int)dir / 2;

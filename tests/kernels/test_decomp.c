@@ -3,7 +3,8 @@
  * (checked against every rank grid by brute force), ties in MPI_Dims_create's order; the blocks of all ranks tile the interior exactly once with sizes differing by at most one;
  * grids too small for the ranks are refused with the numbers; the 1D slices tile [0, n); and
  * R simulated ranks that exchange halos by pack/unpack and step their local arrays produce,
- * bit for bit, the field one array gives, iteration after iteration. */
+ * bit for bit, the field one array gives, iteration after iteration, also with halos k deep
+ * exchanged in rounds once per k steps of the wavefront (stencil.time_block = k). */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
