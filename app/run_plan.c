@@ -66,6 +66,14 @@ static void count_the_rest(struct ts_run_plan *rp, const struct ts_config *cfg)
         sum_bytes(sum_bytes(rp->arrays_bytes, rp->timing_bytes), sum_bytes(rp->thread_bytes, rp->file_bytes));
 }
 
+void ts_run_plan_halos(struct ts_run_plan *rp, int faces, int64_t halo_points, int depth)
+{
+    rp->halo_bytes = times_bytes(times_bytes((size_t)halo_points, 2), sizeof(double)); /* sent and received */
+    rp->halo_faces = faces;
+    rp->halo_depth = depth;
+    rp->total_bytes = sum_bytes(rp->total_bytes, rp->halo_bytes);
+}
+
 void ts_run_plan_world(struct ts_run_plan *rp, int ranks, int64_t world_threads)
 {
     const size_t others = world_threads > rp->n_threads ? (size_t)(world_threads - rp->n_threads) : 0;
@@ -321,6 +329,12 @@ void ts_run_plan_print_memory(const struct ts_run_plan *rp, FILE *out)
     fprintf(out, "  threads       %-10s (records, partial sums and counters of %d threads)\n", threads, rp->n_threads);
     fprintf(out, "  results file  %-10s (assembled in memory and copied out%s)\n", file,
             rp->with_field ? ", with the field" : "");
+    if (rp->halo_bytes > 0) {
+        char halos[32];
+        ts_bytes_text(rp->halo_bytes, halos, sizeof halos);
+        fprintf(out, "  halos         %-10s (send and receive buffers of %d face%s, %d layer%s deep)\n", halos,
+                rp->halo_faces, rp->halo_faces == 1 ? "" : "s", rp->halo_depth, rp->halo_depth == 1 ? "" : "s");
+    }
     if (rp->world_bytes > 0) {
         char world[32];
         ts_bytes_text(rp->world_bytes, world, sizeof world);

@@ -21,13 +21,15 @@ struct ts_run_plan {
     struct ts_plan plan;
     int n_threads; /* openmp.threads, else what the OpenMP runtime will start */
     int64_t warmup, iterations;
-    int with_field;        /* the field goes into the results file or periodic checkpoints */
-    size_t array_bytes;    /* per array */
-    size_t arrays_bytes;   /* all arrays */
-    size_t timing_bytes;   /* every step's time and every thread's time of every iteration */
-    size_t thread_bytes;   /* per-thread records, partial sums and counters */
-    size_t file_bytes;     /* the results file or a checkpoint assembled in memory and copied out, with
+    int with_field;      /* the field goes into the results file or periodic checkpoints */
+    size_t array_bytes;  /* per array */
+    size_t arrays_bytes; /* all arrays */
+    size_t timing_bytes; /* every step's time and every thread's time of every iteration */
+    size_t thread_bytes; /* per-thread records, partial sums and counters */
+    size_t file_bytes;   /* the results file or a checkpoint assembled in memory and copied out, with
                              the copy of the times it is made from */
+    size_t halo_bytes;   /* a stencil's rank: its halo exchange's buffers (ts_run_plan_halos) */
+    int halo_faces, halo_depth;
     size_t world_bytes;    /* rank 0 of several: what it holds of the other ranks (ts_run_plan_world) */
     int64_t world_threads; /* the threads of every rank, when world_bytes is counted */
     int world_ranks;
@@ -66,6 +68,11 @@ void ts_run_plan_world(struct ts_run_plan *rp, int ranks, int64_t world_threads)
 /* On every rank of a run over ranks: its own step and halo times, kept for its rows of the file
  * while the step times become each step's slowest rank's (app/run_world.c). */
 void ts_run_plan_spread(struct ts_run_plan *rp);
+
+/* On a rank of a stencil run over ranks, after ts_run_plan_part: adds to the plan the buffers
+ * its halo exchange packs into and receives into, faces of them holding halo_points points in
+ * all each way, depth layers deep (dist/ts_dist_halo.c allocates them before the iterations). */
+void ts_run_plan_halos(struct ts_run_plan *rp, int faces, int64_t halo_points, int depth);
 
 /* The same for one of host_ranks ranks that share a machine: the limits of the machine or the
  * job on it (free memory, cgroup, Slurm allocation) against host_bytes, what all of them need

@@ -13,8 +13,8 @@
 void ts_run_ranks_own(const struct ts_decomp_block *b, int ndims, int axis, int64_t *begin, int64_t *end)
 {
     /* A rank answers for its interior points and for the physical boundary next to them. */
-    *begin = axis < ndims && b->neighbour[2 * axis] >= 0 ? 1 : 0;
-    *end = b->local[axis] - (axis < ndims && b->neighbour[2 * axis + 1] >= 0 ? 1 : 0);
+    *begin = axis < ndims && b->neighbour[2 * axis] >= 0 ? b->begin[axis] - b->origin[axis] : 0;
+    *end = axis < ndims && b->neighbour[2 * axis + 1] >= 0 ? b->end[axis] - b->origin[axis] : b->local[axis];
 }
 
 static int split_grid(struct ts_run_ranks *rk, const struct ts_config *cfg, struct ts_problem_part *part,
@@ -24,8 +24,10 @@ static int split_grid(struct ts_run_ranks *rk, const struct ts_config *cfg, stru
     const int ndims = pb->kernel == TS_KERNEL_STENCIL3D ? 3 : 2;
     const int64_t points[3] = { pb->nx, pb->ny, ndims == 3 ? pb->nz : 1 };
     const int *dims = cfg->dims[0] > 0 ? cfg->dims : NULL; /* mpi.dims; NULL: auto */
-    char why[512];
-    if (ts_decomp_create(&rk->dec, ndims, points, rk->dist->size, dims, why, sizeof why) != TS_DECOMP_OK) {
+    /* One exchange per iteration of time_block steps: halos as deep as the steps between two. */
+    const int depth = pb->time_block > 1 ? (int)pb->time_block : 1;
+    char why[768];
+    if (ts_decomp_create(&rk->dec, ndims, points, rk->dist->size, dims, depth, why, sizeof why) != TS_DECOMP_OK) {
         rk->agreed = 1;
         return ts_fail(err, TS_BAD_INPUT, "%s on %d ranks: %s", cfg->kernel, rk->dist->size, why);
     }
@@ -68,6 +70,20 @@ static int split_array(struct ts_run_ranks *rk, const struct ts_config *cfg, str
     return TS_OK;
 }
 
+/* The faces this rank's halo exchange sends, as dist/ts_dist_halo.c allocates them: deep halos
+ * are as many points per face times their depth, plus the edges they carry. */
+static void count_halos(const struct ts_run_ranks *rk, struct ts_run_plan *rp)
+{
+    int faces = 0;
+    int64_t points = 0;
+    for (int dir = 0; dir < 2 * rk->dec.ndims; dir++)
+        if (rk->block.neighbour[dir] >= 0) {
+            faces++;
+            points += ts_decomp_send_face(&rk->block, (enum ts_decomp_dir)dir).elems;
+        }
+    ts_run_plan_halos(rp, faces, points, rk->dec.depth);
+}
+
 void ts_run_ranks_attach(struct ts_run_ranks *rk, const struct ts_dist *d)
 {
     memset(rk, 0, sizeof *rk);
@@ -84,20 +100,15 @@ int ts_run_ranks_split(struct ts_run_ranks *rk, const struct ts_dist *d, const s
     rk->whole = rp->problem;
     rk->whole_plan = rp->plan;
     rk->stencil = rp->kernel->id == TS_KERNEL_STENCIL2D || rp->kernel->id == TS_KERNEL_STENCIL3D;
-    if (rk->stencil && rp->problem.time_block > 1) {
-        rk->agreed = 1;
-        return ts_fail(err, TS_BAD_INPUT,
-                       "stencil.time_block = %lld on %d ranks: a time block needs halos as deep as its steps, and "
-                       "ranks exchange one layer per step; use stencil.time_block = 1",
-                       (long long)rp->problem.time_block, d->size);
-    }
 
     struct ts_problem_part part = { .checks_result = d->rank == 0 };
     int64_t local[3];
     int status = rk->stencil ? split_grid(rk, cfg, &part, local, err) : split_array(rk, cfg, &part, local, err);
-    if (status != TS_OK)
-        return status;
-    return ts_run_plan_part(rp, cfg, local, &part, err);
+    if (status == TS_OK)
+        status = ts_run_plan_part(rp, cfg, local, &part, err);
+    if (status == TS_OK && rk->stencil)
+        count_halos(rk, rp);
+    return status;
 }
 
 int ts_run_ranks_count_world(const struct ts_run_ranks *rk, struct ts_run_plan *rp, struct ts_error *err)
@@ -190,25 +201,50 @@ int ts_run_ranks_agree_error(struct ts_run_ranks *rk, int status, struct ts_erro
     return code;
 }
 
-/* The halo exchange of the grid step k reads (k % 2: stencil.time_block = 1 with ranks), by
- * every thread of the team (ts_run_exec's halo_post and halo_wait): they share the copies, the
- * master alone speaks MPI (MPI_THREAD_FUNNELED); the barriers of pack, unpack and the one
- * before it order them, and unpack tells every thread whether the messages arrived. */
+/* The grid iteration `step` reads, whichever parity its time_block steps per iteration leave. */
+static double *grid_read_by(struct ts_run_exec *ex, int64_t step)
+{
+    int64_t dims[3];
+    const double *field = ts_kernel_field(&ex->in.rp->problem, ex->own.arrays, step, dims);
+    return field == ex->own.arrays[0] ? ex->own.arrays[0] : ex->own.arrays[1];
+}
+
+/* The halo exchange of the grid iteration `step` reads, by every thread of the team
+ * (ts_run_exec's halo_post and halo_wait): they share the copies, the master alone speaks MPI
+ * (MPI_THREAD_FUNNELED); the barriers of pack, unpack and the one before it order them, and
+ * unpack tells every thread whether the messages arrived. halo_post starts the first round;
+ * halo_wait finishes it and runs the others (deep halos: one round per axis, each packing what
+ * the round before unpacked), so nothing computes between those. */
+static void start_round(struct ts_run_ranks *rk, double *grid, int round, struct ts_error *err)
+{
+    ts_dist_halo_pack(rk->halo, grid, round);
+#pragma omp master
+    ts_dist_halo_post(rk->halo, round, err);
+}
+
+static int finish_round(struct ts_run_ranks *rk, double *grid, struct ts_error *err)
+{
+#pragma omp master
+    ts_dist_halo_wait(rk->halo, err);
+#pragma omp barrier
+    return ts_dist_halo_unpack(rk->halo, grid);
+}
+
 static void exchange_post(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err)
 {
-    struct ts_run_ranks *rk = ctx;
-    ts_dist_halo_pack(rk->halo, ex->own.arrays[step % 2]);
-#pragma omp master
-    ts_dist_halo_post(rk->halo, err);
+    start_round(ctx, grid_read_by(ex, step), 0, err);
 }
 
 static int exchange_wait(struct ts_run_exec *ex, int64_t step, void *ctx, struct ts_error *err)
 {
     struct ts_run_ranks *rk = ctx;
-#pragma omp master
-    ts_dist_halo_wait(rk->halo, err);
-#pragma omp barrier
-    return ts_dist_halo_unpack(rk->halo, ex->own.arrays[step % 2]);
+    double *grid = grid_read_by(ex, step);
+    int status = finish_round(rk, grid, err);
+    for (int round = 1; round < ts_dist_halo_rounds(rk->halo) && status == TS_OK; round++) {
+        start_round(rk, grid, round, err);
+        status = finish_round(rk, grid, err);
+    }
+    return status;
 }
 
 /* TOUCHSTONE_HALO_OVERLAP=0 turns the overlap off, to compare the two. */
@@ -248,8 +284,12 @@ int ts_run_ranks_hook(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts
             return status;
         ex->in.halo_post = exchange_post;
         ex->in.halo_wait = exchange_wait;
-        /* The split step stores through the cache: not for the streaming-store variant. */
-        ex->in.overlap_halo = ex->in.rp->kernel->step_split && !ex->in.rp->problem.nontemporal && overlap_wanted();
+        /* The split step stores through the cache: not for the streaming-store variant. A time
+         * block's steps all read the halos' depth, and its exchange is several rounds: not
+         * overlapped either. */
+        const struct ts_problem *pb = &ex->in.rp->problem;
+        ex->in.overlap_halo =
+            ex->in.rp->kernel->step_split && !pb->nontemporal && pb->time_block <= 1 && overlap_wanted();
     }
     return TS_OK;
 }

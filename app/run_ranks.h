@@ -1,5 +1,5 @@
 /* A run over MPI ranks: the problem split into one part per rank (a slice of sum and triad,
- * a block of a stencil's grid), the halo exchange before every stencil step, the stop every
+ * a block of a stencil's grid), the halo exchange before every stencil iteration, the stop every
  * rank agrees on, the rank partials combined by one reduction (thread -> node -> rank ->
  * global, all exact, so the result is the one-process result to the bit), the verification of
  * every part judged together by reductions, and rank 0's world: every thread of every rank,
@@ -56,8 +56,9 @@ struct ts_run_ranks {
 void ts_run_ranks_attach(struct ts_run_ranks *rk, const struct ts_dist *d);
 
 /* After ts_run_plan_make: on more than one rank, refuses (TS_BAD_INPUT, agreed: every rank
- * reaches it alike) a time block and a problem too small for the ranks, with the numbers;
- * then narrows rp to this rank's part (ts_run_plan_part). */
+ * reaches it alike) a problem too small for the ranks, with the numbers (a stencil's blocks at
+ * least stencil.time_block thick along every axis split: its halos are that deep); then narrows
+ * rp to this rank's part (ts_run_plan_part). */
 int ts_run_ranks_split(struct ts_run_ranks *rk, const struct ts_dist *d, const struct ts_config *cfg,
                        struct ts_run_plan *rp, struct ts_error *err);
 

@@ -17,6 +17,8 @@ struct ts_dist_halo {
     /* Rows (x-runs of a face) of every face laid end to end, so one loop shares them all among
      * the threads: dir's rows are [send_rows[dir], send_rows[dir + 1]). */
     int64_t send_rows[TS_DIR_COUNT + 1], recv_rows[TS_DIR_COUNT + 1];
+    int rounds, round_dirs[3][2]; /* ts_decomp_rounds: round r's faces are dirs [round_dirs[r][0], [1]) */
+    int round;                    /* the round posted last: what unpack copies */
     MPI_Request requests[2 * TS_DIR_COUNT]; /* of the exchange posted and not yet waited for */
     int n_requests;
     int failed; /* the last post or wait failed: set by the master, read after a barrier */
@@ -76,6 +78,9 @@ int ts_dist_halo_create(const struct ts_dist *d, const struct ts_decomp *dec, co
     h->started = d->started;
     h->cart = MPI_COMM_NULL;
     h->block = *b;
+    h->rounds = ts_decomp_rounds(dec);
+    for (int r = 0; r < h->rounds; r++)
+        ts_decomp_round_dirs(dec, r, &h->round_dirs[r][0], &h->round_dirs[r][1]);
     if (d->started) {
         int cart_dims[3], periods[3] = { 0, 0, 0 };
         ts_decomp_cart_dims(dec, cart_dims);
@@ -118,6 +123,11 @@ int64_t ts_dist_halo_bytes(const struct ts_dist_halo *h)
     return h->bytes;
 }
 
+int ts_dist_halo_rounds(const struct ts_dist_halo *h)
+{
+    return h->rounds;
+}
+
 /* This thread's share [*first, *end) of total rows: the static split of the team it runs in
  * (one thread outside a parallel region takes them all). */
 static void my_rows(int64_t total, int64_t *first, int64_t *end)
@@ -127,15 +137,18 @@ static void my_rows(int64_t total, int64_t *first, int64_t *end)
     *end = total * (t + 1) / n;
 }
 
-/* This thread's rows of the faces laid end to end (rows[], see struct ts_dist_halo), face by
- * face: pack copies them from grid into the send buffers, else from the receive buffers into
+/* This thread's rows of round's faces laid end to end (rows[], see struct ts_dist_halo), face
+ * by face: pack copies them from grid into the send buffers, else from the receive buffers into
  * grid. Ends in a barrier of the team. */
-static void copy_my_rows(struct ts_dist_halo *h, double *grid, int pack)
+static void copy_my_rows(struct ts_dist_halo *h, double *grid, int round, int pack)
 {
     const int64_t *rows = pack ? h->send_rows : h->recv_rows;
+    const int d0 = h->round_dirs[round][0], d1 = h->round_dirs[round][1];
     int64_t first, end;
-    my_rows(rows[TS_DIR_COUNT], &first, &end);
-    for (int dir = 0; dir < TS_DIR_COUNT; dir++) {
+    my_rows(rows[d1] - rows[d0], &first, &end);
+    first += rows[d0];
+    end += rows[d0];
+    for (int dir = d0; dir < d1; dir++) {
         const int64_t lo = first > rows[dir] ? first : rows[dir], hi = end < rows[dir + 1] ? end : rows[dir + 1];
         if (lo >= hi)
             continue;
@@ -147,25 +160,32 @@ static void copy_my_rows(struct ts_dist_halo *h, double *grid, int pack)
 #pragma omp barrier
 }
 
-void ts_dist_halo_pack(struct ts_dist_halo *h, const double *grid)
+void ts_dist_halo_pack(struct ts_dist_halo *h, const double *grid, int round)
 {
-    if (h->started)
-        copy_my_rows(h, (double *)grid, 1); /* read only when packing */
+    if (h->started && round >= 0 && round < h->rounds)
+        copy_my_rows(h, (double *)grid, round, 1); /* read only when packing */
 }
 
-int ts_dist_halo_post(struct ts_dist_halo *h, struct ts_error *err)
+int ts_dist_halo_post(struct ts_dist_halo *h, int round, struct ts_error *err)
 {
     h->failed = 0;
     h->n_requests = 0;
     if (!h->started)
         return TS_OK;
+    if (round < 0 || round >= h->rounds) {
+        h->failed = 1;
+        return ts_fail(err, TS_INTERNAL_ERROR, "halo exchange round %d of %d", round, h->rounds);
+    }
+    h->round = round;
+    const int d0 = h->round_dirs[round][0], d1 = h->round_dirs[round][1];
     int code = MPI_SUCCESS;
-    /* What the neighbour across face dir sends is its face dir ^ 1, tagged with that number. */
-    for (int dir = 0; dir < TS_DIR_COUNT && code == MPI_SUCCESS; dir++)
+    /* What the neighbour across face dir sends is its face dir ^ 1, tagged with that number: two
+     * ranks are neighbours across one axis only, so a round's messages never meet another's. */
+    for (int dir = d0; dir < d1 && code == MPI_SUCCESS; dir++)
         if (h->recv_buf[dir])
             code = MPI_Irecv(h->recv_buf[dir], (int)h->recv[dir].elems, MPI_DOUBLE, h->block.neighbour[dir], dir ^ 1,
                              h->cart, &h->requests[h->n_requests++]);
-    for (int dir = 0; dir < TS_DIR_COUNT && code == MPI_SUCCESS; dir++)
+    for (int dir = d0; dir < d1 && code == MPI_SUCCESS; dir++)
         if (h->send_buf[dir])
             code = MPI_Isend(h->send_buf[dir], (int)h->send[dir].elems, MPI_DOUBLE, h->block.neighbour[dir], dir,
                              h->cart, &h->requests[h->n_requests++]);
@@ -195,7 +215,7 @@ int ts_dist_halo_unpack(struct ts_dist_halo *h, double *grid)
         return TS_OK;
     if (h->failed) /* the buffers hold nothing received */
         return TS_INTERNAL_ERROR;
-    copy_my_rows(h, grid, 0);
+    copy_my_rows(h, grid, h->round, 0);
     return TS_OK;
 }
 

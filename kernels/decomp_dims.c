@@ -72,6 +72,13 @@ int64_t ts_decomp_halo_surface(int ndims, const int64_t points[3], const int dim
     return total;
 }
 
+/* Whether count ranks along an axis of `interior` points fit halos depth deep: unsplit, or each
+ * rank at least depth points (its neighbours' halos). Monotone: fewer ranks fit too. */
+static int fits(int64_t count, int64_t interior, int depth)
+{
+    return count == 1 || (count <= interior && count * depth <= interior);
+}
+
 /* What one candidate rank grid is judged by, in the order it is judged. */
 struct candidate {
     int dims[3];     /* x, y, z */
@@ -128,10 +135,10 @@ static void consider(const int dims[3], int ndims, const int64_t points[3], cons
     *found = 1;
 }
 
-int ts_decomp_best_dims(int ndims, const int64_t points[3], int ranks, int dims[3])
+int ts_decomp_best_dims(int ndims, const int64_t points[3], int ranks, int depth, int dims[3])
 {
     dims[0] = dims[1] = dims[2] = 0;
-    if ((ndims != 2 && ndims != 3) || ranks < 1)
+    if ((ndims != 2 && ndims != 3) || ranks < 1 || depth < 1)
         return 0;
     int64_t interior[3] = { 1, 1, 1 };
     for (int a = 0; a < ndims; a++) {
@@ -146,15 +153,15 @@ int ts_decomp_best_dims(int ndims, const int64_t points[3], int ranks, int dims[
     const int n = divisors(ranks, div);
     struct candidate best = { { 0, 0, 0 }, 0, 0, { 0, 0, 0 } };
     int found = 0;
-    for (int i = 0; i < n && div[i] <= interior[0]; i++) {
+    for (int i = 0; i < n && fits(div[i], interior[0], depth); i++) {
         const int dx = div[i], rest = ranks / dx;
         if (ndims == 2) {
-            if (rest <= interior[1])
+            if (fits(rest, interior[1], depth))
                 consider((const int[3]){ dx, rest, 1 }, ndims, points, mpi, &best, &found);
             continue;
         }
-        for (int j = 0; j < n && div[j] <= interior[1] && div[j] <= rest; j++)
-            if (rest % div[j] == 0 && rest / div[j] <= interior[2])
+        for (int j = 0; j < n && fits(div[j], interior[1], depth) && div[j] <= rest; j++)
+            if (rest % div[j] == 0 && fits(rest / div[j], interior[2], depth))
                 consider((const int[3]){ dx, div[j], rest / div[j] }, ndims, points, mpi, &best, &found);
     }
     if (!found)
@@ -164,16 +171,17 @@ int ts_decomp_best_dims(int ndims, const int64_t points[3], int ranks, int dims[
     return 1;
 }
 
-int ts_decomp_most_ranks(int ndims, const int64_t points[3], int ranks, int dims[3])
+int ts_decomp_most_ranks(int ndims, const int64_t points[3], int ranks, int depth, int dims[3])
 {
     dims[0] = dims[1] = dims[2] = 0;
-    if ((ndims != 2 && ndims != 3) || ranks < 1)
+    if ((ndims != 2 && ndims != 3) || ranks < 1 || depth < 1)
         return 0;
-    int64_t cap[3] = { 1, 1, 1 }; /* ranks along an axis: at most its interior points */
+    int64_t cap[3] = { 1, 1, 1 }; /* ranks along an axis: at most one per depth interior points, or 1 */
     for (int a = 0; a < ndims; a++) {
         if (points[a] < 3)
             return 0;
-        cap[a] = points[a] - 2 < ranks ? points[a] - 2 : ranks;
+        const int64_t most = (points[a] - 2) / depth > 1 ? (points[a] - 2) / depth : 1;
+        cap[a] = most < ranks ? most : ranks;
     }
     /* The largest product of counts within the caps that is at most ranks, searched from the
      * largest dx down, skipping what cannot beat the best so far: a dx whose bound,
@@ -192,6 +200,6 @@ int ts_decomp_most_ranks(int ndims, const int64_t points[3], int ranks, int dims
                 break;
         }
     }
-    ts_decomp_best_dims(ndims, points, (int)most, dims);
+    ts_decomp_best_dims(ndims, points, (int)most, depth, dims);
     return (int)most;
 }

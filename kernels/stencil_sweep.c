@@ -231,6 +231,24 @@ void ts_stencil_step_split(const struct ts_problem *pb, int dims, double *const 
         rim_of_inner_items(&s, in, out, q0, q1);
 }
 
+/* A part's time block takes its steps between two exchanges: every halo (the layers outside
+ * its own points on a side that is not the physical boundary, which a part owns) must be as
+ * deep as the steps, or the owned points next to it would read what no exchange sent. */
+static int thin_halo(const struct ts_problem *pb, int dims, const char *name, char *why, size_t why_len)
+{
+    const int64_t local[3] = { pb->nx, pb->ny, pb->nz };
+    for (int a = 0; a < dims; a++) {
+        const int64_t below = pb->part.own_begin[a], above = local[a] - pb->part.own_end[a];
+        const int64_t thinnest = below == 0 ? above : above == 0 ? below : below < above ? below : above;
+        if (thinnest > 0 && thinnest < pb->time_block) {
+            snprintf(why, why_len, "%s: stencil.time_block = %lld on a part whose halo along %c is %lld deep", name,
+                     (long long)pb->time_block, "xyz"[a], (long long)thinnest);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int ts_stencil_plan(const struct ts_problem *pb, int dims, struct ts_plan *plan, char *why, size_t why_len)
 {
     const char *name = dims == 3 ? "stencil3d" : "stencil2d";
@@ -250,12 +268,8 @@ int ts_stencil_plan(const struct ts_problem *pb, int dims, struct ts_plan *plan,
     }
     if (ts_is_part(pb) && ts_part_check(pb, name, dims, (const int64_t[3]){ pb->nx, pb->ny, nz }, why, why_len))
         return 1;
-    if (ts_is_part(pb) && pb->time_block > 1) {
-        /* The halos are exchanged between steps; a wavefront takes several without them. */
-        snprintf(why, why_len, "%s: stencil.time_block = %lld needs the whole grid in one process, not a rank's part",
-                 name, (long long)pb->time_block);
+    if (ts_is_part(pb) && pb->time_block > 1 && thin_halo(pb, dims, name, why, why_len))
         return 1;
-    }
     if (pb->nontemporal && pb->time_block > 1) {
         snprintf(why, why_len,
                  "%s: stencil.nontemporal = true with stencil.time_block = %lld would stream every "

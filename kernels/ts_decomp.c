@@ -49,7 +49,7 @@ static int dims_text(const int dims[3], int ndims, char *buf, size_t len)
 static void most_text(const struct ts_decomp *d, char *buf, size_t len)
 {
     int dims[3];
-    int most = ts_decomp_most_ranks(d->ndims, d->points, d->ranks, dims);
+    int most = ts_decomp_most_ranks(d->ndims, d->points, d->ranks, d->depth, dims);
     char text[48];
     dims_text(dims, d->ndims, text, sizeof text);
     snprintf(buf, len, "at most %d rank%s, as mpi.dims = %s", most, most == 1 ? " fits" : "s fit", text);
@@ -67,7 +67,7 @@ static enum ts_decomp_status refuse(const struct ts_decomp *d, enum ts_decomp_st
         return st;
     int dims[3];
     char text[48], most[128];
-    if (ts_decomp_best_dims(d->ndims, d->points, d->ranks, dims)) {
+    if (ts_decomp_best_dims(d->ndims, d->points, d->ranks, d->depth, dims)) {
         dims_text(dims, d->ndims, text, sizeof text);
         snprintf(why + used, why_len - used, "; mpi.dims = %s fits (auto's choice)", text);
     } else {
@@ -127,8 +127,36 @@ static enum ts_decomp_status take_dims(struct ts_decomp *d, const int dims[3], c
     return TS_DECOMP_OK;
 }
 
+/* Refuses an axis along which some rank would own fewer interior layers than its halos are
+ * deep: the halo comes from the neighbour's owned layers alone. The thinnest ranks are the last
+ * along the axis (the first ones take the extra layers). */
+static enum ts_decomp_status too_thin(const struct ts_decomp *d, int a, const char *grid, char *why, size_t why_len)
+{
+    const int64_t interior = d->points[a] - 2, base = interior / d->dims[a];
+    int coords[3] = { 0, 0, 0 };
+    coords[a] = (int)(interior % d->dims[a]);
+    char text[48], split[64];
+    ts_decomp_dims_text(d, text, sizeof text);
+    const int64_t most = interior / d->depth;
+    char smaller[64] = "";
+    if (base > 0)
+        snprintf(smaller, sizeof smaller, ", or stencil.time_block <= %lld", (long long)base);
+    if (most > 1)
+        snprintf(split, sizeof split, "at most %lld ranks along %c", (long long)most, axis_name[a]);
+    else
+        snprintf(split, sizeof split, "1 rank along %c", axis_name[a]);
+    say(why, why_len,
+        "%d ranks as %s leave rank %d (%c coordinate %d) %lld interior %s in %c, fewer than its halo's %d layers "
+        "(stencil.time_block = %d: a halo is the neighbour's own points): the grid %s has %lld interior %s in %c; "
+        "use %s or n%c >= %lld%s",
+        d->ranks, text, ts_decomp_rank(d, coords), axis_name[a], coords[a], (long long)base, layer_name(a, base),
+        axis_name[a], d->depth, d->depth, grid, (long long)interior, layer_name(a, interior), axis_name[a], split,
+        axis_name[a], (long long)d->dims[a] * d->depth + 2, smaller);
+    return refuse(d, TS_DECOMP_TOO_SMALL, grid, why, why_len);
+}
+
 enum ts_decomp_status ts_decomp_create(struct ts_decomp *d, int ndims, const int64_t points[3], int ranks,
-                                       const int dims[3], char *why, size_t why_len)
+                                       const int dims[3], int depth, char *why, size_t why_len)
 {
     memset(d, 0, sizeof *d);
     say(why, why_len, "%s", "");
@@ -140,8 +168,13 @@ enum ts_decomp_status ts_decomp_create(struct ts_decomp *d, int ndims, const int
         say(why, why_len, "a run has at least 1 rank, not %d", ranks);
         return TS_DECOMP_BAD_ARGUMENT;
     }
+    if (depth < 1) {
+        say(why, why_len, "a halo is at least 1 layer deep, not %d", depth);
+        return TS_DECOMP_BAD_ARGUMENT;
+    }
     d->ndims = ndims;
     d->ranks = ranks;
+    d->depth = depth;
     for (int a = 0; a < 3; a++)
         d->points[a] = a < ndims ? points[a] : 1;
     char grid[80];
@@ -157,19 +190,22 @@ enum ts_decomp_status ts_decomp_create(struct ts_decomp *d, int ndims, const int
         enum ts_decomp_status st = take_dims(d, dims, grid, why, why_len);
         if (st != TS_DECOMP_OK)
             return st;
-    } else if (!ts_decomp_best_dims(ndims, d->points, ranks, d->dims)) {
+    } else if (!ts_decomp_best_dims(ndims, d->points, ranks, depth, d->dims)) {
         char layers[200], most[128];
         interior_text(d, layers, sizeof layers);
         most_text(d, most, sizeof most);
         say(why, why_len,
             "no rank grid of %d ranks fits the grid %s, which has %s, and every rank needs at least one along "
-            "each axis: %s",
-            ranks, grid, layers, most);
+            "each axis%s: %s",
+            ranks, grid, layers, depth > 1 ? " and as many as its halo's layers along each axis it shares" : "", most);
         return TS_DECOMP_TOO_SMALL;
     } else {
         d->automatic = 1;
     }
 
+    for (int a = 0; a < ndims && depth > 1; a++)
+        if (d->dims[a] > 1 && (d->points[a] - 2) / d->dims[a] < depth)
+            return too_thin(d, a, grid, why, why_len);
     for (int a = 0; a < ndims; a++) {
         int64_t interior = d->points[a] - 2;
         if (d->dims[a] <= interior)
@@ -223,6 +259,7 @@ int ts_decomp_block(const struct ts_decomp *d, int rank, struct ts_decomp_block 
     if (rank < 0 || rank >= d->ranks)
         return EINVAL;
     b->rank = rank;
+    b->depth = d->depth;
     ts_decomp_coords(d, rank, b->coords);
     for (int a = 0; a < 3; a++) {
         if (a >= d->ndims) { /* 2D: one plane, no layer around it */
@@ -237,19 +274,30 @@ int ts_decomp_block(const struct ts_decomp *d, int rank, struct ts_decomp_block 
         const int64_t base = interior / parts, extra = interior % parts;
         b->begin[a] = 1 + c * base + (c < extra ? c : extra);
         b->end[a] = b->begin[a] + base + (c < extra);
-        b->origin[a] = b->begin[a] - TS_DECOMP_HALO;
-        b->local[a] = b->end[a] - b->begin[a] + 2 * TS_DECOMP_HALO;
         int lo[3] = { b->coords[0], b->coords[1], b->coords[2] }, hi[3] = { lo[0], lo[1], lo[2] };
         lo[a]--;
         hi[a]++;
         b->neighbour[2 * a] = ts_decomp_rank(d, lo);
         b->neighbour[2 * a + 1] = ts_decomp_rank(d, hi);
+        const int64_t below = b->neighbour[2 * a] >= 0 ? d->depth : 1,
+                      above = b->neighbour[2 * a + 1] >= 0 ? d->depth : 1;
+        b->origin[a] = b->begin[a] - below;
+        b->local[a] = b->end[a] - b->begin[a] + below + above;
     }
     return 0;
 }
 
-/* The layer at local index `at` across the axis of dir, over the owned range of the others. */
-static struct ts_decomp_face layer(const struct ts_decomp_block *b, enum ts_decomp_dir dir, int64_t at)
+/* The layers on the side of dir: the halo's depth where a neighbour is, one at the physical
+ * boundary. */
+static int64_t side_layers(const struct ts_decomp_block *b, enum ts_decomp_dir dir)
+{
+    const int axis = (int)dir / 2;
+    return (dir & 1) ? b->origin[axis] + b->local[axis] - b->end[axis] : b->begin[axis] - b->origin[axis];
+}
+
+/* The layers [at, at + thick) across the axis of dir, over the owned range of the other axes,
+ * or, with halos deeper than one, over the whole local range of the axes before dir's. */
+static struct ts_decomp_face layer(const struct ts_decomp_block *b, enum ts_decomp_dir dir, int64_t at, int64_t thick)
 {
     struct ts_decomp_face f;
     memset(&f, 0, sizeof f);
@@ -261,9 +309,9 @@ static struct ts_decomp_face layer(const struct ts_decomp_block *b, enum ts_deco
     f.stride[2] = b->local[0] * b->local[1];
     f.elems = 1;
     for (int a = 0; a < 3; a++) {
-        const int64_t halo = b->begin[a] - b->origin[a];
-        f.start[a] = a == axis ? at : halo;
-        f.count[a] = a == axis ? 1 : b->end[a] - b->begin[a];
+        const int whole = b->depth > 1 && a < axis;
+        f.start[a] = a == axis ? at : whole ? 0 : b->begin[a] - b->origin[a];
+        f.count[a] = a == axis ? thick : whole ? b->local[a] : b->end[a] - b->begin[a];
         f.offset += f.start[a] * f.stride[a];
         f.elems *= f.count[a];
     }
@@ -283,7 +331,8 @@ struct ts_decomp_face ts_decomp_send_face(const struct ts_decomp_block *b, enum 
     if ((int)dir < 0 || dir >= TS_DIR_COUNT)
         return no_face();
     const int axis = (int)dir / 2;
-    return layer(b, dir, (dir & 1) ? b->local[axis] - 1 - TS_DECOMP_HALO : TS_DECOMP_HALO);
+    const int64_t thick = side_layers(b, dir);
+    return layer(b, dir, (dir & 1) ? b->end[axis] - b->origin[axis] - thick : b->begin[axis] - b->origin[axis], thick);
 }
 
 struct ts_decomp_face ts_decomp_recv_face(const struct ts_decomp_block *b, enum ts_decomp_dir dir)
@@ -291,7 +340,30 @@ struct ts_decomp_face ts_decomp_recv_face(const struct ts_decomp_block *b, enum 
     if ((int)dir < 0 || dir >= TS_DIR_COUNT)
         return no_face();
     const int axis = (int)dir / 2;
-    return layer(b, dir, (dir & 1) ? b->local[axis] - 1 : 0);
+    return layer(b, dir, (dir & 1) ? b->end[axis] - b->origin[axis] : 0, side_layers(b, dir));
+}
+
+int ts_decomp_rounds(const struct ts_decomp *d)
+{
+    int split = 0;
+    for (int a = 0; a < d->ndims; a++)
+        split += d->dims[a] > 1;
+    return d->depth > 1 && split > 0 ? split : 1;
+}
+
+void ts_decomp_round_dirs(const struct ts_decomp *d, int round, int *first, int *end)
+{
+    *first = *end = 0;
+    if (ts_decomp_rounds(d) == 1 && round == 0) {
+        *end = 2 * d->ndims;
+        return;
+    }
+    for (int a = 0; a < d->ndims; a++)
+        if (d->dims[a] > 1 && round-- == 0) {
+            *first = 2 * a;
+            *end = 2 * a + 2;
+            return;
+        }
 }
 
 /* A face's x extent is contiguous in the local array (stride[0] = 1): one memcpy per row. Row

@@ -16,15 +16,11 @@
 #include "ts_partition.h"
 #include "ts_xsum.h"
 
-/* Layers of halo on each side of a rank's block: the 5-point and 7-point stencils read one
- * neighbour along each axis, and never a diagonal one (so no edge or corner is exchanged). */
-#define TS_DECOMP_HALO 1
-
 enum ts_decomp_status {
     TS_DECOMP_OK = 0,
-    TS_DECOMP_BAD_ARGUMENT, /* not 2 or 3 dims, fewer than 1 rank, a grid below 3 points per axis */
+    TS_DECOMP_BAD_ARGUMENT, /* not 2 or 3 dims, fewer than 1 rank, a grid below 3 points per axis, depth < 1 */
     TS_DECOMP_BAD_DIMS,     /* explicit dims that are not positive, or whose product is not the rank count */
-    TS_DECOMP_TOO_SMALL     /* some rank would own no interior point */
+    TS_DECOMP_TOO_SMALL     /* some rank would own no interior point, or fewer than depth along an axis it shares */
 };
 
 /* The rank grid of a stencil run. */
@@ -34,6 +30,7 @@ struct ts_decomp {
     int dims[3];       /* ranks along x, y, z; dims[2] = 1 in 2D */
     int64_t points[3]; /* global grid points along x, y, z, boundary included; points[2] = 1 in 2D */
     int automatic;     /* the dims were chosen by ts_decomp_best_dims */
+    int depth;         /* halo layers on each side with a neighbour: the steps between two exchanges */
 };
 
 /* The faces of a block, in the order of the axes, low side first. In 2D only the first four. */
@@ -41,20 +38,24 @@ enum ts_decomp_dir { TS_DIR_X_LO, TS_DIR_X_HI, TS_DIR_Y_LO, TS_DIR_Y_HI, TS_DIR_
 
 /* What one rank owns and holds. Its local array is the global grid's points
  * [origin, origin + local) on every axis, stored like the global grid (x fastest): the owned
- * block plus one layer on each side (2D: none along z). A layer is a halo where a neighbour
- * is, and the physical boundary (fixed points, never updated) where none is. So the local
- * array is a grid of its own whose interior is exactly the owned block: a stencil step over
- * it, with the local sizes as nx, ny, nz, updates the owned points. (ts_stencil_step also
- * stores +0.0 in the x layers of the rows it updates, its fixed boundary: harmless, since the
- * halos are received again before every step.) */
+ * block plus, on each side, `depth` layers of halo where a neighbour is and the one layer of
+ * physical boundary (fixed points, never updated) where none is (2D: nothing along z). With
+ * depth 1 the local array is a grid of its own whose interior is exactly the owned block: a
+ * stencil step over it, with the local sizes as nx, ny, nz, updates the owned points. With
+ * depth k, k steps over the whole local interior after one exchange leave the owned points
+ * right: step s reads, s layers from a halo side, what step s - 1 computed from the halo
+ * alone, and the points nearer the side than s hold values no owned point reads before the
+ * next exchange. (ts_stencil_step also stores +0.0 in the x layers of the rows it updates,
+ * its fixed boundary: harmless for the same reason.) */
 struct ts_decomp_block {
     int rank;
     int coords[3];     /* position in the rank grid along x, y, z */
     int64_t begin[3];  /* owned interior points, global indices, half-open [begin, end) per axis */
     int64_t end[3];    /*   (z in 2D: [0, 1)) */
-    int64_t origin[3]; /* global index of the local array's first point: begin - 1 (z in 2D: 0) */
-    int64_t local[3];  /* points of the local array per axis: end - begin + 2 (z in 2D: 1) */
+    int64_t origin[3]; /* global index of the local array's first point: begin - depth or - 1 (z in 2D: 0) */
+    int64_t local[3];  /* points of the local array per axis: the owned ones and the layers of both sides */
     int neighbour[6];  /* rank across each face (enum ts_decomp_dir), -1 at the physical boundary */
+    int depth;         /* the decomposition's: halo layers on each side with a neighbour */
 };
 
 /* A layer of a local array: the points start + (i, j, k) for i < count[0], j < count[1],
@@ -80,13 +81,18 @@ int ts_decomp_auto_dims(int ranks, int ndims, int dims[]);
  * (x, y, z): the points sent one way across every internal cut, summed over the cuts, i.e.
  * sum over the axes a of (dims[a] - 1) x the interior points of the other axes (a cut across x
  * is ny - 2 rows of (nz - 2) planes). Each point goes both ways: twice this many points travel
- * each step, whatever the rank numbering. INT64_MAX when it does not fit in an int64_t. */
+ * each step, whatever the rank numbering. Halos k deep send about k times as many once every k
+ * steps (and the edges and corners the faces carry along), so the grid with the fewest points
+ * per layer is the one with the fewest per exchange at any depth. INT64_MAX when it does not
+ * fit in an int64_t. */
 int64_t ts_decomp_halo_surface(int ndims, const int64_t points[3], const int dims[3]);
 
-/* The rank grid `mpi.dims = auto` takes: of every way to write ranks as dims[0] x dims[1]
- * (x dims[2] in 3D; dims x, y, z, dims[2] = 1 in 2D) that leaves every rank at least one
- * interior point along every axis (dims[a] <= points[a] - 2), the one with the smallest
- * ts_decomp_halo_surface. Ties go, in this order, to:
+/* The rank grid `mpi.dims = auto` takes for halos `depth` deep: of every way to write ranks as
+ * dims[0] x dims[1] (x dims[2] in 3D; dims x, y, z, dims[2] = 1 in 2D) that fits, the one with
+ * the smallest ts_decomp_halo_surface. A grid fits when every rank has at least one interior
+ * point along every axis and at least depth along every axis split among ranks (its halo there
+ * is its neighbour's owned points): dims[a] = 1 or dims[a] x depth <= points[a] - 2. Ties go,
+ * in this order, to:
  *  1. the counts MPI_Dims_create gives (ts_decomp_auto_dims), in any order over the axes;
  *  2. the more even counts: sorted largest first and compared entry by entry, the smaller
  *     (MPI_Dims_create's own aim, "as close to each other as possible");
@@ -98,25 +104,25 @@ int64_t ts_decomp_halo_surface(int ndims, const int64_t points[3], const int dim
  * are 72 ranks in 2D (8x9 taken, MPI_Dims_create's counts 12 and 6) and 432 in 3D (6x8x9,
  * against 12, 6 and 6). Returns 1 with dims filled, or 0 (dims all 0) when no rank grid fits or
  * the arguments are not a grid of ndims axes. */
-int ts_decomp_best_dims(int ndims, const int64_t points[3], int ranks, int dims[3]);
+int ts_decomp_best_dims(int ndims, const int64_t points[3], int ranks, int depth, int dims[3]);
 
-/* The most ranks, at most `ranks`, that some rank grid fits on the grid points[0..ndims)
- * (at least 1 for a grid of at least 3 points per axis; 0 for bad arguments), with dims set to
- * ts_decomp_best_dims's grid for that many. */
-int ts_decomp_most_ranks(int ndims, const int64_t points[3], int ranks, int dims[3]);
+/* The most ranks, at most `ranks`, that some rank grid fits on the grid points[0..ndims) with
+ * halos depth deep (at least 1 for a grid of at least 3 points per axis; 0 for bad arguments),
+ * with dims set to ts_decomp_best_dims's grid for that many. */
+int ts_decomp_most_ranks(int ndims, const int64_t points[3], int ranks, int depth, int dims[3]);
 
-/* Fills d for a grid of points[0..ndims) (x, y, z; boundary included) over `ranks` ranks, the
- * dims given in x, y, z order (dims[2] 0 or 1 in 2D) or, when dims is NULL or all zero, chosen by
- * ts_decomp_best_dims. Every split of a grid that leaves each rank at least one interior point
- * along every axis is accepted. Returns TS_DECOMP_OK, or another status with the reason and the
- * numbers in why (when why_len > 0). A refusal ends with what works: a `mpi.dims` for the run's
- * ranks (auto's grid) when one fits, and otherwise the most ranks some rank grid fits
- * (ts_decomp_most_ranks) with that grid, e.g. "5 ranks as 1x1x5 leave 0 interior planes to
- * rank 3 (z coordinate 3): the grid 5x5x5 has 3 interior planes in z; use at most 3 ranks along
- * z or nz >= 7; no rank grid of 5 ranks fits the grid 5x5x5: at most 4 ranks fit, as mpi.dims =
- * 1x2x2". */
+/* Fills d for a grid of points[0..ndims) (x, y, z; boundary included) over `ranks` ranks with
+ * halos depth deep (1: one exchange per step; k: per k steps, stencil.time_block), the dims
+ * given in x, y, z order (dims[2] 0 or 1 in 2D) or, when dims is NULL or all zero, chosen by
+ * ts_decomp_best_dims. Every split that fits (ts_decomp_best_dims says when) is accepted.
+ * Returns TS_DECOMP_OK, or another status with the reason and the numbers in why (when
+ * why_len > 0). A refusal ends with what works: a `mpi.dims` for the run's ranks (auto's grid)
+ * when one fits, and otherwise the most ranks some rank grid fits (ts_decomp_most_ranks) with
+ * that grid, e.g. "5 ranks as 1x1x5 leave 0 interior planes to rank 3 (z coordinate 3): the
+ * grid 5x5x5 has 3 interior planes in z; use at most 3 ranks along z or nz >= 7; no rank grid
+ * of 5 ranks fits the grid 5x5x5: at most 4 ranks fit, as mpi.dims = 1x2x2". */
 enum ts_decomp_status ts_decomp_create(struct ts_decomp *d, int ndims, const int64_t points[3], int ranks,
-                                       const int dims[3], char *why, size_t why_len);
+                                       const int dims[3], int depth, char *why, size_t why_len);
 
 /* The rank at coords (x, y, z), numbered as MPI_Cart_create numbers them without reordering
  * over the dims ts_decomp_cart_dims gives: x fastest, (cz * dims_y + cy) * dims_x + cx.
@@ -138,14 +144,26 @@ int ts_decomp_cart_dims(const struct ts_decomp *d, int cart[3]);
  * split). Returns 0, or EINVAL when rank is not one of d's. */
 int ts_decomp_block(const struct ts_decomp *d, int rank, struct ts_decomp_block *b);
 
-/* The owned layer b sends across face dir: its points next to that face, over the owned range
- * of the other axes. The neighbour receives it into its halo of the opposite face (dir ^ 1),
- * which has the same counts. Valid for every face, a physical boundary included. */
+/* The owned layers b sends across face dir: its depth layers next to that face (one at a
+ * physical boundary), over the owned range of the other axes, except, with halos deeper than
+ * one, of the axes before dir's (x before y before z), whose whole local range it spans: their
+ * halos, received in an earlier round (ts_decomp_rounds), carry the edges and corners that k
+ * steps read. The neighbour receives it into its halo of the opposite face (dir ^ 1), which has
+ * the same counts. Valid for every face, a physical boundary included. */
 struct ts_decomp_face ts_decomp_send_face(const struct ts_decomp_block *b, enum ts_decomp_dir dir);
 
-/* The halo layer b receives across face dir (at the physical boundary: the fixed boundary
- * points there, over the owned range of the other axes). */
+/* The halo layers b receives across face dir, over the same range of the other axes as the
+ * face it sends there (at the physical boundary: the fixed boundary points there). */
 struct ts_decomp_face ts_decomp_recv_face(const struct ts_decomp_block *b, enum ts_decomp_dir dir);
+
+/* The rounds of one exchange, each finished (received and unpacked) before the next is packed:
+ * with halos one layer deep, one round of every face (the 5-point and 7-point stencils read no
+ * diagonal neighbour within one step); deeper, one round per axis split among ranks, x first,
+ * so that the faces of later axes carry the halos of earlier ones and a corner arrives in two
+ * or three hops, with no message to a diagonal neighbour. Every rank of d has the same rounds.
+ * ts_decomp_round_dirs gives round r's faces, the dirs [*first, *end). */
+int ts_decomp_rounds(const struct ts_decomp *d);
+void ts_decomp_round_dirs(const struct ts_decomp *d, int round, int *first, int *end);
 
 /* Copies the points of face f of the local array into buf, x fastest; returns f->elems. */
 int64_t ts_decomp_pack(const double *local, const struct ts_decomp_face *f, double *buf);

@@ -20,8 +20,8 @@ enum ts_sum_mode {
 
 /* One rank's part of a problem spread over ranks. All zero (whole[0] == 0) for the whole
  * problem in one process. With a part, the sizes of ts_problem (n; nx, ny, nz) are the rank's
- * local arrays: for sum and triad its slice, for the stencils its block with one halo or
- * boundary layer on each side (kernels/ts_decomp.h), and:
+ * local arrays: for sum and triad its slice, for the stencils its block with halo layers (as
+ * many as time_block's steps) or one boundary layer on each side (kernels/ts_decomp.h), and:
  * - init writes the global problem's values at the local points (global index = origin + local
  *   index along each axis), so a halo starts as the neighbour's points;
  * - result deposits only the points in [own_begin, own_end);
@@ -33,9 +33,11 @@ enum ts_sum_mode {
  * Sum and triad sum 512-element blocks counted from local index 0 (TS_SUM_BLOCK): their bits
  * equal the whole run's only when origin[0] is a multiple of it, as ts_decomp_slice's slices
  * with the thread partition's granule are (not checked here). A slice may be empty (n = 0).
- * The stencils step a part as a grid of its own (the caller exchanges its halos before every
- * step), with every variant but time_block > 1, which plan refuses: it takes several steps
- * without an exchange. plan also refuses a part that does not lie in its global problem. */
+ * The stencils step a part as a grid of its own, every variant alike (the caller exchanges its
+ * halos before every iteration): an iteration's time_block steps over the whole local interior
+ * leave the owned points right when the halos are that deep, which plan checks; the points of
+ * a halo are left with values nothing reads before the next exchange. plan also refuses a part
+ * that does not lie in its global problem. */
 struct ts_problem_part {
     int64_t whole[3];     /* the global problem: n in [0] (sum, triad); nx, ny, nz (stencils); 0: no part */
     int64_t origin[3];    /* global index of local point 0 along x, y, z ([0] alone for sum, triad) */

@@ -3,7 +3,8 @@
  * (checked against every rank grid by brute force), ties in MPI_Dims_create's order; the blocks of all ranks tile the interior exactly once with sizes differing by at most one;
  * grids too small for the ranks are refused with the numbers; the 1D slices tile [0, n); and
  * R simulated ranks that exchange halos by pack/unpack and step their local arrays produce,
- * bit for bit, the field one array gives, iteration after iteration. */
+ * bit for bit, the field one array gives, iteration after iteration, also with halos k deep
+ * exchanged in rounds once per k steps of the wavefront (stencil.time_block = k). */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -64,13 +65,13 @@ static void auto_dims(void)
     /* The largest count goes to the slowest axis: z in 3D, y in 2D. */
     struct ts_decomp dc;
     const int64_t grid[3] = { 100, 100, 100 };
-    REQUIRE(ts_decomp_create(&dc, 3, grid, 12, NULL, NULL, 0) == TS_DECOMP_OK, "12 ranks on 100^3 refused");
+    REQUIRE(ts_decomp_create(&dc, 3, grid, 12, NULL, 1, NULL, 0) == TS_DECOMP_OK, "12 ranks on 100^3 refused");
     CHECK(dc.dims[0] == 2 && dc.dims[1] == 2 && dc.dims[2] == 3 && dc.automatic,
           "12 ranks in 3D: %dx%dx%d (x, y, z), expected 2x2x3", dc.dims[0], dc.dims[1], dc.dims[2]);
     int cart[3];
     CHECK(ts_decomp_cart_dims(&dc, cart) == 3 && cart[0] == 3 && cart[1] == 2 && cart[2] == 2,
           "MPI order of 2x2x3 is %d,%d,%d, expected 3,2,2", cart[0], cart[1], cart[2]);
-    REQUIRE(ts_decomp_create(&dc, 2, grid, 6, (const int[3]){ 0, 0, 0 }, NULL, 0) == TS_DECOMP_OK,
+    REQUIRE(ts_decomp_create(&dc, 2, grid, 6, (const int[3]){ 0, 0, 0 }, 1, NULL, 0) == TS_DECOMP_OK,
             "6 ranks on 100^2 refused");
     CHECK(dc.dims[0] == 2 && dc.dims[1] == 3 && dc.dims[2] == 1 && dc.automatic,
           "6 ranks in 2D: %dx%dx%d, expected 2x3(x1)", dc.dims[0], dc.dims[1], dc.dims[2]);
@@ -83,7 +84,7 @@ static void auto_dims(void)
 static int64_t faces_sent(int ndims, const int64_t points[3], int ranks, const int dims[3])
 {
     struct ts_decomp d;
-    if (ts_decomp_create(&d, ndims, points, ranks, dims, NULL, 0) != TS_DECOMP_OK)
+    if (ts_decomp_create(&d, ndims, points, ranks, dims, 1, NULL, 0) != TS_DECOMP_OK)
         return -1;
     int64_t sent = 0;
     for (int r = 0; r < ranks; r++) {
@@ -160,7 +161,7 @@ static void check_best(int ndims, const int64_t points[3], int ranks)
                 fits = 1;
             }
     int got[3];
-    const int found = ts_decomp_best_dims(ndims, points, ranks, got);
+    const int found = ts_decomp_best_dims(ndims, points, ranks, 1, got);
     const long long nz = ndims == 3 ? (long long)points[2] : 1;
     CHECK(found == fits, "%lldx%lldx%lld on %d ranks: best_dims says %d, brute force %d", (long long)points[0],
           (long long)points[1], nz, ranks, found, fits);
@@ -169,10 +170,10 @@ static void check_best(int ndims, const int64_t points[3], int ranks)
               "%lldx%lldx%lld on %d ranks: auto takes %dx%dx%d, the brute force %dx%dx%d", (long long)points[0],
               (long long)points[1], nz, ranks, got[0], got[1], got[2], best[0], best[1], best[2]);
     int md[3];
-    CHECK(ts_decomp_most_ranks(ndims, points, ranks, md) == most && md[0] * md[1] * md[2] == most,
+    CHECK(ts_decomp_most_ranks(ndims, points, ranks, 1, md) == most && md[0] * md[1] * md[2] == most,
           "%lldx%lldx%lld: the most ranks up to %d that fit is %d, most_ranks says %d as %dx%dx%d",
-          (long long)points[0], (long long)points[1], nz, ranks, most, ts_decomp_most_ranks(ndims, points, ranks, md),
-          md[0], md[1], md[2]);
+          (long long)points[0], (long long)points[1], nz, ranks, most,
+          ts_decomp_most_ranks(ndims, points, ranks, 1, md), md[0], md[1], md[2]);
 }
 
 /* mpi.dims = auto looks at the grid's shape (issue 24): the fewest halo points among the rank
@@ -184,12 +185,12 @@ static void shape_aware(void)
     /* The issue's case: 1009 x 5 has 3 interior rows, so MPI_Dims_create's 1 x 5 leaves ranks
      * without one; 5 x 1 fits, its 4 cuts 3 points each. */
     const int64_t thin[3] = { 1009, 5, 1 };
-    REQUIRE(ts_decomp_create(&d, 2, thin, 5, NULL, why, sizeof why) == TS_DECOMP_OK, "1009x5 on 5 ranks: %s", why);
+    REQUIRE(ts_decomp_create(&d, 2, thin, 5, NULL, 1, why, sizeof why) == TS_DECOMP_OK, "1009x5 on 5 ranks: %s", why);
     CHECK(d.dims[0] == 5 && d.dims[1] == 1 && d.dims[2] == 1 && d.automatic, "1009x5 on 5 ranks: %dx%d, expected 5x1",
           d.dims[0], d.dims[1]);
     CHECK(ts_decomp_halo_surface(2, thin, d.dims) == 12, "5x1 on 1009x5: surface %lld, expected 4 cuts of 3",
           (long long)ts_decomp_halo_surface(2, thin, d.dims));
-    REQUIRE(ts_decomp_create(&d, 2, (const int64_t[3]){ 5, 1009, 1 }, 5, NULL, why, sizeof why) == TS_DECOMP_OK,
+    REQUIRE(ts_decomp_create(&d, 2, (const int64_t[3]){ 5, 1009, 1 }, 5, NULL, 1, why, sizeof why) == TS_DECOMP_OK,
             "5x1009 on 5 ranks: %s", why);
     CHECK(d.dims[0] == 1 && d.dims[1] == 5, "5x1009 on 5 ranks: %dx%d, expected 1x5", d.dims[0], d.dims[1]);
 
@@ -198,25 +199,25 @@ static void shape_aware(void)
      * square cut 7 + 8 lines as 8 x 9, 11 + 5 as MPI_Dims_create's 12 x 6. */
     int got[3];
     for (int r = 1; r <= 64; r++) {
-        CHECK(ts_decomp_best_dims(2, (const int64_t[3]){ 1000, 1000, 1 }, r, got) && got[0] == dims2[r - 1][1]
+        CHECK(ts_decomp_best_dims(2, (const int64_t[3]){ 1000, 1000, 1 }, r, 1, got) && got[0] == dims2[r - 1][1]
                   && got[1] == dims2[r - 1][0] && got[2] == 1,
               "%d ranks on a square: %dx%d, MPI_Dims_create's %dx%d with the larger along y", r, got[0], got[1],
               dims2[r - 1][1], dims2[r - 1][0]);
-        CHECK(ts_decomp_best_dims(3, (const int64_t[3]){ 100, 100, 100 }, r, got) && got[0] == dims3[r - 1][2]
+        CHECK(ts_decomp_best_dims(3, (const int64_t[3]){ 100, 100, 100 }, r, 1, got) && got[0] == dims3[r - 1][2]
                   && got[1] == dims3[r - 1][1] && got[2] == dims3[r - 1][0],
               "%d ranks on a cube: %dx%dx%d, MPI_Dims_create's %dx%dx%d with the largest along z", r, got[0], got[1],
               got[2], dims3[r - 1][2], dims3[r - 1][1], dims3[r - 1][0]);
     }
-    CHECK(ts_decomp_best_dims(2, (const int64_t[3]){ 1000, 1000, 1 }, 72, got) && got[0] == 8 && got[1] == 9,
+    CHECK(ts_decomp_best_dims(2, (const int64_t[3]){ 1000, 1000, 1 }, 72, 1, got) && got[0] == 8 && got[1] == 9,
           "72 ranks on a square: %dx%d, expected 8x9", got[0], got[1]);
-    CHECK(ts_decomp_best_dims(3, (const int64_t[3]){ 100, 100, 100 }, 432, got) && got[0] == 6 && got[1] == 8
+    CHECK(ts_decomp_best_dims(3, (const int64_t[3]){ 100, 100, 100 }, 432, 1, got) && got[0] == 6 && got[1] == 8
               && got[2] == 9,
           "432 ranks on a cube: %dx%dx%d, expected 6x8x9", got[0], got[1], got[2]);
 
     /* 3-D: 64 x 64 x 4 has 2 interior planes: not 1x1x8, and not 2x2x2, whose z cut alone is
      * 62 x 62 points; 2x4x1 and 4x2x1 cut 496 each, and the tie goes to more ranks along y. */
     const int64_t flat[3] = { 64, 64, 4 };
-    REQUIRE(ts_decomp_create(&d, 3, flat, 8, NULL, why, sizeof why) == TS_DECOMP_OK, "64x64x4 on 8 ranks: %s", why);
+    REQUIRE(ts_decomp_create(&d, 3, flat, 8, NULL, 1, why, sizeof why) == TS_DECOMP_OK, "64x64x4 on 8 ranks: %s", why);
     CHECK(d.dims[0] == 2 && d.dims[1] == 4 && d.dims[2] == 1, "64x64x4 on 8 ranks: %dx%dx%d, expected 2x4x1", d.dims[0],
           d.dims[1], d.dims[2]);
     CHECK(ts_decomp_halo_surface(3, flat, (const int[3]){ 2, 4, 1 }) == 496
@@ -229,28 +230,28 @@ static void shape_aware(void)
     /* Ties. MPI_Dims_create's counts first: on 302 x 202, 12x6 and 9x8 both cut 3700 points, and
      * 72 ranks are 12 x 6 to MPI_Dims_create. Then the more even counts: on 4 x 14, 1x12 and
      * 2x6 cut 12 each and MPI_Dims_create's 4 and 3 do not fit. */
-    CHECK(ts_decomp_best_dims(2, (const int64_t[3]){ 302, 202, 1 }, 72, got) && got[0] == 12 && got[1] == 6,
+    CHECK(ts_decomp_best_dims(2, (const int64_t[3]){ 302, 202, 1 }, 72, 1, got) && got[0] == 12 && got[1] == 6,
           "72 ranks on 302x202: %dx%d, expected MPI_Dims_create's 12x6", got[0], got[1]);
     CHECK(ts_decomp_halo_surface(2, (const int64_t[3]){ 302, 202, 1 }, (const int[3]){ 9, 8, 1 }) == 3700
               && ts_decomp_halo_surface(2, (const int64_t[3]){ 302, 202, 1 }, (const int[3]){ 12, 6, 1 }) == 3700,
           "302x202: 9x8 and 12x6 no longer tie");
-    CHECK(ts_decomp_best_dims(2, (const int64_t[3]){ 4, 14, 1 }, 12, got) && got[0] == 2 && got[1] == 6,
+    CHECK(ts_decomp_best_dims(2, (const int64_t[3]){ 4, 14, 1 }, 12, 1, got) && got[0] == 2 && got[1] == 6,
           "12 ranks on 4x14: %dx%d, expected 2x6", got[0], got[1]);
 
     /* Bad arguments: nothing fits. */
-    CHECK(!ts_decomp_best_dims(4, flat, 8, got) && !ts_decomp_best_dims(3, flat, 0, got)
-              && !ts_decomp_best_dims(3, (const int64_t[3]){ 9, 2, 9 }, 1, got) && got[0] == 0,
+    CHECK(!ts_decomp_best_dims(4, flat, 8, 1, got) && !ts_decomp_best_dims(3, flat, 0, 1, got)
+              && !ts_decomp_best_dims(3, (const int64_t[3]){ 9, 2, 9 }, 1, 1, got) && got[0] == 0,
           "bad arguments gave a rank grid");
-    CHECK(ts_decomp_most_ranks(3, flat, 0, got) == 0 && ts_decomp_most_ranks(1, flat, 4, got) == 0,
+    CHECK(ts_decomp_most_ranks(3, flat, 0, 1, got) == 0 && ts_decomp_most_ranks(1, flat, 4, 1, got) == 0,
           "bad arguments gave a rank count");
 
     /* The most ranks that fit, at sizes no brute force reaches: 999,999,999 ranks on 1000^3
      * interior points fit only as 999 x 1000 x 1000; the largest int, a prime, on 100000^3 as
      * 2,147,483,646 ranks. Both in milliseconds. */
-    CHECK(ts_decomp_most_ranks(3, (const int64_t[3]){ 1002, 1002, 1002 }, 999999999, got) == 999000000 && got[0] == 999
-              && got[1] == 1000 && got[2] == 1000,
+    CHECK(ts_decomp_most_ranks(3, (const int64_t[3]){ 1002, 1002, 1002 }, 999999999, 1, got) == 999000000
+              && got[0] == 999 && got[1] == 1000 && got[2] == 1000,
           "999999999 ranks on 1002^3: most %dx%dx%d", got[0], got[1], got[2]);
-    CHECK(ts_decomp_most_ranks(3, (const int64_t[3]){ 100002, 100002, 100002 }, 2147483647, got) == 2147483646,
+    CHECK(ts_decomp_most_ranks(3, (const int64_t[3]){ 100002, 100002, 100002 }, 2147483647, 1, got) == 2147483646,
           "the largest int as ranks on 100002^3: most %dx%dx%d", got[0], got[1], got[2]);
 
     /* Everything, by brute force, on odd shapes. */
@@ -275,7 +276,7 @@ static void check_tiling(int ndims, const int64_t points[3], int ranks, const in
 {
     struct ts_decomp d;
     char why[256];
-    enum ts_decomp_status st = ts_decomp_create(&d, ndims, points, ranks, dims, why, sizeof why);
+    enum ts_decomp_status st = ts_decomp_create(&d, ndims, points, ranks, dims, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_OK, "%lldx%lldx%lld on %d ranks refused: %s", (long long)points[0], (long long)points[1],
           (long long)(ndims == 3 ? points[2] : 1), ranks, why);
     if (st != TS_DECOMP_OK)
@@ -391,7 +392,7 @@ static void refusals(void)
     struct ts_decomp d;
     char why[512];
     enum ts_decomp_status st =
-        ts_decomp_create(&d, 3, (const int64_t[3]){ 5, 5, 5 }, 5, (const int[3]){ 1, 1, 5 }, why, sizeof why);
+        ts_decomp_create(&d, 3, (const int64_t[3]){ 5, 5, 5 }, 5, (const int[3]){ 1, 1, 5 }, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_TOO_SMALL, "5 ranks along 3 interior planes: status %d", (int)st);
     CHECK(strcmp(why, "5 ranks as 1x1x5 leave 0 interior planes to rank 3 (z coordinate 3): the grid 5x5x5 has 3 "
                       "interior planes in z; use at most 3 ranks along z or nz >= 7; no rank grid of 5 ranks fits "
@@ -399,81 +400,81 @@ static void refusals(void)
               == 0,
           "message: %s", why);
 
-    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 3, 9, 0 }, 2, NULL, why, sizeof why);
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 3, 9, 0 }, 2, NULL, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_OK, "2 ranks on 3x9 (auto: 1x2, 7 interior rows) refused: %s", why);
-    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 3, 0 }, 2, NULL, why, sizeof why);
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 3, 0 }, 2, NULL, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_OK && d.dims[0] == 2 && d.dims[1] == 1,
           "2 ranks on 9x3 (auto: 2x1, one interior row): status %d, %dx%d, %s", (int)st, d.dims[0], d.dims[1], why);
-    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 3, 0 }, 2, (const int[3]){ 1, 2, 0 }, why, sizeof why);
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 3, 0 }, 2, (const int[3]){ 1, 2, 0 }, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_TOO_SMALL
               && strcmp(why, "2 ranks as 1x2 leave 0 interior rows to rank 1 (y coordinate 1): the grid 9x3 has 1 "
                              "interior row in y; use at most 1 rank along y or ny >= 4; mpi.dims = 2x1 fits (auto's "
                              "choice)")
                      == 0,
           "2 ranks as 1x2 on 9x3: status %d, %s", (int)st, why);
-    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 1009, 5, 0 }, 5, (const int[3]){ 1, 5, 0 }, why, sizeof why);
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 1009, 5, 0 }, 5, (const int[3]){ 1, 5, 0 }, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_TOO_SMALL && strstr(why, "use at most 3 ranks along y or ny >= 7; mpi.dims = 5x1 fits"),
           "1009x5 as 1x5: status %d, %s", (int)st, why);
 
     /* auto with no rank grid that fits: the most ranks that some grid fits, and that grid. */
-    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 5, 4, 0 }, 5, NULL, why, sizeof why);
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 5, 4, 0 }, 5, NULL, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_TOO_SMALL
               && strcmp(why, "no rank grid of 5 ranks fits the grid 5x4, which has 3 interior columns in x and 2 "
                              "interior rows in y, and every rank needs at least one along each axis: at most 4 "
                              "ranks fit, as mpi.dims = 2x2")
                      == 0,
           "5 ranks on 5x4: status %d, %s", (int)st, why);
-    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 3, 3, 0 }, 2, NULL, why, sizeof why);
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 3, 3, 0 }, 2, NULL, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_TOO_SMALL && strstr(why, "the grid 3x3, which has 1 interior column in x and 1 interior row")
               && strstr(why, ": at most 1 rank fits, as mpi.dims = 1x1"),
           "2 ranks on 3x3: status %d, %s", (int)st, why);
-    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 1009, 5, 0 }, 1009, NULL, why, sizeof why);
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 1009, 5, 0 }, 1009, NULL, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_TOO_SMALL && strstr(why, ": at most 1008 ranks fit, as mpi.dims = 504x2"),
           "1009 ranks on 1009x5: status %d, %s", (int)st, why);
-    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 17, 9, 31 }, 1009, NULL, why, sizeof why);
+    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 17, 9, 31 }, 1009, NULL, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_TOO_SMALL
               && strstr(why, "which has 15 interior columns in x, 7 interior rows in y and 29 interior planes in z")
               && strstr(why, ": at most 1008 ranks fit, as mpi.dims = "),
           "1009 ranks on 17x9x31: status %d, %s", (int)st, why);
-    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 5, 4, 6 }, 25, NULL, why, sizeof why);
+    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 5, 4, 6 }, 25, NULL, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_TOO_SMALL && strstr(why, ": at most 24 ranks fit, as mpi.dims = 3x2x4"),
           "25 ranks on 5x4x6 (3x2x4 interior points): status %d, %s", (int)st, why);
-    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 4, 40, 40 }, 12, (const int[3]){ 3, 2, 2 }, why, sizeof why);
+    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 4, 40, 40 }, 12, (const int[3]){ 3, 2, 2 }, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_TOO_SMALL && strstr(why, "leave 0 interior columns to rank 2 (x coordinate 2)")
               && strstr(why, "has 2 interior columns in x; use at most 2 ranks along x or nx >= 5"),
           "3 ranks along 2 interior columns: status %d, %s", (int)st, why);
 
-    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 9, 9, 9 }, 4, (const int[3]){ 2, 1, 3 }, why, sizeof why);
+    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 9, 9, 9 }, 4, (const int[3]){ 2, 1, 3 }, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_BAD_DIMS
               && strcmp(why, "dims 2x1x3 make 6 ranks, but the run has 4; mpi.dims = 1x2x2 fits (auto's choice)") == 0,
           "dims of 6 ranks for 4: status %d, %s", (int)st, why);
-    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 9, 9, 9 }, 4, (const int[3]){ 4, 0, 1 }, why, sizeof why);
+    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 9, 9, 9 }, 4, (const int[3]){ 4, 0, 1 }, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_BAD_DIMS
               && strcmp(why, "dims 4x0x1: every count must be at least 1; mpi.dims = 1x2x2 fits "
                              "(auto's choice)")
                      == 0,
           "a zero count: status %d, %s", (int)st, why);
-    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 9, 9 }, 4, (const int[3]){ 2, 1, 2 }, why, sizeof why);
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 9, 9 }, 4, (const int[3]){ 2, 1, 2 }, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_BAD_DIMS && strstr(why, "dims 2x1x2 split z, which the 2D grid 9x9 does not have"),
           "z ranks in 2D: status %d, %s", (int)st, why);
-    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 9, 9, 9 }, 4, (const int[3]){ 2147483647, 2147483647, 2 }, why,
+    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 9, 9, 9 }, 4, (const int[3]){ 2147483647, 2147483647, 2 }, 1, why,
                           sizeof why);
     CHECK(st == TS_DECOMP_BAD_DIMS
               && strstr(why, "dims 2147483647x2147483647x2 make more than 2147483647 ranks, but the run has 4; "),
           "dims beyond an int: status %d, %s", (int)st, why);
-    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 9, 9 }, 4, (const int[3]){ 0, 0, 4 }, why, sizeof why);
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 9, 9 }, 4, (const int[3]){ 0, 0, 4 }, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_BAD_DIMS, "2D dims with only z given: status %d, %s", (int)st, why);
-    st = ts_decomp_create(&d, 4, (const int64_t[3]){ 9, 9, 9 }, 4, NULL, why, sizeof why);
+    st = ts_decomp_create(&d, 4, (const int64_t[3]){ 9, 9, 9 }, 4, NULL, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_BAD_ARGUMENT && strcmp(why, "a stencil grid has 2 or 3 dimensions, not 4") == 0,
           "4 dimensions: status %d, %s", (int)st, why);
-    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 9, 1 }, 0, NULL, why, sizeof why);
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 9, 1 }, 0, NULL, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_BAD_ARGUMENT && strcmp(why, "a run has at least 1 rank, not 0") == 0,
           "0 ranks: status %d, %s", (int)st, why);
-    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 9, 2, 9 }, 1, NULL, why, sizeof why);
+    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 9, 2, 9 }, 1, NULL, 1, why, sizeof why);
     CHECK(st == TS_DECOMP_BAD_ARGUMENT
               && strcmp(why, "the grid 9x2x9 has no interior point along y: ny must be at least 3") == 0,
           "a grid without interior: status %d, %s", (int)st, why);
-    CHECK(ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 9, 1 }, 0, NULL, NULL, 0) == TS_DECOMP_BAD_ARGUMENT,
+    CHECK(ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 9, 1 }, 0, NULL, 1, NULL, 0) == TS_DECOMP_BAD_ARGUMENT,
           "no message buffer: still refused");
 
     /* The rule, exhaustively on small grids: accepted if and only if every rank owns a point. */
@@ -489,7 +490,7 @@ static void refusals(void)
                         int dz = ranks / dx / dy;
                         const int64_t grid[3] = { nx, 4, nz };
                         int fits = dx <= nx - 2 && dy <= 2 && dz <= nz - 2;
-                        st = ts_decomp_create(&d, 3, grid, ranks, (const int[3]){ dx, dy, dz }, why, sizeof why);
+                        st = ts_decomp_create(&d, 3, grid, ranks, (const int[3]){ dx, dy, dz }, 1, why, sizeof why);
                         CHECK((st == TS_DECOMP_OK) == fits, "%lldx4x%lld as %dx%dx%d: status %d, expected %s",
                               (long long)nx, (long long)nz, dx, dy, dz, (int)st, fits ? "accepted" : "refused");
                     }
@@ -592,6 +593,24 @@ static struct ts_decomp_face owned(const struct ts_decomp_block *b)
     return f;
 }
 
+/* Face f across dir widened to the whole local range of the other axes: init writes the
+ * physical boundary of both grids there, halo rows and columns included, and deep halos read it
+ * from the grid no exchange fills. */
+static struct ts_decomp_face whole_layer(const struct ts_decomp_block *b, struct ts_decomp_face f, int dir)
+{
+    f.offset = 0;
+    f.elems = 1;
+    for (int a = 0; a < 3; a++) {
+        if (a != dir / 2) {
+            f.start[a] = 0;
+            f.count[a] = b->local[a];
+        }
+        f.offset += f.start[a] * f.stride[a];
+        f.elems *= f.count[a];
+    }
+    return f;
+}
+
 /* The stencils' result, sum of u^2, summed by ranks over their owned points of local arrays
  * (ts_decomp_sum_squares: every square deposited exactly) and merged, against the same over the
  * whole grid (ts_stencil_norm_rows): bitwise equal for every split, rows split along x
@@ -625,12 +644,12 @@ static void check_norm(const struct ts_decomp *d, const struct ts_decomp_block *
  * real_kernel, the local arrays are stepped by ts_stencil_step itself, given the local sizes
  * as its grid (the fixed boundary is then zero, as the stencils' is: the kernel stores +0.0 at
  * x = 0 and x = nx - 1). */
-static void simulate(int ndims, const int64_t points[3], int ranks, const int *dims, int steps, int real_kernel,
-                     int nontemporal)
+static void simulate_deep(int ndims, const int64_t points[3], int ranks, const int *dims, int steps, int real_kernel,
+                          int nontemporal, int depth)
 {
     struct ts_decomp d;
-    char why[256];
-    enum ts_decomp_status st = ts_decomp_create(&d, ndims, points, ranks, dims, why, sizeof why);
+    char why[512];
+    enum ts_decomp_status st = ts_decomp_create(&d, ndims, points, ranks, dims, depth, why, sizeof why);
     CHECK(st == TS_DECOMP_OK, "simulation refused: %s", why);
     if (st != TS_DECOMP_OK)
         return;
@@ -668,7 +687,7 @@ static void simulate(int ndims, const int64_t points[3], int ranks, const int *d
             copy_face(local[r][t], b, &own, global[0], n, 0);
             for (int dir = 0; dir < 2 * ndims; dir++)
                 if (b->neighbour[dir] < 0) { /* the physical boundary, as init writes it */
-                    struct ts_decomp_face f = ts_decomp_recv_face(b, (enum ts_decomp_dir)dir);
+                    struct ts_decomp_face f = whole_layer(b, ts_decomp_recv_face(b, (enum ts_decomp_dir)dir), dir);
                     copy_face(local[r][t], b, &f, global[0], n, 0);
                 }
         }
@@ -679,24 +698,29 @@ static void simulate(int ndims, const int64_t points[3], int ranks, const int *d
         }
     }
 
+    /* An iteration is depth steps after one exchange (stencil.time_block = depth). */
     for (int t = 0; t < steps; t++) {
-        const int in = t % 2, out = (t + 1) % 2;
-        /* Every rank packs all its faces, then every rank unpacks: the order of non-blocking
-         * sends and receives that complete before the step. */
-        for (int r = 0; r < ranks; r++)
-            for (int dir = 0; dir < 2 * ndims; dir++)
-                if (blocks[r].neighbour[dir] >= 0) {
-                    struct ts_decomp_face f = ts_decomp_send_face(&blocks[r], (enum ts_decomp_dir)dir);
-                    CHECK(ts_decomp_pack(local[r][in], &f, buf[r][dir]) == f.elems, "pack count");
+        const int in = (t * depth) % 2, out = ((t + 1) * depth) % 2;
+        /* Round by round, every rank packs the round's faces, then every rank unpacks them: the
+         * order of non-blocking sends and receives that complete before the next round. */
+        for (int round = 0; round < ts_decomp_rounds(&d); round++) {
+            int d0, d1;
+            ts_decomp_round_dirs(&d, round, &d0, &d1);
+            for (int r = 0; r < ranks; r++)
+                for (int dir = d0; dir < d1; dir++)
+                    if (blocks[r].neighbour[dir] >= 0) {
+                        struct ts_decomp_face f = ts_decomp_send_face(&blocks[r], (enum ts_decomp_dir)dir);
+                        CHECK(ts_decomp_pack(local[r][in], &f, buf[r][dir]) == f.elems, "pack count");
+                    }
+            for (int r = 0; r < ranks; r++)
+                for (int dir = d0; dir < d1; dir++) {
+                    const int from = blocks[r].neighbour[dir];
+                    if (from < 0)
+                        continue;
+                    struct ts_decomp_face f = ts_decomp_recv_face(&blocks[r], (enum ts_decomp_dir)dir);
+                    CHECK(ts_decomp_unpack(local[r][in], &f, buf[from][dir ^ 1]) == f.elems, "unpack count");
                 }
-        for (int r = 0; r < ranks; r++)
-            for (int dir = 0; dir < 2 * ndims; dir++) {
-                const int from = blocks[r].neighbour[dir];
-                if (from < 0)
-                    continue;
-                struct ts_decomp_face f = ts_decomp_recv_face(&blocks[r], (enum ts_decomp_dir)dir);
-                CHECK(ts_decomp_unpack(local[r][in], &f, buf[from][dir ^ 1]) == f.elems, "unpack count");
-            }
+        }
         for (int r = 0; r < ranks; r++) {
             const struct ts_decomp_block *b = &blocks[r];
             if (real_kernel) {
@@ -704,13 +728,17 @@ static void simulate(int ndims, const int64_t points[3], int ranks, const int *d
                 lp.nx = b->local[0];
                 lp.ny = b->local[1];
                 lp.nz = b->local[2];
+                lp.time_block = depth;
                 const int64_t items = ndims == 3 ? lp.nz : lp.ny;
-                ts_stencil_step(&lp, ndims, local[r], (struct ts_range){ 0, items, 0 }, t);
+                ts_stencil_wavefront_reset(0);
+                ts_stencil_step(&lp, ndims, local[r], (struct ts_range){ 0, items, 0 }, (int64_t)t * depth);
             } else {
-                jacobi(local[r][in], local[r][out], b->local, ndims, w);
+                for (int s = 0; s < depth; s++)
+                    jacobi(local[r][(t * depth + s) % 2], local[r][(t * depth + s + 1) % 2], b->local, ndims, w);
             }
         }
-        jacobi(global[in], global[out], n, ndims, w);
+        for (int s = 0; s < depth; s++)
+            jacobi(global[(t * depth + s) % 2], global[(t * depth + s + 1) % 2], n, ndims, w);
 
         memcpy(assembled, global[0], (size_t)total * sizeof(double)); /* the boundary: never written */
         for (int r = 0; r < ranks; r++) {
@@ -726,10 +754,10 @@ static void simulate(int ndims, const int64_t points[3], int ranks, const int *d
         char text[48];
         ts_decomp_dims_text(&d, text, sizeof text);
         CHECK(differ == 0,
-              "%lldx%lldx%lld on %d ranks as %s (%s%s): step %d: %lld points differ from one array, the first "
-              "at %lld (%.17g, expected %.17g)",
+              "%lldx%lldx%lld on %d ranks as %s (%s%s, halos %d deep): iteration %d: %lld points differ from one "
+              "array, the first at %lld (%.17g, expected %.17g)",
               (long long)n[0], (long long)n[1], (long long)n[2], ranks, text,
-              real_kernel ? "ts_stencil_step" : "copied formula", nontemporal ? ", streaming stores" : "", t + 1,
+              real_kernel ? "ts_stencil_step" : "copied formula", nontemporal ? ", streaming stores" : "", depth, t + 1,
               (long long)differ, (long long)first, first >= 0 ? assembled[first] : 0.0,
               first >= 0 ? global[out][first] : 0.0);
         if (differ)
@@ -737,7 +765,7 @@ static void simulate(int ndims, const int64_t points[3], int ranks, const int *d
     }
 
     if (real_kernel)
-        check_norm(&d, blocks, local, global[steps % 2], steps % 2);
+        check_norm(&d, blocks, local, global[(steps * depth) % 2], (steps * depth) % 2);
 
     for (int r = 0; r < ranks; r++) {
         free(local[r][0]);
@@ -751,6 +779,12 @@ static void simulate(int ndims, const int64_t points[3], int ranks, const int *d
     free(assembled);
     free(global[0]);
     free(global[1]);
+}
+
+static void simulate(int ndims, const int64_t points[3], int ranks, const int *dims, int steps, int real_kernel,
+                     int nontemporal)
+{
+    simulate_deep(ndims, points, ranks, dims, steps, real_kernel, nontemporal, 1);
 }
 
 static void halo_exchange(void)
@@ -776,6 +810,68 @@ static void halo_exchange(void)
     simulate(3, (const int64_t[3]){ 67, 23, 7 }, 4, (const int[3]){ 2, 2, 1 }, 4, 1, 1);
 }
 
+/* Halos k deep, one exchange per k steps (stencil.time_block = k with ranks): the rounds, axis
+ * by axis, bring the edges and corners k steps read (the halos start as NaN, so a missing corner
+ * spreads into the owned points), and k steps of the wavefront over each local array equal k
+ * steps of one array, bitwise. Odd sizes, blocks exactly k thick, splits along every axis. */
+static void deep_halos(void)
+{
+    for (int real = 0; real <= 1; real++)
+        for (int k = 2; k <= 4; k++) {
+            simulate_deep(2, (const int64_t[3]){ 31, 23, 1 }, 4, (const int[3]){ 2, 2, 1 }, 3, real, 0, k);
+            simulate_deep(2, (const int64_t[3]){ 29, 17, 1 }, 6, (const int[3]){ 3, 2, 1 }, 3, real, 0, k);
+            simulate_deep(3, (const int64_t[3]){ 15, 13, 11 }, 8, (const int[3]){ 2, 2, 2 }, 2, real, 0, k);
+            simulate_deep(3, (const int64_t[3]){ 13, 11, 17 }, 3, (const int[3]){ 1, 1, 3 }, 3, real, 0, k);
+        }
+    /* Blocks exactly as thick as the halos: 3 ranks of 3 columns, 2 of 4 rows, halos 3 and 4. */
+    simulate_deep(2, (const int64_t[3]){ 11, 10, 1 }, 6, (const int[3]){ 3, 2, 1 }, 3, 1, 0, 3);
+    simulate_deep(3, (const int64_t[3]){ 10, 6, 10 }, 4, (const int[3]){ 2, 1, 2 }, 3, 1, 0, 4);
+}
+
+/* A block thinner than its halos along an axis it shares is refused with what works; auto
+ * takes a grid whose blocks are thick enough; the most ranks count with the depth. */
+static void deep_refusals(void)
+{
+    struct ts_decomp d;
+    char why[768];
+    enum ts_decomp_status st =
+        ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 40, 1 }, 3, (const int[3]){ 3, 1, 0 }, 3, why, sizeof why);
+    CHECK(st == TS_DECOMP_TOO_SMALL, "3 ranks of 2 or 3 columns with halos 3 deep accepted");
+    CHECK(strstr(why, "3 ranks as 3x1 leave rank 1 (x coordinate 1) 2 interior columns in x, fewer than its halo's "
+                      "3 layers")
+              && strstr(why, "use at most 2 ranks along x or nx >= 11, or stencil.time_block <= 2")
+              && strstr(why, "mpi.dims = 1x3 fits (auto's choice)"),
+          "thin blocks: %s", why);
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 40, 1 }, 3, NULL, 3, why, sizeof why);
+    CHECK(st == TS_DECOMP_OK && d.dims[0] == 1 && d.dims[1] == 3, "auto with halos 3 deep: %s, %dx%d", why, d.dims[0],
+          d.dims[1]);
+    /* 20 x 6 x 6 on 4 ranks: 4x1x1 is the fewest points per layer; halos 5 deep leave it 4
+     * columns each, so auto takes 2x2x1... which leaves 2 rows each: 2x1x2 neither; 1x2x2 neither. */
+    st = ts_decomp_create(&d, 3, (const int64_t[3]){ 20, 6, 6 }, 4, NULL, 5, why, sizeof why);
+    CHECK(st == TS_DECOMP_TOO_SMALL && strstr(why, "at most 3 ranks fit, as mpi.dims = 3x1x1"),
+          "20x6x6 on 4 ranks, halos 5 deep: %s", why);
+    int got[3];
+    CHECK(ts_decomp_best_dims(3, (const int64_t[3]){ 20, 6, 6 }, 4, 4, got) && got[0] == 4 && got[1] == 1,
+          "20x6x6 on 4 ranks, halos 4 deep: %dx%dx%d", got[0], got[1], got[2]);
+    CHECK(ts_decomp_most_ranks(2, (const int64_t[3]){ 14, 14, 1 }, 100, 4, got) == 9 && got[0] == 3 && got[1] == 3,
+          "14x14 with halos 4 deep: at most 3x3, got %dx%d", got[0], got[1]);
+    st = ts_decomp_create(&d, 2, (const int64_t[3]){ 9, 9, 1 }, 2, NULL, 0, why, sizeof why);
+    CHECK(st == TS_DECOMP_BAD_ARGUMENT, "halos 0 deep accepted");
+    /* Faces: a y face of halos 2 deep spans the x halos too (corners), the x face the owned rows. */
+    REQUIRE(ts_decomp_create(&d, 2, (const int64_t[3]){ 12, 12, 1 }, 4, (const int[3]){ 2, 2, 0 }, 2, why, sizeof why)
+                == TS_DECOMP_OK,
+            "2x2 on 12x12, halos 2 deep: %s", why);
+    struct ts_decomp_block b;
+    ts_decomp_block(&d, 0, &b);
+    struct ts_decomp_face x = ts_decomp_send_face(&b, TS_DIR_X_HI), y = ts_decomp_recv_face(&b, TS_DIR_Y_HI);
+    CHECK(b.origin[0] == 0 && b.local[0] == 8 && x.count[0] == 2 && x.count[1] == 5 && x.start[0] == 4
+              && y.count[0] == 8 && y.count[1] == 2 && y.start[1] == 6,
+          "rank 0 of 2x2 on 12x12, halos 2 deep: local %lld, x face %lldx%lld at %lld, y halo %lldx%lld at %lld",
+          (long long)b.local[0], (long long)x.count[0], (long long)x.count[1], (long long)x.start[0],
+          (long long)y.count[0], (long long)y.count[1], (long long)y.start[1]);
+    CHECK(ts_decomp_rounds(&d) == 2, "2x2, halos 2 deep: %d rounds", ts_decomp_rounds(&d));
+}
+
 int main(void)
 {
     auto_dims();
@@ -784,5 +880,7 @@ int main(void)
     refusals();
     slices();
     halo_exchange();
+    deep_halos();
+    deep_refusals();
     return ts_test_finish();
 }

@@ -88,7 +88,7 @@ static int check_splits(const double *u, const int64_t n[3], int ndims, const ch
                     continue;
                 const int dims[3] = { dx, dy, ranks / (dx * dy) };
                 struct ts_decomp d;
-                if (ts_decomp_create(&d, ndims, n, ranks, dims, NULL, 0) != TS_DECOMP_OK)
+                if (ts_decomp_create(&d, ndims, n, ranks, dims, 1, NULL, 0) != TS_DECOMP_OK)
                     continue;
                 grids++;
                 char text[48];

@@ -241,7 +241,7 @@ static void check_blocks(const struct ts_problem *pb, int ranks, const int *dims
     const char *name = ts_kernel_get(pb->kernel)->name;
     struct ts_decomp d;
     char why[256] = "", text[48] = "";
-    REQUIRE(ts_decomp_create(&d, ndims, points, ranks, dims, why, sizeof why) == TS_DECOMP_OK, "decomp refused: %s",
+    REQUIRE(ts_decomp_create(&d, ndims, points, ranks, dims, 1, why, sizeof why) == TS_DECOMP_OK, "decomp refused: %s",
             why);
     ts_decomp_dims_text(&d, text, sizeof text);
     char label[160];
@@ -376,7 +376,8 @@ static void blocks(void)
     check_blocks(&s3, 4, (const int[3]){ 2, 2, 1 }, 5, &streamed);
     check_blocks(&s3, 3, (const int[3]){ 1, 3, 1 }, 5, &blocked);
 
-    /* Temporal blocking takes several steps without a halo exchange: refused on a part. */
+    /* Temporal blocking takes time_block steps between two halo exchanges: refused on a part
+     * whose halo is shallower, accepted once it is as deep (4 layers past the owned columns). */
     struct ts_problem tb = {
         .kernel = TS_KERNEL_STENCIL2D, .nx = 10, .ny = 10, .nz = 1, .alpha = 0.2, .time_block = 4
     };
@@ -386,7 +387,14 @@ static void blocks(void)
     struct ts_plan plan;
     char why[256] = "";
     CHECK(ts_kernel_get(TS_KERNEL_STENCIL2D)->plan(&tb, &plan, why, sizeof why) != 0,
-          "time_block 4 accepted on a part");
+          "time_block 4 accepted on a part whose halo is 1 layer deep");
+    CHECK(strstr(why, "stencil.time_block = 4 on a part whose halo along x is 1 deep"), "thin halo: %s", why);
+    tb.nx = 13;
+    tb.part.whole[0] = 21;
+    CHECK(ts_kernel_get(TS_KERNEL_STENCIL2D)->plan(&tb, &plan, why, sizeof why) == 0,
+          "time_block 4 refused on a part whose halo is 4 deep: %s", why);
+    tb.nx = 10;
+    tb.part.whole[0] = 18;
     tb.time_block = 1;
     CHECK(ts_kernel_get(TS_KERNEL_STENCIL2D)->plan(&tb, &plan, why, sizeof why) == 0, "a part refused: %s", why);
     tb.part.own_end[1] = 11;
