@@ -115,6 +115,7 @@ watched() {
     w_threads=$1
     shift
     if [ ! -x "$WATCH" ]; then
+        echo "${1##*/}: not known: no bench_watch" >>"$WORK/verdict"
         "$@" </dev/null
         return
     fi
