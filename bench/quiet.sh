@@ -114,9 +114,9 @@ quiet_count() {
     [ -s "$QUIET_LOG" ] || { echo n/a; return; }
     awk -v key="$1" -v need="$2" -v off="${QUIET_CHECK:-1}" '$1 == key { n++; q += $4 == "quiet" }
         END { if (!n) { print "n/a"; exit }
-              printf "%d of %d tried", q, n
+              printf "%d of %d tries quiet", q, n
               if (off == "0") printf " (check off: all kept)"
-              else if (q < need) printf ", fewer than %d", need
+              else if (q < need) printf ", fewer than %d rounds", need
               printf "\n" }' "$QUIET_LOG"
 }
 

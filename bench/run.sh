@@ -682,7 +682,7 @@ if [ -n "$(kept "$WORK/overhead")" ]; then
         printf "\ndefault run (configs/default.ini, the median of %d runs by overhead): %.3f s wall; kernel %.3f s + warm-up %.3f s, init %.3f s, allocation %.3f s, verify %.3f s, result pass and combine %.3f s\n", runs, wall, v[3], v[4], v[5], v[6], v[7], v[8]
         printf "overhead: %.1f ms = %.2f%% of the run (target < 2%%: %s): process start to main %.1f ms, the binding re-execution %.1f ms, setup %.1f ms, plan %.1f ms, audit %.1f ms, finish %.1f ms, between phases %.1f ms (the file'"'"'s /timings); writing the file and exit %.1f ms (the outside clock after /timings/wall)\n", 1000 * over, pct, pct < 2 ? "met" : "NOT met", 1000 * v[10], 1000 * v[11], 1000 * v[12], 1000 * v[13], 1000 * v[9], 1000 * v[14], 1000 * between, 1000 * (wall - v[15])
         split(row[1], lo, " "); split(row[NR], hi, " ")
-        printf "overhead over the %d runs: %.2f%% to %.2f%% (quiet runs: %s)\n", NR, lo[1], hi[1], quiet }'
+        printf "overhead over the %d runs: %.2f%% to %.2f%% (%s)\n", NR, lo[1], hi[1], quiet }'
     if [ -n "$(kept "$WORK/overhead_pairs")" ]; then
         pairs=$(kept "$WORK/overhead_pairs" | wc -l)
         launcher=$(kept "$WORK/overhead_pairs" | awk '{ print $2 - $1 }' | sort -g | awk '{ v[NR] = $1 } END {
@@ -696,7 +696,7 @@ if [ -n "$(kept "$WORK/overhead")" ]; then
     fi
 elif [ -s "$WORK/overhead" ]; then
     echo
-    echo "default run: no quiet run of $(quiet_count overhead "$MIN_QUIET_OVERHEAD"): overhead not measured on a quiet node"
+    echo "default run: no quiet run ($(quiet_count overhead "$MIN_QUIET_OVERHEAD")): overhead not measured on a quiet node"
 else
     echo
     echo "default run failed: overhead not measured"

@@ -102,8 +102,8 @@ round=2
 attempt k2 "always disturbed" fake "$WORK/m2" 99
 expect "always disturbed: tries" "$(grep -c '^k2 2 [0-9]* disturbed$' "$QUIET_LOG")" "4"
 expect "always disturbed: nothing kept" "$(kept "$WORK/m2")" ""
-expect "quiet count" "$(quiet_count k1 2)" "1 of 3 tried, fewer than 2"
-expect "quiet count, none" "$(quiet_count k2 1)" "0 of 4 tried, fewer than 1"
+expect "quiet count" "$(quiet_count k1 2)" "1 of 3 tries quiet, fewer than 2 rounds"
+expect "quiet count, none" "$(quiet_count k2 1)" "0 of 4 tries quiet, fewer than 1 rounds"
 case $(quiet_summary) in "quiet check: 2 pairs (or groups) measured in 7 tries; 6 tries disturbed"*"1 pairs without a quiet try; NOT a quiet node") ;;
 *) fail "summary: '$(quiet_summary)'" ;; esac
 : >"$WORK/n"
@@ -111,7 +111,7 @@ QUIET_CHECK=0
 round=1
 attempt k3 "check off" fake "$WORK/m3" 99
 expect "check off: one try, kept" "$(tr '\n' ' ' <"$WORK/m3")" "1 11 1 "
-expect "check off: count" "$(quiet_count k3 1)" "0 of 1 tried (check off: all kept)"
+expect "check off: count" "$(quiet_count k3 1)" "0 of 1 tries quiet (check off: all kept)"
 
 if [ "$failures" -ne 0 ]; then
     echo "$failures failures" >&2
