@@ -21,6 +21,9 @@ grep -q '^| kernel | likwid test | likwid GB/s median (min-max) | touchstone GB/
 grep -q '^machine: quiet check off (QUIET_CHECK=0): [0-9]* tries of [0-9]* pairs, [0-9]* of them disturbed' "$OUT" \
     || fail "no machine line with the quiet check's count in the heading"
 grep -q '^machine, the whole bench: quiet check off (QUIET_CHECK=0): ' "$OUT" || fail "no machine line for the whole bench"
+# Whatever the load, every try could be judged: touchstone show gave each run's verdict, and
+# bench_watch its facts for every other command ("not known" would mean it could not).
+! grep -q 'not known' "$ERR" || fail "a try the quiet check could not judge: $(grep -m1 -o 'not known[^;)]*' "$ERR")"
 # Every row gives its ratio with the spread over rounds, and its tries.
 awk -F'|' '/^\| kernel \| likwid test/ { on = 1; next } /^$/ { on = 0 } on && /^\| (sum|triad|stencil)/ && ($6 !~ /^ [0-9.]+ \([0-9.]+-[0-9.]+\) $/ || $8 !~ /^ [0-9]+ of 1 tries quiet \(check off: all kept\) $/) { bad = 1 }
     END { exit bad }' "$OUT" || fail "a row without its ratio's spread or its tries"
