@@ -4,7 +4,14 @@
 # For each kernel, likwid-bench (hand-written AVX-512/AVX kernels) and touchstone run on the
 # same working set (SIZE_MB megabytes, 10^6 bytes, over all arrays) and thread count,
 # alternately, ROUNDS times; one table then gives each side's GB/s (median, min-max) and the
-# median of the per-round ratios. A benchmark, not a test: it always exits 0.
+# median of the per-round ratios with their range. A benchmark, not a test: it always exits 0.
+#
+# It measures a quiet node or says it could not (bench/quiet.sh, bench/README.md "A quiet
+# node"): every measurement is judged by the rule a run judges itself by, touchstone's by its
+# file, the others' by bench_watch; a disturbed pair is tried again (REPEATS_MAX, 3) and left
+# out of every median; a target is "unclear" when the ratio's range over the kept rounds is
+# wider than its gap to the goal. QUIET_CHECK=0 keeps every try; QUIET_WAIT (30 s) bounds the
+# wait for a quiet second before each round.
 #
 # Bytes are counted the same way on both sides. likwid-bench counts the streams it names and
 # never a write-allocate: sum 8 B/element, stream 24 B (read b, c, write a), copy 16 B (read,
@@ -38,6 +45,8 @@ set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 say() { echo "bench: $*" >&2; }
+# shellcheck source=bench/quiet.sh
+. "$ROOT/bench/quiet.sh"
 
 # A cache's size in bytes from sysfs (index3 = L3, index2 = L2), or nothing.
 cache_bytes() {
@@ -70,14 +79,78 @@ trap 'rm -rf "$WORK"' EXIT INT TERM
 if [ ! -x "$BUILD/app/touchstone" ]; then
     cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null || say "cmake configure failed"
 fi
-cmake --build "$BUILD" --target touchstone bench_baseline bench_plain_chase bench_numa_cells bench_wall -j "$(nproc)" >/dev/null 2>&1 \
+cmake --build "$BUILD" --target touchstone bench_baseline bench_plain_chase bench_numa_cells bench_wall bench_watch -j "$(nproc)" >/dev/null 2>&1 \
     || say "build failed"
 TS=$BUILD/app/touchstone
 BASELINE=$BUILD/bench/bench_baseline
 CELLS=$BUILD/tests/bench/bench_numa_cells # the NUMA matrix engine (tests/bench/numa_cells.c)
 PLAIN_CHASE=$BUILD/bench/bench_plain_chase
 WALL=$BUILD/bench/bench_wall # seconds from fork to wait (bench/wall.c)
+WATCH=$BUILD/bench/bench_watch # what else the machine did around a command (bench/watch.c)
 [ -x "$TS" ] || { say "no touchstone binary in $BUILD; nothing to measure"; exit 0; }
+
+# --- the quiet check (bench/quiet.sh, bench/README.md "A quiet node") -------------------------
+# Every measurement is judged by the rule a run judges itself by; a pair (or group) of the round
+# with a disturbed measurement is tried again, at most REPEATS_MAX more times, and a disturbed
+# try never enters a median. QUIET_CHECK=0 judges and counts but keeps every try and repeats
+# none (for tests at tiny sizes on a loaded machine). Before each round the script waits up to
+# QUIET_WAIT seconds for a second in which other processes leave the CPUs alone.
+QUIET_CHECK=${QUIET_CHECK:-1}
+REPEATS_MAX=${REPEATS_MAX:-3}
+QUIET_WAIT=${QUIET_WAIT:-30}
+QUIET_LOG=$WORK/tries
+: >"$QUIET_LOG"
+if ! quiet_thresholds "$ROOT/common/ts_disturbed.h"; then
+    say "cannot read the thresholds of common/ts_disturbed.h: the quiet check is off"
+    QUIET_CHECK=0 QUIET_OFF_WHY="no thresholds"
+elif [ ! -x "$WATCH" ]; then
+    say "no $WATCH (cmake --build $BUILD --target bench_watch): the quiet check is off"
+    QUIET_CHECK=0 QUIET_OFF_WHY="no bench_watch"
+fi
+
+# watched THREADS COMMAND...: runs COMMAND (stdin /dev/null, stdout the caller's) under
+# bench_watch and notes in the try's verdict when what else ran made it disturbed; exits with
+# COMMAND's status.
+watched() {
+    w_threads=$1
+    shift
+    if [ ! -x "$WATCH" ]; then
+        echo "${1##*/}: not known: no bench_watch" >>"$WORK/verdict"
+        "$@" </dev/null
+        return
+    fi
+    "$WATCH" "$WORK/facts" "$@" </dev/null
+    w_status=$?
+    w_why=$(quiet_judge "$WORK/facts" "$w_threads") || echo "${1##*/}: $w_why" >>"$WORK/verdict"
+    return "$w_status"
+}
+
+# ts_judged FILE: notes in the try's verdict when the run of FILE says it was disturbed.
+ts_judged() {
+    t_why=$("$TS" show --format json "$1" 2>/dev/null | quiet_json_judge) || echo "touchstone: $t_why" >>"$WORK/verdict"
+}
+
+# quiet_before: before a round, waits up to QUIET_WAIT seconds for one second in which other
+# processes took no more of the CPUs than the rule allows (the load average, which lags a
+# minute and holds the last round's own threads, is not waited for); notes it in $WORK/probes.
+quiet_before() {
+    [ "$QUIET_CHECK" != 0 ] || return 0
+    b_waited=0
+    while :; do
+        "$WATCH" "$WORK/probe" sleep 1 </dev/null
+        if b_why=$(quiet_judge "$WORK/probe" 0 noload); then
+            echo "$round quiet $b_waited" >>"$WORK/probes"
+            [ "$b_waited" -eq 0 ] || say "round $round/$ROUNDS: quiet after waiting ${b_waited} s"
+            return 0
+        fi
+        b_waited=$((b_waited + 1))
+        if [ "$b_waited" -ge "$QUIET_WAIT" ]; then
+            echo "$round busy $b_waited" >>"$WORK/probes"
+            say "round $round/$ROUNDS: not quiet after ${b_waited} s ($b_why): measuring; disturbed tries are repeated and left out"
+            return 0
+        fi
+    done
+}
 
 # mpirun for the rank rows. touchstone takes itself for launched when one of these variables
 # is set (docs/more-than-one-node.md): unset, so that the runs without mpirun stay single-node
@@ -131,7 +204,7 @@ nzb=$((per_grid / nxb / nxb)); [ "$nzb" -lt 3 ] && nzb=3
 # --- measurements: each prints one GB/s figure, or nothing when it failed ------------------
 likwid_gbs() { # TEST SIZE_MB SCALE
     [ -n "$LIKWID" ] || return 0
-    likwid-bench -t "$1" -w "S0:${2}MB:$THREADS" -i "$ITERS" 2>/dev/null \
+    watched "$THREADS" likwid-bench -t "$1" -w "S0:${2}MB:$THREADS" -i "$ITERS" 2>/dev/null \
         | awk -v s="$3" '/^MByte\/s:/ { printf "%.4f\n", $2 * s / 1000 }'
 }
 
@@ -160,6 +233,7 @@ touchstone_gbs() { # CONFIG ARGS...: the mean GB/s over the timed iterations, by
         return 0
     fi
     # %.17g prints a double's every bit; the digits are compared as text, never as numbers.
+    ts_judged "$WORK/run.h5"
     h5dump -m %.17g -d /results/global "$WORK/run.h5" 2>/dev/null | awk '/\(0\):/ { print $2; exit }' >"$WORK/result"
     units=$(h5 "$WORK/run.h5" -a /results/units_per_iteration)
     bytes=$(h5 "$WORK/run.h5" -a /results/bytes_per_unit)
@@ -177,7 +251,7 @@ touchstone_gbs() { # CONFIG ARGS...: the mean GB/s over the timed iterations, by
 # shellcheck disable=SC2317
 baseline_gbs() { # SIZE_MB
     [ -x "$BASELINE" ] || return 0
-    OMP_NUM_THREADS=$THREADS OMP_PLACES=cores OMP_PROC_BIND=close "$BASELINE" $(($1 * 125000)) "$ITERS" 2>/dev/null \
+    OMP_NUM_THREADS=$THREADS OMP_PLACES=cores OMP_PROC_BIND=close watched "$THREADS" "$BASELINE" $(($1 * 125000)) "$ITERS" 2>/dev/null \
         | awk '/^GB\/s/ { print $2 }'
 }
 
@@ -216,10 +290,9 @@ sum (reproducible), $RANKS ranks x 1 thread|0.95|sum.ini --set sum.n=$((BYTES / 
 EOF
 }
 
-# One round of rank row J: 1 rank x THREADS threads, then RANKS ranks x 1 thread. A pair is
+# One try of rank row J: 1 rank x THREADS threads, then RANKS ranks x 1 thread. A pair is
 # kept only when both ran, with both results.
 ranks_round() { # J CONFIG ARGS...
-    [ -n "$MPIRUN" ] || return 0
     j=$1
     shift
     LAUNCH="$MPIRUN $ONE_RANK" RUN_THREADS=$THREADS
@@ -230,9 +303,9 @@ ranks_round() { # J CONFIG ARGS...
     many_result=$(cat "$WORK/result" 2>/dev/null)
     LAUNCH="" RUN_THREADS=""
     if [ -n "$one" ] && [ -n "$many" ]; then
-        echo "$one" >>"$WORK/r$j.one"
-        echo "$many" >>"$WORK/r$j.many"
-        echo "${one_result:-none} ${many_result:-none}" >>"$WORK/r$j.results"
+        measured "$WORK/r$j.one" "$one"
+        measured "$WORK/r$j.many" "$many"
+        measured "$WORK/r$j.results" "${one_result:-none} ${many_result:-none}"
     fi
     echo "1 x $THREADS: ${one:-failed}, $RANKS x 1: ${many:-failed}"
 }
@@ -265,22 +338,28 @@ measure_into() {
     shift 3
     gbs=$(touchstone_gbs "$@")
     if [ -n "$gbs" ]; then
-        echo "$gbs" >>"$file"
-        [ -n "$share_file" ] && halo_share >>"$share_file"
+        measured "$file" "$gbs"
+        [ -z "$share_file" ] || measured "$share_file" "$(halo_share)"
     fi
     echo "${gbs:-failed}"
 }
 
-# One round of halo row J: overlap on and off on RANKS ranks, then time_block 1 and K on 1 rank
-# and on RANKS ranks.
-halo_round() { # J K CONFIG ARGS...
-    [ -n "$MPIRUN" ] || return 0
-    j=$1 k=$2
-    shift 2
+# Tries of halo row J: overlap on and off on RANKS ranks (one pair), then time_block 1 and K
+# on 1 rank and on RANKS ranks (a group of four: the speed-up with ranks against the one
+# without is a ratio of ratios of one round).
+halo_overlap() { # J CONFIG ARGS...
+    j=$1
+    shift
     RUN_THREADS=1 LAUNCH="$MPIRUN $MANY_RANKS"
     on=$(measure_into "$WORK/h$j.on" "$WORK/h$j.on_share" -- "$@")
     LAUNCH="$MPIRUN -x TOUCHSTONE_HALO_OVERLAP=0 $MANY_RANKS"
     off=$(measure_into "$WORK/h$j.off" "$WORK/h$j.off_share" -- "$@")
+    LAUNCH="" RUN_THREADS=""
+    echo "overlap $on, without $off"
+}
+halo_blocks() { # J K CONFIG ARGS...
+    j=$1 k=$2
+    shift 2
     RUN_THREADS=$THREADS LAUNCH="$MPIRUN $ONE_RANK"
     one1=$(measure_into "$WORK/h$j.one1" "" -- "$@")
     onek=$(measure_into "$WORK/h$j.onek" "" -- "$@" --set stencil.time_block="$k")
@@ -288,13 +367,25 @@ halo_round() { # J K CONFIG ARGS...
     many1=$(measure_into "$WORK/h$j.many1" "" -- "$@")
     manyk=$(measure_into "$WORK/h$j.manyk" "" -- "$@" --set stencil.time_block="$k")
     LAUNCH="" RUN_THREADS=""
-    echo "overlap $on, without $off; time_block $k against 1: 1 x $THREADS $onek/$one1, $RANKS x 1 $manyk/$many1"
+    echo "time_block $k against 1: 1 x $THREADS $onek/$one1, $RANKS x 1 $manyk/$many1"
 }
 
 LOAD_START=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null) # the machine's load, for the table's heading
 say "$THREADS threads, $SIZE_MB MB per kernel (LLC $LLC_MB MB, L2 $((L2_BYTES >> 10)) KiB), $ROUNDS rounds; likwid-bench ${LIKWID:-off}"
+# One try of main row I: likwid-bench, then touchstone (or the baseline).
+row_try() { # I TEST SIZE_MB SCALE COMMAND...
+    i=$1 r_test=$2 r_mb=$3 r_scale=$4
+    shift 4
+    ref=$(likwid_gbs "$r_test" "$r_mb" "$r_scale")
+    ts=$("$@")
+    measured "$WORK/$i.ref" "$ref"
+    measured "$WORK/$i.ts" "$ts"
+    echo "likwid ${ref:-n/a} touchstone ${ts:-failed}"
+}
+
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
+    quiet_before
     i=0
     rows | while IFS='|' read -r name test scale target cmd; do
         i=$((i + 1))
@@ -302,99 +393,99 @@ while [ "$round" -le "$ROUNDS" ]; do
         case "$name" in $ONLY) ;; *) continue ;; esac
         case "$name" in *LLC*) mb=$CACHED_MB ;; *) mb=$SIZE_MB ;; esac
         ITERS=$(iterations "$mb")
-        likwid_gbs "$test" "$mb" "$scale" >>"$WORK/$i.ref"
-        # shellcheck disable=SC2086
-        $cmd >>"$WORK/$i.ts"
-        say "round $round/$ROUNDS: $name: likwid $(tail -n 1 "$WORK/$i.ref" 2>/dev/null) touchstone $(tail -n 1 "$WORK/$i.ts" 2>/dev/null)"
+        # shellcheck disable=SC2086 # the row's command is words
+        attempt "row$i" "$name" row_try "$i" "$test" "$mb" "$scale" $cmd
     done
     j=0
     rank_rows | while IFS='|' read -r name target args; do
         j=$((j + 1))
         # shellcheck disable=SC2254
         case "$name" in $ONLY) ;; *) continue ;; esac
+        [ -n "$MPIRUN" ] || continue
         ITERS=$(iterations "$SIZE_MB")
         # shellcheck disable=SC2086 # the arguments are words
-        say "round $round/$ROUNDS: $name: $(ranks_round "$j" $args)"
+        attempt "r$j" "$name" ranks_round "$j" $args
     done
     j=0
     halo_rows | while IFS='|' read -r name k args; do
         j=$((j + 1))
         # shellcheck disable=SC2254
         case "$name, $RANKS ranks halo" in $ONLY) ;; *) continue ;; esac
+        [ -n "$MPIRUN" ] || continue
         ITERS=$(iterations "$SIZE_MB")
         # shellcheck disable=SC2086 # the arguments are words
-        say "round $round/$ROUNDS: $name on $RANKS ranks: $(halo_round "$j" "$k" $args)"
+        attempt "h$j.overlap" "$name on $RANKS ranks" halo_overlap "$j" $args
+        # shellcheck disable=SC2086
+        attempt "h$j.blocks" "$name, time blocks" halo_blocks "$j" "$k" $args
     done
     round=$((round + 1))
 done
 
 # --- the table -------------------------------------------------------------------------------
-stats() { # FILE: "median (min-max)" of its numbers
-    [ -s "$1" ] || { echo "n/a"; return; }
-    sort -g "$1" | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-        printf "%.2f (%.2f-%.2f)", m, v[1], v[NR] }'
+# Every figure below is over the kept tries only (quiet ones, or all with QUIET_CHECK=0); a
+# ratio is the median of the per-round ratios with their min-max, and a target's verdict is
+# "unclear" when that spread is larger than the gap between the median and the goal, or when
+# fewer than MIN_QUIET rounds were kept (bench/quiet.sh, verdict).
+MIN_QUIET=$((ROUNDS < 3 ? ROUNDS : 3))
+stats() { # FILE [DIGITS]: "median (min-max)" of its kept values, 2 digits after the point
+    s=$(kept "$1" | spread)
+    [ -n "$s" ] || { echo "n/a"; return; }
+    echo "$s" | awk -v d="${2:-2}" '{ f = "%." d "f"; printf f " (" f "-" f ")", $1, $2, $3 }'
 }
-median_ratio() { # TS REF: the median of the per-round ratios
-    if [ ! -s "$1" ] || [ ! -s "$2" ]; then
-        echo "n/a"
-        return
-    fi
-    paste "$1" "$2" | awk '$2 > 0 { print $1 / $2 }' | sort -g \
-        | awk '{ v[NR] = $1 } END { if (!NR) { print "n/a"; exit } printf "%.3f\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+# The load average and the probes before the rounds, for the heading.
+probes_text() {
+    [ -s "$WORK/probes" ] || return 0
+    awk '{ n++; w += $3; busy += $2 == "busy" } END { printf "; before the rounds: %d of %d quiet within the wait, %d s waited", n - busy, n, w }' "$WORK/probes"
 }
 
 echo "touchstone bench, $(date -u +%Y-%m-%d), $(uname -n): $THREADS threads, $SIZE_MB MB per kernel, $ROUNDS rounds, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
     "load average ${LOAD_START:-?} at the start, $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo ?) after the rounds"
+echo "machine: $(quiet_summary)$(probes_text) (the rounds of the tables up to the NUMA matrix; the last line covers the whole bench)"
 echo
-echo "| kernel | likwid test | likwid GB/s median (min-max) | touchstone GB/s median (min-max) | ratio | target |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| kernel | likwid test | likwid GB/s median (min-max) | touchstone GB/s median (min-max) | ratio (min-max over rounds) | target | quiet rounds |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 i=0
 rows | while IFS='|' read -r name test scale target cmd; do
     i=$((i + 1))
-    ratio=$(median_ratio "$WORK/$i.ts" "$WORK/$i.ref")
-    verdict=""
-    if [ "$target" != "-" ] && [ "$target" != "report" ] && [ "$ratio" != "n/a" ]; then
-        verdict=$(awk -v r="$ratio" -v t="$target" 'BEGIN { print (r >= t ? "met" : "NOT met") }')
-    fi
     label=$test
     [ "$scale" = 1.5 ] && label="$test x 24/16"
     block=$(cat "$WORK/$i.block" 2>/dev/null)
     case $block in '' | 0) ;; *) name="$name, y-blocked: $block rows per block" ;; esac
-    echo "| $name | $label | $(stats "$WORK/$i.ref") | $(stats "$WORK/$i.ts") | $ratio | ${target#-}${verdict:+ $verdict} |"
+    echo "| $name | $label | $(stats "$WORK/$i.ref") | $(stats "$WORK/$i.ts") | $(ratio_text "$WORK/$i.ts" "$WORK/$i.ref") |" \
+        "$(target_text "$WORK/$i.ts" "$WORK/$i.ref" "$target" "$MIN_QUIET") | $(quiet_count "row$i" "$MIN_QUIET") |"
 done
 
 # Streaming stores against write-allocate, from the same rounds.
 # In elements or updates per second: the streamed stencils count 16 B per update, not 24.
 gain() { # STREAMED_ROW CACHED_ROW BYTES_RATIO
-    r=$(median_ratio "$WORK/$1.ts" "$WORK/$2.ts")
-    [ "$r" = n/a ] && echo n/a || awk -v r="$r" -v b="$3" 'BEGIN { printf "%.3f\n", r * b }'
+    r=$(ratios "$WORK/$1.ts" "$WORK/$2.ts" | awk -v b="$3" '{ print $1 * b }' | spread)
+    [ -n "$r" ] || { echo n/a; return; }
+    echo "$r" | awk '{ printf "%.3f (%.3f-%.3f)\n", $1, $2, $3 }'
 }
 echo
 echo "streaming stores over write-allocate (touchstone, elements or lattice updates per second, median of" \
-    "per-round ratios): triad $(gain 7 6 1), stencil2d $(gain 9 8 1.5), stencil3d $(gain 11 10 1.5)"
+    "per-round ratios, min-max): triad $(gain 7 6 1), stencil2d $(gain 9 8 1.5), stencil3d $(gain 11 10 1.5)"
 
 # Ranks against threads, from the same rounds.
 echo
 echo "ranks against threads, alternately on the same data: $RANKS ranks x 1 thread (mpirun $MANY_RANKS)" \
     "against 1 rank x $THREADS threads (mpirun $ONE_RANK, the config's OpenMP binding)"
 echo
-echo "| kernel | 1 rank x $THREADS threads GB/s median (min-max) | $RANKS ranks x 1 thread GB/s median (min-max) | ratio | target | results |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| kernel | 1 rank x $THREADS threads GB/s median (min-max) | $RANKS ranks x 1 thread GB/s median (min-max) | ratio (min-max over rounds) | target | results | quiet rounds |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 j=0
 rank_rows | while IFS='|' read -r name target args; do
     j=$((j + 1))
-    ratio=$(median_ratio "$WORK/r$j.many" "$WORK/r$j.one")
-    verdict=""
-    [ "$ratio" != "n/a" ] && verdict=$(awk -v r="$ratio" -v t="$target" 'BEGIN { print (r >= t ? "met" : "NOT met") }')
-    # Every round's two results, digit for digit.
+    # Every pair's two results, digit for digit: disturbed pairs too (bits do not depend on time).
     same=n/a
     if [ -s "$WORK/r$j.results" ]; then
-        same=$(awk '$1 == "none" || $2 == "none" { missing++; next } $1 == $2 { eq++; v = $1; next } { ne++; d = $1 " against " $2 }
-            END { n = eq + ne; if (ne) printf "DIFFER in %d of %d rounds (%s)", ne, n, d
-                  else if (n) printf "the same bits in %d of %d rounds (%s)", eq, n, v; else printf "n/a"
-                  if (missing) printf ", %d rounds without a result", missing }' "$WORK/r$j.results")
+        same=$(awk '$2 == "none" || $3 == "none" { missing++; next } $2 == $3 { eq++; v = $2; next } { ne++; d = $2 " against " $3 }
+            END { n = eq + ne; if (ne) printf "DIFFER in %d of %d pairs (%s)", ne, n, d
+                  else if (n) printf "the same bits in %d of %d pairs (%s)", eq, n, v; else printf "n/a"
+                  if (missing) printf ", %d pairs without a result", missing }' "$WORK/r$j.results")
     fi
-    echo "| $name | $(stats "$WORK/r$j.one") | $(stats "$WORK/r$j.many") | $ratio | $target${verdict:+ $verdict} | $same |"
+    echo "| $name | $(stats "$WORK/r$j.one") | $(stats "$WORK/r$j.many") | $(ratio_text "$WORK/r$j.many" "$WORK/r$j.one") |" \
+        "$(target_text "$WORK/r$j.many" "$WORK/r$j.one" "$target" "$MIN_QUIET") | $same | $(quiet_count "r$j" "$MIN_QUIET") |"
 done
 
 # The halo exchange and time blocks across ranks, from the same rounds.
@@ -402,29 +493,27 @@ echo
 echo "across ranks: the halo exchange overlapped with the interior or not (TOUCHSTONE_HALO_OVERLAP=0), both on" \
     "$RANKS ranks x 1 thread (mpirun $MANY_RANKS); halo share: the ranks' seconds in the exchange over their iteration seconds"
 echo
-echo "| kernel | overlapped GB/s median (min-max) | halo share % | not overlapped GB/s median (min-max) | halo share % | ratio |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| kernel | overlapped GB/s median (min-max) | halo share % | not overlapped GB/s median (min-max) | halo share % | ratio (min-max over rounds) | quiet rounds |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 j=0
 halo_rows | while IFS='|' read -r name k args; do
     j=$((j + 1))
     echo "| $name | $(stats "$WORK/h$j.on") | $(stats "$WORK/h$j.on_share") | $(stats "$WORK/h$j.off") |" \
-        "$(stats "$WORK/h$j.off_share") | $(median_ratio "$WORK/h$j.on" "$WORK/h$j.off") |"
+        "$(stats "$WORK/h$j.off_share") | $(ratio_text "$WORK/h$j.on" "$WORK/h$j.off") | $(quiet_count "h$j.overlap" "$MIN_QUIET") |"
 done
 echo
 echo "time blocks across ranks: time_block k (halos k deep, one exchange a block) against 1, on 1 rank x $THREADS" \
     "threads and on $RANKS ranks x 1 thread; speed-up: median of the per-round ratios"
 echo
-echo "| kernel | k | 1 x $THREADS: time_block 1 GB/s | time_block k GB/s | speed-up | $RANKS x 1: time_block 1 GB/s | time_block k GB/s | speed-up | with ranks over without |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| kernel | k | 1 x $THREADS: time_block 1 GB/s | time_block k GB/s | speed-up | $RANKS x 1: time_block 1 GB/s | time_block k GB/s | speed-up | with ranks over without | quiet rounds |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 j=0
 halo_rows | while IFS='|' read -r name k args; do
     j=$((j + 1))
-    one=$(median_ratio "$WORK/h$j.onek" "$WORK/h$j.one1")
-    many=$(median_ratio "$WORK/h$j.manyk" "$WORK/h$j.many1")
-    both=n/a
-    [ "$one" != n/a ] && [ "$many" != n/a ] && both=$(awk -v a="$many" -v b="$one" 'BEGIN { printf "%.3f\n", a / b }')
-    echo "| $name | $k | $(stats "$WORK/h$j.one1") | $(stats "$WORK/h$j.onek") | $one | $(stats "$WORK/h$j.many1") |" \
-        "$(stats "$WORK/h$j.manyk") | $many | $both |"
+    ratios_by_round "$WORK/h$j.onek" "$WORK/h$j.one1" >"$WORK/h$j.sp1"
+    ratios_by_round "$WORK/h$j.manyk" "$WORK/h$j.many1" >"$WORK/h$j.spn"
+    echo "| $name | $k | $(stats "$WORK/h$j.one1") | $(stats "$WORK/h$j.onek") | $(stats "$WORK/h$j.sp1" 3) | $(stats "$WORK/h$j.many1") |" \
+        "$(stats "$WORK/h$j.manyk") | $(stats "$WORK/h$j.spn" 3) | $(ratio_text "$WORK/h$j.spn" "$WORK/h$j.sp1") | $(quiet_count "h$j.blocks" "$MIN_QUIET") |"
 done
 
 # --- the NUMA matrix (issue 16) --------------------------------------------------------------
@@ -441,7 +530,7 @@ done
 # 4 KiB pages, CHASE_STEPS steps (2^21) per repetition, 5 repetitions, on the first CPU of the
 # first cell's CPU node with the memory on that node; the engine's ts_numa_latency_measure
 # against bench/plain_chase.c, the median ns per step of each.
-# shellcheck disable=SC2254 # ONLY is a pattern on purpose
+# shellcheck disable=SC2194,SC2254 # ONLY is a pattern on purpose, matched against a fixed name
 case "matrix" in $ONLY) MATRIX_ON=1 ;; *) MATRIX_ON=0 ;; esac
 MATRIX_KB=$((SIZE_MB * 1000 / 3))
 MATRIX_REPS=$(iterations $((SIZE_MB / 3 > 0 ? SIZE_MB / 3 : 1)))
@@ -453,43 +542,55 @@ if [ "$MATRIX_ON" = 1 ] && [ ! -x "$CELLS" ]; then
     say "no $CELLS (cmake --build $BUILD --target bench_numa_cells): the matrix rows say n/a"
     MATRIX_ON=0
 fi
+# One try of the matrix cells: the engine's run over every cell, then likwid-bench per cell.
+matrix_cells() {
+    if ! watched "$THREADS" "$CELLS" cells $((MATRIX_KB * 1000)) "$MATRIX_REPS" >"$WORK/cells.out" 2>"$WORK/cells.err"; then
+        echo "the matrix engine failed: $(tail -n 1 "$WORK/cells.err")"
+        return 0
+    fi
+    said=""
+    # cell C M threads T cpus LIST read MEDIAN BEST triad MEDIAN BEST bytes B placed R T
+    while read -r _ c m _ t _ cpus _ read _ _ triad _ _ _ _ placed_read placed_triad; do
+        echo "$c $m $t $cpus" >>"$WORK/mx.cells"
+        echo "$placed_read $placed_triad" >>"$WORK/mx.$c.$m.placed"
+        measured "$WORK/mx.$c.$m.read.ts" "$read"
+        measured "$WORK/mx.$c.$m.triad.ts" "$triad"
+        lread="" ltriad=""
+        if [ -n "$LIKWID" ]; then
+            lread=$(watched "$t" likwid-bench -t "$(lw sum)" -w "M$c:${MATRIX_KB}kB:$t-0:M$m" -i "$MATRIX_REPS" 2>/dev/null \
+                | awk '/^MByte\/s:/ { printf "%.4f\n", $2 / 1000 }')
+            ltriad=$(watched "$t" likwid-bench -t "$(lw stream)${FMA:+_fma}" -w "M$c:$((3 * MATRIX_KB))kB:$t-0:M$m,1:M$m,2:M$m" \
+                -i "$MATRIX_REPS" 2>/dev/null | awk '/^MByte\/s:/ { printf "%.4f\n", $2 / 1000 }')
+            measured "$WORK/mx.$c.$m.read.ref" "$lread"
+            measured "$WORK/mx.$c.$m.triad.ref" "$ltriad"
+        fi
+        said="$said${said:+; }cell ($c, $m): read $read likwid ${lread:-n/a}, triad $triad likwid ${ltriad:-n/a}"
+    done <"$WORK/cells.out"
+    echo "$said"
+}
+# One try of the idle latency: the engine, then the plain chase, on the first cell's node.
+matrix_latency() {
+    first=$(head -n 1 "$WORK/cells.out" 2>/dev/null)
+    [ -n "$first" ] || { echo "no cell to chase on"; return 0; }
+    node=$(echo "$first" | awk '{ print $2 }')
+    cpu=$(echo "$first" | awk '{ sub(/[^0-9].*/, "", $7); print $7 }')
+    echo "$node $cpu" >"$WORK/mx.latency.where"
+    engine=$(watched 1 "$CELLS" latency $((CHASE_MB * 1000000)) "$CHASE_STEPS" 5 "$node" "$node" 2>/dev/null \
+        | awk '/^latency/ { print $2 }')
+    measured "$WORK/mx.latency.ts" "$engine"
+    plain=""
+    if [ -x "$PLAIN_CHASE" ]; then
+        plain=$(watched 1 "$PLAIN_CHASE" $((CHASE_MB * 1000000)) "$CHASE_STEPS" 5 "$cpu" 2>/dev/null | awk '/^latency/ { print $2 }')
+        measured "$WORK/mx.latency.plain" "$plain"
+    fi
+    echo "engine ${engine:-failed} ns, plain chase ${plain:-failed} ns"
+}
 if [ "$MATRIX_ON" = 1 ]; then
     round=1
     while [ "$round" -le "$ROUNDS" ]; do
-        if ! "$CELLS" cells $((MATRIX_KB * 1000)) "$MATRIX_REPS" >"$WORK/cells.out" 2>"$WORK/cells.err"; then
-            say "round $round/$ROUNDS: the matrix engine failed: $(tail -n 1 "$WORK/cells.err")"
-        fi
-        # cell C M threads T cpus LIST read MEDIAN BEST triad MEDIAN BEST bytes B placed R T
-        while read -r _ c m _ t _ cpus _ read _ _ triad _ _ _ _ placed_read placed_triad; do
-            echo "$c $m $t $cpus" >>"$WORK/mx.cells"
-            echo "$read" >>"$WORK/mx.$c.$m.read.ts"
-            echo "$triad" >>"$WORK/mx.$c.$m.triad.ts"
-            echo "$placed_read $placed_triad" >>"$WORK/mx.$c.$m.placed"
-            if [ -n "$LIKWID" ]; then
-                ITERS=$MATRIX_REPS
-                likwid-bench -t "$(lw sum)" -w "M$c:${MATRIX_KB}kB:$t-0:M$m" -i "$MATRIX_REPS" 2>/dev/null \
-                    | awk '/^MByte\/s:/ { printf "%.4f\n", $2 / 1000 }' >>"$WORK/mx.$c.$m.read.ref"
-                likwid-bench -t "$(lw stream)${FMA:+_fma}" -w "M$c:$((3 * MATRIX_KB))kB:$t-0:M$m,1:M$m,2:M$m" \
-                    -i "$MATRIX_REPS" 2>/dev/null | awk '/^MByte\/s:/ { printf "%.4f\n", $2 / 1000 }' >>"$WORK/mx.$c.$m.triad.ref"
-            fi
-            say "round $round/$ROUNDS: matrix cell ($c, $m): read $read likwid $(tail -n 1 "$WORK/mx.$c.$m.read.ref" 2>/dev/null)," \
-                "triad $triad likwid $(tail -n 1 "$WORK/mx.$c.$m.triad.ref" 2>/dev/null)"
-        done <"$WORK/cells.out"
-        # The idle latency: the engine, then the plain chase, on the first cell's node.
-        first=$(head -n 1 "$WORK/cells.out")
-        if [ -n "$first" ]; then
-            node=$(echo "$first" | awk '{ print $2 }')
-            cpu=$(echo "$first" | awk '{ sub(/[^0-9].*/, "", $7); print $7 }')
-            echo "$node $cpu" >"$WORK/mx.latency.where"
-            "$CELLS" latency $((CHASE_MB * 1000000)) "$CHASE_STEPS" 5 "$node" "$node" 2>/dev/null \
-                | awk '/^latency/ { print $2 }' >>"$WORK/mx.latency.ts"
-            if [ -x "$PLAIN_CHASE" ]; then
-                "$PLAIN_CHASE" $((CHASE_MB * 1000000)) "$CHASE_STEPS" 5 "$cpu" 2>/dev/null \
-                    | awk '/^latency/ { print $2 }' >>"$WORK/mx.latency.plain"
-            fi
-            say "round $round/$ROUNDS: matrix latency: engine $(tail -n 1 "$WORK/mx.latency.ts" 2>/dev/null) ns," \
-                "plain chase $(tail -n 1 "$WORK/mx.latency.plain" 2>/dev/null) ns"
-        fi
+        quiet_before
+        attempt mx "matrix cells" matrix_cells
+        attempt mx.latency "matrix latency" matrix_latency
         round=$((round + 1))
     done
 fi
@@ -497,32 +598,29 @@ echo
 echo "NUMA matrix cells against likwid-bench, alternately: each cell's threads (one per core of the CPU node) on" \
     "arrays of $MATRIX_KB kB on the memory node, $MATRIX_REPS sweeps; the engine's median sweep against likwid's mean"
 echo
-echo "| matrix cell (CPU node, memory node) | likwid test | likwid GB/s median (min-max) | matrix GB/s median (min-max) | ratio | target |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| matrix cell (CPU node, memory node) | likwid test | likwid GB/s median (min-max) | matrix GB/s median (min-max) | ratio (min-max over rounds) | target | quiet rounds |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 if [ -s "$WORK/mx.cells" ]; then
     sort -u "$WORK/mx.cells" | sort -n -k1,1 -k2,2 | while read -r c m t cpus; do
         placed=$(awk '$1 != 1 || $2 != 1 { bad = 1 } END { print bad ? "" : "all pages on the node" }' "$WORK/mx.$c.$m.placed")
         for k in read triad; do
             test=$(lw sum)
             [ "$k" = triad ] && test="$(lw stream)${FMA:+_fma}"
-            ratio=$(median_ratio "$WORK/mx.$c.$m.$k.ts" "$WORK/mx.$c.$m.$k.ref")
-            verdict=""
-            [ "$ratio" != n/a ] && verdict=$(awk -v r="$ratio" 'BEGIN { print (r >= 0.95 ? "met" : "NOT met") }')
             echo "| matrix cell ($c, $m) $k, $t threads on CPUs $cpus${placed:+, $placed} | $test | $(stats "$WORK/mx.$c.$m.$k.ref") |" \
-                "$(stats "$WORK/mx.$c.$m.$k.ts") | $ratio | 0.95${verdict:+ $verdict} |"
+                "$(stats "$WORK/mx.$c.$m.$k.ts") | $(ratio_text "$WORK/mx.$c.$m.$k.ts" "$WORK/mx.$c.$m.$k.ref") |" \
+                "$(target_text "$WORK/mx.$c.$m.$k.ts" "$WORK/mx.$c.$m.$k.ref" 0.95 "$MIN_QUIET") | $(quiet_count mx "$MIN_QUIET") |"
         done
     done
 else
-    echo "| matrix cells | $(lw sum) | n/a | n/a | n/a | 0.95 |"
+    echo "| matrix cells | $(lw sum) | n/a | n/a | n/a | 0.95 | n/a |"
 fi
 echo
 where=$(cat "$WORK/mx.latency.where" 2>/dev/null)
-echo "| matrix idle latency, $CHASE_MB MB chase, 4 KiB pages${where:+, node ${where% *}, CPU ${where#* }} | plain chase ns median (min-max) | matrix ns median (min-max) | ratio | target |"
-echo "| --- | --- | --- | --- | --- |"
-ratio=$(median_ratio "$WORK/mx.latency.ts" "$WORK/mx.latency.plain")
-verdict=""
-[ "$ratio" != n/a ] && verdict=$(awk -v r="$ratio" 'BEGIN { print (r >= 0.95 && r <= 1.05 ? "met" : "NOT met") }')
-echo "| bench/plain_chase.c (i = next[i]) against ts_numa_latency_measure | $(stats "$WORK/mx.latency.plain") | $(stats "$WORK/mx.latency.ts") | $ratio | 0.95-1.05${verdict:+ $verdict} |"
+echo "| matrix idle latency, $CHASE_MB MB chase, 4 KiB pages${where:+, node ${where% *}, CPU ${where#* }} | plain chase ns median (min-max) | matrix ns median (min-max) | ratio (min-max over rounds) | target | quiet rounds |"
+echo "| --- | --- | --- | --- | --- | --- |"
+echo "| bench/plain_chase.c (i = next[i]) against ts_numa_latency_measure | $(stats "$WORK/mx.latency.plain") | $(stats "$WORK/mx.latency.ts") |" \
+    "$(ratio_text "$WORK/mx.latency.ts" "$WORK/mx.latency.plain") | $(target_text "$WORK/mx.latency.ts" "$WORK/mx.latency.plain" 0.95-1.05 "$MIN_QUIET") |" \
+    "$(quiet_count mx.latency "$MIN_QUIET") |"
 
 # --- touchstone's own overhead in a default run ---------------------------------------------
 # Everything but the work (allocation, init, warm-up, kernel, result pass, combine, verify)
@@ -535,7 +633,7 @@ echo "| bench/plain_chase.c (i = next[i]) against ts_numa_latency_measure | $(st
 # same run as one rank of a launched job: mpirun's start and end, MPI_Init and MPI_Finalize).
 # There is no build without MPI to set beside them. Target (issue 28): under 2%.
 OVERHEAD_RUNS=${OVERHEAD_RUNS:-5}
-# default_run OUT [LAUNCHER...]: one default run; appends one line to OUT:
+# default_run OUT [LAUNCHER...]: one default run, judged by its own file; writes one line to OUT:
 # wall kernel warm-up init allocation verify combine+result audit startup reexec setup plan finish file_wall
 default_run() {
     out=$1
@@ -544,26 +642,37 @@ default_run() {
     rm -f "$f"
     "$WALL" "$WORK/wall" "$@" "$TS" run "$ROOT/configs/default.ini" -o "$f" -q </dev/null >/dev/null 2>&1 \
         || { rm -f "$f"; return 1; }
+    ts_judged "$f"
     line="$(cat "$WORK/wall")"
     for d in kernel warmup init allocation verify; do line="$line $(h5 "$f" -d /timings/$d)"; done
     line="$line $(awk -v c="$(h5 "$f" -d /timings/combine)" -v r="$(h5 "$f" -d /timings/result)" 'BEGIN { print c + r }')"
     for d in placement startup reexec setup plan finish wall; do line="$line $(h5 "$f" -d /timings/$d)"; done
-    echo "$line" >>"$out"
+    echo "$line" >"$out"
 }
-overhead_s() { tail -n 1 "$1" | awk '{ print $1 - ($2 + $3 + $4 + $5 + $6 + $7) }'; } # FILE: its last run's
-# The runs of FILE, each with its overhead in % in front and its work at the end, by overhead.
-by_overhead() { awk '{ work = $2 + $3 + $4 + $5 + $6 + $7; print 100 * ($1 - work) / $1, $0, work }' "$1" | sort -g; }
+overhead_s() { awk '{ print $1 - ($2 + $3 + $4 + $5 + $6 + $7) }' "$1"; } # FILE: its run's
+# The kept runs of FILE, each with its overhead in % in front and its work at the end, by overhead.
+by_overhead() { kept "$1" | awk '{ work = $2 + $3 + $4 + $5 + $6 + $7; print 100 * ($1 - work) / $1, $0, work }' | sort -g; }
+# One try of overhead pair N: a default run without a launcher, then (with one) under mpirun.
+overhead_try() {
+    default_run "$WORK/o1" || { echo "the default run failed"; return 0; }
+    measured "$WORK/overhead" "$(cat "$WORK/o1")"
+    [ -n "$MPIRUN" ] || { echo "overhead $(overhead_s "$WORK/o1") s"; return 0; }
+    # shellcheck disable=SC2086 # the launcher's options are words
+    if default_run "$WORK/o2" "$MPIRUN" $ONE_RANK; then
+        measured "$WORK/overhead_mpi" "$(cat "$WORK/o2")"
+        measured "$WORK/overhead_pairs" "$(overhead_s "$WORK/o1") $(overhead_s "$WORK/o2")"
+    fi
+    echo "overhead $(overhead_s "$WORK/o1") s, under mpirun $(overhead_s "$WORK/o2" 2>/dev/null) s"
+}
 n=0
+MIN_QUIET_OVERHEAD=$((OVERHEAD_RUNS < 3 ? OVERHEAD_RUNS : 3))
 while [ "$n" -lt "$OVERHEAD_RUNS" ]; do
     n=$((n + 1))
-    default_run "$WORK/overhead" || break
-    [ -n "$MPIRUN" ] || continue
-    # shellcheck disable=SC2086 # the launcher's options are words
-    default_run "$WORK/overhead_mpi" "$MPIRUN" $ONE_RANK \
-        && echo "$(overhead_s "$WORK/overhead") $(overhead_s "$WORK/overhead_mpi")" >>"$WORK/overhead_pairs"
+    round=$n
+    attempt overhead "overhead run $n/$OVERHEAD_RUNS" overhead_try
 done
-if [ -s "$WORK/overhead" ]; then
-    by_overhead "$WORK/overhead" | awk -v runs="$(wc -l <"$WORK/overhead")" '{ row[NR] = $0 } END {
+if [ -n "$(kept "$WORK/overhead")" ]; then
+    by_overhead "$WORK/overhead" | awk -v runs="$(kept "$WORK/overhead" | wc -l)" -v quiet="$(quiet_count overhead "$MIN_QUIET_OVERHEAD")" '{ row[NR] = $0 } END {
         split(row[int((NR + 1) / 2)], v, " ")
         # v: 1 overhead %, 2 wall, 3 kernel, 4 warm-up, 5 init, 6 allocation, 7 verify, 8 combine+result,
         # 9 audit, 10 startup, 11 reexec, 12 setup, 13 plan, 14 finish, 15 file wall, 16 work
@@ -573,10 +682,10 @@ if [ -s "$WORK/overhead" ]; then
         printf "\ndefault run (configs/default.ini, the median of %d runs by overhead): %.3f s wall; kernel %.3f s + warm-up %.3f s, init %.3f s, allocation %.3f s, verify %.3f s, result pass and combine %.3f s\n", runs, wall, v[3], v[4], v[5], v[6], v[7], v[8]
         printf "overhead: %.1f ms = %.2f%% of the run (target < 2%%: %s): process start to main %.1f ms, the binding re-execution %.1f ms, setup %.1f ms, plan %.1f ms, audit %.1f ms, finish %.1f ms, between phases %.1f ms (the file'"'"'s /timings); writing the file and exit %.1f ms (the outside clock after /timings/wall)\n", 1000 * over, pct, pct < 2 ? "met" : "NOT met", 1000 * v[10], 1000 * v[11], 1000 * v[12], 1000 * v[13], 1000 * v[9], 1000 * v[14], 1000 * between, 1000 * (wall - v[15])
         split(row[1], lo, " "); split(row[NR], hi, " ")
-        printf "overhead over the %d runs: %.2f%% to %.2f%%\n", NR, lo[1], hi[1] }'
-    if [ -s "$WORK/overhead_pairs" ]; then
-        pairs=$(wc -l <"$WORK/overhead_pairs")
-        launcher=$(awk '{ print $2 - $1 }' "$WORK/overhead_pairs" | sort -g | awk '{ v[NR] = $1 } END {
+        printf "overhead over the %d runs: %.2f%% to %.2f%% (%s)\n", NR, lo[1], hi[1], quiet }'
+    if [ -n "$(kept "$WORK/overhead_pairs")" ]; then
+        pairs=$(kept "$WORK/overhead_pairs" | wc -l)
+        launcher=$(kept "$WORK/overhead_pairs" | awk '{ print $2 - $1 }' | sort -g | awk '{ v[NR] = $1 } END {
             printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
         by_overhead "$WORK/overhead_mpi" \
             | awk -v pairs="$pairs" -v launcher="$launcher" -v how="$ONE_RANK" '{ row[NR] = $0 } END {
@@ -585,8 +694,14 @@ if [ -s "$WORK/overhead" ]; then
     elif [ -n "$MPIRUN" ]; then
         echo "default run under mpirun $ONE_RANK failed: launched overhead not measured"
     fi
+elif [ -s "$WORK/overhead" ]; then
+    echo
+    echo "default run: no quiet run ($(quiet_count overhead "$MIN_QUIET_OVERHEAD")): overhead not measured on a quiet node"
 else
     echo
     echo "default run failed: overhead not measured"
 fi
+echo
+echo "machine, the whole bench: $(quiet_summary)$(probes_text); load average ${LOAD_START:-?} at the start," \
+    "$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo ?) at the end"
 exit 0
