@@ -50,6 +50,13 @@ for row in 'stencil2d' 'stencil3d'; do
     awk -F'|' -v r="$row" 'index($2, " " r " ") == 1 && NF == 9 && $3 ~ /[0-9]/ && $4 ~ /[0-9]/ && $5 ~ /[0-9]/ && $6 ~ /[0-9]/ \
         { found = 1 } END { exit !found }' "$OUT" || fail "no halo overlap row for $row with both sides and their halo shares"
 done
+# Time blocks across ranks (issue 24): time_block k against 1 on one rank and on ranks, every
+# side measured (halos k deep across ranks), both speed-ups and their ratio.
+for row in 'stencil2d' 'stencil3d'; do
+    awk -F'|' -v r="$row" 'index($2, " " r " ") == 1 && NF == 12 && $4 ~ /[0-9]/ && $5 ~ /[0-9]/ && $7 ~ /[0-9]/ \
+        && $8 ~ /[0-9]/ && $10 ~ /[0-9]/ { found = 1 } END { exit !found }' "$OUT" ||
+        fail "no time-block row for $row with one rank and ranks measured and the speed-ups compared"
+done
 # The NUMA matrix (issue 16): every cell's read and triad against likwid-bench, the engine's
 # column measured; the idle latency against the plain chase, both columns measured.
 for k in read triad; do
