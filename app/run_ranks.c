@@ -247,11 +247,14 @@ static int exchange_wait(struct ts_run_exec *ex, int64_t step, void *ctx, struct
     return status;
 }
 
-/* TOUCHSTONE_HALO_OVERLAP=0 turns the overlap off, to compare the two. */
+/* TOUCHSTONE_HALO_OVERLAP=1 turns the overlap on. Off by default: the split step (the block
+ * without its rim, then the rim) loses the sweep's y-blocking, and on 2 ranks of a 2-core EPYC
+ * with nothing else running (2026-12-05, bench/run.sh) it made stencil3d 88x88x5165 run at
+ * 28-29 GB/s against 47-48 without, stencil2d 4096x9765 at 42-49 against 45-58. */
 static int overlap_wanted(void)
 {
     const char *v = getenv("TOUCHSTONE_HALO_OVERLAP");
-    return !v || strcmp(v, "0") != 0;
+    return v && strcmp(v, "1") == 0;
 }
 
 /* The stop vote posted after step i is read after step i + 1: every rank reads the same answer
