@@ -25,8 +25,11 @@ all: build
 deps:
 	@./scripts/setup-deps.sh
 
+# DEPS_DONE=1: already checked by the make that calls this one (make test's later passes).
 deps-test:
+ifndef DEPS_DONE
 	@./scripts/setup-deps.sh --test
+endif
 
 configure: deps
 	@cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS) >/dev/null
@@ -45,8 +48,8 @@ format:
 # UBSan, then the fuzzers' deterministic part: the same verdict on every run of a commit.
 test: deps-test build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -LE random
-	@$(MAKE) --no-print-directory test-asan
-	@$(MAKE) --no-print-directory test-fuzz
+	@$(MAKE) --no-print-directory test-asan DEPS_DONE=1
+	@$(MAKE) --no-print-directory test-fuzz DEPS_DONE=1
 
 # The tests whose verdict depends on chance (label random), left out of make test: kills at
 # moments drawn at random (faults.kill_random; FAULTS_SEED=S repeats a sequence).

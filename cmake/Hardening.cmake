@@ -26,3 +26,14 @@ if(TOUCHSTONE_SANITIZE)
   add_compile_options(-fsanitize=${TOUCHSTONE_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=${TOUCHSTONE_SANITIZE})
 endif()
+
+# A test tool that runs no code of ours (h5_get: the HDF5 C API alone) is built without the
+# sanitizers: they would find nothing there, and an ASan process with its leak check at exit
+# takes ~3,000 more page faults than a plain one (0.14 s of CPU against 0.06 for one h5_get read
+# on this VM), for every value a shell test reads back.
+function(ts_without_sanitizers target)
+  if(TOUCHSTONE_SANITIZE)
+    target_compile_options(${target} PRIVATE -fno-sanitize=all)
+    target_link_options(${target} PRIVATE -fno-sanitize=all)
+  endif()
+endfunction()
