@@ -45,7 +45,7 @@ static double imbalance(const struct ts_run_summary *s, double *column, double *
 static void disturbance(const struct ts_run_summary *s, struct ts_run_stats *out)
 {
     struct ts_disturb_facts f;
-    ts_disturb_facts_of(s->n_threads, s->kernel_time, s->involuntary, s->has_machine ? &s->machine : NULL, &f);
+    ts_disturb_facts_of(s->n_threads, s->kernel_time, s->involuntary, s->wait, s->has_machine ? &s->machine : NULL, &f);
     out->disturbed = ts_disturbed(&f, out->disturbed_why, sizeof out->disturbed_why);
     ts_disturb_numbers(&f, &out->numbers);
 }

@@ -54,6 +54,7 @@
 /* What the disturbance rule compared (common/ts_disturbed.h), for programs. */
 #define RC_MACHINE                                                                   \
     { "switches_per_thread_s", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },              \
+    { "wait_share", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },                         \
     { "steal_share", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },                        \
     { "others_share", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },                       \
     { "load_start", "", TS_COL_NUM, NULL, TS_SHOW_MACHINE },                         \

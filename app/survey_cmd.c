@@ -375,7 +375,7 @@ static void judge_seen(const struct ts_machine_watch *w, const struct rusage *ru
      * too, where libgomp's waiting threads are preempted by the run's own I/O: on a quiet node
      * 27 a thread-second, above the rule's 20, in 32 of 36 runs of a quick survey. */
     struct ts_disturb_facts f;
-    ts_disturb_facts_of(threads, m.elapsed, 0.0, &m, &f);
+    ts_disturb_facts_of(threads, m.elapsed, 0.0, NAN, &m, &f);
     out->disturbed = ts_disturbed(&f, out->why, sizeof out->why);
     ts_disturb_numbers(&f, &out->numbers);
 }

@@ -18,6 +18,9 @@ void ts_disturb_numbers(const struct ts_disturb_facts *f, struct ts_disturb_numb
 {
     double thread_seconds = f->n_threads * f->kernel_time;
     out->switch_rate = thread_seconds > 0 ? f->involuntary / thread_seconds : NAN;
+    /* The wait is counted over the warm-up too, as elapsed is. */
+    double span = f->n_threads * (isnan(f->elapsed) ? f->kernel_time : f->elapsed);
+    out->wait_share = span > 0 ? f->wait / span : NAN;
     out->steal_share = share(f, f->steal);
     out->others_share = share(f, f->others_cpu);
     out->load_excess = fmax(f->load_start, f->load_end - f->n_threads); /* fmax ignores one NaN */
@@ -37,11 +40,18 @@ int ts_disturbed(const struct ts_disturb_facts *f, char *why, size_t size)
     char text[200];
     if (size)
         why[0] = '\0';
-    if (isnan(n.switch_rate) && isnan(n.steal_share) && isnan(n.others_share) && isnan(n.load_excess)) {
+    if (isnan(n.switch_rate) && isnan(n.wait_share) && isnan(n.steal_share) && isnan(n.others_share)
+        && isnan(n.load_excess)) {
         snprintf(why, size, "not known: the file has no counters");
         return -1;
     }
-    if (n.switch_rate > TS_DISTURB_SWITCH_RATE && f->involuntary > TS_DISTURB_SWITCH_MIN * f->n_threads) {
+    if (n.wait_share > TS_DISTURB_WAIT_SHARE) {
+        snprintf(text, sizeof text, "threads waited for a CPU %.1f%% of their time (above %g%%)", 100 * n.wait_share,
+                 100 * TS_DISTURB_WAIT_SHARE);
+        add(why, size, &used, text);
+    }
+    if (isnan(n.wait_share) && n.switch_rate > TS_DISTURB_SWITCH_RATE
+        && f->involuntary > TS_DISTURB_SWITCH_MIN * f->n_threads) {
         snprintf(text, sizeof text, "%.0f involuntary switches per thread-second (above %g)", n.switch_rate,
                  TS_DISTURB_SWITCH_RATE);
         add(why, size, &used, text);

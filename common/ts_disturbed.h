@@ -6,11 +6,19 @@
 
 #include <stddef.h>
 
-/* Involuntary context switches of all threads, per thread-second of kernel time, above
- * which threads were pushed off their CPUs by other work: a thread alone on its CPU is
- * switched out a few times a second by kernel housekeeping, one sharing it with a busy
- * process tens to hundreds of times. The count must also exceed TS_DISTURB_SWITCH_MIN per
- * thread, so that one or two switches in a short run do not count as a rate. */
+/* The share of the threads' time they spent ready to run but waiting for a CPU (the
+ * scheduler's run delay), above which other work took their CPUs: a thread alone on its CPU
+ * waits microseconds now and then (kernel housekeeping, an MPI library's progress thread,
+ * mpirun), one sharing it with a busy process half its time. */
+#define TS_DISTURB_WAIT_SHARE 0.02
+/* Where the wait is not recorded (files before it, no schedstat): involuntary context switches
+ * of all threads, per thread-second of kernel time, above which threads were pushed off their
+ * CPUs by other work: a thread alone on its CPU is switched out a few times a second by kernel
+ * housekeeping, one sharing it with a busy process tens to hundreds of times. The count must
+ * also exceed TS_DISTURB_SWITCH_MIN per thread, so that one or two switches in a short run do
+ * not count as a rate. A count, not a cost: ranks under mpirun on a 2-core node are switched
+ * out 20 to 30 times a second by their own launcher for microseconds each, which the wait
+ * shows to be nothing. */
 #define TS_DISTURB_SWITCH_RATE 20.0
 #define TS_DISTURB_SWITCH_MIN 5.0
 /* Shares of the watched CPUs' time (CPUs x elapsed): a hypervisor's steal, and other
@@ -27,6 +35,7 @@ struct ts_disturb_facts {
     double n_threads;
     double kernel_time; /* s, /timings/kernel */
     double involuntary; /* involuntary switches of all threads over the iterations */
+    double wait;        /* s, all threads' wait for a CPU over the iterations (NaN: not recorded) */
     /* /counters/machine */
     double n_cpus, online_cpus;
     double elapsed, others_cpu, steal, clock_tick;
@@ -34,11 +43,12 @@ struct ts_disturb_facts {
 };
 
 /* The numbers the rule compares (NaN where a fact is missing): involuntary switches per
- * thread-second of kernel time; steal and other processes' time, less the rounding, as
+ * thread-second of kernel time; the wait for a CPU as a share of the threads' time over the
+ * iterations (n_threads x elapsed, or x kernel_time without the machine's facts); steal and other processes' time, less the rounding, as
  * shares of the CPUs' time (n_cpus x elapsed), at least 0; and the load average beyond the
  * run's own threads: the larger of load_start and load_end - n_threads. */
 struct ts_disturb_numbers {
-    double switch_rate, steal_share, others_share, load_excess;
+    double switch_rate, wait_share, steal_share, others_share, load_excess;
 };
 void ts_disturb_numbers(const struct ts_disturb_facts *f, struct ts_disturb_numbers *out);
 

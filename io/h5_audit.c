@@ -145,8 +145,9 @@ int h5w_write_counters(struct h5w *w, hid_t g, const struct ts_record *rec)
         H5W_NUM(struct ts_counter_row, migrations, H5T_NATIVE_INT64),
         H5W_NUM(struct ts_counter_row, user_time, H5T_NATIVE_DOUBLE),
         H5W_NUM(struct ts_counter_row, system_time, H5T_NATIVE_DOUBLE),
+        H5W_NUM(struct ts_counter_row, wait_time, H5T_NATIVE_DOUBLE),
     };
-    static const char *const units = "user_time: s, system_time: s";
+    static const char *const units = "user_time: s, system_time: s, wait_time: s";
     return h5w_attr_str(w, g, "migrations_source", c->migrations_source)
            || h5w_table(w, g, "init", sizeof(struct ts_counter_row), cols, H5W_COUNT(cols), c->n_threads, c->init,
                         units)

@@ -78,7 +78,7 @@ int html_disturbed(const struct html_ctx *c, int i, char *why, size_t size)
     }
     const struct ts_run_summary *s = &c->runs[i];
     struct ts_disturb_facts f;
-    ts_disturb_facts_of(s->n_threads, s->kernel_time, s->involuntary, s->has_machine ? &s->machine : NULL, &f);
+    ts_disturb_facts_of(s->n_threads, s->kernel_time, s->involuntary, s->wait, s->has_machine ? &s->machine : NULL, &f);
     return ts_disturbed(&f, why, size);
 }
 

@@ -13,6 +13,7 @@
 #include "h5_mpi_read.h"
 #include "h5_reader.h"
 #include "ts_record.h"
+#include "ts_summary.h"
 
 /* A schema bump in the writer must come with a reader that knows the new version. */
 _Static_assert(TS_SCHEMA_VERSION == TS_READ_SCHEMA_VERSION, "the writer's schema_version changed: update the reader");
@@ -236,10 +237,10 @@ static int read_job(struct h5r *r, S *s)
 static int read_counter_rows(struct h5r *r, const char *path, int32_t n_threads, struct ts_counter_row **out);
 
 /* Switches of all threads over the iterations, from /counters/kernel when the file has it, and
- * both tables' rows. */
+ * both tables' rows; their wait for a CPU (NaN in files without it). */
 static int read_counters(struct h5r *r, S *s)
 {
-    s->involuntary = s->voluntary = NAN;
+    s->involuntary = s->voluntary = s->wait = NAN;
     int has = h5r_has(r, "/counters", H5I_GROUP);
     if (has <= 0)
         return has < 0 ? r->err->status : TS_OK;
@@ -260,6 +261,8 @@ static int read_counters(struct h5r *r, S *s)
         st = read_counter_rows(r, "/counters/init", s->n_threads, &s->init_counters)
                  ? r->err->status
                  : read_counter_rows(r, "/counters/kernel", s->n_threads, &s->kernel_counters);
+    if (st == TS_OK)
+        s->wait = ts_counters_wait(s->kernel_counters, s->n_threads);
     return st;
 }
 
@@ -272,8 +275,8 @@ static int read_counters(struct h5r *r, S *s)
 #f, offsetof(struct ts_counter_row, f), H5T_NATIVE_DOUBLE, 0, 0, DBL_MAX, 1                                    \
     }
 
-/* The rows of /counters/init or /counters/kernel. The CPU times came later: without their
- * columns (older files) they are NaN, not known. */
+/* The rows of /counters/init or /counters/kernel. The CPU times came later, the wait for a CPU
+ * after them: without their columns (older files) they are NaN, not known. */
 static int read_counter_rows(struct h5r *r, const char *path, int32_t n_threads, struct ts_counter_row **out)
 {
     const struct h5r_col cols[] = {
@@ -284,17 +287,23 @@ static int read_counter_rows(struct h5r *r, const char *path, int32_t n_threads,
         COUNT_COL(migrations, -1),
         TIME_COL(user_time),
         TIME_COL(system_time),
+        TIME_COL(wait_time),
     };
     const int times = h5r_has_field(r, path, "system_time");
-    if (times < 0)
+    const int waits = times > 0 ? h5r_has_field(r, path, "wait_time") : 0;
+    if (times < 0 || waits < 0)
         return r->err->status;
     if (!(*out = calloc((size_t)n_threads, sizeof **out)))
         return h5r_out_of_memory(r, path, "out of memory for %d rows", (int)n_threads);
     if (h5r_read_table(r, path, (hsize_t)n_threads, "/results@n_threads", sizeof **out, cols,
-                       COUNT(cols) - (times ? 0 : 2), 0, *out))
+                       COUNT(cols) - (times ? 0 : 2) - (waits ? 0 : 1), 0, *out))
         return r->err->status;
-    for (int32_t t = 0; !times && t < n_threads; t++)
-        (*out)[t].user_time = (*out)[t].system_time = NAN;
+    for (int32_t t = 0; t < n_threads; t++) {
+        if (!times)
+            (*out)[t].user_time = (*out)[t].system_time = NAN;
+        if (!waits)
+            (*out)[t].wait_time = NAN;
+    }
     return TS_OK;
 }
 

@@ -77,6 +77,7 @@ struct ts_run_summary {
     char huge_pages[16];           /* /config@init.huge_pages */
     double kernel_time;            /* s, /timings/kernel */
     double involuntary, voluntary; /* context switches of all threads over the iterations (/counters/kernel) */
+    double wait;                   /* s, all threads waited for a CPU then; NaN: not recorded */
     double working_set_bytes;      /* /results@working_set_bytes (schema 2): every array's bytes */
     /* /counters/init and /counters/kernel, n_threads rows each (NULL without /counters);
      * user_time and system_time NaN in files written before those columns */

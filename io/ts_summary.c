@@ -151,16 +151,26 @@ void ts_summary_disturb_facts(const struct ts_record *rec, struct ts_disturb_fac
         for (int t = 0; t < c->n_threads; t++)
             involuntary += (double)c->kernel[t].involuntary_switches;
     }
-    ts_disturb_facts_of(rec->results->n_threads, rec->timings->kernel, involuntary, m, f);
+    double wait = c ? ts_counters_wait(c->kernel, c->n_threads) : NAN;
+    ts_disturb_facts_of(rec->results->n_threads, rec->timings->kernel, involuntary, wait, m, f);
 }
 
-void ts_disturb_facts_of(double n_threads, double kernel_time, double involuntary, const struct ts_machine_rec *m,
-                         struct ts_disturb_facts *f)
+double ts_counters_wait(const struct ts_counter_row *rows, int n)
+{
+    double wait = n > 0 ? 0.0 : NAN;
+    for (int t = 0; t < n; t++)
+        wait += rows[t].wait_time; /* one NaN makes the sum NaN: not known */
+    return wait;
+}
+
+void ts_disturb_facts_of(double n_threads, double kernel_time, double involuntary, double wait,
+                         const struct ts_machine_rec *m, struct ts_disturb_facts *f)
 {
     *f = (struct ts_disturb_facts){
         .n_threads = n_threads,
         .kernel_time = kernel_time,
         .involuntary = involuntary,
+        .wait = wait,
         .n_cpus = m ? m->n_cpus : NAN,
         .online_cpus = m ? m->online_cpus : NAN,
         .elapsed = m ? m->elapsed : NAN,
@@ -255,6 +265,8 @@ static void print_machine(const struct ts_record *rec, FILE *out)
         fprintf(out, "other processes %.1f%%, steal %.1f%% of their time", 100 * n.others_share, 100 * n.steal_share);
     else
         fprintf(out, "too short for shares of /proc/stat's %.3g s ticks", m->clock_tick);
+    if (!isnan(n.wait_share))
+        fprintf(out, "; threads waited %.1f%% of theirs for a CPU", 100 * n.wait_share);
     fprintf(out, "; load %.2f -> %.2f\n", m->load_start, m->load_end);
     if (ts_disturbed(&f, why, sizeof why) > 0)
         fprintf(out, "  DISTURBED  %s: these times are the machine's as much as the configuration's\n", why);

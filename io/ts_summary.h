@@ -16,10 +16,14 @@ char *ts_summary_text(const struct ts_record *rec, const char *output_path);
 struct ts_disturb_facts;
 void ts_summary_disturb_facts(const struct ts_record *rec, struct ts_disturb_facts *f);
 
-/* The same facts from their parts, as a record or a file read back holds them; m NULL (no
- * /counters/machine) leaves the machine's facts NaN. */
-void ts_disturb_facts_of(double n_threads, double kernel_time, double involuntary, const struct ts_machine_rec *m,
-                         struct ts_disturb_facts *f);
+/* The same facts from their parts, as a record or a file read back holds them: wait (s, all
+ * threads' wait for a CPU) NaN when not recorded; m NULL (no /counters/machine) leaves the
+ * machine's facts NaN. */
+void ts_disturb_facts_of(double n_threads, double kernel_time, double involuntary, double wait,
+                         const struct ts_machine_rec *m, struct ts_disturb_facts *f);
+
+/* The n rows' wait for a CPU together (s); NaN when a row's is not known or n is 0. */
+double ts_counters_wait(const struct ts_counter_row *rows, int n);
 
 /* The facts the init rule (ts_init_by_machine.h) judges, from a record's or a file's
  * /counters/init_machine (m) and /counters/init_memory (v); NULL leaves theirs NaN, and so do

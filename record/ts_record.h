@@ -259,6 +259,9 @@ struct ts_counter_row {
     /* The thread's CPU time, s: in user space, and in the kernel on its behalf (page faults:
      * zeroing and mapping the pages it first touches). NaN when getrusage failed. */
     double user_time, system_time;
+    /* Seconds the thread was ready to run but waited for a CPU (the scheduler's run delay,
+     * /proc/thread-self/schedstat): what other work on its CPU cost it. NaN when unreadable. */
+    double wait_time;
 };
 
 /* What the machine did while the iterations ran (warm-up included: the span of the kernel

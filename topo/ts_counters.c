@@ -30,11 +30,24 @@ static double seconds(struct timeval tv)
     return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
 }
 
+/* The calling thread's run delay in seconds: the second of schedstat's three numbers (time on
+ * a CPU, time waiting on a run queue, time slices; ns). NaN without schedstat. */
+static double wait_seconds(void)
+{
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    unsigned long long on_cpu, waited;
+    int got = f ? fscanf(f, "%llu %llu", &on_cpu, &waited) : 0;
+    if (f)
+        fclose(f);
+    return got == 2 ? 1e-9 * (double)waited : NAN;
+}
+
 void ts_counters_read(const struct ts_counters *c, struct ts_counter_row *out)
 {
     struct rusage ru;
     memset(out, 0, sizeof *out);
     out->user_time = out->system_time = NAN;
+    out->wait_time = wait_seconds();
     if (getrusage(RUSAGE_THREAD, &ru) == 0) {
         out->user_time = seconds(ru.ru_utime);
         out->system_time = seconds(ru.ru_stime);
@@ -65,6 +78,7 @@ void ts_counters_delta(const struct ts_counter_row *before, const struct ts_coun
     delta->involuntary_switches = after->involuntary_switches - before->involuntary_switches;
     delta->user_time = after->user_time - before->user_time; /* NaN stays NaN */
     delta->system_time = after->system_time - before->system_time;
+    delta->wait_time = after->wait_time - before->wait_time;
     delta->migrations = before->migrations < 0 || after->migrations < 0 ? -1 : after->migrations - before->migrations;
 }
 

@@ -602,6 +602,17 @@ static int set_int64_attr(const char *obj, const char *name, int64_t value)
 
 /* The first touch of a quiet machine: nothing else on the CPUs, no stall, no fallback, no time
  * waiting on memory (files written before /counters/init_* have nothing to calm). */
+/* The threads' wait for a CPU in /counters/kernel, 0 where the table has the column. */
+static int zero_wait(void)
+{
+    hid_t set = H5Dopen2(file, "/counters/kernel", H5P_DEFAULT);
+    hid_t type = set < 0 ? -1 : H5Dget_type(set);
+    int has = type >= 0 && H5Tget_member_index(type, "wait_time") >= 0;
+    H5Tclose(type);
+    H5Dclose(set);
+    return has ? zero_field("/counters/kernel", "wait_time") : 0;
+}
+
 static int calm_init(void)
 {
     static const char *const zero[] = { "/counters/init_machine/others_cpu", "/counters/init_machine/steal",
@@ -685,7 +696,7 @@ static int drop_init(void)
 /* Not damage, for the compare and show tests; each leaves a file the reader accepts:
  *   schema1          what touchstone wrote before schema 2: no /summary, no /counters/machine
  *                    (nor /counters/init_machine and init_memory, which came later)
- *   calm             counters of an undisturbed run: no involuntary switches, nothing else on
+ *   calm             counters of an undisturbed run: no involuntary switches nor wait for a CPU, nothing else on
  *                    the CPUs, load 0; a first touch without stalls, fallbacks or others'
  *                    time (whatever the machine did during the test)
  *   no_init          a file written before /counters/init_machine and init_memory (and the
@@ -709,7 +720,7 @@ static int doctor_schema(const char *c)
         for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++)
             if (set_value(zero[i], 0, 0.0))
                 return 1;
-        return zero_field("/counters/kernel", "involuntary_switches") || calm_init();
+        return zero_field("/counters/kernel", "involuntary_switches") || zero_wait() || calm_init();
     }
     if (strncmp(c, "scale:", 6) == 0) {
         static const char *const times[] = { "/timings/iteration", "/timings/thread_iteration", "/timings/kernel",

@@ -86,16 +86,17 @@ done
 
 # facts FILE...: per file, what the disturbance rule reads (docs/how-it-works.md, "Disturbed runs"), from the
 # files themselves: file threads kernel_s involuntary n_cpus online elapsed others steal tick
-# load_start load_end ("nan" where a file has no such item).
+# load_start load_end wait ("nan" where a file has no such item).
 facts() {
     for h5 in "$@"; do
         get() { "$H5GET" "$h5" "$1" 2>/dev/null || echo nan; }
         invol=$("$H5GET" "$h5" /counters/kernel:involuntary_switches | awk '{ s += $1 } END { print s + 0 }')
+        wait=$("$H5GET" "$h5" /counters/kernel:wait_time 2>/dev/null | awk '{ s += $1; n++ } END { if (n) printf "%.17g\n", s; else print "nan" }')
         echo "$h5 $(get /results@n_threads) $(get /timings/kernel) $invol $(get /counters/machine@n_cpus)" \
              "$(get /counters/machine@online_cpus) $(get /counters/machine/elapsed)" \
              "$(get /counters/machine/others_cpu) $(get /counters/machine/steal)" \
              "$(get /counters/machine/clock_tick) $(get /counters/machine/load_start)" \
-             "$(get /counters/machine/load_end)"
+             "$(get /counters/machine/load_end) $wait"
     done
 }
 
@@ -115,19 +116,24 @@ def close(a, b):
         return a == "" and (b is None or math.isnan(b))
     return abs(float(a) - b) <= 1e-9 * max(abs(b), 1e-300)
 for r in rows:
-    threads, kernel, invol, n_cpus, online, elapsed, others, steal, tick, l0, l1 = facts[r["file"]]
+    threads, kernel, invol, n_cpus, online, elapsed, others, steal, tick, l0, l1, wait = facts[r["file"]]
     rate = invol / (threads * kernel) if threads * kernel > 0 else float("nan")
+    span = threads * (kernel if math.isnan(elapsed) else elapsed)
+    wait_s = wait / span if span > 0 else float("nan")
     def share(s):
         return max(0.0, s - 2 * tick * n_cpus) / (n_cpus * elapsed) if n_cpus * elapsed > 0 else float("nan")
     steal_s, others_s = share(steal), share(others)
     load = max(l0, l1 - threads) if not math.isnan(l0) else float("nan")
-    reasons = [rate > 20 and invol > 5 * threads, steal_s > 0.02, others_s > 0.05, load > online]
+    # The wait for a CPU where it is recorded, the switches' rate where it is not.
+    reasons = [wait_s > 0.02, math.isnan(wait_s) and rate > 20 and invol > 5 * threads, steal_s > 0.02,
+               others_s > 0.05, load > online]
     want = "yes" if any(reasons) else "no"
     if r["disturbed"] != want:
         bad.append("%s: disturbed %s, the counters say %s" % (r["file"], r["disturbed"], want))
     if (r["disturbed_why"] != "") != (want == "yes"):
         bad.append("%s: disturbed_why '%s'" % (r["file"], r["disturbed_why"]))
-    for key, v in (("switches_per_thread_s", rate), ("steal_share", steal_s), ("others_share", others_s)):
+    for key, v in (("switches_per_thread_s", rate), ("wait_share", wait_s), ("steal_share", steal_s),
+                   ("others_share", others_s)):
         if not close(r[key], v):
             bad.append("%s: %s %s, expected %r" % (r["file"], key, r[key], v))
 sides = []

@@ -51,8 +51,12 @@ run_ts 0 "show a schema 1 file" show old.h5 &&
     expect_in "$OUT" "^  kernel     3 iterations \(\+1 warm-up\), per iteration: min [0-9.e-]+ s, median $(
         awk -v m="$("$H5GET" old.h5 /results/time_median)" 'BEGIN { printf "%.4g", m }') s" "schema 1: the kernel line"
 run_ts 0 "show a schema 1 file as json" show old.h5 --format json &&
-    { [ "$(jq -r '[.schema_version, .summary, .machine] | map(tostring) | join(",")' "$OUT")" = 1,null,null ] ||
-          fail "json: schema 1 has no summary and no machine"; }
+    { [ "$(jq -r '[.schema_version, .summary, .machine, .wait_s] | map(tostring) | join(",")' "$OUT")" = 1,null,null,null ] ||
+          fail "json: schema 1 has no summary, no machine and no wait for a CPU"; }
+# The threads' wait for a CPU (the disturbance rule's measure): the file's, summed.
+run_ts 0 "show as json: the wait" show run.h5 --format json &&
+    { [ "$(jq -r '.wait_s' "$OUT")" = "$("$H5GET" run.h5 /counters/kernel:wait_time | jq -s 'add')" ] ||
+          fail "json: wait_s $(jq -r '.wait_s' "$OUT"), the file's wait_time $("$H5GET" run.h5 /counters/kernel:wait_time | tr '\n' ' ')"; }
 
 # Refusals: exit 2 and nothing on stdout.
 run_ts 2 "show without a file" show && expect_in "$ERR" "show: needs one run file" "no file"
