@@ -138,13 +138,13 @@ static json_t *show_json(const struct ts_run_summary *s, const struct ts_run_sta
                   "omp_proc_bind", s->proc_bind, "variant", s->variant, "huge_pages", s->huge_pages, "threads",
                   s->n_threads, "iterations", (json_int_t)s->n_iterations, "warmup", (json_int_t)s->n_warmup);
     json_t *figures = json_pack(
-        "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:I, s:o, s:o, s:o}", "init_s", number(s->init_time),
-        "kernel_s", number(s->kernel_time), "time_min_s", number(s->time_min), "time_median_s", number(s->time_median),
-        "time_max_s", number(s->time_max), "gbs_best", number(s->gbs_best), "gbs_median", number(s->gbs_median),
-        "glups_best", number(s->glups_best), "glups_median", number(s->glups_median), "result", number(s->global),
-        "local_fraction", number(s->local_fraction), "verified", s->verified, "n_warnings", (json_int_t)s->n_warnings,
-        "involuntary_switches", number(s->involuntary), "voluntary_switches", number(s->voluntary), "wait_s",
-        number(s->wait));
+        "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:I, s:o, s:o, s:o}", "init_s",
+        number(s->init_time), "kernel_s", number(s->kernel_time), "time_min_s", number(s->time_min), "time_median_s",
+        number(s->time_median), "time_max_s", number(s->time_max), "gbs_best", number(s->gbs_best), "gbs_median",
+        number(s->gbs_median), "glups_best", number(s->glups_best), "glups_median", number(s->glups_median), "result",
+        number(s->global), "local_fraction", number(s->local_fraction), "verified", s->verified, "n_warnings",
+        (json_int_t)s->n_warnings, "involuntary_switches", number(s->involuntary), "voluntary_switches",
+        number(s->voluntary), "wait_s", number(s->wait));
     int ok = o && run && figures && json_object_update(o, run) == 0 && json_object_update(o, figures) == 0
              && json_object_set_new(o, "machine", machine_json(s->has_machine, &s->machine)) == 0
              && json_object_set_new(o, "init_machine", machine_json(s->has_init_machine, &s->init_machine)) == 0

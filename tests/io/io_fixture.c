@@ -161,8 +161,8 @@ void io_fixture_full(struct io_fixture *f)
     f->summary[0] = "touchstone 0.1.0: stencil2d, 5 x 4 grid";
     f->summary[1] = "  output     run.h5";
     for (int t = 0; t < FX_THREADS; t++)
-        f->counter_rows[t] = (struct ts_counter_row){ 10 + t, t, 2 * t, 3 * t, -1, 0.125 * (t + 1), 0.0625 * (t + 1),
-                                                           0.001 * (t + 1) };
+        f->counter_rows[t] =
+            (struct ts_counter_row){ 10 + t, t, 2 * t, 3 * t, -1, 0.125 * (t + 1), 0.0625 * (t + 1), 0.001 * (t + 1) };
     f->machine = (struct ts_machine_rec){ .cpus = "1-3",
                                           .n_cpus = 3,
                                           .online_cpus = 4,
