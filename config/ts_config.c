@@ -782,6 +782,43 @@ const char *ts_config_key_doc(size_t index)
     return key_docs[index];
 }
 
+/* Appends each word of list, after a space, then suffix. */
+static void append_words(char *buf, size_t len, const char *const *list, const char *suffix)
+{
+    for (; *list; list++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, " %s%s", *list, suffix);
+    }
+}
+
+void ts_config_key_values(size_t index, char *buf, size_t len)
+{
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    if (index >= N_KEYS)
+        return;
+    const struct key *k = &keys[index];
+    switch (k->type) {
+    case T_ENUM:
+        /* "a|b|c" as " a b c" */
+        snprintf(buf, len, " %s", k->choices);
+        for (char *c = strchr(buf, '|'); c; c = strchr(c, '|'))
+            *c = ' ';
+        break;
+    case T_BOOL: snprintf(buf, len, " %s %s", bool_words[0][0], bool_words[0][1]); break;
+    case T_PLACES: append_words(buf, len, ts_places_names, ""); break;
+    case T_POLICY:
+        append_words(buf, len, ts_policy_plain, "");
+        append_words(buf, len, ts_policy_with_node, ":");
+        break;
+    case T_DIMS: snprintf(buf, len, " %s", TS_DIMS_AUTO); break;
+    default: break;
+    }
+    /* Without the leading space of each word's separator. */
+    memmove(buf, buf + (buf[0] == ' '), strlen(buf + (buf[0] == ' ')) + 1);
+}
+
 void ts_config_value_string(const struct ts_config *cfg, size_t index, char *buf, size_t len)
 {
     if (index >= N_KEYS || len == 0)
