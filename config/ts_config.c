@@ -119,6 +119,14 @@ static bool is_text(const struct key *k)
 }
 
 /* What the key accepts, phrased to follow both "must be " and "range ". */
+/* The words of list, each followed by suffix, joined by '|' into buf. */
+static void join_words(char *buf, size_t len, const char *const *list, const char *suffix)
+{
+    buf[0] = '\0';
+    for (size_t i = 0, used = 0; list[i] && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s%s", i ? "|" : "", list[i], suffix);
+}
+
 static void range_text(const struct key *k, char *buf, size_t len)
 {
     switch (k->type) {
@@ -132,12 +140,15 @@ static void range_text(const struct key *k, char *buf, size_t len)
                 (size_t)snprintf(buf + used, len - used, "%s%s|%s", i ? "|" : "", bool_words[i][0], bool_words[i][1]);
         break;
     case T_PLACES:
-        snprintf(buf, len,
-                 "threads|cores|sockets|ll_caches|numa_domains, optionally with (N), "
-                 "or an explicit list like {0:4},{4:4}");
+        join_words(buf, len, ts_places_names, "");
+        snprintf(buf + strlen(buf), len - strlen(buf), ", optionally with (N), or an explicit list like {0:4},{4:4}");
         break;
     case T_TEMPLATE: snprintf(buf, len, "non-empty, placeholders %%k %%i %%j %%t %%h %%p %%%% only"); break;
-    case T_POLICY: snprintf(buf, len, "firsttouch|interleave|bind:N|preferred:N"); break;
+    case T_POLICY:
+        join_words(buf, len, ts_policy_plain, "");
+        snprintf(buf + strlen(buf), len - strlen(buf), "|");
+        join_words(buf + strlen(buf), len - strlen(buf), ts_policy_with_node, ":N");
+        break;
     case T_DIMS: snprintf(buf, len, "auto|AxB|AxBxC (positive integers)"); break;
     }
 }
