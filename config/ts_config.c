@@ -118,7 +118,6 @@ static bool is_text(const struct key *k)
            || k->type == T_DIMS;
 }
 
-/* What the key accepts, phrased to follow both "must be " and "range ". */
 /* The words of list, each followed by suffix, joined by '|' into buf. */
 static void join_words(char *buf, size_t len, const char *const *list, const char *suffix)
 {
@@ -127,6 +126,7 @@ static void join_words(char *buf, size_t len, const char *const *list, const cha
         used += (size_t)snprintf(buf + used, len - used, "%s%s%s", i ? "|" : "", list[i], suffix);
 }
 
+/* What the key accepts, phrased to follow both "must be " and "range ". */
 static void range_text(const struct key *k, char *buf, size_t len)
 {
     switch (k->type) {

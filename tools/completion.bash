@@ -28,9 +28,12 @@ _touchstone_keys()
 # The values key $1 takes, when they are a closed set (the rest of its line).
 _touchstone_values()
 {
-    local line IFS=' '
+    local line words IFS=' '
     while read -r line; do
-        [[ ${line%% *} == "$1" && $line == *' '* ]] && printf '%s\n' ${line#* }
+        if [[ ${line%% *} == "$1" && $line == *' '* ]]; then
+            read -ra words <<<"${line#* }"
+            printf '%s\n' "${words[@]}"
+        fi
     done <<<"$_touchstone_keys_list"
 }
 

@@ -32,6 +32,7 @@ if run_ts 0 "check --keys" check --keys; then
     # Round r sets the r-th value of every key that has one, in one check ("bind:" with a node):
     # the config reads each (this machine may still refuse one, e.g. ll_caches in a VM).
     r=2
+    # shellcheck disable=SC2046 # one --set and one key=value a word
     while set -- $(awk -v r="$r" 'NF >= r { v = $r; if (v ~ /:$/) v = v "0"; printf "--set %s=%s\n", $1, v }' "$OUT") &&
         [ $# -gt 0 ]; do
         "$TS" check "$SRC/configs/default.ini" "$@" >/dev/null 2>"$ERR" ||
