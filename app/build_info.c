@@ -40,19 +40,29 @@ static const char *openmp_version(void)
 #endif
 }
 
+void ts_build_info_get(struct ts_build_info *b)
+{
+    snprintf(b->openmp, sizeof b->openmp, "%s (_OPENMP %d)", openmp_version(), (int)_OPENMP);
+    ts_dist_library_version(b->mpi, sizeof b->mpi);
+    b->rec = (struct ts_build_rec){ .commit = ts_build_commit(),
+                                    .compiler = ts_build_compiler(),
+                                    .openmp = b->openmp,
+                                    .mpi = b->mpi,
+                                    .hdf5 = ts_h5_library_version() };
+}
+
 int ts_build_info_print(FILE *out)
 {
-    char mpi[256];
-    ts_dist_library_version(mpi, sizeof mpi);
+    struct ts_build_info b;
+    ts_build_info_get(&b);
     /* One fprintf: one place where a failed write is seen. */
     int n = fprintf(out,
                     "touchstone %s\n"
                     "commit    %s\n"
                     "compiler  %s\n"
-                    "OpenMP    %s (_OPENMP %d)\n"
+                    "OpenMP    %s\n"
                     "MPI       %s\n"
                     "HDF5      %s\n",
-                    TS_VERSION, ts_build_commit(), ts_build_compiler(), openmp_version(), (int)_OPENMP, mpi,
-                    ts_h5_library_version());
+                    TS_VERSION, b.rec.commit, b.rec.compiler, b.rec.openmp, b.rec.mpi, b.rec.hdf5);
     return n < 0 ? EOF : 0;
 }

@@ -361,9 +361,12 @@ int ts_check_cmd(const struct ts_config *cfg, const struct ts_cli *cli, struct t
 
 int ts_check_keys_cmd(struct ts_error *err)
 {
-    for (size_t i = 0; i < ts_config_key_count(); i++)
-        if (printf("%s\n", ts_config_key_name(i)) < 0)
+    for (size_t i = 0; i < ts_config_key_count(); i++) {
+        char values[512];
+        ts_config_key_values(i, values, sizeof values);
+        if (printf("%s%s%s\n", ts_config_key_name(i), values[0] ? " " : "", values) < 0)
             return ts_fail_errno(err, TS_IO_ERROR, errno ? errno : EIO,
                                  "check --keys: cannot write to standard output");
+    }
     return TS_OK;
 }

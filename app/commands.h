@@ -34,9 +34,11 @@ int ts_run_cmd(const struct ts_config *cfg, const struct ts_binding_choice *bind
  * rank shares (launch->agreed): an error names the first rank refused. */
 int ts_check_cmd(const struct ts_config *cfg, const struct ts_cli *cli, struct ts_launch *launch, struct ts_error *err);
 
-/* `touchstone check --keys`: every config key, "section.key" a line, in the key table's order:
- * what --set takes, for shell completion and scripts (tools/completion.bash), so that no list of
- * keys is kept anywhere else. TS_IO_ERROR when stdout cannot be written. */
+/* `touchstone check --keys`: every config key, "section.key" a line, in the key table's order,
+ * then, after a space each, the values it takes when they are a closed set ("sum.mode
+ * reproducible fast"; ts_config_key_values): what --set takes, for shell completion and scripts
+ * (tools/completion.bash), so that no list of keys or values is kept anywhere else. TS_IO_ERROR
+ * when stdout cannot be written. */
 int ts_check_keys_cmd(struct ts_error *err);
 
 /* `touchstone topo`: the machine as hwloc sees it and where each OpenMP thread runs: under the

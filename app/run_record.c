@@ -260,6 +260,8 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
 {
     struct ts_record *rec = &rr->rec;
     rec->program_version = TS_VERSION;
+    ts_build_info_get(&rr->build);
+    rec->build = &rr->build.rec;
     rr->command_line = join_command_line(argc, argv);
     rec->command_line = rr->command_line;
     if (gethostname(rr->host, sizeof rr->host - 1) != 0)

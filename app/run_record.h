@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "binding.h"
+#include "build_info.h"
 #include "run_exec.h"
 #include "ts_config.h"
 #include "ts_kernel.h"
@@ -24,7 +25,8 @@ struct ts_run_record {
     struct ts_machine_rec init_machine;
     struct ts_init_memory_rec init_memory;
     struct ts_job_rec job;
-    double *thread_times; /* per-thread times of the completed iterations */
+    struct ts_build_info build; /* the root's build_*, as --version prints them */
+    double *thread_times;       /* per-thread times of the completed iterations */
     struct ts_attr *config;
     struct ts_attr *environment;
     struct ts_attr binding[12];

@@ -64,6 +64,9 @@ static void print_text(const struct ts_run_summary *s, const struct ts_run_stats
     fprintf(out, "# %s: written by touchstone %s on %s at %s%s%s (schema_version %d)%s\n", s->file, s->program_version,
             s->host, s->start_time, s->job_id[0] ? ", job " : "", s->job_id, s->schema_version,
             s->summary ? "" : "; the file predates stored summaries: what it holds");
+    if (s->build_commit[0])
+        fprintf(out, "# built from commit %s by %s; OpenMP %s; MPI %s; HDF5 %s\n", s->build_commit, s->build_compiler,
+                s->build_openmp, s->build_mpi, s->build_hdf5);
     each_line(s->warning_text, print_warning, out);
     if (s->summary)
         each_line(s->summary, print_line, out);
@@ -121,6 +124,15 @@ static json_t *init_memory_json(const struct ts_run_summary *s)
                      "pgmajfault", count(m->pgmajfault));
 }
 
+/* The build that wrote the file, as its --version said; null in files before build_*. */
+static json_t *build_json(const struct ts_run_summary *s)
+{
+    if (!s->build_commit[0])
+        return json_null();
+    return json_pack("{s:s, s:s, s:s, s:s, s:s}", "commit", s->build_commit, "compiler", s->build_compiler, "openmp",
+                     s->build_openmp, "mpi", s->build_mpi, "hdf5", s->build_hdf5);
+}
+
 /* The reader's fields (io/ts_run_read.h) but the per-iteration arrays, then the texts. */
 static json_t *show_json(const struct ts_run_summary *s, const struct ts_run_stats *st)
 {
@@ -146,6 +158,7 @@ static json_t *show_json(const struct ts_run_summary *s, const struct ts_run_sta
         (json_int_t)s->n_warnings, "involuntary_switches", number(s->involuntary), "voluntary_switches",
         number(s->voluntary), "wait_s", number(s->wait));
     int ok = o && run && figures && json_object_update(o, run) == 0 && json_object_update(o, figures) == 0
+             && json_object_set_new(o, "build", build_json(s)) == 0
              && json_object_set_new(o, "machine", machine_json(s->has_machine, &s->machine)) == 0
              && json_object_set_new(o, "init_machine", machine_json(s->has_init_machine, &s->init_machine)) == 0
              && json_object_set_new(o, "init_memory", init_memory_json(s)) == 0

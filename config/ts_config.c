@@ -118,6 +118,14 @@ static bool is_text(const struct key *k)
            || k->type == T_DIMS;
 }
 
+/* The words of list, each followed by suffix, joined by '|' into buf. */
+static void join_words(char *buf, size_t len, const char *const *list, const char *suffix)
+{
+    buf[0] = '\0';
+    for (size_t i = 0, used = 0; list[i] && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s%s", i ? "|" : "", list[i], suffix);
+}
+
 /* What the key accepts, phrased to follow both "must be " and "range ". */
 static void range_text(const struct key *k, char *buf, size_t len)
 {
@@ -132,12 +140,15 @@ static void range_text(const struct key *k, char *buf, size_t len)
                 (size_t)snprintf(buf + used, len - used, "%s%s|%s", i ? "|" : "", bool_words[i][0], bool_words[i][1]);
         break;
     case T_PLACES:
-        snprintf(buf, len,
-                 "threads|cores|sockets|ll_caches|numa_domains, optionally with (N), "
-                 "or an explicit list like {0:4},{4:4}");
+        join_words(buf, len, ts_places_names, "");
+        snprintf(buf + strlen(buf), len - strlen(buf), ", optionally with (N), or an explicit list like {0:4},{4:4}");
         break;
     case T_TEMPLATE: snprintf(buf, len, "non-empty, placeholders %%k %%i %%j %%t %%h %%p %%%% only"); break;
-    case T_POLICY: snprintf(buf, len, "firsttouch|interleave|bind:N|preferred:N"); break;
+    case T_POLICY:
+        join_words(buf, len, ts_policy_plain, "");
+        snprintf(buf + strlen(buf), len - strlen(buf), "|");
+        join_words(buf + strlen(buf), len - strlen(buf), ts_policy_with_node, ":N");
+        break;
     case T_DIMS: snprintf(buf, len, "auto|AxB|AxBxC (positive integers)"); break;
     }
 }
@@ -780,6 +791,43 @@ const char *ts_config_key_doc(size_t index)
         return NULL;
     build_key_text();
     return key_docs[index];
+}
+
+/* Appends each word of list, after a space, then suffix. */
+static void append_words(char *buf, size_t len, const char *const *list, const char *suffix)
+{
+    for (; *list; list++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, " %s%s", *list, suffix);
+    }
+}
+
+void ts_config_key_values(size_t index, char *buf, size_t len)
+{
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    if (index >= N_KEYS)
+        return;
+    const struct key *k = &keys[index];
+    switch (k->type) {
+    case T_ENUM:
+        /* "a|b|c" as " a b c" */
+        snprintf(buf, len, " %s", k->choices);
+        for (char *c = strchr(buf, '|'); c; c = strchr(c, '|'))
+            *c = ' ';
+        break;
+    case T_BOOL: snprintf(buf, len, " %s %s", bool_words[0][0], bool_words[0][1]); break;
+    case T_PLACES: append_words(buf, len, ts_places_names, ""); break;
+    case T_POLICY:
+        append_words(buf, len, ts_policy_plain, "");
+        append_words(buf, len, ts_policy_with_node, ":");
+        break;
+    case T_DIMS: snprintf(buf, len, " %s", TS_DIMS_AUTO); break;
+    default: break;
+    }
+    /* Without the leading space of each word's separator. */
+    memmove(buf, buf + (buf[0] == ' '), strlen(buf + (buf[0] == ' ')) + 1);
 }
 
 void ts_config_value_string(const struct ts_config *cfg, size_t index, char *buf, size_t len)

@@ -132,6 +132,11 @@ size_t ts_config_unused_keys(const struct ts_config *cfg, char (*lines)[TS_CONFI
 size_t ts_config_key_count(void);
 const char *ts_config_key_name(size_t index);
 const char *ts_config_key_doc(size_t index); /* one line: meaning, default, range */
+/* The values of a key that come from a closed set, as words separated by single spaces, for a
+ * shell to complete (`check --keys`): an enum's choices, true and false, the abstract places,
+ * the policies ("bind:" and "preferred:" ask for a node after them), auto; "" for a key whose
+ * values are open (numbers, names, lists). From the tables the parsers read. */
+void ts_config_key_values(size_t index, char *buf, size_t len);
 void ts_config_value_string(const struct ts_config *cfg, size_t index, char *buf, size_t len);
 void ts_config_origin_string(const struct ts_config *cfg, size_t index, char *buf, size_t len);
 

@@ -127,13 +127,16 @@ static bool eat_place(const char **s)
     return eat(s, '}');
 }
 
+const char *const ts_places_names[] = { "threads", "cores", "sockets", "ll_caches", "numa_domains", NULL };
+const char *const ts_policy_plain[] = { "firsttouch", "interleave", NULL };
+const char *const ts_policy_with_node[] = { "bind", "preferred", NULL };
+
 static bool eat_places(const char **p)
 {
-    static const char *const names[] = { "threads", "cores", "sockets", "ll_caches", "numa_domains" };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        size_t n = strlen(names[i]);
+    for (const char *const *name = ts_places_names; *name; name++) {
+        size_t n = strlen(*name);
         /* strchr also matches the terminator: a bare name is complete */
-        if (strncmp(*p, names[i], n) == 0 && strchr("( \t", (*p)[n])) {
+        if (strncmp(*p, *name, n) == 0 && strchr("( \t", (*p)[n])) {
             *p += n;
             return !eat(p, '(') || (eat_number(p, true) && eat(p, ')'));
         }
@@ -238,15 +241,14 @@ bool ts_places_check(const char *s, char *why, size_t len)
 
 bool ts_policy_parse(const char *s, char *kind, size_t kind_len, int *node, char *why, size_t len)
 {
-    static const char *const plain[] = { "firsttouch", "interleave" };
-    static const char *const with_node[] = { "bind", "preferred" };
+    const char *const *plain = ts_policy_plain, *const *with_node = ts_policy_with_node;
     *node = -1;
-    for (size_t i = 0; i < 2; i++)
+    for (size_t i = 0; plain[i]; i++)
         if (strcmp(s, plain[i]) == 0) {
             snprintf(kind, kind_len, "%s", plain[i]);
             return true;
         }
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; with_node[i]; i++) {
         size_t n = strlen(with_node[i]);
         if (strncmp(s, with_node[i], n) != 0 || s[n] != ':')
             continue;
@@ -291,7 +293,7 @@ static const char *dims_axes(const char *s, int dims[3])
 bool ts_dims_parse(const char *s, int dims[3], char *why, size_t len)
 {
     dims[0] = dims[1] = dims[2] = 0;
-    if (strcmp(s, "auto") == 0)
+    if (strcmp(s, TS_DIMS_AUTO) == 0)
         return true;
     const char *problem = dims_axes(s, dims);
     if (!problem)

@@ -32,6 +32,14 @@ bool ts_policy_parse(const char *s, char *kind, size_t kind_len, int *node, char
 #define TS_DIMS_MAX (1 << 20)
 bool ts_dims_parse(const char *s, int dims[3], char *why, size_t len);
 
+/* The words of these values a shell can complete (check --keys prints them), read by the
+ * parsers above from these same lists, NULL-terminated: the abstract OMP_PLACES names, the
+ * policies that are a word alone and those followed by ":N", and mpi.dims' one word. */
+extern const char *const ts_places_names[];
+extern const char *const ts_policy_plain[];
+extern const char *const ts_policy_with_node[];
+#define TS_DIMS_AUTO "auto"
+
 /* An output file name template: placeholders %k %i %j %t %h %p %% only, no control characters. */
 bool ts_file_template_check(const char *s, char *why, size_t len);
 

@@ -16,7 +16,16 @@ int h5w_write_root(struct h5w *w, hid_t file, const struct ts_record *rec)
         { "steps_done", H5T_NATIVE_INT64, &rec->steps_done },
         { "steps_planned", H5T_NATIVE_INT64, &rec->steps_planned },
     };
-    return h5w_attr_strs(w, file, strs, H5W_COUNT(strs)) || h5w_attr_nums(w, file, nums, H5W_COUNT(nums));
+    if (h5w_attr_strs(w, file, strs, H5W_COUNT(strs)) || h5w_attr_nums(w, file, nums, H5W_COUNT(nums)))
+        return w->err->status;
+    const struct ts_build_rec *b = rec->build;
+    if (!b)
+        return TS_OK;
+    const struct h5w_str_attr build[] = {
+        { "build_commit", b->commit }, { "build_compiler", b->compiler }, { "build_openmp", b->openmp },
+        { "build_mpi", b->mpi },       { "build_hdf5", b->hdf5 },
+    };
+    return h5w_attr_strs(w, file, build, H5W_COUNT(build));
 }
 
 int h5w_write_job(struct h5w *w, hid_t g, const struct ts_record *rec)

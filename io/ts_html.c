@@ -221,6 +221,20 @@ static void document(struct hbuf *b, const struct html_ctx *c)
         hb_raw(b, " ");
         hb_esc(b, c->runs[0].program_version);
     }
+    if (c->n_runs > 0 && c->runs[0].build_commit[0]) {
+        const struct ts_run_summary *r = &c->runs[0];
+        hb_raw(b, " (built from commit ");
+        hb_esc(b, r->build_commit);
+        hb_raw(b, "; ");
+        hb_esc(b, r->build_compiler);
+        hb_raw(b, "; OpenMP ");
+        hb_esc(b, r->build_openmp);
+        hb_raw(b, "; MPI ");
+        hb_esc(b, r->build_mpi);
+        hb_raw(b, "; HDF5 ");
+        hb_esc(b, r->build_hdf5);
+        hb_raw(b, ")");
+    }
     hb_raw(b, "; docs/reading-the-report.md says how to read it.</p></footer>\n");
     hb_raw(b, script);
     hb_raw(b, "</body>\n</html>\n");

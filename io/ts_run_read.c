@@ -208,6 +208,26 @@ static int optional_working_set(struct h5r *r, S *s)
     return TS_OK;
 }
 
+/* The root's build_* (the build that wrote the file), "" in files before them. */
+static int read_build(struct h5r *r, S *s)
+{
+    const struct {
+        const char *name;
+        char *buf;
+        size_t size;
+    } items[] = {
+        { "build_commit", s->build_commit, sizeof s->build_commit },
+        { "build_compiler", s->build_compiler, sizeof s->build_compiler },
+        { "build_openmp", s->build_openmp, sizeof s->build_openmp },
+        { "build_mpi", s->build_mpi, sizeof s->build_mpi },
+        { "build_hdf5", s->build_hdf5, sizeof s->build_hdf5 },
+    };
+    for (size_t i = 0; i < COUNT(items); i++)
+        if (optional_str(r, "/", items[i].name, items[i].buf, items[i].size))
+            return r->err->status;
+    return TS_OK;
+}
+
 /* The batch job: an array task is named as Slurm's %A_%a and squeue name it. */
 static int read_job(struct h5r *r, S *s)
 {
@@ -496,7 +516,8 @@ static int read_run(struct h5r *r, S *s)
     if (read_texts(r, s) || read_job(r, s) || read_counters(r, s) || read_machine(r, s) || read_init_memory(r, s)
         || read_placement(r, s))
         return r->err->status;
-    if (optional_str(r, "/", "command_line", s->command_line, sizeof s->command_line) || h5r_read_mpi(r, s))
+    if (optional_str(r, "/", "command_line", s->command_line, sizeof s->command_line) || read_build(r, s)
+        || h5r_read_mpi(r, s))
         return r->err->status;
     return h5r_read_layout(r, s);
 }

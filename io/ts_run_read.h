@@ -72,6 +72,9 @@ struct ts_run_summary {
     struct ts_machine_rec machine;
 
     /* Read from every schema, "" or NaN when the file has no such item */
+    /* The build that wrote the file, as its --version said (root build_*: commit, compiler,
+     * OpenMP, the MPI and HDF5 libraries); "" in files written before them */
+    char build_commit[128], build_compiler[128], build_openmp[48], build_mpi[256], build_hdf5[64];
     char job_id[160];              /* /job@job_id; in an array "<array_job_id>_<array_task_id>" */
     char variant[160];             /* /results@variant: the kernel variant in words */
     char huge_pages[16];           /* /config@init.huge_pages */

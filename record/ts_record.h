@@ -328,9 +328,20 @@ struct ts_job_rec {
     int64_t steps_before_restart; /* iterations (warm-up included) the checkpoint held */
 };
 
+/* The build that wrote the file, root attributes build_*: what `touchstone --version` prints,
+ * from the same place (app/build_info.c). */
+struct ts_build_rec {
+    const char *commit;   /* the commit the build was configured from, "unknown" without git */
+    const char *compiler; /* "GCC 12.2.0" */
+    const char *openmp;   /* "4.5 (_OPENMP 201511)" */
+    const char *mpi;      /* the MPI library, the first line of MPI_Get_library_version */
+    const char *hdf5;     /* the HDF5 the writer was compiled against, "1.10.8 (parallel)" */
+};
+
 struct ts_record {
     /* root attributes */
     const char *program_version;
+    const struct ts_build_rec *build; /* NULL: none written (a test's record) */
     const char *command_line;
     const char *host;
     const char *start_time; /* ISO 8601, UTC */

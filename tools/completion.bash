@@ -1,19 +1,76 @@
 # bash completion for touchstone: installed as share/bash-completion/completions/touchstone,
 # where bash-completion loads it the first time `touchstone <TAB>` is typed (or source it).
 # Commands, each command's options and their values, CONFIG files (*.ini) for run, check and
-# topo, run files (*.h5) for compare, report, plot and show, and the keys of --set, which the
-# binary itself lists (`touchstone check --keys`), so that they never go stale here.
-# The options of each command are those of `touchstone --help` (cli.completion checks it).
+# topo, run files (*.h5) for compare, report, plot and show, and the keys of --set and the
+# values of those that take a closed set, which the binary itself lists (`touchstone check
+# --keys`: "section.key value ..." a line), so that they never go stale here.
+# The options of each command are those of `touchstone --help` (install.completion checks it).
 
-# The keys of --set, asked once a shell of the binary being completed.
+# check --keys of the binary $1 into _touchstone_keys_list, asked once a shell: called in the
+# shell itself, not in a $(...), which would keep the answer to itself.
+_touchstone_ask_keys()
+{
+    if [[ ${_touchstone_keys_of-} != "$1" ]]; then
+        _touchstone_keys_list=$("$1" check --keys 2>/dev/null)
+        _touchstone_keys_of=$1
+    fi
+}
+
+# The keys of --set (the first word of each line of _touchstone_keys_list).
 _touchstone_keys()
 {
-    local ts=$1
-    if [[ ${_touchstone_keys_of-} != "$ts" ]]; then
-        _touchstone_keys_list=$("$ts" check --keys 2>/dev/null)
-        _touchstone_keys_of=$ts
+    local line
+    while read -r line; do
+        printf '%s\n' "${line%% *}"
+    done <<<"$_touchstone_keys_list"
+}
+
+# The values key $1 takes, when they are a closed set (the rest of its line).
+_touchstone_values()
+{
+    local line words IFS=' '
+    while read -r line; do
+        if [[ ${line%% *} == "$1" && $line == *' '* ]]; then
+            read -ra words <<<"${line#* }"
+            printf '%s\n' "${words[@]}"
+        fi
+    done <<<"$_touchstone_keys_list"
+}
+
+# The binary being completed: the command word when it is one, else touchstone on the PATH.
+_touchstone_binary()
+{
+    local ts=${COMP_WORDS[0]}
+    [[ -x $ts ]] || ts=$(type -P touchstone) || return 1
+    printf '%s\n' "$ts"
+}
+
+# --set KEY=VALUE with the cursor in VALUE: completes the values of KEY and returns 0; else 1.
+# Bash splits the words at = and : (COMP_WORDBREAKS), so the argument is read whole from the line
+# up to the cursor, and each answer is cut to the part after the last break, the text bash
+# replaces (what bash-completion's __ltrim_colon_completions does for ':').
+_touchstone_set_value()
+{
+    local line=${COMP_LINE:0:COMP_POINT}
+    local arg=${line##*[[:space:]]}
+    local before=${line%"$arg"}
+    before=${before%"${before##*[![:space:]]}"}
+    [[ ${before##*[[:space:]]} == --set && $arg == *=* ]] || return 1
+    local ts key=${arg%%=*} value=${arg#*=}
+    # After "bind:" comes a node number, which only the machine knows.
+    [[ $value == *: ]] && return 0
+    ts=$(_touchstone_binary) || return 0
+    _touchstone_ask_keys "$ts"
+    local IFS=$'\n'
+    COMPREPLY=($(compgen -P "$key=" -W "$(_touchstone_values "$key")" -- "$value"))
+    # A policy that takes a node ("bind:") is not finished: no space after it.
+    [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *: ]] && compopt -o nospace 2>/dev/null
+    local breaks=${COMP_WORDBREAKS//[^=:]/}
+    if [[ -n $breaks && $arg == *["$breaks"]* ]]; then
+        local cut=${arg%"${arg##*["$breaks"]}"}
+        COMPREPLY=("${COMPREPLY[@]#"$cut"}")
     fi
-    printf '%s\n' "$_touchstone_keys_list"
+    return 0
 }
 
 # Files ending in $1 and folders, for the current word.
@@ -54,12 +111,14 @@ _touchstone()
     esac
 
     # The value of the option before the cursor.
+    _touchstone_set_value && return
     case $prev in
     --set)
-        local ts=${words[0]}
-        [[ -x $ts ]] || ts=$(type -P touchstone) || return
+        local ts
+        ts=$(_touchstone_binary) || return
+        _touchstone_ask_keys "$ts"
         compopt -o nospace 2>/dev/null
-        COMPREPLY=($(compgen -W "$(_touchstone_keys "$ts")" -S = -- "$cur"))
+        COMPREPLY=($(compgen -W "$(_touchstone_keys)" -S = -- "$cur"))
         return
         ;;
     --format)

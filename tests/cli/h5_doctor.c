@@ -693,10 +693,22 @@ static int drop_init(void)
     return 0;
 }
 
+/* What a file written before the root's build_* lacks: those attributes. */
+static int drop_build(void)
+{
+    static const char *const names[] = { "build_commit", "build_compiler", "build_openmp", "build_mpi", "build_hdf5" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (H5Aexists(file, names[i]) > 0 && H5Adelete(file, names[i]) < 0)
+            return fail("deleting the build attributes");
+    return 0;
+}
+
 /* Not damage, for the compare and show tests; each leaves a file the reader accepts:
  *   schema1          what touchstone wrote before schema 2: no /summary, no /counters/machine
- *                    (nor /counters/init_machine and init_memory, which came later)
- *   calm             counters of an undisturbed run: no involuntary switches nor wait for a CPU, nothing else on
+ *                    (nor /counters/init_machine and init_memory, nor the root's build_*,
+ *                    which came later)
+ *   calm             counters of an undisturbed run: no involuntary switches nor wait for a
+ *                    CPU, nothing else on
  *                    the CPUs, load 0; a first touch without stalls, fallbacks or others'
  *                    time (whatever the machine did during the test)
  *   no_init          a file written before /counters/init_machine and init_memory (and the
@@ -711,7 +723,7 @@ static int doctor_schema(const char *c)
     if (strcmp(c, "schema1") == 0)
         return H5Ldelete(file, "/summary", H5P_DEFAULT) < 0 || H5Ldelete(file, "/counters/machine", H5P_DEFAULT) < 0
                    ? fail("deleting what schema 2 added")
-                   : drop_init() || set_int_attr("/", "schema_version", 1);
+                   : drop_init() || drop_build() || set_int_attr("/", "schema_version", 1);
     if (strcmp(c, "no_init") == 0)
         return drop_init();
     if (strcmp(c, "calm") == 0) {

@@ -1,6 +1,7 @@
 #!/bin/sh
 # touchstone show FILE: the warnings and the summary a run printed, again, exactly; --format
-# json: the reader's fields, the summary's lines and the warnings; a schema 1 file (no stored
+# json: the reader's fields, the summary's lines and the warnings; the build facts the file records are
+# --version's (one source); a schema 1 file (no stored
 # summary) shows what the reader has and says so; what show refuses.
 . "$(dirname "$0")/lib.sh"
 H5GET=${3:?path to h5_get}
@@ -15,9 +16,20 @@ grep '^touchstone: warning: ' run.err >printed
 [ -s printed ] || fail "the run printed no warning to show again"
 cat run.out >>printed
 
+# The build facts the file records are --version's, from one source (app/build_info.c).
+"$TS" --version >version || fail "--version failed"
+for pair in commit:build_commit compiler:build_compiler OpenMP:build_openmp MPI:build_mpi HDF5:build_hdf5; do
+    want=$(sed -n "s/^${pair%%:*} *//p" version)
+    got=$("$H5GET" run.h5 "/@${pair#*:}")
+    [ -n "$want" ] && [ "$got" = "$want" ] || fail "/@${pair#*:} is '$got', --version says '$want'"
+done
+built="# built from commit $(sed -n 's/^commit *//p' version) by $(sed -n 's/^compiler *//p' version); OpenMP $(
+    sed -n 's/^OpenMP *//p' version); MPI $(sed -n 's/^MPI *//p' version); HDF5 $(sed -n 's/^HDF5 *//p' version)"
+
 run_ts 0 "show" show run.h5 || finish
 expect_in "$OUT" "^# run\.h5: written by touchstone [^ ]+ on [^ ]+ at [0-9TZ:-]+ \(schema_version 4\)$" "show: the heading"
-tail -n +2 "$OUT" >shown
+[ "$(sed -n 2p "$OUT")" = "$built" ] || fail "show: the build line is '$(sed -n 2p "$OUT")', expected '$built'"
+tail -n +3 "$OUT" >shown
 cmp -s shown printed || { fail "show does not print what the run printed"; diff printed shown | head -10 >&2; }
 
 run_ts 0 "show --format json" show run.h5 --format json || finish
@@ -41,18 +53,21 @@ done
 [ "$(jq -r '.involuntary_switches' show.json)" = "$("$H5GET" run.h5 /counters/kernel:involuntary_switches |
     awk '{ s += $1 } END { print s + 0 }')" ] || fail "json: .involuntary_switches is not the threads' sum"
 jq -e '.disturbed | test("^(yes|no)$")' show.json >/dev/null || fail "json: .disturbed"
+[ "$(jq -r '.build | "# built from commit \(.commit) by \(.compiler); OpenMP \(.openmp); MPI \(.mpi); HDF5 \(.hdf5)"' \
+    show.json)" = "$built" ] || fail "json: .build is not what --version says"
 jq -e 'has("iteration") | not' show.json >/dev/null || fail "json: the per-iteration arrays are left out"
 
 # A file from before schema 2 holds no summary: show says so and prints what the reader has.
 cp run.h5 old.h5 && "$DOCTOR" old.h5 schema1 || fail "h5_doctor schema1"
 run_ts 0 "show a schema 1 file" show old.h5 &&
     expect_in "$OUT" "^# old\.h5: .*\(schema_version 1\); the file predates stored summaries" "schema 1: says so" &&
+    expect_not_in "$OUT" "^# built " "schema 1: no build line (the file records none)" &&
     expect_in "$OUT" "^touchstone: warning: OMP_PLACES=threads" "schema 1: the warnings still" &&
     expect_in "$OUT" "^  kernel     3 iterations \(\+1 warm-up\), per iteration: min [0-9.e-]+ s, median $(
         awk -v m="$("$H5GET" old.h5 /results/time_median)" 'BEGIN { printf "%.4g", m }') s" "schema 1: the kernel line"
 run_ts 0 "show a schema 1 file as json" show old.h5 --format json &&
-    { [ "$(jq -r '[.schema_version, .summary, .machine, .wait_s] | map(tostring) | join(",")' "$OUT")" = 1,null,null,null ] ||
-          fail "json: schema 1 has no summary, no machine and no wait for a CPU"; }
+    { [ "$(jq -r '[.schema_version, .summary, .machine, .build, .wait_s] | map(tostring) | join(",")' "$OUT")" = 1,null,null,null,null ] ||
+          fail "json: schema 1 has no summary, no machine, no build and no wait for a CPU"; }
 # The threads' wait for a CPU (the disturbance rule's measure): the file's, summed.
 run_ts 0 "show as json: the wait" show run.h5 --format json &&
     { [ "$(jq -r '.wait_s' "$OUT")" = "$("$H5GET" run.h5 /counters/kernel:wait_time | jq -s 'add')" ] ||

@@ -21,9 +21,25 @@ if run_ts 0 "--version" --version; then
     expect_in "$OUT" "^HDF5      [0-9]+\.[0-9]+\.[0-9]+ \(parallel\)$" "--version: the HDF5 library"
     [ "$(wc -l <"$OUT")" -eq 6 ] || fail "--version: $(wc -l <"$OUT") lines, expected 6"
 fi
-# check --keys: every key check resolves for a config, and only those (what completion offers).
+# check --keys: every key check resolves for a config, and only those (what completion offers),
+# then the values of a key that takes a closed set, each of which the config takes.
 if run_ts 0 "check --keys" check --keys; then
-    cp "$OUT" "$WORK/keys"
+    cut -d' ' -f1 "$OUT" >"$WORK/keys"
+    for k in run.kernel:sum sum.mode:fast init.policy:bind: openmp.places:numa_domains placement.audit:false mpi.dims:auto; do
+        grep -q "^${k%%:*} \(.* \)*${k#*:}\( \|\$\)" "$OUT" || fail "check --keys: ${k%%:*} without the value ${k#*:}"
+    done
+    grep -q '^stencil\.nx$' "$OUT" || fail "check --keys: stencil.nx (a number) with values"
+    # Round r sets the r-th value of every key that has one, in one check ("bind:" with a node):
+    # the config reads each (this machine may still refuse one, e.g. ll_caches in a VM).
+    r=2
+    # shellcheck disable=SC2046 # one --set and one key=value a word
+    while set -- $(awk -v r="$r" 'NF >= r { v = $r; if (v ~ /:$/) v = v "0"; printf "--set %s=%s\n", $1, v }' "$OUT") &&
+        [ $# -gt 0 ]; do
+        "$TS" check "$SRC/configs/default.ini" "$@" >/dev/null 2>"$ERR" ||
+            ! grep -E '^touchstone: error: --set [^ ]+: .*, must be ' "$ERR" >"$WORK/refused" ||
+            fail "check --keys: a value the config refuses: $(head -1 "$WORK/refused")"
+        r=$((r + 1))
+    done
     run_ts 0 "check default.ini" check "$SRC/configs/default.ini" &&
         awk '/^\[/ { gsub(/[][]/, ""); s = $0; next } /^[a-z_]+ = / { print s "." $1 }' "$OUT" | sort >"$WORK/resolved"
     sort -c "$WORK/keys" 2>/dev/null && fail "check --keys: sorted, expected the key table's order (run.kernel first)"

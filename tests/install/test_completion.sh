@@ -1,8 +1,8 @@
 #!/bin/bash
 # tools/completion.bash (installed as share/bash-completion/completions/touchstone) driven as
 # bash drives it, through COMP_WORDS and COMP_CWORD, alone and under bash-completion: commands,
-# each command's options (those --help gives it), option values, the keys of --set (those
-# `check --keys` lists), and CONFIG and run files by their extension.
+# each command's options (those --help gives it), option values, the keys of --set and the values
+# of each (those `check --keys` lists), and CONFIG and run files by their extension.
 # Arguments: TOUCHSTONE SOURCE_DIR
 . "$(dirname "$0")/../cli/lib.sh"
 SCRIPT=$SRC/tools/completion.bash
@@ -18,6 +18,20 @@ comp() {
     COMPREPLY=()
     _touchstone touchstone "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
     printf '%s\n' "${COMPREPLY[@]}" | sed '/^$/d' | sort >"$WORK/got"
+}
+# comp_line LINE [nosort]: completes at the end of "touchstone LINE" with COMP_WORDS as bash
+# splits the line: at blanks, and at = and : (COMP_WORDBREAKS), each of which is then a word of
+# its own; nosort: only COMPREPLY, in its order.
+comp_line() {
+    COMP_LINE="$TS $1"
+    COMP_POINT=${#COMP_LINE}
+    local split=${COMP_LINE//=/ = }
+    read -ra COMP_WORDS <<<"${split//:/ : }"
+    [[ $COMP_LINE == *' ' ]] && COMP_WORDS+=("")
+    COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+    COMPREPLY=()
+    _touchstone touchstone "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+    [ "${2-}" = nosort ] || printf '%s\n' "${COMPREPLY[@]}" | sed '/^$/d' | sort >"$WORK/got"
 }
 # expect WHAT WORD...: $WORK/got holds exactly WORDs.
 expect() {
@@ -42,7 +56,9 @@ awk '/^$/ { exit }
     "$WORK/help" | sort -u >"$WORK/pairs"
 sed -n 's/^  \(-[a-z]\), \(--[a-z-]*\).*/\1 \2/p' "$WORK/help" >"$WORK/aliases"
 run_ts 0 "check --keys" check --keys || finish
-cp "$OUT" "$WORK/keys"
+cut -d' ' -f1 "$OUT" >"$WORK/keys"
+awk 'NF > 1' "$OUT" >"$WORK/values"
+[ "$(wc -l <"$WORK/values")" -ge 10 ] || fail "check --keys: $(wc -l <"$WORK/values") keys with values, expected 10 or more"
 
 mkdir "$WORK/files" "$WORK/files/sub" && cd "$WORK/files" || finish
 touch a.ini b.h5 c.txt d.xml e.html
@@ -72,6 +88,29 @@ checks() {
     comp check a.ini --set sum.
     # shellcheck disable=SC2046
     expect "$how: --set sum." $(grep '^sum\.' "$WORK/keys" | sed 's/$/=/')
+    # --set KEY=VALUE: the values check --keys lists for KEY (every KEY once, alone), as bash
+    # splits the line at = and :, the answers being what follows the last of them.
+    if [ "$how" = alone ]; then
+        while read -r key values; do
+            comp_line "run a.ini --set $key=" nosort
+            echo "$key ${COMPREPLY[*]}"
+        done <"$WORK/values" >"$WORK/completed"
+        cmp -s "$WORK/completed" "$WORK/values" ||
+            fail "$how: --set KEY= does not complete the values check --keys lists: $(diff "$WORK/values" "$WORK/completed" | grep '^>' | head -3 | tr '\n' ' ')"
+    fi
+    comp_line "run a.ini --set openmp.proc_bind="
+    # shellcheck disable=SC2046
+    expect "$how: --set openmp.proc_bind=" $(sed -n 's/^openmp\.proc_bind //p' "$WORK/values")
+    comp_line "check a.ini --set sum.mode=f"
+    expect "$how: --set sum.mode=f" fast
+    comp_line "run a.ini --set init.policy=b"
+    expect "$how: --set init.policy=b" bind:
+    comp_line "run a.ini --set init.policy=bind:"
+    expect "$how: --set init.policy=bind: (a node number)" ""
+    comp_line "run a.ini --set stencil.nx="
+    expect "$how: --set stencil.nx= (a number)" ""
+    comp_line "run a.ini --set sum.mode=fast "
+    expect "$how: after --set KEY=VALUE, run's CONFIG again" a.ini sub
     comp run ""
     expect "$how: run's CONFIG" a.ini sub
     comp topo --threads 2 ""

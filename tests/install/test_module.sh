@@ -3,8 +3,9 @@
 # loaded by Lmod as a site's users load them: two versions installed side by side, each into a
 # prefix of its own with its modulefiles in one tree; `module load touchstone` gives a working
 # touchstone, its man page, its completion and TOUCHSTONE, loading the other version swaps
-# them cleanly, `module unload` leaves nothing behind. The Tcl modulefile is loaded too (through
-# Lmod's Tcl reader), and a DESTDIR install names the real prefix, not the staging one.
+# them cleanly, `module unload` leaves nothing behind. The Tcl modulefile is loaded too, through
+# Lmod's Tcl reader and by Environment Modules itself (its conflict, switch and unload), and a
+# DESTDIR install names the real prefix, not the staging one.
 # Arguments: TOUCHSTONE(of the build) SOURCE_DIR CMAKE BUILD_DIR
 . "$(dirname "$0")/../cli/lib.sh"
 CMAKE=${3:?path to cmake}
@@ -89,6 +90,48 @@ MODULEPATH_FOR=$WORK/tcl in_lmod "module load touchstone && echo \"path \$(comma
     module unload touchstone; echo \"after \$(command -v touchstone || echo none) \${TOUCHSTONE-unset}\""
 expect_in "$OUT" "^path $APPS/$version/bin/touchstone TOUCHSTONE $APPS/$version/bin/touchstone$" "the Tcl modulefile loads"
 expect_in "$OUT" "^after none unset$" "the Tcl modulefile unloads"
+
+# ---- the Tcl modulefiles with Environment Modules itself: load, the conflict, switch, unload ----
+# Debian's environment-modules conflicts with lmod (both are `module`): scripts/setup-deps.sh
+# --test unpacks it into a folder of its own; its modulecmd.tcl starts the shell as the
+# package's init script does (`modulecmd.tcl bash autoinit`, under tclsh8.6), Lmod untouched.
+EM_CMD=/opt/touchstone-test/environment-modules/usr/lib/modulecmd.tcl
+if [ -r "$EM_CMD" ] && command -v tclsh8.6 >/dev/null; then
+    cp "$MODS/touchstone/$version-b" "$WORK/tcl/touchstone/$version-b"
+    # in_em SCRIPT: as in_lmod, with Environment Modules' `module` and the two Tcl modulefiles.
+    in_em() {
+        env -i HOME="$WORK" PATH=/usr/bin:/bin TERM=dumb \
+            bash -c "eval \"\$(tclsh8.6 $EM_CMD bash autoinit)\"; export MODULEPATH=$WORK/tcl; $1" >"$OUT" 2>"$ERR"
+    }
+    in_em "module --version 2>&1 | head -1
+        module load touchstone/$version && echo loaded
+        echo \"path \$(command -v touchstone) TOUCHSTONE \$TOUCHSTONE\"
+        echo \"man \$(man -w touchstone) bash \$(man -w bash 2>/dev/null || echo none)\"
+        module load touchstone/$version-b 2>/dev/null || echo refused
+        echo \"list \$LOADEDMODULES\"
+        module switch touchstone/$version-b && echo switched
+        echo \"PATH \$PATH TOUCHSTONE \$TOUCHSTONE\"
+        module unload touchstone && echo unloaded
+        echo \"after PATH \$PATH \${TOUCHSTONE-unset} \${MANPATH-unset} \${XDG_DATA_DIRS-unset} \${LOADEDMODULES:-none}\""
+    sed 's/^/    stderr: /' "$ERR" | grep -v '^ *stderr: *$' | head -5 >&2
+    expect_in "$OUT" "^Modules Release [0-9]" "Environment Modules: its module, not Lmod's"
+    expect_in "$OUT" "^loaded$" "Environment Modules: module load touchstone/$version"
+    expect_in "$OUT" "^path $APPS/$version/bin/touchstone TOUCHSTONE $APPS/$version/bin/touchstone$" \
+        "Environment Modules: the tree's touchstone and TOUCHSTONE"
+    expect_in "$OUT" "^man $APPS/$version/share/man/man1/touchstone.1 bash " "Environment Modules: man finds the tree's page"
+    if [ -r /usr/share/man/man1/bash.1.gz ]; then
+        expect_in "$OUT" "^man .* bash /usr/share/man/man1/bash.1" "Environment Modules: man still finds the system's pages"
+    fi
+    expect_in "$OUT" "^refused$" "Environment Modules: the other version refused while one is loaded (conflict touchstone)"
+    expect_in "$OUT" "^list touchstone/$version$" "Environment Modules: after the refusal, the first still alone"
+    expect_in "$OUT" "^switched$" "Environment Modules: module switch to the other version"
+    expect_in "$OUT" "^PATH $APPS/$version-b/bin:/usr/bin:/bin TOUCHSTONE $APPS/$version-b/bin/touchstone$" \
+        "Environment Modules: after the switch, the other version's alone"
+    expect_in "$OUT" "^unloaded$" "Environment Modules: module unload touchstone"
+    expect_in "$OUT" "^after PATH /usr/bin:/bin unset unset unset none$" "Environment Modules: unload leaves nothing behind"
+else
+    fail "no Environment Modules at $EM_CMD with tclsh8.6 (scripts/setup-deps.sh --test unpacks it)"
+fi
 
 # ---- DESTDIR: staged files, naming the prefix they will have ----
 MODS=/opt/apps/modulefiles install_tree /opt/apps/touchstone/$version "$version" "$WORK/stage"
