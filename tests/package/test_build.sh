@@ -16,8 +16,11 @@ mkdir -p "$OUT/touchstone"
     --exclude=./debian/touchstone --exclude=./debian/.debhelper --exclude=./debian/tmp .) |
     (cd "$OUT/touchstone" && tar xf -) || { echo "FAIL: cannot copy $SRC" >&2; exit 1; }
 # nocheck: the suite is make test's (debian/rules); parallel: both cores; noautodbgsym: no
-# debug-symbol package, which nothing here installs.
-if ! (cd "$OUT/touchstone" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc) noautodbgsym" dpkg-buildpackage -b -us -uc) \
+# debug-symbol package, which nothing here installs. The copy has no .git, as a tarball: its
+# commit given as a site's packaging gives it (docs/building.md), when the tree has one.
+commit=$(git -C "$SRC" rev-parse --short=12 HEAD 2>/dev/null || true)
+if ! (cd "$OUT/touchstone" && TOUCHSTONE_COMMIT="$commit" \
+    DEB_BUILD_OPTIONS="nocheck parallel=$(nproc) noautodbgsym" dpkg-buildpackage -b -us -uc) \
     >"$OUT/build.log" 2>&1; then
     echo "FAIL: dpkg-buildpackage -b -us -uc failed:" >&2
     tail -n 30 "$OUT/build.log" | sed 's/^/    | /' >&2
@@ -53,6 +56,10 @@ echo "$contents" | grep -q modulefiles && fail "the package holds modulefiles: /
 version=$(sed -n 's/^[[:space:]]*VERSION \([0-9.]*\)$/\1/p' "$SRC/CMakeLists.txt" | head -n 1)
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] ||
     fail "package version $(dpkg-deb -f "$deb" Version), CMakeLists.txt's $version (debian/changelog)"
+# The packaged binary names that commit (or says unknown, from a tree without git).
+dpkg-deb -x "$deb" "$OUT/unpacked" || fail "dpkg-deb -x $deb"
+named=$("$OUT/unpacked/usr/bin/touchstone" --version 2>/dev/null | sed -n 's/^commit *//p')
+[ "$named" = "${commit:-unknown}" ] || fail "the packaged touchstone --version names commit '$named', expected '${commit:-unknown}'"
 
 [ "$failures" -eq 0 ] || exit 1
 echo "$(basename "$deb"): built, lintian-clean, Depends: $depends"
