@@ -67,9 +67,12 @@ int64_t ts_stencil_wave_rows(const struct ts_problem *pb, int dims)
         return rows;
     if (pb->block_y > 0)
         return pb->block_y < rows ? pb->block_y : rows;
-    /* 2(k + 2) strips of tile + k + 1 rows, nx doubles each. */
-    const int64_t k = pb->time_block;
-    int64_t fit = WAVE_CACHE_BYTES / (2 * (k + 2) * 8 * pb->nx) - (k + 1);
+    /* Whole planes when 2(k + 2) of them fit; else 2(k + 2) strips of tile + k + 1 rows (the
+     * skew), nx doubles each. */
+    const int64_t k = pb->time_block, strip_rows = WAVE_CACHE_BYTES / (2 * (k + 2) * 8 * pb->nx);
+    if (strip_rows >= pb->ny)
+        return rows;
+    int64_t fit = strip_rows - (k + 1);
     if (fit < MIN_WAVE_ROWS)
         fit = MIN_WAVE_ROWS;
     return fit < rows ? fit : rows;
