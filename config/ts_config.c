@@ -64,7 +64,7 @@ static const struct key keys[] = {
     INT_KEY("stencil", "time_block", time_block, "1", 1, 4096,
             "time steps per iteration, in one wavefront sweep over each thread's rows or planes"),
     INT_KEY("stencil", "block_y", block_y, "0", 0, POW2(24),
-            "stencil3d: rows per spatial block; 0 picks the most whose layer condition holds in 512 KiB"),
+            "stencil3d: rows per spatial block, or per wavefront tile with time_block > 1; 0 picks them"),
     ENUM_KEY("init", "mode", init_mode, "parallel", "parallel|serial",
              "first touch by the computing threads (parallel) or by one thread (serial)"),
     INT_KEY("init", "seed", seed, "1", 0, INT64_MAX, "seed of the initial data"),
@@ -929,8 +929,6 @@ static const char *unread_because(const struct ts_config *cfg, const struct key 
         snprintf(buf, len, "kernel %s does not read it", cfg->kernel);
         return buf;
     }
-    if (s3 && strcmp(k->name, "block_y") == 0 && cfg->time_block > 1)
-        return "stencil.time_block > 1 sweeps whole planes, without spatial blocks";
     if (strcmp(k->section, "placement") == 0 && strcmp(k->name, "audit") != 0 && !cfg->placement_audit)
         return "placement.audit = false";
     return NULL;

@@ -94,9 +94,15 @@ void ts_stencil_step(const struct ts_problem *pb, int dims, double *const *array
 void ts_stencil_step_split(const struct ts_problem *pb, int dims, double *const *arrays, struct ts_range r, int64_t t0,
                            int rim);
 
-/* Temporal blocking: k steps of items r in one sweep (stencil_wavefront.c). */
+/* Temporal blocking: k steps of items r in one sweep (stencil_wavefront.c), in skewed tiles of
+ * tile_rows rows of each item (0: all of them). */
 void ts_stencil_wavefront(const struct ts_stencil_sweep *s, double *const *arrays, struct ts_range r, int64_t t0,
-                          int64_t k);
+                          int64_t k, int64_t tile_rows);
+
+/* Rows per tile of stencil3d's wavefront: pb->block_y, or, when 0, the most rows whose 2(k + 2)
+ * strips of the two grids stay in cache; all rows in 2D, without temporal blocking, or when
+ * they fit. */
+int64_t ts_stencil_wave_rows(const struct ts_problem *pb, int dims);
 
 /* Forgets part's wavefront progress; every part's init calls it before the first step. */
 void ts_stencil_wavefront_reset(int part);

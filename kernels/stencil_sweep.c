@@ -150,7 +150,7 @@ void ts_stencil_step(const struct ts_problem *pb, int dims, double *const *array
 {
     const struct ts_stencil_sweep s = ts_stencil_sweep_of(pb, dims);
     if (pb->time_block > 1) {
-        ts_stencil_wavefront(&s, arrays, r, t0, pb->time_block);
+        ts_stencil_wavefront(&s, arrays, r, t0, pb->time_block, ts_stencil_wave_rows(pb, dims));
         return;
     }
     const double *in = arrays[t0 % 2];
@@ -279,7 +279,7 @@ int ts_stencil_plan(const struct ts_problem *pb, int dims, struct ts_plan *plan,
     }
     const int64_t k = pb->time_block > 1 ? pb->time_block : 1;
     const int64_t rows = dims == 3 ? pb->ny - 2 : 1;
-    const int64_t block = k == 1 ? ts_stencil_block_rows(pb, dims) : rows;
+    const int64_t block = k == 1 ? ts_stencil_block_rows(pb, dims) : ts_stencil_wave_rows(pb, dims);
     *plan = (struct ts_plan){
         .n_arrays = 2,
         .array_elems = pb->nx * pb->ny * nz,
@@ -291,12 +291,13 @@ int ts_stencil_plan(const struct ts_problem *pb, int dims, struct ts_plan *plan,
     };
     char blocked[80] = "";
     if (plan->block_y)
-        snprintf(blocked, sizeof blocked, ", y-blocked: %lld of %lld rows per block", (long long)plan->block_y,
-                 (long long)rows);
+        snprintf(blocked, sizeof blocked,
+                 k > 1 ? ", skewed y-tiles: %lld of %lld rows per tile" : ", y-blocked: %lld of %lld rows per block",
+                 (long long)plan->block_y, (long long)rows);
     if (k > 1)
         snprintf(plan->variant, sizeof plan->variant,
-                 "temporal blocking: %lld steps per iteration in one wavefront sweep over each thread's %s",
-                 (long long)k, dims == 3 ? "planes" : "rows");
+                 "temporal blocking: %lld steps per iteration in one wavefront sweep over each thread's %s%s",
+                 (long long)k, dims == 3 ? "planes" : "rows", blocked);
     else
         snprintf(plan->variant, sizeof plan->variant, "%s%s",
                  pb->nontemporal ? "streaming stores of u'" : "cached stores of u' (write-allocate)", blocked);

@@ -12,8 +12,18 @@
  * side. Level s there needs the neighbour's edge item at level s - 1, and overwrites level
  * s - 2, which the neighbour needed for its own level s - 1: one wait covers both.
  *
+ * A 3D plane is too large for that: 2(k + 2) planes of 400 x 400 are 15 MB, past any L2. So
+ * phase A walks the planes once per tile of rows (y), and the tiles are skewed: level s of
+ * the tile of rows [y0, y1) covers rows [y0 - s + 1, y1 - s + 1) (clipped to the updated rows;
+ * the first tile starts at the first row, the last ends at the last). Level s at row j reads
+ * level s - 1 at rows j - 1 .. j + 1, which this tile or an earlier one wrote; it overwrites
+ * level s - 2 at row j, which only level s - 1 at rows j - 1 .. j + 1 read, and those lie in
+ * this tile or an earlier one too. Each tile's wavefront then keeps 2(k + 2) strips of
+ * y1 - y0 + k + 1 rows live (ts_stencil_wave_rows sizes them), and its rows come from memory
+ * once per k steps, with k + 1 rows of overlap with the next tile.
+ *
  * Every update is the same function of the same inputs as in a plain step, so the results
- * are bitwise those of time_block = 1, for any thread count. */
+ * are bitwise those of time_block = 1, for any thread count and tile. */
 #include <sched.h>
 #include <stdalign.h>
 #include <stdatomic.h>
@@ -43,14 +53,59 @@ static void wait_for(int part, int64_t step)
             sched_yield();
 }
 
+/* The cache a tile's wavefront may fill: 3/4 of the 1 MiB L2 the plan assumes per core (the
+ * L2 sizes cpuid reports are sound on VMs; bench/README.md, "Notes behind the code"), the rest
+ * for the hardware's own use and other data. */
+#define WAVE_CACHE_BYTES ((int64_t)768 << 10)
+/* Fewer rows per tile re-read too many (k + 1 of every tile's rows come twice). */
+#define MIN_WAVE_ROWS 8
+
+int64_t ts_stencil_wave_rows(const struct ts_problem *pb, int dims)
+{
+    const int64_t rows = dims == 3 ? pb->ny - 2 : 1;
+    if (dims != 3 || pb->time_block < 2)
+        return rows;
+    if (pb->block_y > 0)
+        return pb->block_y < rows ? pb->block_y : rows;
+    /* Whole planes when 2(k + 2) of them fit; else 2(k + 2) strips of tile + k + 1 rows (the
+     * skew), nx doubles each. */
+    const int64_t k = pb->time_block, strip_rows = WAVE_CACHE_BYTES / (2 * (k + 2) * 8 * pb->nx);
+    if (strip_rows >= pb->ny)
+        return rows;
+    int64_t fit = strip_rows - (k + 1);
+    if (fit < MIN_WAVE_ROWS)
+        fit = MIN_WAVE_ROWS;
+    return fit < rows ? fit : rows;
+}
+
+/* Level step of items [q0, q1), every updated row. */
 static void level(const struct ts_stencil_sweep *s, double *const *arrays, int64_t step, int64_t q0, int64_t q1)
 {
     for (int64_t q = q0; q < q1; q++)
         ts_stencil_item(s, arrays[(step - 1) % 2], arrays[step % 2], q, s->row_lo, s->row_hi);
 }
 
+/* Phase A for the tile of rows [y0, y1): level lev covers the items [lo + lev open_lo,
+ * hi - lev open_hi) and the tile's rows shifted by lev - 1 (see the opening comment). */
+static void trapezoid_tile(const struct ts_stencil_sweep *s, double *const *arrays, int64_t t0, int64_t k, int64_t lo,
+                           int64_t hi, int64_t open_lo, int64_t open_hi, int64_t y0, int64_t y1)
+{
+    const int64_t first = y0 == s->row_lo, last = y1 == s->row_hi;
+    for (int64_t p = lo + open_lo; p < hi - open_hi + k - 1; p++)
+        for (int64_t lev = 1; lev <= k; lev++) {
+            const int64_t q = p - (lev - 1);
+            if (q < lo + lev * open_lo || q >= hi - lev * open_hi)
+                continue;
+            int64_t j0 = first ? y0 : y0 - (lev - 1), j1 = last ? y1 : y1 - (lev - 1);
+            j0 = j0 > s->row_lo ? j0 : s->row_lo;
+            j1 = j1 > s->row_lo ? j1 : s->row_lo;
+            if (j0 < j1)
+                ts_stencil_item(s, arrays[(t0 + lev - 1) % 2], arrays[(t0 + lev) % 2], q, j0, j1);
+        }
+}
+
 void ts_stencil_wavefront(const struct ts_stencil_sweep *s, double *const *arrays, struct ts_range r, int64_t t0,
-                          int64_t k)
+                          int64_t k, int64_t tile_rows)
 {
     const int64_t lo = r.begin > 1 ? r.begin : 1;
     const int64_t hi = r.end < s->items - 1 ? r.end : s->items - 1;
@@ -59,13 +114,10 @@ void ts_stencil_wavefront(const struct ts_stencil_sweep *s, double *const *array
     /* A side borders another thread when its next item is not the fixed boundary. */
     const int64_t open_lo = lo > 1, open_hi = hi < s->items - 1;
 
-    /* Phase A: level s covers [lo + s open_lo, hi - s open_hi). */
-    for (int64_t p = lo + open_lo; p < hi - open_hi + k - 1; p++)
-        for (int64_t lev = 1; lev <= k; lev++) {
-            int64_t q = p - (lev - 1);
-            if (q >= lo + lev * open_lo && q < hi - lev * open_hi)
-                level(s, arrays, t0 + lev, q, q + 1);
-        }
+    /* Phase A, tile by tile of rows. */
+    const int64_t tile = tile_rows > 0 ? tile_rows : s->row_hi - s->row_lo;
+    for (int64_t y0 = s->row_lo; y0 < s->row_hi; y0 += tile)
+        trapezoid_tile(s, arrays, t0, k, lo, hi, open_lo, open_hi, y0, y0 + tile < s->row_hi ? y0 + tile : s->row_hi);
 
     /* Phase B: what phase A left, level by level, after the neighbours' previous level. */
     for (int64_t lev = 1; lev <= k; lev++) {

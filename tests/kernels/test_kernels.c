@@ -248,6 +248,17 @@ static void stencils(void)
             waved.time_block = k;
             check_same_as_plain(&waved, 3, &plain, 3 * k);
         }
+        /* The wavefront in skewed y-tiles: tiles of 1 row (thinner than k), tiles that leave a
+         * remainder, a tile as many rows as the grid has and one more. */
+        const int64_t tiles[][2] = {
+            { 1, 3 }, { 2, 2 }, { 3, 4 }, { 4, 5 }, { odd3d[i][1] - 2, 2 }, { odd3d[i][1], 3 }
+        };
+        for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+            struct ts_problem tiled = plain;
+            tiled.block_y = tiles[t][0];
+            tiled.time_block = tiles[t][1];
+            check_same_as_plain(&tiled, 2, &plain, 2 * tiles[t][1]);
+        }
     }
     const int64_t odd2d[][2] = { { 129, 65 }, { 7, 33 }, { 1031, 9 }, { 520, 12 } };
     for (size_t i = 0; i < sizeof odd2d / sizeof odd2d[0]; i++) {

@@ -47,12 +47,14 @@ decomposition() {
 }
 
 # 2D: a 2x2 grid (corners cross two cuts), auto on 2 ranks with 2 threads each, 3 ranks with
-# serial init; 3D: 2x2x1 with 2 threads a rank (two rounds, the threads sharing each), 1x1x3,
+# serial init; 3D: 2x2x1 with 2 threads a rank (two rounds, the threads sharing each) and the
+# wavefront in skewed y-tiles of 3 rows (a remainder, and y halos inside the tiles), 1x1x3,
 # and 8 ranks as 2x2x2 (three rounds; every block exactly as thick as its halos along x: 3
 # columns, halos 3 deep).
 tb_case stencil2d 4 3 1 s2-2x2 --set stencil.nx=37 --set stencil.ny=29 --set mpi.dims=2x2
 decomposition s2-2x2 2x2
-tb_case stencil3d 4 2 2 s3-2x2x1 --set stencil.nx=17 --set stencil.ny=15 --set stencil.nz=9 --set mpi.dims=2x2x1
+tb_case stencil3d 4 2 2 s3-2x2x1 --set stencil.nx=17 --set stencil.ny=15 --set stencil.nz=9 --set mpi.dims=2x2x1 \
+    --set stencil.block_y=3
 # Under ASan (make test-asan sets ASAN_OPTIONS) the two above alone: the others run the same
 # code on other sizes, and the normal pass checks their bits.
 if [ -z "${ASAN_OPTIONS:-}" ]; then
