@@ -20,7 +20,9 @@
 # the write-allocate read of u' that touchstone's 24 B/update includes), so its reference is
 # likwid's copy GB/s times 24/16: the 24 B/update roofline. With streaming stores the
 # stencils count 16 B/update against copy_mem, whose 16 B are then all the traffic. Each side's
-# GB/s is its mean over the timed iterations (likwid-bench reports no other).
+# GB/s is its mean over the timed iterations (likwid-bench reports no other); the in-LLC sum
+# rows named "threads' own time" take touchstone's over its slowest thread's own time, as
+# likwid-bench times its threads (no barrier per sweep; bench/README.md).
 #
 # Environment: ROUNDS (5), THREADS (every CPU), LLC_MB (the last-level cache in MB: sysfs's
 # L3 size when it is plausible, see bench/README.md; cpuid in VMs can claim anything),
