@@ -18,6 +18,15 @@ double ts_block_sum(const double *restrict x, int64_t len);
  * the same block values whichever thread sums it. */
 void ts_block_sum_range(const double *restrict x, int64_t begin, int64_t end, struct ts_xsum *acc);
 
+/* 1 when the CPU runs AVX-512 (checked at run time, whatever the build's flags): the sums then
+ * take the AVX-512 variant, 4 blocks side by side in ts_block_sum_range; 0 for the portable
+ * one, one block at a time. The bits are the same either way; the run records which ran. */
+int ts_block_sum_wide(void);
+
+/* The portable variants, whatever the CPU: for the tests that compare the two. */
+double ts_block_sum_narrow(const double *restrict x, int64_t len);
+void ts_block_sum_range_narrow(const double *restrict x, int64_t begin, int64_t end, struct ts_xsum *acc);
+
 /* Error bound, in units of roundoff times sum |x|, of one fixed-order block sum. */
 double ts_block_sum_error_factor(int64_t len);
 

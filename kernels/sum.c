@@ -11,16 +11,27 @@
 
 enum { SUM_STREAM = 0 };
 
+/* The vector variant the CPU picked (block_sum.h), for the record: the bits never depend on it,
+ * the speed does. */
+static const char *lanes_variant(int reproducible)
+{
+    if (!ts_block_sum_wide())
+        return reproducible ? "portable vectors, one block at a time (no AVX-512 at run time)"
+                            : "portable vectors (no AVX-512 at run time)";
+    return reproducible ? "AVX-512, 4 blocks side by side (found at run time)" : "AVX-512 (found at run time)";
+}
+
 static int sum_plan(const struct ts_problem *pb, struct ts_plan *plan, char *why, size_t why_len)
 {
     int rc = ts_plan_1d(pb, "sum", 1, plan, why, why_len);
     if (pb->sum_mode == TS_SUM_FAST)
         snprintf(plan->variant, sizeof plan->variant,
-                 "fast: each thread's chunk in %d fixed-order lanes, deposited once (depends on the thread count)",
-                 TS_BLOCK_LANES);
+                 "fast: each thread's chunk in %d fixed-order lanes, deposited once (depends on the thread count); %s",
+                 TS_BLOCK_LANES, lanes_variant(0));
     else
         snprintf(plan->variant, sizeof plan->variant,
-                 "reproducible: %d-element blocks in %d lanes, each deposited exactly", TS_SUM_BLOCK, TS_BLOCK_LANES);
+                 "reproducible: %d-element blocks in %d lanes, deposited exactly; %s", TS_SUM_BLOCK, TS_BLOCK_LANES,
+                 lanes_variant(1));
     return rc;
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The kernel variants the config selects reach the kernels and the record: sum.mode = fast
-# verifies on any thread count; streaming stores, stencil3d blocking and time_block give the
-# plain kernels' result bit for bit; the variant and the rows per block are printed and stored.
+# verifies on any thread count; the sum records the vectors the CPU gave it; streaming stores,
+# stencil3d blocking and time_block give the plain kernels' result bit for bit; the variant and
+# the rows per block are printed and stored.
 . "$(dirname "$0")/lib.sh"
 H5GET=${3:?path to h5_get}
 
@@ -9,6 +10,21 @@ for threads in 1 2 3 4; do
     # shellcheck disable=SC2086
     run_ts 0 "fast sum on $threads threads" run "$SRC/configs/sum.ini" $SMALL --set sum.n=100003 \
         --set sum.mode=fast --threads "$threads" -o "$WORK/f$threads.h5" && expect_in "$OUT" "variant    fast:" "fast sum variant line"
+done
+
+# The sum's vector variant is the CPU's, chosen at run time (Linux lists avx512f only when the
+# kernel enables its registers, as the run's check requires), and the file records it. The bits
+# never depend on it (tests/kernels/test_block_sum.c).
+if grep -qw avx512f /proc/cpuinfo; then lanes="AVX-512"; else lanes="portable vectors"; fi
+for mode in fast reproducible; do
+    # shellcheck disable=SC2086
+    run_ts 0 "$mode sum, its vector variant" run "$SRC/configs/sum.ini" $SMALL --set sum.n=5000 --set sum.mode=$mode \
+        --threads 2 -o "$WORK/lanes-$mode.h5" || continue
+    expect_in "$OUT" "variant    $mode: .*; $lanes" "$mode sum: the variant line names the CPU's vectors ($lanes)"
+    case $("$H5GET" "$WORK/lanes-$mode.h5" /results@variant) in
+    "$mode: "*"; $lanes"*) ;;
+    *) fail "$mode sum: /results@variant is '$("$H5GET" "$WORK/lanes-$mode.h5" /results@variant)', without '$lanes'" ;;
+    esac
 done
 
 # The variant's result, printed to 17 digits, must be the plain kernel's. Each pair of runs
