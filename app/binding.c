@@ -320,15 +320,6 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
                          choice->places, choice->proc_bind);
 }
 
-/* The built-in default of key i as text ("cores"). */
-static void default_value(size_t i, char *buf, size_t len)
-{
-    static struct ts_config defaults; /* static: the config is large; filled on each call, freed */
-    ts_config_defaults(&defaults);
-    ts_config_value_string(&defaults, i, buf, len);
-    ts_config_free(&defaults);
-}
-
 /* "[openmp] places = {99} (run.ini:4)" for the key named name ("openmp.places"); 0 when the
  * key holds its default, also when a file writes it out (configs/default.ini writes every key):
  * judging asks for the machine's topology, which the first pass of a re-executed run would
@@ -340,10 +331,9 @@ static int config_value_what(const struct ts_config *cfg, const char *name, char
             continue;
         if (cfg->origin[i].source == TS_CONFIG_DEFAULT)
             return 0;
-        char value[256], origin[sizeof cfg->path + 16], shown[96], builtin[256];
+        char value[256], origin[sizeof cfg->path + 16], shown[96];
         ts_config_value_string(cfg, i, value, sizeof value);
-        default_value(i, builtin, sizeof builtin);
-        if (strcmp(value, builtin) == 0)
+        if (strcmp(value, ts_config_key_default(i)) == 0)
             return 0;
         ts_config_origin_string(cfg, i, origin, sizeof origin);
         snprintf(what, len, "[openmp] %s = %s (%s)", strchr(name, '.') + 1,

@@ -131,7 +131,8 @@ size_t ts_config_unused_keys(const struct ts_config *cfg, char (*lines)[TS_CONFI
  * from ("default", "<path>:<line>", "--set #<n>"). */
 size_t ts_config_key_count(void);
 const char *ts_config_key_name(size_t index);
-const char *ts_config_key_doc(size_t index); /* one line: meaning, default, range */
+const char *ts_config_key_doc(size_t index);     /* one line: meaning, default, range */
+const char *ts_config_key_default(size_t index); /* the built-in default as the table writes it ("cores") */
 void ts_config_value_string(const struct ts_config *cfg, size_t index, char *buf, size_t len);
 void ts_config_origin_string(const struct ts_config *cfg, size_t index, char *buf, size_t len);
 
