@@ -22,7 +22,7 @@ if run_ts 0 "--version" --version; then
     [ "$(wc -l <"$OUT")" -eq 6 ] || fail "--version: $(wc -l <"$OUT") lines, expected 6"
 fi
 # The binary's RUNPATH (a build tree's): no empty element, which the loader reads as the current
-# directory and probes for every library at every start (issue 28: ~180 failed opens a process).
+# directory and probes for every library at every start (issue 28: ~140 failed opens a process).
 if command -v readelf >/dev/null 2>&1; then
     runpath=$(readelf -d "$TS" | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]$/\1/p')
     case ":$runpath:" in
