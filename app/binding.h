@@ -29,7 +29,8 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
 
 /* The config's openmp.places and openmp.proc_bind judged as the OpenMP runtime will read them
  * (app/omp_env.h): TS_BAD_INPUT, naming the key, its value and where it was set, for a value the
- * runtime would refuse and ignore. TS_OK for the defaults without looking. */
+ * runtime would refuse and ignore. TS_OK for the defaults without looking, also for a default
+ * value a file or --set gives again. */
 int ts_binding_check_config(const struct ts_config *cfg, struct ts_error *err);
 
 /* In the re-executed process: the config text the first pass read and handed over (a sealed

@@ -785,6 +785,11 @@ const char *ts_config_key_name(size_t index)
     return key_names[index];
 }
 
+const char *ts_config_key_default(size_t index)
+{
+    return index < N_KEYS ? keys[index].def : NULL;
+}
+
 const char *ts_config_key_doc(size_t index)
 {
     if (index >= N_KEYS)

@@ -131,7 +131,8 @@ size_t ts_config_unused_keys(const struct ts_config *cfg, char (*lines)[TS_CONFI
  * from ("default", "<path>:<line>", "--set #<n>"). */
 size_t ts_config_key_count(void);
 const char *ts_config_key_name(size_t index);
-const char *ts_config_key_doc(size_t index); /* one line: meaning, default, range */
+const char *ts_config_key_doc(size_t index);     /* one line: meaning, default, range */
+const char *ts_config_key_default(size_t index); /* the built-in default as the table writes it ("cores") */
 /* The values of a key that come from a closed set, as words separated by single spaces, for a
  * shell to complete (`check --keys`): an enum's choices, true and false, the abstract places,
  * the policies ("bind:" and "preferred:" ask for a node after them), auto; "" for a key whose

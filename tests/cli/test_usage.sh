@@ -21,6 +21,14 @@ if run_ts 0 "--version" --version; then
     expect_in "$OUT" "^HDF5      [0-9]+\.[0-9]+\.[0-9]+ \(parallel\)$" "--version: the HDF5 library"
     [ "$(wc -l <"$OUT")" -eq 6 ] || fail "--version: $(wc -l <"$OUT") lines, expected 6"
 fi
+# The binary's RUNPATH (a build tree's): no empty element, which the loader reads as the current
+# directory and probes for every library at every start (issue 28: ~140 failed opens a process).
+if command -v readelf >/dev/null 2>&1; then
+    runpath=$(readelf -d "$TS" | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]$/\1/p')
+    case ":$runpath:" in
+    *::*) [ -z "$runpath" ] || fail "RUNPATH '$runpath' has an empty element: the loader searches the current directory" ;;
+    esac
+fi
 # check --keys: every key check resolves for a config, and only those (what completion offers),
 # then the values of a key that takes a closed set, each of which the config takes.
 if run_ts 0 "check --keys" check --keys; then

@@ -1032,9 +1032,16 @@ static void test_keys(void)
         snprintf(set, sizeof set, "%s=%s", key, value);
         if (ts_config_set(&cfg, set, &err) != TS_OK)
             FAIL("%s: default of %s does not read back: %s", name, key, err.message);
+        /* The table's own text of the default: app/binding.c compares the OpenMP keys' values
+         * with it to skip judging (and discovering the topology for) a default a file repeats. */
+        const char *def = ts_config_key_default(i);
+        if (!def)
+            FAIL("%s: %s has no default text", name, key);
+        else if (strncmp(key, "openmp.", 7) == 0 && strcmp(def, value) != 0)
+            FAIL("%s: default text of %s is '%s', its default value reads '%s'", name, key, def, value);
     }
-    if (ts_config_key_name(n) || ts_config_key_doc(n))
-        FAIL("%s: index %zu past the table has a name or doc", name, n);
+    if (ts_config_key_name(n) || ts_config_key_doc(n) || ts_config_key_default(n))
+        FAIL("%s: index %zu past the table has a name, doc or default", name, n);
 }
 
 /* ---- every shipped config loads and validates ---- */
