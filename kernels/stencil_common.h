@@ -90,7 +90,7 @@ int64_t ts_stencil_block_rows(const struct ts_problem *pb, int dims);
 void ts_stencil_step(const struct ts_problem *pb, int dims, double *const *arrays, struct ts_range r, int64_t t0);
 
 /* The kernels' step_split (ts_kernel.h): step t0 over the items of r, rim = 0 the points that
- * read no halo layer, rim = 1 the others. */
+ * read no halo layer (ts_stencil_step's sweep cut to them), rim = 1 the others. */
 void ts_stencil_step_split(const struct ts_problem *pb, int dims, double *const *arrays, struct ts_range r, int64_t t0,
                            int rim);
 

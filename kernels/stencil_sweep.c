@@ -146,6 +146,72 @@ int64_t ts_stencil_block_rows(const struct ts_problem *pb, int dims)
     return fit < rows ? fit : rows;
 }
 
+/* The points of one step a sweep updates: items [q0, q1), rows [j0, j1) of each item (3D; [0, 1)
+ * in 2D), x in [x0, x1). */
+struct box {
+    int64_t q0, q1, j0, j1, x0, x1;
+};
+
+static int box_empty(struct box b)
+{
+    return b.q1 <= b.q0 || b.j1 <= b.j0 || b.x1 <= b.x0;
+}
+
+/* Rows [j0, j1) of item q, x in [x0, x1): one run of rows when they are whole (x from 1 to
+ * nx - 2), else one row call per row, as short as the box is wide. */
+static void item_rows(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q, int64_t j0,
+                      int64_t j1, int64_t x0, int64_t x1)
+{
+    if (x0 == 1 && x1 == s->nx - 1) {
+        ts_stencil_item(s, in, out, q, j0, j1);
+        return;
+    }
+    for (int64_t j = j0; j < j1; j++) {
+        const int64_t at = q * s->item_elems + j * s->nx + x0;
+        s->row(out + at, in + at, s->nx, s->plane, s->w, x1 - x0);
+    }
+}
+
+/* Updates the points of b, the step's way: in 2D the items (rows) one after the other, whole rows
+ * as one run; in 3D by blocks of `block` rows counted from row_lo, each block sweeping the items
+ * once, so that its input strips are read from memory once and reused, from cache, by the three
+ * steps that need them. A box that is part of a step sweeps the step's blocks, cut to the box. */
+static void sweep_box(const struct ts_stencil_sweep *s, const double *in, double *out, struct box b, int64_t block)
+{
+    if (box_empty(b))
+        return;
+    if (s->item_elems == s->nx) {
+        if (b.x0 == 1 && b.x1 == s->nx - 1)
+            run_of_rows(s, in, out, b.q0 * s->nx + 1, b.q1 - b.q0);
+        else
+            for (int64_t q = b.q0; q < b.q1; q++)
+                item_rows(s, in, out, q, 0, 1, b.x0, b.x1);
+        return;
+    }
+    for (int64_t j0 = s->row_lo; j0 < s->row_hi; j0 += block) {
+        const int64_t lo = j0 > b.j0 ? j0 : b.j0;
+        const int64_t end = j0 + block < s->row_hi ? j0 + block : s->row_hi, hi = end < b.j1 ? end : b.j1;
+        if (lo >= hi)
+            continue;
+        for (int64_t q = b.q0; q < b.q1; q++)
+            item_rows(s, in, out, q, lo, hi, b.x0, b.x1);
+    }
+}
+
+/* Every point a step updates in the items of r: items [1, items - 1) of r, rows [row_lo, row_hi),
+ * x in [1, nx - 1). */
+static struct box step_box(const struct ts_stencil_sweep *s, struct ts_range r)
+{
+    return (struct box){
+        .q0 = r.begin > 1 ? r.begin : 1,
+        .q1 = r.end < s->items - 1 ? r.end : s->items - 1,
+        .j0 = s->row_lo,
+        .j1 = s->row_hi,
+        .x0 = 1,
+        .x1 = s->nx - 1,
+    };
+}
+
 void ts_stencil_step(const struct ts_problem *pb, int dims, double *const *arrays, struct ts_range r, int64_t t0)
 {
     const struct ts_stencil_sweep s = ts_stencil_sweep_of(pb, dims);
@@ -153,59 +219,69 @@ void ts_stencil_step(const struct ts_problem *pb, int dims, double *const *array
         ts_stencil_wavefront(&s, arrays, r, t0, pb->time_block, ts_stencil_wave_rows(pb, dims));
         return;
     }
-    const double *in = arrays[t0 % 2];
-    double *out = arrays[(t0 + 1) % 2];
-    const int64_t first = r.begin > 1 ? r.begin : 1;
-    const int64_t last = r.end < s.items - 1 ? r.end : s.items - 1;
-    const int64_t block = ts_stencil_block_rows(pb, dims);
-    if (dims == 2) {
-        /* 2D items are single rows, one after the other: the thread's rows are one run. */
-        run_of_rows(&s, in, out, first * s.nx + 1, last - first);
-        if (s.nontemporal)
-            ts_stream_fence();
-        return;
-    }
-    /* Each block of rows sweeps the thread's items once: its input strips are read from memory
-     * once and reused, from cache, by the three steps that need them. */
-    for (int64_t j0 = s.row_lo; j0 < s.row_hi; j0 += block) {
-        int64_t j1 = j0 + block < s.row_hi ? j0 + block : s.row_hi;
-        for (int64_t q = first; q < last; q++)
-            ts_stencil_item(&s, in, out, q, j0, j1);
-    }
+    sweep_box(&s, arrays[t0 % 2], arrays[(t0 + 1) % 2], step_box(&s, r), ts_stencil_block_rows(pb, dims));
     if (s.nontemporal)
         ts_stream_fence();
 }
 
-/* Updates the points q in [q0, q1) (items), j in [j0, j1) (rows of an item), x in [x0, x1):
- * one row call per row, as short as the box is wide. */
-static void box(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q0, int64_t q1, int64_t j0,
-                int64_t j1, int64_t x0, int64_t x1)
+/* The points of the step over r that read no halo layer: without the layer of points next to
+ * each halo. Only the sides where the part has a halo count (own_begin > 0, own_end short of the
+ * local size): the physical boundary is no halo, and the whole problem has none. In 2D the item
+ * axis is y and an item has no rows to cut. Halos one layer deep (time_block = 1). */
+static struct box core_box(const struct ts_problem *pb, int dims, const struct ts_stencil_sweep *s, struct ts_range r)
 {
-    if (x1 <= x0)
-        return;
-    for (int64_t q = q0; q < q1; q++)
-        for (int64_t j = j0; j < j1; j++) {
-            const int64_t at = q * s->item_elems + j * s->nx + x0;
-            s->row(out + at, in + at, s->nx, s->plane, s->w, x1 - x0);
-        }
+    const struct ts_stencil_frame f = ts_stencil_frame_of(pb, dims);
+    const int64_t local[3] = { pb->nx, pb->ny, dims == 3 ? pb->nz : 1 };
+    int lo[3], hi[3];
+    for (int a = 0; a < 3; a++) {
+        lo[a] = f.own_begin[a] > 0;
+        hi[a] = f.own_end[a] < local[a];
+    }
+    const int item = dims - 1;
+    struct box b = step_box(s, r);
+    if (b.q0 < 1 + lo[item])
+        b.q0 = 1 + lo[item];
+    if (b.q1 > s->items - 1 - hi[item])
+        b.q1 = s->items - 1 - hi[item];
+    if (dims == 3) {
+        b.j0 += lo[1];
+        b.j1 -= hi[1];
+    }
+    b.x0 += lo[0];
+    b.x1 -= hi[0];
+    return b;
 }
 
-/* The rim of the items [q0, q1) that lie inside along the item axis: in 3D the first and last
- * updated rows of each plane and the first and last point of the rows between, in 2D the
- * first and last point of each row (a rank's x halo is read by x = 1 and nx - 2 only). */
-static void rim_of_inner_items(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q0, int64_t q1)
+/* The rim: the points of outer (the step over r) outside core, as disjoint boxes (the items
+ * below and above the core's, then in the core's items the rows below and above its rows, then
+ * in its rows the points left and right of its x range). An empty core leaves outer whole. */
+static void sweep_rim(const struct ts_stencil_sweep *s, const double *in, double *out, struct box outer,
+                      struct box core, int64_t block)
 {
-    const int64_t nx = s->nx, lo = s->row_lo, hi = s->row_hi;
-    const int three = s->item_elems != nx;
-    const int64_t inner_lo = three ? lo + 1 : lo, inner_hi = three ? hi - 1 : hi;
-    if (three) {
-        box(s, in, out, q0, q1, lo, lo + 1, 1, nx - 1);
-        if (hi - 1 > lo)
-            box(s, in, out, q0, q1, hi - 1, hi, 1, nx - 1);
+    if (box_empty(core)) {
+        sweep_box(s, in, out, outer, block);
+        return;
     }
-    box(s, in, out, q0, q1, inner_lo, inner_hi, 1, 2);
-    if (nx - 2 > 1)
-        box(s, in, out, q0, q1, inner_lo, inner_hi, nx - 2, nx - 1);
+    struct box part = outer;
+    part.q1 = core.q0;
+    sweep_box(s, in, out, part, block); /* items below the core's */
+    part.q0 = core.q1;
+    part.q1 = outer.q1;
+    sweep_box(s, in, out, part, block); /* items above */
+    part.q0 = core.q0;
+    part.q1 = core.q1;
+    part.j1 = core.j0;
+    sweep_box(s, in, out, part, block); /* the core's items: rows below the core's */
+    part.j0 = core.j1;
+    part.j1 = outer.j1;
+    sweep_box(s, in, out, part, block); /* rows above */
+    part.j0 = core.j0;
+    part.j1 = core.j1;
+    part.x1 = core.x0;
+    sweep_box(s, in, out, part, block); /* the core's rows: x below the core's */
+    part.x0 = core.x1;
+    part.x1 = outer.x1;
+    sweep_box(s, in, out, part, block); /* x above */
 }
 
 void ts_stencil_step_split(const struct ts_problem *pb, int dims, double *const *arrays, struct ts_range r, int64_t t0,
@@ -214,21 +290,16 @@ void ts_stencil_step_split(const struct ts_problem *pb, int dims, double *const 
     const struct ts_stencil_sweep s = ts_stencil_sweep_of(pb, dims);
     const double *in = arrays[t0 % 2];
     double *out = arrays[(t0 + 1) % 2];
-    const int64_t first = r.begin > 1 ? r.begin : 1;
-    const int64_t last = r.end < s.items - 1 ? r.end : s.items - 1;
-    /* Items [2, items - 2) are inside along the item axis; of them, the inner points. */
-    const int64_t q0 = first > 2 ? first : 2, q1 = last < s.items - 2 ? last : s.items - 2;
-    const int three = dims == 3;
-    if (!rim) {
-        box(&s, in, out, q0, q1, three ? s.row_lo + 1 : s.row_lo, three ? s.row_hi - 1 : s.row_hi, 2, s.nx - 2);
-        return;
-    }
-    if (first <= 1 && last > 1) /* item 1: whole */
-        box(&s, in, out, 1, 2, s.row_lo, s.row_hi, 1, s.nx - 1);
-    if (s.items - 2 > 1 && first <= s.items - 2 && last > s.items - 2) /* item items - 2: whole */
-        box(&s, in, out, s.items - 2, s.items - 1, s.row_lo, s.row_hi, 1, s.nx - 1);
-    if (q1 > q0)
-        rim_of_inner_items(&s, in, out, q0, q1);
+    const int64_t block = ts_stencil_block_rows(pb, dims);
+    /* The core is the step's own sweep cut to the points that read no halo: the same blocks, the
+     * same long runs, the same items per thread (so the pages each thread first touched). */
+    const struct box core = core_box(pb, dims, &s, r);
+    if (!rim)
+        sweep_box(&s, in, out, core, block);
+    else
+        sweep_rim(&s, in, out, step_box(&s, r), core, block);
+    if (s.nontemporal)
+        ts_stream_fence();
 }
 
 /* A part's time block takes its steps between two exchanges: every halo (the layers outside

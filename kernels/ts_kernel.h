@@ -109,10 +109,11 @@ struct ts_kernel {
 
     /* Stencils (NULL for the others), for a rank that overlaps its halo exchange with the
      * step: step over items in two halves, rim = 0 the points that read no halo layer (the
-     * rank's block without one point along each face), rim = 1 the others; both together write
-     * exactly what step writes to the owned points, each by the same expression, but not the
-     * halo layers of the output (the next exchange fills them) and with cached stores. For
-     * time_block = 1. */
+     * rank's block without the layer next to each face that has a halo; the physical boundary
+     * is none), which may run while the exchange fills the halos, rim = 1 the others after it.
+     * Together they write exactly what step writes, each point by the same expression and with
+     * the same stores, rim = 0 by step's own sweep (blocks, runs) cut to its points. For
+     * time_block = 1 (halos one layer deep). */
     void (*step_split)(const struct ts_problem *pb, double *const *arrays, struct ts_range items, int64_t step,
                        int rim);
 

@@ -63,6 +63,35 @@ static void step(struct run *r, int64_t s, struct ts_xsum *acc)
         ts_xsum_merge(acc, &slot[c]);
 }
 
+/* One half of an overlapped iteration (step_split) over every thread's range. */
+static void step_half(struct run *r, int64_t s, int rim)
+{
+#pragma omp parallel for schedule(static) num_threads(r->n_threads)
+    for (int c = 0; c < r->n_threads; c++)
+        r->k->step_split(&r->pb, r->arrays, ts_partition_range(r->threads, c), s, rim);
+}
+
+/* The points of grid g of part r that it does not own (its halo layers) set to poison, or, with
+ * count, the owned points of grid g that are NaN counted. */
+static int64_t halo_points(struct run *r, int g, double poison, int count)
+{
+    const struct ts_problem_part *q = &r->pb.part;
+    const int64_t lx = r->pb.nx, ly = r->pb.ny, lz = r->pb.kernel == TS_KERNEL_STENCIL3D ? r->pb.nz : 1;
+    int64_t n = 0;
+    for (int64_t k = 0; k < lz; k++)
+        for (int64_t j = 0; j < ly; j++)
+            for (int64_t i = 0; i < lx; i++) {
+                const int owned = k >= q->own_begin[2] && k < q->own_end[2] && j >= q->own_begin[1] && j < q->own_end[1]
+                                  && i >= q->own_begin[0] && i < q->own_end[0];
+                double *v = &r->arrays[g][(k * ly + j) * lx + i];
+                if (count)
+                    n += owned && isnan(*v);
+                else if (!owned)
+                    *v = poison;
+            }
+    return n;
+}
+
 /* The result after steps iterations (kernels with a result function), merged into acc. */
 static void result(struct run *r, int64_t steps, struct ts_xsum *acc)
 {
@@ -232,9 +261,12 @@ static void exchange(struct run *part, const struct ts_decomp_block *blocks, int
 }
 
 /* pb whole against pb over ranks (dims NULL: automatic), `variant` applied to the parts only
- * (streaming stores, spatial blocks: the same values by construction), after steps steps. */
-static void check_blocks(const struct ts_problem *pb, int ranks, const int *dims, int64_t steps,
-                         const struct ts_problem *variant)
+ * (streaming stores, spatial blocks: the same values by construction), after steps steps. With
+ * split, the parts step as a rank that overlaps its exchange does: the points that read no halo
+ * (step_split's rim = 0) with NaN in every halo, which must reach no owned point, then the
+ * exchange, then the rim. */
+static void check_split_blocks(const struct ts_problem *pb, int ranks, const int *dims, int64_t steps,
+                               const struct ts_problem *variant, int split)
 {
     const int ndims = pb->kernel == TS_KERNEL_STENCIL3D ? 3 : 2;
     const int64_t points[3] = { pb->nx, pb->ny, ndims == 3 ? pb->nz : 1 };
@@ -245,9 +277,9 @@ static void check_blocks(const struct ts_problem *pb, int ranks, const int *dims
             why);
     ts_decomp_dims_text(&d, text, sizeof text);
     char label[160];
-    snprintf(label, sizeof label, "%s %lldx%lldx%lld on %d ranks as %s%s%s", name, (long long)points[0],
+    snprintf(label, sizeof label, "%s %lldx%lldx%lld on %d ranks as %s%s%s%s", name, (long long)points[0],
              (long long)points[1], (long long)points[2], ranks, text, variant->nontemporal ? ", streaming stores" : "",
-             variant->block_y ? ", y-blocked" : "");
+             variant->block_y ? ", y-blocked" : "", split ? ", overlapped" : "");
 
     struct run whole;
     setup(&whole, pb, 2, 1);
@@ -283,11 +315,26 @@ static void check_blocks(const struct ts_problem *pb, int ranks, const int *dims
             REQUIRE(buf[r][dir], "out of memory");
         }
     }
+    int64_t poisoned = 0;
     for (int64_t s = 0; s < steps; s++) {
-        exchange(part, blocks, ranks, ndims, (int)(s % 2), buf);
-        for (int r = 0; r < ranks; r++)
-            step(&part[r], s, &acc);
+        const int in = (int)(s % 2);
+        if (split) {
+            for (int r = 0; r < ranks; r++) {
+                halo_points(&part[r], in, NAN, 0);
+                step_half(&part[r], s, 0);
+                poisoned += halo_points(&part[r], 1 - in, 0.0, 1);
+            }
+        }
+        exchange(part, blocks, ranks, ndims, in, buf);
+        for (int r = 0; r < ranks; r++) {
+            if (split)
+                step_half(&part[r], s, 1);
+            else
+                step(&part[r], s, &acc);
+        }
     }
+    CHECK(poisoned == 0, "%s: the points that read no halo read one: %lld owned points NaN", label,
+          (long long)poisoned);
     struct ts_xsum merged;
     ts_xsum_init(&merged);
     for (int r = 0; r < ranks; r++)
@@ -350,6 +397,43 @@ static void check_blocks(const struct ts_problem *pb, int ranks, const int *dims
     release(&whole);
 }
 
+static void check_blocks(const struct ts_problem *pb, int ranks, const int *dims, int64_t steps,
+                         const struct ts_problem *variant)
+{
+    check_split_blocks(pb, ranks, dims, steps, variant, 0);
+}
+
+/* The overlapped step (step_split: the points that read no halo, the exchange, the rim) gives
+ * the plain step's bits on every rank grid shape: halos along one axis, along two, along all
+ * three, parts with halos on one side or both, thin parts whose core is empty, streaming stores
+ * and y-blocks, one to three threads a part. */
+static void split_blocks(void)
+{
+    const struct ts_problem plain = { 0 };
+    const struct ts_problem streamed = { .nontemporal = 1 };
+    const struct ts_problem blocked = { .block_y = 2 };
+    struct ts_problem s2 = { .kernel = TS_KERNEL_STENCIL2D, .nx = 129, .ny = 65, .nz = 1, .alpha = 0.2 };
+    check_split_blocks(&s2, 3, (const int[3]){ 1, 3, 1 }, 5, &plain, 1);
+    check_split_blocks(&s2, 3, (const int[3]){ 3, 1, 1 }, 4, &streamed, 1);
+    check_split_blocks(&s2, 1, NULL, 3, &plain, 1);
+    s2.nx = 33;
+    s2.ny = 20;
+    check_split_blocks(&s2, 6, (const int[3]){ 2, 3, 1 }, 5, &plain, 1);
+    check_split_blocks(&s2, 6, (const int[3]){ 1, 6, 1 }, 4, &streamed, 1); /* parts of 3 or 4 rows */
+
+    struct ts_problem s3 = { .kernel = TS_KERNEL_STENCIL3D, .nx = 17, .ny = 9, .nz = 31, .alpha = 0.15 };
+    check_split_blocks(&s3, 5, NULL, 5, &plain, 1);
+    check_split_blocks(&s3, 8, (const int[3]){ 2, 2, 2 }, 4, &plain, 1);
+    check_split_blocks(&s3, 8, (const int[3]){ 2, 2, 2 }, 4, &blocked, 1);
+    check_split_blocks(&s3, 6, (const int[3]){ 3, 1, 2 }, 4, &streamed, 1);
+    check_split_blocks(&s3, 10, (const int[3]){ 1, 1, 10 }, 4, &blocked, 1); /* parts of 3 or 4 planes */
+    s3.nx = 67;
+    s3.ny = 23;
+    s3.nz = 7;
+    check_split_blocks(&s3, 4, (const int[3]){ 2, 2, 1 }, 4, &streamed, 1);
+    check_split_blocks(&s3, 3, (const int[3]){ 1, 3, 1 }, 4, &blocked, 1);
+}
+
 static void blocks(void)
 {
     const struct ts_problem plain = { 0 };
@@ -409,5 +493,7 @@ int main(int argc, char **argv)
         slices();
     if (strcmp(which, "blocks") == 0 || strcmp(which, "all") == 0)
         blocks();
+    if (strcmp(which, "split") == 0 || strcmp(which, "all") == 0)
+        split_blocks();
     return ts_test_finish();
 }
