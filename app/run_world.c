@@ -269,20 +269,18 @@ static int reduce_thread_rows(struct ts_run_ranks *rk, const struct ts_run_exec 
  * every rank's step_times become each step's slowest rank's (every rank gets that answer: an
  * allreduce, O(steps) on each rank and nothing per rank). The sum of every rank's measured
  * iterations, which the summary's halo share divides by, is one more reduction. */
-static int reduce_times(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts_error *err)
+static int reduce_times(struct ts_run_ranks *rk, struct ts_run_exec *ex, int *short_of, struct ts_error *err)
 {
     const struct ts_dist *d = rk->dist;
     const size_t steps = (size_t)(ex->in.warmup + ex->in.iterations);
     const int64_t done = ex->out.steps_done - ex->in.warmup;
     rk->n_threads = ex->in.n_threads;
     rk->timed = done > 0 ? done : 0;
-    int status = TS_OK;
     free(rk->own_steps);
     rk->own_steps = malloc((2 * steps + 1) * sizeof *rk->own_steps);
     /* A rank out of memory here still joins the reductions below (with its own numbers, which
-     * still bound the others'), then fails at the agreement after the stage. */
-    if (status == TS_OK && !rk->own_steps)
-        status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot keep this rank's %zu step times", steps);
+     * still bound the others') and every collective after, then fails (*short_of). */
+    *short_of |= !rk->own_steps;
     if (rk->own_steps) {
         memcpy(rk->own_steps, ex->out.step_times, steps * sizeof *rk->own_steps);
         memcpy(rk->own_steps + steps, ex->out.halo_times, steps * sizeof *rk->own_steps);
@@ -295,7 +293,7 @@ static int reduce_times(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct 
         reduced = ts_dist_max_double(d, ex->out.halo_times, ex->out.halo_times, steps, err);
     if (reduced == TS_OK)
         reduced = ts_dist_sum_double(d, &mine, &rk->mpi.iteration_time, 1, err);
-    return status == TS_OK ? reduced : status;
+    return reduced;
 }
 
 /* Collective: every rank's placement rows written by the ranks when they audited the same
@@ -341,12 +339,12 @@ int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct t
     int status = gather_elapsed(rk, err);
     rk->mpi.iteration_time = 0.0;
     ex->out.thread_times_by_ranks = 1;
+    /* A rank out of memory for what it keeps of its own rows still joins every collective
+     * below (they fail only when MPI does), then fails at the agreement after the stage. */
+    int short_of = !rk->thread_rank;
     if (status == TS_OK)
-        status = reduce_times(rk, ex, err);
+        status = reduce_times(rk, ex, &short_of, err);
     const double iteration_time = rk->mpi.iteration_time;
-    /* A rank out of memory for its rows' ranks still joins every collective below, then fails
-     * at the agreement after the stage. */
-    const int short_of = !rk->thread_rank;
 
     int64_t world_threads = 0, world_nodes = 0;
     if (status == TS_OK)
@@ -362,7 +360,7 @@ int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct t
     if (status == TS_OK)
         status = reduce_audits(rk, ex, err);
     if (status == TS_OK && short_of)
-        status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot hold the ranks of %zu threads", n);
+        status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot keep the rows of this rank's %zu threads", n);
     if (status == TS_OK && d->rank == 0) {
         job_times(ex, ranks, d->size);
         take(&rk->ranks, ranks);

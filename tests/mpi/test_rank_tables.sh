@@ -81,12 +81,19 @@ tables() {
         fail "$name: /threads/table:thread is not each rank's threads 0..n-1: $(values "$file" /threads/table:thread | tr '\n' ' ')"
     n=$(h5dump -d /threads/table "$file" | grep -c "\"$(hostname | cut -c1-63)\"")
     [ "$n" -eq "$threads" ] || fail "$name: $n of $threads rows of /threads/table name the ranks' host"
-    n=$(values "$file" /results/thread_partials | awk '$1 != 0' | wc -l)
-    [ "$n" -eq "$threads" ] || fail "$name: $n of $threads rows of /results/thread_partials written (not 0)"
+    # Each rank's thread partials add up to its partial (rounded each: to 1e-9 of it).
+    values "$file" /results/thread_partials | paste -d ' ' "$WORK/$name.ranks" - >"$WORK/$name.partials"
+    values "$file" /mpi/ranks:partial | awk -v f="$WORK/$name.partials" '
+        BEGIN { while ((getline line < f) > 0) { split(line, a, " "); s[a[1]] += a[2]; n++ } }
+        { r = NR - 1; d = s[r] - $1; if (d < 0) d = -d; m = $1 < 0 ? -$1 : $1
+          if (d > 1e-9 * m) { printf "rank %d: threads %.17g, rank %.17g\n", r, s[r], $1; bad = 1 } }
+        END { exit bad }' >"$WORK/$name.partials.bad" ||
+        fail "$name: /results/thread_partials are not each rank's threads': $(cat "$WORK/$name.partials.bad")"
     n=$(values "$file" /results/node_partials | awk '$1 != 0' | wc -l)
     [ "$n" -eq "$ranks" ] || fail "$name: $n of $ranks rows of /results/node_partials written (one node a rank)"
     # What the summary says of them came by reductions: the same as the rows written.
-    summary=$(values "$file" /summary)
+    summary=$WORK/$name.summary
+    values "$file" /summary >"$summary"
     faults=$( (values "$file" /counters/init:minor_faults; values "$file" /counters/init:major_faults) | awk '{ s += $1 } END { print s }')
     switches=$(values "$file" /counters/kernel:involuntary_switches | awk '{ s += $1 } END { print s }')
     pages=$(values "$file" /placement/thread_pages | awk '{ s += $1 } END { print s }')
