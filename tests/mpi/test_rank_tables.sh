@@ -10,7 +10,7 @@
 # rows, and the readers take it. The per-thread tables too (/threads, /counters, the partials,
 # /placement and /placement/end): each row the thread's of the rank /mpi/ranks says, every row
 # written, and what the summary says of them (taken by reductions) the sums of the rows written.
-# About 12 s alone on the 2-core VM.
+# About 15 s alone on the 2-core VM, loaded by other work (10 s before the per-thread checks).
 # Usage: test_rank_tables.sh TOUCHSTONE SOURCE_DIR MPIRUN H5GET
 . "$(dirname "$0")/lib.sh"
 H5GET=${4:?path to h5_get}
