@@ -69,14 +69,67 @@ void ts_rank_fill_rows(struct ts_rank_fill *f, const char *dataset, int64_t firs
     b->local_start[2] = first_column;
 }
 
+void ts_rank_fill_table(struct ts_rank_fill *f, const char *dataset, enum ts_h5_item item, int64_t first, int64_t rows,
+                        int64_t columns, const void *local)
+{
+    struct ts_h5_block *b = next_block(f, dataset, columns > 0 ? 2 : 1);
+    if (!b)
+        return;
+    b->item = item;
+    b->local = local;
+    b->count[0] = b->local_dims[0] = 1;
+    if (columns > 0) { /* [rows][columns] */
+        b->start[1] = first;
+        b->count[1] = b->local_dims[1] = rows;
+        b->count[2] = b->local_dims[2] = columns;
+    } else { /* [rows] */
+        b->count[1] = b->local_dims[1] = 1;
+        b->start[2] = first;
+        b->count[2] = b->local_dims[2] = rows;
+    }
+}
+
+/* This rank's rows of an audit's per-thread datasets: pass 0 under /placement, 1 under /placement/end. */
+static void fill_audit(struct ts_rank_fill *f, const struct ts_placement *p, const int32_t *node, int pass)
+{
+    static const char *const names[2][6] = {
+        { "/placement/thread_node", "/placement/thread_rank", "/placement/thread_pages",
+          "/placement/thread_local_pages", "/placement/thread_local_fraction", "/placement/thread_node_pages" },
+        { "/placement/end/thread_node", "/placement/end/thread_rank", "/placement/end/thread_pages",
+          "/placement/end/thread_local_pages", "/placement/end/thread_local_fraction",
+          "/placement/end/thread_node_pages" },
+    };
+    const struct ts_run_ranks *rk = f->rk;
+    const char *const *n = names[pass];
+    const int64_t first = rk->first_thread, rows = rk->n_threads;
+    ts_rank_fill_table(f, n[0], TS_H5_INT32, first, rows, 0, node);
+    ts_rank_fill_table(f, n[1], TS_H5_INT32, first, rows, 0, rk->thread_rank);
+    ts_rank_fill_table(f, n[2], TS_H5_INT64, first, rows, 0, p->thread_pages);
+    ts_rank_fill_table(f, n[3], TS_H5_INT64, first, rows, 0, p->thread_local_pages);
+    ts_rank_fill_table(f, n[4], TS_H5_DOUBLE, first, rows, 0, p->thread_local_fraction);
+    ts_rank_fill_table(f, n[5], TS_H5_INT64, first, rows, p->rec.n_nodes, p->thread_node_pages);
+}
+
 void ts_rank_fill_world_rows(struct ts_rank_fill *f, const struct ts_run_exec *ex)
 {
     const struct ts_run_ranks *rk = f->rk;
     const int64_t steps = ex->in.warmup + ex->in.iterations, mine = rk->dist->rank;
-    ts_rank_fill_rows(f, "/timings/thread_iteration", rk->first_thread, rk->n_threads, rk->timed, ex->out.thread_times,
-                      ex->in.iterations, 0);
+    const int64_t first = rk->first_thread, n = rk->n_threads;
+    ts_rank_fill_rows(f, "/timings/thread_iteration", first, n, rk->timed, ex->out.thread_times, ex->in.iterations, 0);
     ts_rank_fill_rows(f, "/mpi/rank_iteration", mine, 1, rk->timed, rk->own_steps, steps, ex->in.warmup);
     ts_rank_fill_rows(f, "/mpi/rank_halo_iteration", mine, 1, rk->timed, rk->own_steps + steps, steps, ex->in.warmup);
+    ts_rank_fill_table(f, "/threads/table", TS_H5_THREAD_ROW, first, n, 0, ex->out.threads);
+    ts_rank_fill_table(f, "/counters/init", TS_H5_COUNTER_ROW, first, n, 0, ex->out.init_counters);
+    ts_rank_fill_table(f, "/counters/kernel", TS_H5_COUNTER_ROW, first, n, 0, ex->out.kernel_counters);
+    ts_rank_fill_table(f, "/results/thread_partials", TS_H5_DOUBLE, first, n, 0, ex->out.thread_partials);
+    ts_rank_fill_table(f, "/results/node_partials", TS_H5_DOUBLE, rk->first_node, ex->out.n_nodes, 0,
+                       ex->out.node_partials);
+    ts_rank_fill_table(f, "/results/node_ids", TS_H5_INT32, rk->first_node, ex->out.n_nodes, 0, ex->out.node_ids);
+    /* Every rank knows whether the ranks audited alike (ts_run_ranks_world): the same blocks on all. */
+    if (rk->placement_by_ranks && ex->out.have_placement)
+        fill_audit(f, &ex->out.placement, ex->out.init_node, 0);
+    if (rk->placement_by_ranks && ex->out.have_placement_end)
+        fill_audit(f, &ex->out.placement_end, ex->out.init_node, 1);
 }
 
 /* Every rank's block written; the first failure (by rank) is everyone's answer on rank 0. */

@@ -1,10 +1,10 @@
 /* The ranks writing one HDF5 file together: rank 0 writes what it holds of the world (the
- * threads, the job's times, the summary) and creates the field's dataset and the tables of
- * every rank's rows (per-iteration times) empty, at their full size; every rank then writes its
- * own block of the field and its own rows into them with collective MPI-IO (parallel HDF5),
- * and only then does the file get its name. No rank ever holds more of the field than its
- * block, nor more of those tables than its rows. Also the digests, which the ranks compute
- * together (checkpoints carry them). */
+ * job's times, /mpi/ranks, the summary) and creates the field's dataset and the tables of
+ * every rank's rows (per-iteration times, the per-thread tables) empty, at their full size;
+ * every rank then writes its own block of the field and its own rows into them with collective
+ * MPI-IO (parallel HDF5), and only then does the file get its name. No rank ever holds more of
+ * the field than its block, nor more of those tables than its rows. Also the digests, which
+ * the ranks compute together (checkpoints carry them). */
 #ifndef TOUCHSTONE_APP_RANK_FILES_H
 #define TOUCHSTONE_APP_RANK_FILES_H
 
@@ -15,8 +15,9 @@
 #include "ts_error.h"
 #include "ts_h5_write.h"
 
-/* The most blocks one file takes from a rank: the field and three tables of rows. */
-#define TS_RANK_FILL_MAX 4
+/* The most blocks one file takes from a rank: the field, three per-iteration tables, six
+ * per-thread and per-node ones, six per-thread datasets of each placement audit. */
+#define TS_RANK_FILL_MAX 22
 
 struct ts_rank_fill {
     const struct ts_run_ranks *rk;
@@ -38,9 +39,16 @@ void ts_rank_fill_field(struct ts_rank_fill *f, const struct ts_run_exec *ex, co
 void ts_rank_fill_rows(struct ts_rank_fill *f, const char *dataset, int64_t first, int64_t rows, int64_t columns,
                        const double *local, int64_t row_length, int64_t first_column);
 
-/* Adds this rank's rows of the results file's per-iteration tables, where ts_run_ranks_world
- * placed them: its threads' rows of /timings/thread_iteration, its row of /mpi/rank_iteration
- * and of /mpi/rank_halo_iteration. */
+/* Adds this rank's rows of a table of item (dataset [rows] when columns is 0, else
+ * [rows][columns]): rows rows from row first, local holding them contiguous. */
+void ts_rank_fill_table(struct ts_rank_fill *f, const char *dataset, enum ts_h5_item item, int64_t first, int64_t rows,
+                        int64_t columns, const void *local);
+
+/* Adds this rank's rows of the results file's tables of every rank's rows, where
+ * ts_run_ranks_world placed them: its threads' rows of /timings/thread_iteration, /threads/table,
+ * /counters/init and kernel, /results/thread_partials and of the placement audits' per-thread
+ * datasets (when the ranks audited alike), its nodes' of /results/node_ids and node_partials,
+ * its row of /mpi/rank_iteration and of /mpi/rank_halo_iteration. */
 void ts_rank_fill_world_rows(struct ts_rank_fill *f, const struct ts_run_exec *ex);
 
 /* Rank 0: what its writer calls with the temporary file (ts_h5_fill), which sends every rank

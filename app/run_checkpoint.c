@@ -187,9 +187,13 @@ int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cf
      * field's digest is checked by rank 0 from every rank's part. */
     struct ts_run_ranks *rk = ck_ranks;
     const int spread = rk && rk->spread;
-    uint64_t stored_digest = 0;
+    uint64_t stored_digest = 0, stored_times = 0, times_part = 0;
     if (spread) {
-        e.n_threads = -1; /* never this rank's threads: the reader checks them in scratch */
+        e.n_threads = -1; /* never this rank's threads: each rank checks its share of the rows */
+        e.part = rk->dist->rank;
+        e.parts = rk->dist->size;
+        e.times_digest = &stored_times;
+        e.times_digest_part = &times_part;
         if (rk->stencil) {
             e.field_dims[0] = rk->dec.points[2];
             e.field_dims[1] = rk->dec.points[1];
@@ -208,15 +212,21 @@ int ts_run_checkpoint_restore(struct ts_run_exec *ex, const struct ts_config *cf
     /* Each rank read the file alone: a refusal is said once, by rank 0, and no rank aborts. */
     if (spread)
         status = ts_run_ranks_agree_error(rk, status, err);
-    if (status == TS_OK && spread && rk->stencil) {
-        uint64_t sum = 0;
-        const uint64_t mine = ts_rank_field_digest(rk, stencil_field_at(ex, steps));
-        status = ts_rank_digest_sum(rk, &mine, &sum, 1, err);
-        if (status == TS_OK && rk->dist->rank == 0 && sum != stored_digest)
+    /* The parts the ranks read, checked together: their digests add up to the stored ones. */
+    if (status == TS_OK && spread) {
+        uint64_t sum[2] = { 0, 0 };
+        const uint64_t mine[2] = { rk->stencil ? ts_rank_field_digest(rk, stencil_field_at(ex, steps)) : 0,
+                                   times_part };
+        status = ts_rank_digest_sum(rk, mine, sum, 2, err);
+        const char *what = status != TS_OK || rk->dist->rank != 0   ? NULL
+                           : rk->stencil && sum[0] != stored_digest ? "/field"
+                           : sum[1] != stored_times                 ? "/thread_times"
+                                                                    : NULL;
+        if (what)
             status = ts_fail(err, TS_BAD_INPUT,
-                             "cannot read checkpoint: %s: /field: the values are not those written (the ranks' "
-                             "digest differs from /field@digest)",
-                             path);
+                             "cannot read checkpoint: %s: %s: the values are not those written (the ranks' "
+                             "digest differs from %s@digest)",
+                             path, what, what);
         status = ts_run_ranks_follow_root(rk, status, err);
     }
     if (status != TS_OK)

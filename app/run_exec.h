@@ -82,6 +82,22 @@ struct ts_run_resources {
     int huge_possible;        /* some page of the arrays may be huge: the audit must look */
 };
 
+/* Across ranks, on rank 0: what its record takes of the per-thread rows every rank writes into
+ * the file itself (app/rank_files.h), from reductions (app/run_world.c): the first rows the
+ * summary shows and the sums it takes. O(1) per rank. */
+struct ts_run_world_rows {
+    int n_threads, n_nodes; /* the world's: the tables' lengths */
+    struct ts_thread_rec threads[TS_RECORD_HEAD];
+    struct ts_counter_row init[TS_RECORD_HEAD], kernel[TS_RECORD_HEAD];
+    struct ts_counter_sums counters;
+    int placement_by_ranks; /* every rank audited the same NUMA nodes: each writes its placement rows */
+    struct ts_run_audit_sums {
+        int64_t pages;
+        double rank_local_fraction[TS_RECORD_HEAD];
+        int n_ranks_head;
+    } audit[2]; /* the init audit, the end audit */
+};
+
 /* What the run produces: where its threads ran, what they counted and timed, the partial and
  * combined results, the placement audits. The tables are allocated by ts_run_exec_prepare
  * (sized by the inputs) and freed by ts_run_exec_release; the record borrows them. */
@@ -107,6 +123,9 @@ struct ts_run_outputs {
                                 * threads' while n_threads becomes the world's; each rank writes its
                                 * rows into the file, the record holds none */
     double *thread_partials;   /* n_threads */
+    /* Across ranks on rank 0 (ts_run_ranks_world): the per-thread arrays here stay this rank's
+     * while n_threads becomes the world's, and the record takes the world's rows from this */
+    const struct ts_run_world_rows *world;
 
     /* per node */
     int n_nodes;

@@ -76,14 +76,14 @@ void ts_run_plan_halos(struct ts_run_plan *rp, int faces, int64_t halo_points, i
 
 void ts_run_plan_world(struct ts_run_plan *rp, int ranks, int64_t world_threads)
 {
-    const size_t others = world_threads > rp->n_threads ? (size_t)(world_threads - rp->n_threads) : 0;
     const size_t d = sizeof(double);
-    /* Per rank its row of /mpi/ranks and its start; per thread of the others its record, counters
-     * and partial. No time per iteration of another rank: each rank writes its own rows of those
-     * tables into the file (app/rank_files.h), and rank 0 gets each step's slowest by a
-     * reduction into the step times it counts already. */
+    /* Per rank its row of /mpi/ranks and its start, gathered. No row of another rank's thread
+     * and no time per iteration of another rank: each rank writes its own rows of those tables
+     * into the file (app/rank_files.h), and rank 0 gets what it shows of them by reductions
+     * into buffers of a fixed size (the first TS_RECORD_HEAD rows, sums), counted with its own. */
     const size_t per_rank = sizeof(struct ts_rank_rec) + d;
-    const size_t tables = sum_bytes(times_bytes(others, PER_THREAD_BYTES), times_bytes((size_t)ranks, per_rank));
+    const size_t head = TS_RECORD_HEAD * (sizeof(struct ts_thread_rec) + 2 * sizeof(struct ts_counter_row) + 2 * d);
+    const size_t tables = sum_bytes(head, times_bytes((size_t)ranks, per_rank));
     /* Gathered and kept for the record, twice in the file's image. */
     rp->world_bytes = times_bytes(tables, 3);
     rp->world_threads = world_threads;
@@ -272,9 +272,7 @@ int ts_run_plan_check_memory(const struct ts_run_plan *rp, struct ts_error *err)
         const int arrays_most = rp->arrays_bytes >= rest_bytes && rp->arrays_bytes >= p.bytes;
         char world[160] = "";
         if (rp->world_bytes > 0)
-            snprintf(world, sizeof world,
-                     ", and on rank 0 the records of the %lld threads of the other ranks and the rows of %d ranks",
-                     (long long)(rp->world_threads - rp->n_threads), rp->world_ranks);
+            snprintf(world, sizeof world, ", and on rank 0 the rows of %d ranks", rp->world_ranks);
         return ts_fail(err, TS_RESOURCE_ERROR,
                        "%s needs %s (%s, and %s for the times of %lld iterations x %d threads, the threads' records "
                        "and the results file%s%s; %llu bytes) but %s allows only %s (%llu bytes); %s",
@@ -339,9 +337,9 @@ void ts_run_plan_print_memory(const struct ts_run_plan *rp, FILE *out)
         char world[32];
         ts_bytes_text(rp->world_bytes, world, sizeof world);
         fprintf(out,
-                "  other ranks   %-10s (rank 0: the records of the %lld threads of the other ranks, the rows of %d "
-                "ranks; their times per iteration each rank writes itself)\n",
-                world, (long long)(rp->world_threads - rp->n_threads), rp->world_ranks);
+                "  other ranks   %-10s (rank 0: the rows of %d ranks; their threads' rows and times per iteration "
+                "each rank writes itself)\n",
+                world, rp->world_ranks);
     }
     struct ts_memory_limit limits[8];
     int n = ts_memory_limits(limits, 8);

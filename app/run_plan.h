@@ -59,10 +59,10 @@ uint64_t ts_run_plan_need(const struct ts_run_plan *rp, const struct ts_memory_l
 int ts_run_plan_check_memory(const struct ts_run_plan *rp, struct ts_error *err);
 
 /* On rank 0 of a run over ranks (ranks of them, world_threads threads in all): adds to the plan
- * the other ranks' rows it gathers, keeps for the record and writes (app/run_world.c: their
- * records, not their times per iteration, which each rank writes itself), counted
- * the way count_the_rest counts its own threads, so that the memory check refuses before any
- * allocation a rank 0 that could not hold them. */
+ * the other ranks' rows it gathers, keeps for the record and writes (app/run_world.c: one row a
+ * rank of /mpi/ranks; not their threads' rows nor their times per iteration, which each rank
+ * writes itself), so that the memory check refuses before any allocation a rank 0 that could
+ * not hold them. */
 void ts_run_plan_world(struct ts_run_plan *rp, int ranks, int64_t world_threads);
 
 /* On every rank of a run over ranks: its own step and halo times, kept for its rows of the file

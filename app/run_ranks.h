@@ -37,10 +37,13 @@ struct ts_run_ranks {
 
     /* Every rank's place in the tables of every rank's rows, filled by ts_run_ranks_world:
      * each rank writes its own rows there (app/rank_files.h), nothing of them is gathered. */
-    int64_t first_thread; /* this rank's first row of the per-thread tables */
-    int n_threads;        /* this rank's threads (ex->in.n_threads becomes the world's on rank 0) */
-    int64_t timed;        /* timed iterations done: the columns of the per-iteration tables */
-    double *own_steps;    /* this rank's step times, then its halo times ([2][steps]), kept
+    int64_t first_thread;   /* this rank's first row of the per-thread tables */
+    int n_threads;          /* this rank's threads (ex->in.n_threads becomes the world's on rank 0) */
+    int64_t first_node;     /* this rank's first row of /results/node_ids and node_partials */
+    int placement_by_ranks; /* every rank audited the same NUMA nodes: each writes its placement rows */
+    int32_t *thread_rank;   /* its threads' rank, the rows of /placement/thread_rank it writes */
+    int64_t timed;          /* timed iterations done: the columns of the per-iteration tables */
+    double *own_steps;      /* this rank's step times, then its halo times ([2][steps]), kept
                            * once ex->out.step_times hold each step's slowest rank */
 
     /* rank 0's world, filled by ts_run_ranks_world */
@@ -48,7 +51,7 @@ struct ts_run_ranks {
     struct ts_rank_rec *ranks;
     double *elapsed; /* each rank's seconds from its start to the barrier before the gathers */
     char decomposition[64];
-    int32_t *thread_rank; /* placement rows' ranks */
+    struct ts_run_world_rows world; /* what the record takes of the per-thread rows (ex->out.world) */
 };
 
 /* Before anything else: the world rk's run is in, so that the ranks can agree on a status

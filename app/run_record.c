@@ -222,10 +222,12 @@ static void fill_results(struct ts_run_record *rr, const struct ts_config *cfg, 
     r->n_threads = ex->in.n_threads;
     r->init_mode = cfg->init_mode;
     r->global = ex->out.global;
-    r->thread_partials = ex->out.thread_partials;
-    r->n_nodes = ex->out.n_nodes;
-    r->node_ids = ex->out.node_ids;
-    r->node_partials = ex->out.node_partials;
+    const struct ts_run_world_rows *w = ex->out.world; /* across ranks: each rank writes its rows */
+    r->rows_later = w != NULL;
+    r->thread_partials = w ? NULL : ex->out.thread_partials;
+    r->n_nodes = w ? w->n_nodes : ex->out.n_nodes;
+    r->node_ids = w ? NULL : ex->out.node_ids;
+    r->node_partials = w ? NULL : ex->out.node_partials;
     r->units_per_iteration = ex->in.rp->plan.units_per_step;
     r->bytes_per_unit = ts_kernel_bytes_per_unit(k, pb, &r->byte_model);
     r->variant = ex->in.rp->plan.variant;
@@ -252,6 +254,26 @@ static void fill_results(struct ts_run_record *rr, const struct ts_config *cfg, 
     r->glups_best = is_stencil ? units / r->time_min * 1e-9 : NAN;
     r->glups_median = is_stencil ? units / r->time_median * 1e-9 : NAN;
     rr->rec.results = r;
+}
+
+/* Across ranks (w): an audit whose rows every rank writes (the ranks audited alike) holds none of
+ * them, but what the summary takes of them; else it is rank 0's own, its threads alone. */
+static void world_audit(struct ts_placement_rec *p, const struct ts_run_world_rows *w, int pass)
+{
+    if (!w)
+        return;
+    if (!w->placement_by_ranks) {
+        p->thread_rank = NULL; /* rank 0's threads: rank 0 */
+        return;
+    }
+    p->rows_later = 1;
+    p->n_threads = w->n_threads;
+    p->thread_rank = p->thread_node = NULL;
+    p->thread_pages = p->thread_local_pages = p->thread_node_pages = NULL;
+    p->thread_local_fraction = NULL;
+    p->pages = w->audit[pass].pages;
+    p->n_ranks_head = w->audit[pass].n_ranks_head;
+    memcpy(p->rank_local_fraction, w->audit[pass].rank_local_fraction, sizeof p->rank_local_fraction);
 }
 
 int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, const struct ts_binding_choice *binding,
@@ -285,8 +307,10 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
     add_binding(rr, "num_threads", buf);
     add_binding(rr, "init_mode", cfg->init_mode);
 
-    rec->threads = ex->out.threads;
+    const struct ts_run_world_rows *w = ex->out.world; /* across ranks: each rank writes its rows */
+    rec->threads = w ? w->threads : ex->out.threads;
     rec->n_threads = ex->in.n_threads;
+    rec->threads_later = w != NULL;
 
     struct ts_timings_rec *t = &rr->timings;
     t->allocation = ex->out.t_allocation;
@@ -329,6 +353,7 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
         rr->placement = ex->out.placement.rec;
         rr->placement.measured_after = "init";
         rr->placement.policy = cfg->policy;
+        world_audit(&rr->placement, w, 0);
         rec->placement = &rr->placement;
     }
     if (ex->out.have_placement_end) {
@@ -336,12 +361,15 @@ int ts_run_record_fill(struct ts_run_record *rr, const struct ts_config *cfg, co
         rr->placement_end.measured_after = "kernel";
         rr->placement_end.policy = cfg->policy;
         rr->placement_end.pages_moved = ex->out.pages_moved;
+        world_audit(&rr->placement_end, w, 1);
         rec->placement_end = &rr->placement_end;
     }
     rr->counters = (struct ts_counters_rec){
         .n_threads = ex->in.n_threads,
-        .init = ex->out.init_counters,
-        .kernel = ex->out.kernel_counters,
+        .init = w ? w->init : ex->out.init_counters,
+        .kernel = w ? w->kernel : ex->out.kernel_counters,
+        .rows_later = w != NULL,
+        .sums = w ? w->counters : (struct ts_counter_sums){ 0 },
         .migrations_source = ex->out.counters_source,
         .machine = ex->out.have_machine ? &rr->machine : NULL,
         .init_machine = ex->out.have_init_machine ? &rr->init_machine : NULL,

@@ -1,8 +1,10 @@
-/* ts_run_ranks_world: what every rank measured, on rank 0 as the run's tables and the /mpi
+/* ts_run_ranks_world: what every rank measured, on rank 0 as the run's record and the /mpi
  * group, so that the record, the summary and the file see every thread of every rank as one run
- * sees its threads. The rows of a rank or a thread are gathered; what grows with the iterations
- * is not: each rank keeps its rows for the write (app/rank_files.h) and rank 0 gets what it
- * needs of them by reductions. */
+ * sees its threads. One row a rank is gathered (/mpi/ranks and its start: the summary's slowest
+ * rank and host, the hosts counted); no row of a thread nor any time per iteration is: each rank
+ * keeps its rows for the write (app/rank_files.h), where an MPI_Exscan places them, and rank 0
+ * gets what the record and the summary need of them by reductions: their first rows, sums,
+ * each step's slowest rank. */
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -11,18 +13,26 @@
 
 #include "run_ranks.h"
 #include "ts_distinct.h"
+#include "ts_summary.h"
 
-/* Rank 0 gets every rank's n items of `item` bytes, concatenated in rank order (and how many
- * items in all); the others send theirs. */
-static int gather_table(const struct ts_run_ranks *rk, const void *mine, size_t item, size_t n, void **all,
-                        size_t *total, struct ts_error *err)
+/* Rank 0 gets in *all (malloc'd) every rank's item of `item` bytes at mine, in rank order: a
+ * bounded row per rank (ts_dist_gather: one MPI item a rank, so no int count of bytes limits
+ * the whole). A rank 0 without the memory says so first, and no rank gathers. */
+static int gather_rows(const struct ts_run_ranks *rk, const void *mine, size_t item, void **all, struct ts_error *err)
 {
-    size_t *counts = NULL;
-    int status = ts_dist_gatherv(rk->dist, mine, item * n, all, &counts, err);
-    *total = 0;
-    for (int r = 0; status == TS_OK && counts && r < rk->dist->size; r++)
-        *total += counts[r] / item;
-    free(counts);
+    const struct ts_dist *d = rk->dist;
+    *all = d->rank == 0 ? malloc((size_t)d->size * item) : NULL;
+    int short_of = 0;
+    int status = ts_dist_max(d, d->rank == 0 && !*all, &short_of, err);
+    if (status == TS_OK && short_of)
+        status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM,
+                               "rank 0 cannot hold a row of %zu bytes for each of %d ranks", item, d->size);
+    if (status == TS_OK)
+        status = ts_dist_gather(d, mine, item, *all ? *all : (void *)mine, err);
+    if (status != TS_OK) {
+        free(*all);
+        *all = NULL;
+    }
     return status;
 }
 
@@ -115,12 +125,9 @@ static int gather_elapsed(struct ts_run_ranks *rk, struct ts_error *err)
     int status = ts_dist_max(rk->dist, 0, &ignore, err); /* an allreduce: no rank leaves before all came */
     double mine = omp_get_wtime() - rk->started;
     void *all = NULL;
-    size_t n = 0;
     if (status == TS_OK)
-        status = gather_table(rk, &mine, sizeof mine, 1, &all, &n, err);
-    /* Rank 0 must not fail alone here (the others go on to the next gather): without every
-     * rank's time, ts_run_ranks_total takes the starts for rank 0's. */
-    if (status == TS_OK && rk->dist->rank == 0 && n == (size_t)rk->dist->size) {
+        status = gather_rows(rk, &mine, sizeof mine, &all, err);
+    if (status == TS_OK && rk->dist->rank == 0) {
         take(&rk->elapsed, all);
         all = NULL;
     }
@@ -163,98 +170,118 @@ static int count_hosts(struct ts_mpi_rec *m, const struct ts_rank_rec *ranks)
     return 0;
 }
 
-/* Every thread's placement row, when every rank audited the same NUMA node columns; rank 0's
- * alone otherwise (hosts that differ), and returns 1 to say so. */
-static int gather_placement(struct ts_run_ranks *rk, struct ts_placement *p, const int32_t *thread_node, int n_threads,
-                            struct ts_error *err, int *status)
+/* The most NUMA nodes whose lists the ranks compare; past it every rank takes the audits for
+ * mixed alike (rank 0's rows alone), rather than allocate. */
+#define MAX_AUDIT_NODES 4096
+
+/* Collective: whether some rank audited other NUMA nodes than rank 0 (the columns of every
+ * per-thread placement row: hosts that differ), the same answer on every rank: rank 0's list
+ * broadcast, each rank's verdict reduced. */
+static int audit_mixed(const struct ts_run_ranks *rk, const struct ts_placement_rec *rec, int *mixed,
+                       struct ts_error *err)
 {
-    const struct ts_placement_rec *rec = &p->rec;
-    const size_t nn = (size_t)rec->n_nodes, n = (size_t)n_threads, na = (size_t)rec->n_arrays;
-    void *ids = NULL, *pages = NULL, *local = NULL, *fraction = NULL, *node_pages = NULL, *arrays = NULL,
-         *absent = NULL, *errors = NULL;
-    size_t total = 0, threads = 0, ignore = 0;
-    *status = gather_table(rk, rec->node_ids, sizeof(int32_t), nn, &ids, &total, err);
-    if (*status == TS_OK)
-        *status = gather_table(rk, p->thread_pages, sizeof(int64_t), n, &pages, &threads, err);
-    if (*status == TS_OK)
-        *status = gather_table(rk, p->thread_local_pages, sizeof(int64_t), n, &local, &ignore, err);
-    if (*status == TS_OK)
-        *status = gather_table(rk, p->thread_local_fraction, sizeof(double), n, &fraction, &ignore, err);
-    if (*status == TS_OK)
-        *status = gather_table(rk, p->thread_node_pages, sizeof(int64_t), n * nn, &node_pages, &ignore, err);
-    if (*status == TS_OK)
-        *status = gather_table(rk, p->array_node_pages, sizeof(int64_t), na * nn, &arrays, &ignore, err);
-    if (*status == TS_OK)
-        *status = gather_table(rk, p->array_absent_pages, sizeof(int64_t), na, &absent, &ignore, err);
-    if (*status == TS_OK)
-        *status = gather_table(rk, p->array_error_pages, sizeof(int64_t), na, &errors, &ignore, err);
-    int mixed = 0;
-    if (*status == TS_OK && rk->dist->rank == 0) {
-        const int32_t *all_ids = ids;
-        mixed = total != nn * (size_t)rk->dist->size;
-        for (size_t i = 0; !mixed && i < total; i++)
-            mixed = all_ids[i] != rec->node_ids[i % nn];
-    }
-    if (*status == TS_OK && rk->dist->rank == 0 && !mixed) {
-        const int64_t *all_arrays = arrays, *all_absent = absent, *all_errors = errors, *all_pages = pages,
-                      *all_local = local;
-        for (int r = 1; r < rk->dist->size; r++) {
-            for (size_t i = 0; i < na * nn; i++)
-                p->array_node_pages[i] += all_arrays[(size_t)r * na * nn + i];
-            for (size_t i = 0; i < na; i++) {
-                p->array_absent_pages[i] += all_absent[(size_t)r * na + i];
-                p->array_error_pages[i] += all_errors[(size_t)r * na + i];
-            }
-        }
-        int64_t owned = 0, at_home = 0;
-        for (size_t t = 0; t < threads; t++) {
-            owned += all_pages[t];
-            at_home += all_local[t];
-        }
-        take(&p->thread_pages, pages);
-        take(&p->thread_local_pages, local);
-        take(&p->thread_local_fraction, fraction);
-        take(&p->thread_node_pages, node_pages);
-        pages = local = fraction = node_pages = NULL;
-        p->rec.n_threads = (int32_t)threads;
-        p->rec.thread_pages = p->thread_pages;
-        p->rec.thread_local_pages = p->thread_local_pages;
-        p->rec.thread_local_fraction = p->thread_local_fraction;
-        p->rec.thread_node_pages = p->thread_node_pages;
-        p->rec.thread_node = thread_node;
-        p->rec.thread_rank = rk->thread_rank;
-        p->rec.local_fraction = owned > 0 ? (double)at_home / (double)owned : p->rec.local_fraction;
-    }
-    free(ids);
-    free(pages);
-    free(local);
-    free(fraction);
-    free(node_pages);
-    free(arrays);
-    free(absent);
-    free(errors);
-    return mixed;
+    const struct ts_dist *d = rk->dist;
+    static int32_t ids[MAX_AUDIT_NODES];
+    int nn = rec->n_nodes;
+    *mixed = 1;
+    int status = ts_dist_bcast(d, &nn, sizeof nn, err);
+    if (status != TS_OK || nn < 0 || nn > MAX_AUDIT_NODES)
+        return status;
+    if (d->rank == 0)
+        memcpy(ids, rec->node_ids, (size_t)nn * sizeof *ids);
+    status = ts_dist_bcast(d, ids, (size_t)nn * sizeof *ids, err);
+    int differs = nn != rec->n_nodes;
+    for (int i = 0; !differs && i < nn; i++)
+        differs = ids[i] != rec->node_ids[i];
+    return status == TS_OK ? ts_dist_max(d, differs, mixed, err) : status;
 }
 
-/* Collective: where this rank's rows go, and its own step and halo times kept for them before
+/* Collective, every rank having audited the same NUMA nodes: what rank 0's record takes of
+ * every rank's placement rows, which each rank writes itself (app/rank_files.c). The arrays'
+ * pages and the pages local to their thread are summed; the first ranks' own local fractions
+ * come by ts_dist_head. On rank 0, p->rec says the world: its totals and local fraction. */
+static int reduce_placement(struct ts_run_ranks *rk, struct ts_placement *p, struct ts_run_audit_sums *sums,
+                            struct ts_error *err)
+{
+    const struct ts_dist *d = rk->dist;
+    struct ts_placement_rec *rec = &p->rec;
+    const size_t nn = (size_t)rec->n_nodes, na = (size_t)rec->n_arrays;
+    int64_t counts[2] = { 0, 0 }; /* pages of the threads' chunks, of them local */
+    for (int t = 0; t < rk->n_threads; t++) {
+        counts[0] += p->thread_pages[t];
+        counts[1] += p->thread_local_pages[t];
+    }
+    const double own = counts[0] > 0 ? (double)counts[1] / (double)counts[0] : 0.0;
+    /* Every rank's arrays in place: the others' own counts are written nowhere after this. */
+    int status = ts_dist_sum_i64(d, p->array_node_pages, p->array_node_pages, (int)(na * nn), err);
+    if (status == TS_OK)
+        status = ts_dist_sum_i64(d, p->array_absent_pages, p->array_absent_pages, (int)na, err);
+    if (status == TS_OK)
+        status = ts_dist_sum_i64(d, p->array_error_pages, p->array_error_pages, (int)na, err);
+    if (status == TS_OK)
+        status = ts_dist_sum_i64(d, counts, counts, 2, err);
+    sums->n_ranks_head = d->size < TS_RECORD_HEAD ? d->size : TS_RECORD_HEAD;
+    if (status == TS_OK)
+        status = ts_dist_head(d, &own, sizeof own, d->rank, 1, sums->n_ranks_head, sums->rank_local_fraction, err);
+    sums->pages = counts[0];
+    if (status == TS_OK && d->rank == 0 && counts[0] > 0)
+        rec->local_fraction = (double)counts[1] / (double)counts[0];
+    return status;
+}
+
+/* Collective: what rank 0's record takes of every thread's rows (rk->world), which each rank
+ * writes itself: the first rows the summary shows (ts_dist_head) and the counters' sums. */
+static int reduce_thread_rows(struct ts_run_ranks *rk, const struct ts_run_exec *ex, struct ts_error *err)
+{
+    const struct ts_dist *d = rk->dist;
+    struct ts_run_world_rows *w = &rk->world;
+    const int n = rk->n_threads;
+    const int64_t first = rk->first_thread;
+    const int head = TS_RECORD_HEAD;
+    int status = ts_dist_head(d, ex->out.threads, sizeof *w->threads, first, n, head, w->threads, err);
+    if (status == TS_OK)
+        status = ts_dist_head(d, ex->out.init_counters, sizeof *w->init, first, n, head, w->init, err);
+    if (status == TS_OK)
+        status = ts_dist_head(d, ex->out.kernel_counters, sizeof *w->kernel, first, n, head, w->kernel, err);
+    struct ts_counter_sums s;
+    ts_counter_sums_of(ex->out.init_counters, ex->out.kernel_counters, n, &s);
+    /* The threads that touched the rank's pages: all of them, its first in a serial init. */
+    const int touching = ex->in.serial_init && n > 0 ? 1 : n;
+    for (int t = 0; t < touching; t++) {
+        s.touch_system += ex->out.init_counters[t].system_time;
+        s.touch_span += ex->out.init_counters[t].user_time + ex->out.init_counters[t].system_time;
+    }
+    int64_t counts[3] = { s.init_faults, s.involuntary, s.migrations };
+    double times[3] = { s.touch_system, s.touch_span, s.wait };
+    if (status == TS_OK)
+        status = ts_dist_sum_i64(d, counts, counts, 3, err);
+    if (status == TS_OK)
+        status = ts_dist_sum_double(d, times, times, 3, err);
+    w->counters = (struct ts_counter_sums){ .init_faults = counts[0],
+                                            .involuntary = counts[1],
+                                            .migrations = counts[2],
+                                            .touch_system = times[0],
+                                            .touch_span = times[1],
+                                            .wait = times[2] };
+    return status;
+}
+
+/* Collective: this rank's own step and halo times kept for its rows before
  * every rank's step_times become each step's slowest rank's (every rank gets that answer: an
  * allreduce, O(steps) on each rank and nothing per rank). The sum of every rank's measured
  * iterations, which the summary's halo share divides by, is one more reduction. */
-static int reduce_times(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts_error *err)
+static int reduce_times(struct ts_run_ranks *rk, struct ts_run_exec *ex, int *short_of, struct ts_error *err)
 {
     const struct ts_dist *d = rk->dist;
     const size_t steps = (size_t)(ex->in.warmup + ex->in.iterations);
     const int64_t done = ex->out.steps_done - ex->in.warmup;
     rk->n_threads = ex->in.n_threads;
     rk->timed = done > 0 ? done : 0;
-    int64_t total = 0;
-    int status = ts_dist_rows_before(d, rk->n_threads, &rk->first_thread, &total, err);
     free(rk->own_steps);
     rk->own_steps = malloc((2 * steps + 1) * sizeof *rk->own_steps);
     /* A rank out of memory here still joins the reductions below (with its own numbers, which
-     * still bound the others'), then fails at the agreement after the stage. */
-    if (status == TS_OK && !rk->own_steps)
-        status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot keep this rank's %zu step times", steps);
+     * still bound the others') and every collective after, then fails (*short_of). */
+    *short_of |= !rk->own_steps;
     if (rk->own_steps) {
         memcpy(rk->own_steps, ex->out.step_times, steps * sizeof *rk->own_steps);
         memcpy(rk->own_steps + steps, ex->out.halo_times, steps * sizeof *rk->own_steps);
@@ -267,7 +294,30 @@ static int reduce_times(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct 
         reduced = ts_dist_max_double(d, ex->out.halo_times, ex->out.halo_times, steps, err);
     if (reduced == TS_OK)
         reduced = ts_dist_sum_double(d, &mine, &rk->mpi.iteration_time, 1, err);
-    return status == TS_OK ? reduced : status;
+    return reduced;
+}
+
+/* Collective: every rank's placement rows written by the ranks when they audited the same
+ * NUMA nodes (rk->placement_by_ranks, the same on every rank), rank 0's alone otherwise. */
+static int reduce_audits(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts_error *err)
+{
+    struct ts_placement *audits[2] = { ex->out.have_placement ? &ex->out.placement : NULL,
+                                       ex->out.have_placement_end ? &ex->out.placement_end : NULL };
+    int status = TS_OK, mixed = 0;
+    /* The flags are the config's, the same on every rank. */
+    for (int a = 0; a < 2 && status == TS_OK; a++) {
+        int this_mixed = 0;
+        if (audits[a])
+            status = audit_mixed(rk, &audits[a]->rec, &this_mixed, err);
+        mixed |= this_mixed;
+    }
+    rk->placement_mixed = mixed;
+    rk->placement_by_ranks = status == TS_OK && !mixed;
+    rk->world.placement_by_ranks = rk->placement_by_ranks;
+    for (int a = 0; a < 2 && status == TS_OK && rk->placement_by_ranks; a++)
+        if (audits[a])
+            status = reduce_placement(rk, audits[a], &rk->world.audit[a], err);
+    return status;
 }
 
 int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct ts_run_plan *rp, struct ts_error *err)
@@ -281,98 +331,64 @@ int ts_run_ranks_world(struct ts_run_ranks *rk, struct ts_run_exec *ex, struct t
         ex->out.threads[t].local_rank = d->local_rank;
         snprintf(ex->out.threads[t].host, sizeof ex->out.threads[t].host, "%.63s", d->host);
     }
+    free(rk->thread_rank);
+    rk->thread_rank = malloc((n ? n : 1) * sizeof *rk->thread_rank);
+    for (size_t t = 0; rk->thread_rank && t < n; t++)
+        rk->thread_rank[t] = d->rank;
     struct ts_rank_rec me;
     my_rank(rk, ex, &me);
     int status = gather_elapsed(rk, err);
     rk->mpi.iteration_time = 0.0;
     ex->out.thread_times_by_ranks = 1;
+    /* A rank out of memory for what it keeps of its own rows still joins every collective
+     * below (they fail only when MPI does), then fails at the agreement after the stage. */
+    int short_of = !rk->thread_rank;
     if (status == TS_OK)
-        status = reduce_times(rk, ex, err);
+        status = reduce_times(rk, ex, &short_of, err);
     const double iteration_time = rk->mpi.iteration_time;
 
-    void *ranks = NULL, *threads = NULL, *init_node = NULL, *init_counters = NULL, *kernel_counters = NULL,
-         *partials = NULL, *node_ids = NULL, *node_partials = NULL;
-    size_t n_ranks = 0, total = 0, nodes = 0, ignore = 0;
+    int64_t world_threads = 0, world_nodes = 0;
     if (status == TS_OK)
-        status = gather_table(rk, &me, sizeof me, 1, &ranks, &n_ranks, err);
+        status = ts_dist_rows_before(d, rk->n_threads, &rk->first_thread, &world_threads, err);
     if (status == TS_OK)
-        status = gather_table(rk, ex->out.threads, sizeof *ex->out.threads, n, &threads, &total, err);
+        status = ts_dist_rows_before(d, ex->out.n_nodes, &rk->first_node, &world_nodes, err);
+    me.first_thread = (int32_t)rk->first_thread;
+    void *ranks = NULL;
     if (status == TS_OK)
-        status = gather_table(rk, ex->out.init_node, sizeof(int32_t), n, &init_node, &ignore, err);
+        status = gather_rows(rk, &me, sizeof me, &ranks, err);
     if (status == TS_OK)
-        status =
-            gather_table(rk, ex->out.init_counters, sizeof(struct ts_counter_row), n, &init_counters, &ignore, err);
+        status = reduce_thread_rows(rk, ex, err);
     if (status == TS_OK)
-        status =
-            gather_table(rk, ex->out.kernel_counters, sizeof(struct ts_counter_row), n, &kernel_counters, &ignore, err);
-    if (status == TS_OK)
-        status = gather_table(rk, ex->out.thread_partials, sizeof(double), n, &partials, &ignore, err);
-    if (status == TS_OK)
-        status = gather_table(rk, ex->out.node_ids, sizeof(int32_t), (size_t)ex->out.n_nodes, &node_ids, &nodes, err);
-    if (status == TS_OK)
-        status = gather_table(rk, ex->out.node_partials, sizeof(double), (size_t)ex->out.n_nodes, &node_partials,
-                              &ignore, err);
-
+        status = reduce_audits(rk, ex, err);
+    if (status == TS_OK && short_of)
+        status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot keep the rows of this rank's %zu threads", n);
     if (status == TS_OK && d->rank == 0) {
-        struct ts_rank_rec *rr = ranks;
-        rk->thread_rank = malloc((total ? total : 1) * sizeof *rk->thread_rank);
-        if (!rk->thread_rank) {
-            status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot gather the records of %d ranks", d->size);
-        } else {
-            int32_t first = 0;
-            for (int r = 0; r < d->size; r++) {
-                rr[r].first_thread = first;
-                for (int32_t t = 0; t < rr[r].n_threads; t++)
-                    rk->thread_rank[first + t] = r;
-                first += rr[r].n_threads;
-            }
-            job_times(ex, rr, d->size);
-            take(&rk->ranks, ranks);
-            ranks = NULL;
-            take(&ex->out.threads, threads);
-            take(&ex->out.init_node, init_node);
-            take(&ex->out.init_counters, init_counters);
-            take(&ex->out.kernel_counters, kernel_counters);
-            take(&ex->out.thread_partials, partials);
-            take(&ex->out.node_ids, node_ids);
-            take(&ex->out.node_partials, node_partials);
-            threads = init_node = init_counters = kernel_counters = partials = node_ids = node_partials = NULL;
-            ex->out.n_nodes = (int)nodes;
+        job_times(ex, ranks, d->size);
+        take(&rk->ranks, ranks);
+        ranks = NULL;
+        rk->world.n_threads = (int)world_threads;
+        rk->world.n_nodes = (int)world_nodes;
+        ex->out.world = &rk->world;
 
-            struct ts_mpi_rec *m = &rk->mpi;
-            memset(m, 0, sizeof *m);
-            m->size = d->size;
-            m->launcher = d->launcher;
-            m->library = d->library;
-            m->thread_level = d->thread_level_name;
-            m->decomposition = rk->decomposition;
-            m->ranks = rk->ranks;
-            m->n_iterations = rk->timed;
-            m->rows_later = 1;
-            m->iteration_time = iteration_time;
-        }
+        struct ts_mpi_rec *m = &rk->mpi;
+        memset(m, 0, sizeof *m);
+        m->size = d->size;
+        m->launcher = d->launcher;
+        m->library = d->library;
+        m->thread_level = d->thread_level_name;
+        m->decomposition = rk->decomposition;
+        m->ranks = rk->ranks;
+        m->n_iterations = rk->timed;
+        m->rows_later = 1;
+        m->iteration_time = iteration_time;
     }
     free(ranks);
-    free(threads);
-    free(init_node);
-    free(init_counters);
-    free(kernel_counters);
-    free(partials);
-    free(node_ids);
-    free(node_partials);
-
-    /* Every rank takes part in the placement gathers: the flags are the config's, the same on all. */
-    const int n_before = (int)n;
-    if (status == TS_OK && ex->out.have_placement)
-        rk->placement_mixed |= gather_placement(rk, &ex->out.placement, ex->out.init_node, n_before, err, &status);
-    if (status == TS_OK && ex->out.have_placement_end)
-        rk->placement_mixed |= gather_placement(rk, &ex->out.placement_end, ex->out.init_node, n_before, err, &status);
 
     /* Rank 0 alone from here: the collectives are behind it, the stage's agreement follows. */
     if (status == TS_OK && d->rank == 0 && count_hosts(&rk->mpi, rk->ranks) != 0)
         status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot count the hosts of %d ranks", d->size);
     if (status == TS_OK && d->rank == 0) {
-        ex->in.n_threads = (int)total;
+        ex->in.n_threads = (int)world_threads;
         rp->problem = rk->whole;
         rp->plan = rk->whole_plan;
         rp->array_bytes = (size_t)rk->whole_plan.array_elems * sizeof(double);

@@ -191,73 +191,15 @@ int ts_dist_gather(const struct ts_dist *d, const void *mine, size_t bytes, void
     if (bytes > INT_MAX)
         return ts_fail(err, TS_INTERNAL_ERROR, "rank %d: %zu bytes to gather, more than MPI_Gather takes", d->rank,
                        bytes);
-    int code = MPI_Gather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
-    return code == MPI_SUCCESS ? TS_OK : ts_dist_mpi_failed(err, code, "gathering the ranks' partials (MPI_Gather)");
-}
-
-int ts_dist_gatherv(const struct ts_dist *d, const void *mine, size_t bytes, void **all, size_t **counts,
-                    struct ts_error *err)
-{
-    *all = NULL;
-    if (counts)
-        *counts = NULL;
-    if (!d->started) {
-        *all = malloc(bytes ? bytes : 1);
-        size_t *c = counts ? malloc(sizeof *c) : NULL;
-        if (!*all || (counts && !c)) {
-            free(*all);
-            free(c);
-            *all = NULL;
-            return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot copy %zu bytes", bytes);
-        }
-        memcpy(*all, mine, bytes);
-        if (counts) {
-            c[0] = bytes;
-            *counts = c;
-        }
-        return TS_OK;
+    /* One item of `bytes` bytes a rank: MPI places rank r's at r times the type's extent, an
+     * MPI_Aint, so the whole may pass 2 GiB where int counts of bytes would stop. */
+    MPI_Datatype item;
+    int code = MPI_Type_contiguous((int)bytes, MPI_BYTE, &item);
+    if (code == MPI_SUCCESS && (code = MPI_Type_commit(&item)) == MPI_SUCCESS) {
+        code = MPI_Gather(mine, 1, item, all, 1, item, 0, MPI_COMM_WORLD);
+        MPI_Type_free(&item);
     }
-    if (bytes > INT_MAX)
-        return ts_fail(err, TS_INTERNAL_ERROR, "rank %d: %zu bytes to gather, more than MPI_Gatherv takes", d->rank,
-                       bytes);
-    int n = (int)bytes, *lengths = NULL, *offsets = NULL;
-    if (d->rank == 0) {
-        lengths = calloc((size_t)d->size, sizeof *lengths);
-        offsets = calloc((size_t)d->size, sizeof *offsets);
-    }
-    /* Every rank takes part even when rank 0 is out of memory, so that none waits forever. */
-    int code = MPI_Gather(&n, 1, MPI_INT, lengths ? lengths : &n, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    long long total = 0;
-    if (code == MPI_SUCCESS && lengths && offsets) {
-        for (int r = 0; r < d->size; r++) {
-            offsets[r] = (int)total;
-            total += lengths[r];
-        }
-        *all = total < INT_MAX ? malloc((size_t)total + 1) : NULL;
-        if (counts && *all) {
-            *counts = malloc((size_t)d->size * sizeof **counts);
-            for (int r = 0; *counts && r < d->size; r++)
-                (*counts)[r] = (size_t)lengths[r];
-        }
-    }
-    if (code == MPI_SUCCESS)
-        code = MPI_Gatherv(mine, n, MPI_BYTE, *all, lengths, offsets, MPI_BYTE, 0, MPI_COMM_WORLD);
-    free(lengths);
-    free(offsets);
-    int no_memory = d->rank == 0 && (!*all || (counts && !*counts));
-    if (code != MPI_SUCCESS || no_memory) {
-        free(*all);
-        *all = NULL;
-        if (counts) {
-            free(*counts);
-            *counts = NULL;
-        }
-        if (code != MPI_SUCCESS)
-            return ts_dist_mpi_failed(err, code, "gathering the ranks' records (MPI_Gatherv)");
-        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot gather %lld bytes from %d ranks", total,
-                             d->size);
-    }
-    return TS_OK;
+    return code == MPI_SUCCESS ? TS_OK : ts_dist_mpi_failed(err, code, "gathering a row of every rank (MPI_Gather)");
 }
 
 int ts_dist_bcast_from(const struct ts_dist *d, int root, void *buf, size_t bytes, struct ts_error *err)

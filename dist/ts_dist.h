@@ -47,15 +47,10 @@ int ts_dist_start(struct ts_dist *d, struct ts_error *err);
 int ts_dist_gather_text(const struct ts_dist *d, const char *text, char **all, struct ts_error *err);
 
 /* Collective: rank 0 gets in all (size * bytes, in rank order) every rank's `bytes` bytes at
- * mine; all is ignored on the other ranks. Not started: a copy of mine. TS_INTERNAL_ERROR when
+ * mine; all is ignored on the other ranks. One MPI item of `bytes` a rank: the whole may pass
+ * 2 GiB (bytes itself at most INT_MAX). Not started: a copy of mine. TS_INTERNAL_ERROR when
  * MPI fails. */
 int ts_dist_gather(const struct ts_dist *d, const void *mine, size_t bytes, void *all, struct ts_error *err);
-
-/* Collective: rank 0 gets in *all (malloc'd, the caller frees it) every rank's bytes, which may
- * differ between ranks, in rank order, and in counts (size entries, malloc'd, may be NULL) how
- * many bytes each sent; the other ranks get NULL. TS_RESOURCE_ERROR, TS_INTERNAL_ERROR. */
-int ts_dist_gatherv(const struct ts_dist *d, const void *mine, size_t bytes, void **all, size_t **counts,
-                    struct ts_error *err);
 
 /* Collective: rank 0's `bytes` bytes at buf copied to buf on every rank. */
 int ts_dist_bcast(const struct ts_dist *d, void *buf, size_t bytes, struct ts_error *err);
@@ -94,6 +89,15 @@ int ts_dist_sum_double(const struct ts_dist *d, const double *values, double *su
  * rank's (a reduction), both O(log ranks). Not started: 0 and rows. TS_INTERNAL_ERROR when MPI
  * fails. */
 int ts_dist_rows_before(const struct ts_dist *d, int64_t rows, int64_t *first, int64_t *total, struct ts_error *err);
+
+/* Collective: on rank 0, head (want items of item bytes) gets the items 0 .. want - 1 of the
+ * table of every rank's items in rank order, where this rank's n items at mine are rows first ..
+ * first + n (ts_dist_rows_before); an item no rank holds is zero. One MPI_Reduce with a user
+ * operation: O(want) bytes on each rank, O(log ranks), nothing per rank at rank 0 (what a summary
+ * shows of a table the ranks write themselves). want x item at most 8 KiB (TS_INTERNAL_ERROR
+ * beyond). Not started: the items of mine that fall in the head. */
+int ts_dist_head(const struct ts_dist *d, const void *mine, size_t item, int64_t first, int64_t n, int want, void *head,
+                 struct ts_error *err);
 
 /* Collective: the value of the lowest rank that has one (has != 0) in *first, the same bits on
  * every rank, and that rank in *from; when no rank has one, *first is this rank's value and

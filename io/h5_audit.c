@@ -5,11 +5,27 @@
 
 #include "h5_parts.h"
 
+/* A per-thread vector of p, its values not written when later (the ranks write them). */
+static int rows(struct h5w *w, hid_t g, const char *name, hid_t type, const struct ts_placement_rec *p,
+                const void *data, int later, const char *units)
+{
+    return h5w_dataset(w, g,
+                       &(struct h5w_ds){ .name = name,
+                                         .type = type,
+                                         .rank = 1,
+                                         .dims = { (hsize_t)p->n_threads },
+                                         .data = data,
+                                         .later = later,
+                                         .units = units });
+}
+
 /* thread_rank: each thread's rank; zeros when the record has none (not launched). */
 static int write_thread_rank(struct h5w *w, hid_t g, const struct ts_placement_rec *p)
 {
     int32_t *zeros = NULL;
     const int32_t *ranks = p->thread_rank;
+    if (p->rows_later)
+        return rows(w, g, "thread_rank", H5T_NATIVE_INT32, p, NULL, 1, "1");
     if (!ranks && p->n_threads > 0 && !(ranks = zeros = calloc((size_t)p->n_threads, sizeof *zeros)))
         return ts_fail(w->err, TS_RESOURCE_ERROR, "cannot write output %s: out of memory", w->final_path);
     int st = h5w_vector(w, g, "thread_rank", H5T_NATIVE_INT32, p->n_threads, ranks, "1");
@@ -38,17 +54,18 @@ static int write_placement(struct h5w *w, hid_t g, const struct ts_placement_rec
     return h5w_attr_strs(w, g, strs, H5W_COUNT(strs)) || h5w_attr_nums(w, g, nums, H5W_COUNT(nums))
            || h5w_scalars(w, g, scalars, H5W_COUNT(scalars))
            || h5w_vector(w, g, "node_ids", H5T_NATIVE_INT32, p->n_nodes, p->node_ids, "1")
-           || h5w_vector(w, g, "thread_node", H5T_NATIVE_INT32, p->n_threads, p->thread_node, "1")
+           || rows(w, g, "thread_node", H5T_NATIVE_INT32, p, p->thread_node, p->rows_later, "1")
            || write_thread_rank(w, g, p)
-           || h5w_vector(w, g, "thread_pages", H5T_NATIVE_INT64, p->n_threads, p->thread_pages, "pages")
-           || h5w_vector(w, g, "thread_local_pages", H5T_NATIVE_INT64, p->n_threads, p->thread_local_pages, "pages")
-           || h5w_vector(w, g, "thread_local_fraction", H5T_NATIVE_DOUBLE, p->n_threads, p->thread_local_fraction, "1")
+           || rows(w, g, "thread_pages", H5T_NATIVE_INT64, p, p->thread_pages, p->rows_later, "pages")
+           || rows(w, g, "thread_local_pages", H5T_NATIVE_INT64, p, p->thread_local_pages, p->rows_later, "pages")
+           || rows(w, g, "thread_local_fraction", H5T_NATIVE_DOUBLE, p, p->thread_local_fraction, p->rows_later, "1")
            || h5w_dataset(w, g,
                           &(struct h5w_ds){ .name = "thread_node_pages",
                                             .type = H5T_NATIVE_INT64,
                                             .rank = 2,
                                             .dims = { threads, nodes },
                                             .data = p->thread_node_pages,
+                                            .later = p->rows_later,
                                             .units = "pages",
                                             .dims_label = "thread, node" })
            || h5w_dataset(w, g,
@@ -134,9 +151,8 @@ static int write_init_memory(struct h5w *w, hid_t counters, const struct ts_init
     return failed ? w->err->status : TS_OK;
 }
 
-int h5w_write_counters(struct h5w *w, hid_t g, const struct ts_record *rec)
+hid_t h5w_counter_row_type(void)
 {
-    const struct ts_counters_rec *c = rec->counters;
     const struct h5w_member cols[] = {
         H5W_NUM(struct ts_counter_row, minor_faults, H5T_NATIVE_INT64),
         H5W_NUM(struct ts_counter_row, major_faults, H5T_NATIVE_INT64),
@@ -147,12 +163,16 @@ int h5w_write_counters(struct h5w *w, hid_t g, const struct ts_record *rec)
         H5W_NUM(struct ts_counter_row, system_time, H5T_NATIVE_DOUBLE),
         H5W_NUM(struct ts_counter_row, wait_time, H5T_NATIVE_DOUBLE),
     };
+    return h5w_compound(sizeof(struct ts_counter_row), cols, H5W_COUNT(cols));
+}
+
+int h5w_write_counters(struct h5w *w, hid_t g, const struct ts_record *rec)
+{
+    const struct ts_counters_rec *c = rec->counters;
     static const char *const units = "user_time: s, system_time: s, wait_time: s";
     return h5w_attr_str(w, g, "migrations_source", c->migrations_source)
-           || h5w_table(w, g, "init", sizeof(struct ts_counter_row), cols, H5W_COUNT(cols), c->n_threads, c->init,
-                        units)
-           || h5w_table(w, g, "kernel", sizeof(struct ts_counter_row), cols, H5W_COUNT(cols), c->n_threads, c->kernel,
-                        units)
+           || h5w_table_type(w, g, "init", h5w_counter_row_type(), c->n_threads, c->init, c->rows_later, units)
+           || h5w_table_type(w, g, "kernel", h5w_counter_row_type(), c->n_threads, c->kernel, c->rows_later, units)
            || (c->machine && write_machine(w, g, "machine", c->machine))
            || (c->init_machine && write_machine(w, g, "init_machine", c->init_machine))
            || (c->init_memory && write_init_memory(w, g, c->init_memory));

@@ -60,7 +60,7 @@ static int check_mpi(const struct ts_record *rec, const char *final_path, struct
                            "from thread %lld)",
                            final_path, (int)i, (int)k->rank, (int)k->n_threads, (int)k->first_thread, (int)i,
                            (long long)next);
-        for (int64_t t = next; t < next + k->n_threads && t < rec->n_threads; t++)
+        for (int64_t t = next; !rec->threads_later && t < next + k->n_threads && t < rec->n_threads; t++)
             if (rec->threads[t].rank != i)
                 return ts_fail(err, TS_INTERNAL_ERROR,
                                "cannot write output %s: thread row %lld has rank %d, /mpi/ranks says %d", final_path,
@@ -133,11 +133,13 @@ int h5w_check_record(const struct ts_record *rec, const char *final_path, struct
     const struct ts_topology_rec *t = rec->topology;
     const struct ts_timings_rec *tm = rec->timings;
     const struct ts_results_rec *r = rec->results;
+    /* Rows the ranks write themselves (*_later): the record holds the first of them at most. */
+    const int64_t head = TS_RECORD_HEAD;
     const struct array_fact arrays[] = {
         { "config entries", rec->n_config, rec->config },
         { "environment entries", rec->n_environment, rec->environment },
         { "binding entries", rec->n_binding, rec->binding },
-        { "thread rows", rec->n_threads, rec->threads },
+        { "thread rows", rec->threads_later && rec->n_threads > head ? head : rec->n_threads, rec->threads },
         { "warnings", rec->n_warnings, rec->warnings },
         { "summary lines", rec->n_summary, rec->summary },
         { "NUMA nodes", t->n_numa, t->numa },
@@ -148,20 +150,21 @@ int h5w_check_record(const struct ts_record *rec, const char *final_path, struct
         { "iteration times", tm->n_iterations, tm->iteration },
         { "thread iteration times", tm->thread_iteration_later ? 0 : (int64_t)r->n_threads * tm->n_iterations,
           tm->thread_iteration },
-        { "thread partials", r->n_threads, r->thread_partials },
-        { "node ids", r->n_nodes, r->node_ids },
-        { "node partials", r->n_nodes, r->node_partials },
+        { "thread partials", r->rows_later ? 0 : r->n_threads, r->thread_partials },
+        { "node ids", r->rows_later ? 0 : r->n_nodes, r->node_ids },
+        { "node partials", r->rows_later ? 0 : r->n_nodes, r->node_partials },
     };
     if (check_arrays(arrays, H5W_COUNT(arrays), final_path, err))
         return err->status;
     for (const struct ts_placement_rec *p = rec->placement; p; p = p == rec->placement ? rec->placement_end : NULL) {
+        const int64_t rows = p->rows_later ? 0 : p->n_threads;
         const struct array_fact audit[] = {
             { "placement nodes", p->n_nodes, p->node_ids },
-            { "placement threads", p->n_threads, p->thread_node },
-            { "placement thread pages", p->n_threads, p->thread_pages },
-            { "placement local pages", p->n_threads, p->thread_local_pages },
-            { "placement local fractions", p->n_threads, p->thread_local_fraction },
-            { "placement thread-node pages", (int64_t)p->n_threads * p->n_nodes, p->thread_node_pages },
+            { "placement threads", rows, p->thread_node },
+            { "placement thread pages", rows, p->thread_pages },
+            { "placement local pages", rows, p->thread_local_pages },
+            { "placement local fractions", rows, p->thread_local_fraction },
+            { "placement thread-node pages", rows * p->n_nodes, p->thread_node_pages },
             { "placement array-node pages", (int64_t)p->n_arrays * p->n_nodes, p->array_node_pages },
             { "placement absent pages", p->n_arrays, p->array_absent_pages },
             { "placement error pages", p->n_arrays, p->array_error_pages },
@@ -173,9 +176,11 @@ int h5w_check_record(const struct ts_record *rec, const char *final_path, struct
         return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: an end audit without the init audit",
                        final_path);
     if (rec->counters) {
+        const struct ts_counters_rec *c = rec->counters;
+        const int64_t rows = c->rows_later && c->n_threads > head ? head : c->n_threads;
         const struct array_fact counters[] = {
-            { "init counter rows", rec->counters->n_threads, rec->counters->init },
-            { "kernel counter rows", rec->counters->n_threads, rec->counters->kernel },
+            { "init counter rows", rows, c->init },
+            { "kernel counter rows", rows, c->kernel },
         };
         if (check_arrays(counters, H5W_COUNT(counters), final_path, err))
             return err->status;
@@ -189,6 +194,8 @@ int h5w_check_record(const struct ts_record *rec, const char *final_path, struct
                            (int)i);
     if (rec->mpi && check_mpi(rec, final_path, err))
         return err->status;
+    if (!rec->mpi && (rec->threads_later || rec->results->rows_later))
+        return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: rows the ranks write, but no /mpi", final_path);
     for (int32_t t = 0; !rec->mpi && t < rec->n_threads; t++)
         if (rec->threads[t].rank != 0)
             return ts_fail(err, TS_INTERNAL_ERROR, "cannot write output %s: thread row %d has rank %d but no /mpi",

@@ -119,7 +119,7 @@ int h5w_write_topology(struct h5w *w, hid_t g, const struct ts_record *rec)
                         "size_bytes: bytes, line_bytes: bytes");
 }
 
-int h5w_write_threads(struct h5w *w, hid_t g, const struct ts_record *rec)
+hid_t h5w_thread_row_type(void)
 {
     const struct h5w_member cols[] = {
         H5W_NUM(struct ts_thread_rec, thread, H5T_NATIVE_INT32),
@@ -137,9 +137,14 @@ int h5w_write_threads(struct h5w *w, hid_t g, const struct ts_record *rec)
         H5W_NUM(struct ts_thread_rec, local_rank, H5T_NATIVE_INT32),
         H5W_STR(struct ts_thread_rec, host),
     };
+    return h5w_compound(sizeof(struct ts_thread_rec), cols, H5W_COUNT(cols));
+}
+
+int h5w_write_threads(struct h5w *w, hid_t g, const struct ts_record *rec)
+{
     return h5w_attr_list(w, g, rec->binding, rec->n_binding)
-           || h5w_table(w, g, "table", sizeof(struct ts_thread_rec), cols, H5W_COUNT(cols), rec->n_threads,
-                        rec->threads, "1");
+           || h5w_table_type(w, g, "table", h5w_thread_row_type(), rec->n_threads, rec->threads, rec->threads_later,
+                             "1");
 }
 
 /* Three columns name_x, name_y, name_z for an array of 3 in a row: what h5py, h5dump and

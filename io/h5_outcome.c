@@ -36,6 +36,19 @@ int h5w_write_timings(struct h5w *w, hid_t g, const struct ts_record *rec)
                                             .dims_label = "thread, iteration" });
 }
 
+/* A vector of /results, its values not written when later (the ranks write their rows). */
+static int partials(struct h5w *w, hid_t g, const char *name, hid_t type, int64_t n, const void *data, int later)
+{
+    return h5w_dataset(w, g,
+                       &(struct h5w_ds){ .name = name,
+                                         .type = type,
+                                         .rank = 1,
+                                         .dims = { (hsize_t)n },
+                                         .data = data,
+                                         .later = later,
+                                         .units = "1" });
+}
+
 int h5w_write_results(struct h5w *w, hid_t g, const struct ts_record *rec)
 {
     const struct ts_results_rec *r = rec->results;
@@ -71,9 +84,9 @@ int h5w_write_results(struct h5w *w, hid_t g, const struct ts_record *rec)
     };
     return h5w_attr_strs(w, g, strs, H5W_COUNT(strs)) || h5w_attr_nums(w, g, nums, H5W_COUNT(nums))
            || h5w_scalars(w, g, metrics, H5W_COUNT(metrics))
-           || h5w_vector(w, g, "thread_partials", H5T_NATIVE_DOUBLE, r->n_threads, r->thread_partials, "1")
-           || h5w_vector(w, g, "node_partials", H5T_NATIVE_DOUBLE, r->n_nodes, r->node_partials, "1")
-           || h5w_vector(w, g, "node_ids", H5T_NATIVE_INT32, r->n_nodes, r->node_ids, "1");
+           || partials(w, g, "thread_partials", H5T_NATIVE_DOUBLE, r->n_threads, r->thread_partials, r->rows_later)
+           || partials(w, g, "node_partials", H5T_NATIVE_DOUBLE, r->n_nodes, r->node_partials, r->rows_later)
+           || partials(w, g, "node_ids", H5T_NATIVE_INT32, r->n_nodes, r->node_ids, r->rows_later);
 }
 
 int h5w_write_verification(struct h5w *w, hid_t g, const struct ts_record *rec)

@@ -255,7 +255,7 @@ static hid_t fixed_string(size_t size)
     return t;
 }
 
-static hid_t compound_type(size_t struct_size, const struct h5w_member *m, size_t n)
+hid_t h5w_compound(size_t struct_size, const struct h5w_member *m, size_t n)
 {
     hid_t t = H5Tcreate(H5T_COMPOUND, struct_size);
     for (size_t i = 0; t >= 0 && i < n; i++) {
@@ -274,10 +274,27 @@ static hid_t compound_type(size_t struct_size, const struct h5w_member *m, size_
 int h5w_table(struct h5w *w, hid_t loc, const char *name, size_t struct_size, const struct h5w_member *members,
               size_t n_members, int64_t n, const void *rows, const char *units)
 {
-    hid_t t = compound_type(struct_size, members, n_members);
+    hid_t t = h5w_compound(struct_size, members, n_members);
     if (t < 0)
         return h5w_fail(w, loc, "writing dataset", name);
     int st = h5w_vector(w, loc, name, t, n, rows, units);
     H5Tclose(t);
+    return st;
+}
+
+int h5w_table_type(struct h5w *w, hid_t loc, const char *name, hid_t type, int64_t n, const void *rows, int later,
+                   const char *units)
+{
+    if (type < 0)
+        return h5w_fail(w, loc, "writing dataset", name);
+    int st = h5w_dataset(w, loc,
+                         &(struct h5w_ds){ .name = name,
+                                           .type = type,
+                                           .rank = 1,
+                                           .dims = { (hsize_t)n },
+                                           .data = rows,
+                                           .later = later,
+                                           .units = units });
+    H5Tclose(type);
     return st;
 }

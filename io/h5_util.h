@@ -87,9 +87,23 @@ struct h5w_member {
 #define H5W_STR(rec, field) { #field, offsetof(rec, field), 0, sizeof(((rec *)0)->field) }
 /* clang-format on */
 
+/* A compound type (memory layout) of the members; -1 on failure, the caller closes it. */
+hid_t h5w_compound(size_t struct_size, const struct h5w_member *m, size_t n);
+
 /* A 1D table of n structs of struct_size bytes. */
 int h5w_table(struct h5w *w, hid_t loc, const char *name, size_t struct_size, const struct h5w_member *members,
               size_t n_members, int64_t n, const void *rows, const char *units);
+
+/* The same of the compound type (taken: closed here; -1 says it could not be made), its values
+ * not written when later (the ranks write their rows: ts_h5_write_blocks). */
+int h5w_table_type(struct h5w *w, hid_t loc, const char *name, hid_t type, int64_t n, const void *rows, int later,
+                   const char *units);
+
+/* The types of the rows the ranks write themselves, as their tables are written: a thread's row
+ * of /threads/table (struct ts_thread_rec) and a counter row (struct ts_counter_row). -1 on
+ * failure; the caller closes them. */
+hid_t h5w_thread_row_type(void);
+hid_t h5w_counter_row_type(void);
 
 /* Fills the in-memory file; returns nonzero after filling w->err. */
 typedef int h5w_build_fn(struct h5w *w, hid_t file, const void *ctx);

@@ -61,6 +61,13 @@ struct ts_checkpoint_expect {
     int has_block;
     int64_t block_origin[3], block_dims[3];
     uint64_t *field_digest;
+    /* Across ranks (parts > 1): of thread_times' rows (an even split of the checkpoint's
+     * threads) this reader checks only part `part` of `parts`, puts ts_digest_points of them at
+     * their place in *times_digest_part and the stored digest in *times_digest, for the ranks to
+     * check together (their parts add up). A format 3 checkpoint's digest does not add up: its
+     * whole array is checked here, and both are 0. */
+    int part, parts;
+    uint64_t *times_digest, *times_digest_part;
     double *step_times;   /* capacity n_warmup + n_iterations */
     double *thread_times; /* n_threads x n_iterations; filled when n_threads matches (a
                                          checkpoint of another thread count is checked in scratch) */

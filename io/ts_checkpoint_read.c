@@ -72,6 +72,30 @@ static int check_ticks(struct h5r *r, const char *path, const double *t, size_t 
     return TS_OK;
 }
 
+/* A reader's part of the per-thread times (e->parts > 1): its rows checked, their digest at
+ * their place and the stored one to the caller (ts_checkpoint_expect); copied nowhere. */
+static int read_thread_times_part(struct h5r *r, const struct ts_checkpoint_expect *e, struct h5r_doubles *times,
+                                  int64_t threads, int *restored)
+{
+    const int64_t lo = threads * e->part / e->parts, hi = threads * (e->part + 1) / e->parts;
+    const size_t n = (size_t)(hi - lo) * (size_t)e->n_iterations;
+    const hsize_t start[2] = { (hsize_t)lo, 0 }, count[2] = { (hsize_t)(hi - lo), (hsize_t)e->n_iterations };
+    times->start = start;
+    times->count = count;
+    times->digest_read = e->times_digest;
+    double *part = malloc((n ? n : 1) * sizeof *part);
+    if (!part)
+        return h5r_out_of_memory(r, times->path, "out of memory for %zu values", n);
+    int st = h5r_read_doubles(r, times, part);
+    if (st == TS_OK)
+        st = check_ticks(r, times->path, part, n);
+    if (st == TS_OK)
+        *e->times_digest_part = ts_digest_points(part, n, (uint64_t)lo * (uint64_t)e->n_iterations);
+    free(part);
+    *restored = 0;
+    return st;
+}
+
 /* The per-thread times, checked whatever the thread count; copied into the run's buffer only
  * when they map onto it (the same thread count). */
 static int read_thread_times(struct h5r *r, const struct ts_checkpoint_expect *e, int64_t threads, int64_t format,
@@ -95,6 +119,10 @@ static int read_thread_times(struct h5r *r, const struct ts_checkpoint_expect *e
                                  .digest_points = format >= 4 };
     const int same = threads == e->n_threads;
     double *scratch = NULL;
+    if (e->parts > 1 && format >= 4 && !same)
+        return read_thread_times_part(r, e, &times, threads, restored);
+    if (e->parts > 1)
+        *e->times_digest = *e->times_digest_part = 0;
     int st = same ? h5r_read_doubles(r, &times, e->thread_times) : h5r_read_doubles_alloc(r, &times, &scratch);
     if (st == TS_OK)
         st = check_ticks(r, times.path, same ? e->thread_times : scratch, n);

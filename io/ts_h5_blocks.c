@@ -49,17 +49,33 @@ static int select_block(const struct ts_h5_block *b, hid_t file_space, hid_t *me
     return 0;
 }
 
+/* The memory type of b's points (a copy: the caller closes it). */
+static hid_t item_type(const struct ts_h5_block *b)
+{
+    switch (b->item) {
+    case TS_H5_INT32: return H5Tcopy(H5T_NATIVE_INT32);
+    case TS_H5_INT64: return H5Tcopy(H5T_NATIVE_INT64);
+    case TS_H5_THREAD_ROW: return h5w_thread_row_type();
+    case TS_H5_COUNTER_ROW: return h5w_counter_row_type();
+    default: return H5Tcopy(H5T_NATIVE_DOUBLE);
+    }
+}
+
 /* One dataset's blocks, collective: what failed, or NULL. */
 static const char *write_one(hid_t file, const struct ts_h5_block *b, hid_t xfer)
 {
-    hid_t set = -1, file_space = -1, memory_space = -1;
+    hid_t set = -1, file_space = -1, memory_space = -1, type = -1;
     const char *doing = NULL;
     if ((set = H5Dopen2(file, b->dataset, H5P_DEFAULT)) < 0 || (file_space = H5Dget_space(set)) < 0)
         doing = "opening the dataset";
     else if (select_block(b, file_space, &memory_space) < 0)
         doing = "selecting this rank's block";
-    else if (H5Dwrite(set, H5T_NATIVE_DOUBLE, memory_space, file_space, xfer, b->local) < 0)
+    else if ((type = item_type(b)) < 0)
+        doing = "making the rows' type";
+    else if (H5Dwrite(set, type, memory_space, file_space, xfer, b->local) < 0)
         doing = "writing";
+    if (type >= 0)
+        H5Tclose(type);
     if (memory_space >= 0)
         H5Sclose(memory_space);
     if (file_space >= 0)

@@ -296,7 +296,9 @@ int ts_record_write_placed(const struct ts_record *rec, struct ts_place *place, 
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (h5w_check_record(rec, place->path, err))
         return err->status;
-    const int later = rec->field_later || rec->timings->thread_iteration_later || (rec->mpi && rec->mpi->rows_later);
+    const int later = rec->field_later || rec->timings->thread_iteration_later || (rec->mpi && rec->mpi->rows_later)
+                      || rec->threads_later || (rec->results && rec->results->rows_later)
+                      || (rec->counters && rec->counters->rows_later) || (rec->placement && rec->placement->rows_later);
     if (later && !fill)
         return ts_fail(err, TS_INTERNAL_ERROR,
                        "cannot write output %s: the field or the rows of the ranks are left to ranks that do not write",

@@ -34,16 +34,22 @@ struct ts_h5_fill {
     void *ctx;
 };
 
-/* One rank's block of a dataset of doubles: the dataset's points start .. start + count (z, y,
- * x; a dataset of fewer axes uses the last ones: a 2-D dataset y and x, start[0] = 0 and
- * count[0] = 1, a 1-D one x), taken from this rank's array of local_dims points (z, y, x) at
- * local_start. A rank that holds none of it has a zero count. A rank's rows of a table are the
- * block at row start[1] of count[1] rows (a 2-D dataset [rows][columns]). */
+/* What a block's points are, in memory: doubles (the default), integers, or the rows of the
+ * per-thread tables (struct ts_thread_rec of /threads/table, struct ts_counter_row of
+ * /counters/init and kernel), written as the file's types for them. */
+enum ts_h5_item { TS_H5_DOUBLE, TS_H5_INT32, TS_H5_INT64, TS_H5_THREAD_ROW, TS_H5_COUNTER_ROW };
+
+/* One rank's block of a dataset: the dataset's points start .. start + count (z, y, x; a
+ * dataset of fewer axes uses the last ones: a 2-D dataset y and x, start[0] = 0 and count[0] =
+ * 1, a 1-D one x), taken from this rank's array of local_dims points (z, y, x) at local_start.
+ * A rank that holds none of it has a zero count. A rank's rows of a table are the block at row
+ * start[1] of count[1] rows (a 2-D dataset [rows][columns]), or at start[2] of count[2] (1-D). */
 struct ts_h5_block {
     const char *dataset; /* its path in the file, "/field/u" */
     int rank;            /* of the dataset: 1, 2 or 3 */
+    enum ts_h5_item item;
     int64_t start[3], count[3];
-    const double *local;
+    const void *local;
     int64_t local_dims[3], local_start[3];
 };
 

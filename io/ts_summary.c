@@ -53,8 +53,8 @@ static void print_threads(const struct ts_record *rec, FILE *out)
  * since one of them counts for 512 base pages. */
 static void print_placement(const struct ts_placement_rec *p, const char *init_mode, int n_ranks, FILE *out)
 {
-    int64_t pages = 0;
-    for (int t = 0; t < p->n_threads; t++)
+    int64_t pages = p->rows_later ? p->pages : 0;
+    for (int t = 0; !p->rows_later && t < p->n_threads; t++)
         pages += p->thread_pages[t];
     fprintf(out,
             "  pages      local to their thread after %s: %.1f%% (%s init, %s policy; %lld pages%s, every %lld%s, %.3f "
@@ -62,19 +62,22 @@ static void print_placement(const struct ts_placement_rec *p, const char *init_m
             p->measured_after, 100.0 * p->local_fraction, init_mode, p->policy, (long long)pages,
             p->page_size == HUGE_PAGE_BYTES ? " of 2 MiB" : "", (long long)p->sample_stride,
             p->sample_stride == 1 ? "" : " sampled", p->time);
-    if (!p->thread_rank || n_ranks < 2)
+    if ((!p->thread_rank && !p->rows_later) || n_ranks < 2)
         return;
     /* Each rank's share: a rank whose pages went astray stands out from the total. */
     fprintf(out, "             by rank:");
     const int shown = n_ranks <= 8 ? n_ranks : 6;
     for (int r = 0; r < shown; r++) {
         int64_t owned = 0, local = 0;
-        for (int t = 0; t < p->n_threads; t++)
+        for (int t = 0; !p->rows_later && t < p->n_threads; t++)
             if (p->thread_rank[t] == r) {
                 owned += p->thread_pages[t];
                 local += p->thread_local_pages[t];
             }
-        fprintf(out, "%s r%d %.1f%%", r ? "," : "", r, owned > 0 ? 100.0 * (double)local / (double)owned : 0.0);
+        const double fraction = p->rows_later ? (r < p->n_ranks_head ? p->rank_local_fraction[r] : 0.0)
+                                : owned > 0   ? (double)local / (double)owned
+                                              : 0.0;
+        fprintf(out, "%s r%d %.1f%%", r ? "," : "", r, 100.0 * fraction);
     }
     fprintf(out, "%s\n", shown < n_ranks ? ", ... (every thread in /placement)" : "");
 }
@@ -122,11 +125,13 @@ static void print_rank_times(const struct ts_record *rec, FILE *out)
 /* Who took the init page faults, and whether threads were switched out or moved. */
 static void print_counters(const struct ts_counters_rec *c, FILE *out)
 {
-    int64_t faults = 0, switches = 0, migrations = 0;
-    for (int t = 0; t < c->n_threads; t++) {
-        faults += c->init[t].minor_faults + c->init[t].major_faults;
-        switches += c->kernel[t].involuntary_switches;
-        migrations += c->kernel[t].migrations > 0 ? c->kernel[t].migrations : 0;
+    int64_t faults = c->sums.init_faults, switches = c->sums.involuntary, migrations = c->sums.migrations;
+    if (!c->rows_later) {
+        struct ts_counter_sums s;
+        ts_counter_sums_of(c->init, c->kernel, c->n_threads, &s);
+        faults = s.init_faults;
+        switches = s.involuntary;
+        migrations = s.migrations;
     }
     fprintf(out, "  counters   init page faults");
     const int shown = c->n_threads <= 8 ? c->n_threads : 6;
@@ -145,13 +150,14 @@ void ts_summary_disturb_facts(const struct ts_record *rec, struct ts_disturb_fac
 {
     const struct ts_counters_rec *c = rec->counters;
     const struct ts_machine_rec *m = c ? c->machine : NULL;
-    double involuntary = NAN;
+    double involuntary = NAN, wait = NAN;
     if (c && c->n_threads > 0) {
-        involuntary = 0;
-        for (int t = 0; t < c->n_threads; t++)
-            involuntary += (double)c->kernel[t].involuntary_switches;
+        struct ts_counter_sums s = c->sums;
+        if (!c->rows_later)
+            ts_counter_sums_of(c->init, c->kernel, c->n_threads, &s);
+        involuntary = (double)s.involuntary;
+        wait = s.wait;
     }
-    double wait = c ? ts_counters_wait(c->kernel, c->n_threads) : NAN;
     ts_disturb_facts_of(rec->results->n_threads, rec->timings->kernel, involuntary, wait, m, f);
 }
 
@@ -206,6 +212,18 @@ void ts_init_facts_of(const struct ts_machine_rec *m, const struct ts_init_memor
     };
 }
 
+void ts_counter_sums_of(const struct ts_counter_row *init, const struct ts_counter_row *kernel, int n_threads,
+                        struct ts_counter_sums *s)
+{
+    memset(s, 0, sizeof *s);
+    for (int t = 0; t < n_threads; t++) {
+        s->init_faults += init[t].minor_faults + init[t].major_faults;
+        s->involuntary += kernel[t].involuntary_switches;
+        s->migrations += kernel[t].migrations > 0 ? kernel[t].migrations : 0;
+    }
+    s->wait = ts_counters_wait(kernel, n_threads);
+}
+
 void ts_init_touch_of(const struct ts_counter_row *init, int n_threads, const struct ts_rank_rec *ranks, int n_ranks,
                       const char *init_mode, double bytes, struct ts_init_facts *f)
 {
@@ -239,9 +257,13 @@ static void print_init(const struct ts_record *rec, FILE *out)
     char why[600];
     ts_init_facts_of(c ? c->init_machine : NULL, c ? c->init_memory : NULL, rec->results->init_mode,
                      rec->mpi && rec->mpi->size > 0 ? rec->mpi->ranks[0].n_threads : rec->n_threads, &f);
-    ts_init_touch_of(c ? c->init : NULL, c ? c->n_threads : 0, rec->mpi ? rec->mpi->ranks : NULL,
+    ts_init_touch_of(c && !c->rows_later ? c->init : NULL, c ? c->n_threads : 0, rec->mpi ? rec->mpi->ranks : NULL,
                      rec->mpi ? rec->mpi->size : 0, rec->results->init_mode, (double)rec->results->working_set_bytes,
                      &f);
+    if (c && c->rows_later) { /* init holds the first rows only: the ranks summed theirs */
+        f.touch_system = c->sums.touch_system;
+        f.touch_span = c->sums.touch_span;
+    }
     fprintf(out, "  init       %s first touch, %.3f s", rec->results->init_mode, rec->timings->init);
     if (ts_init_by_machine(&f, why, sizeof why) > 0)
         fprintf(out, ": %s", why);

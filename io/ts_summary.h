@@ -33,6 +33,12 @@ struct ts_init_facts;
 void ts_init_facts_of(const struct ts_machine_rec *m, const struct ts_init_memory_rec *v, const char *init_mode,
                       int threads, struct ts_init_facts *f);
 
+/* What the summary takes of every thread's counters (n_threads rows of init and kernel) into s;
+ * touch_system and touch_span are left 0 (ts_init_touch_of says them). Across ranks each rank
+ * sums its own threads' and the sums are added up (app/run_world.c). */
+void ts_counter_sums_of(const struct ts_counter_row *init, const struct ts_counter_row *kernel, int n_threads,
+                        struct ts_counter_sums *s);
+
 /* The kernel's page handling of the same first touch into f (touch_system, touch_span,
  * touch_bytes): the touching threads' rows of init (n_threads rows, NULL: not recorded) --
  * every thread of each rank in a parallel init, each rank's first in a serial one (ranks,

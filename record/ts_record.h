@@ -11,6 +11,12 @@
  * the job's times (they were rank 0's), /mpi/ranks each rank's own (its run-level columns) */
 #define TS_SCHEMA_VERSION 4
 
+/* Across ranks, the per-thread tables (/threads, /counters' rows, the thread and node rows of
+ * /results and /placement) are written by the ranks themselves, each its own rows, and the
+ * record on rank 0 holds none of them (its part's rows_later): only their first rows, this many,
+ * which the summary shows, and the sums it takes of them. */
+#define TS_RECORD_HEAD 8
+
 /* A named string value: config keys, environment variables, binding facts. */
 struct ts_attr {
     char name[96];
@@ -198,6 +204,7 @@ struct ts_results_rec {
     int32_t n_nodes;
     const int32_t *node_ids;     /* n_nodes, OS index of each node that had threads, ascending */
     const double *node_partials; /* n_nodes */
+    int32_t rows_later;          /* the three above NULL, created empty: each rank writes its rows */
     int64_t units_per_iteration;
     double bytes_per_unit;
     double flops_per_unit;
@@ -245,7 +252,15 @@ struct ts_placement_rec {
     const int64_t *array_error_pages;  /* n_arrays: any other error move_pages reported */
     double local_fraction;             /* all threads: local pages / pages owned by some thread */
     double time;                       /* seconds the audit took */
-    int64_t pages_moved;               /* end audit: sampled pages on another node than the first audit
+    /* The thread_* arrays NULL, created empty: each rank writes its threads' rows; what the
+     * summary takes of them instead: the pages of every thread's chunk (the sum of
+     * thread_pages), each of the first ranks' own local fraction (its local pages over its
+     * pages, 0 without any), n_ranks_head of them. */
+    int32_t rows_later;
+    int64_t pages;
+    double rank_local_fraction[TS_RECORD_HEAD];
+    int32_t n_ranks_head;
+    int64_t pages_moved; /* end audit: sampled pages on another node than the first audit
                                         * found them, at least (ts_placement_moved); -1: not compared */
 };
 
@@ -299,10 +314,24 @@ struct ts_init_memory_rec {
                           * /proc/pressure/memory "some" total; -1 when the kernel has no PSI */
 };
 
+/* What the summary takes of every thread's counters (ts_summary.c), when the ranks write the rows. */
+struct ts_counter_sums {
+    int64_t init_faults; /* minor and major page faults during the first touch */
+    int64_t involuntary; /* involuntary switches over the iterations */
+    int64_t migrations;  /* migrations over the iterations, of the threads that could count them */
+    double touch_system; /* system CPU time of the threads that touched (every rank's first one, serial init) */
+    double touch_span;   /* their user and system CPU time */
+    double wait;         /* s, the threads' wait for a CPU over the iterations; NaN when one's is not known */
+};
+
 struct ts_counters_rec {
     int32_t n_threads;
-    const struct ts_counter_row *init;    /* n_threads, over first-touch initialisation */
-    const struct ts_counter_row *kernel;  /* n_threads, over all iterations, warm-up included */
+    const struct ts_counter_row *init;   /* n_threads, over first-touch initialisation */
+    const struct ts_counter_row *kernel; /* n_threads, over all iterations, warm-up included */
+    /* init and kernel hold the first min(n_threads, TS_RECORD_HEAD) rows only, the ranks write
+     * every row (created empty), and sums is what the summary takes of them all */
+    int32_t rows_later;
+    struct ts_counter_sums sums;
     const char *migrations_source;        /* "perf_event_open (software event)" or why not */
     const struct ts_machine_rec *machine; /* NULL when /proc/stat or /proc/loadavg could not be read */
     /* The same over the first touch (NULL when not read): steal and others' CPU during init, and
@@ -370,6 +399,8 @@ struct ts_record {
 
     const struct ts_thread_rec *threads; /* every thread of every rank, in rank order */
     int32_t n_threads;
+    int32_t threads_later; /* threads holds the first min(n_threads, TS_RECORD_HEAD) rows, for the
+                            * summary; /threads/table is created empty, each rank writes its rows */
 
     /* /mpi: NULL when no MPI launcher started the run */
     const struct ts_mpi_rec *mpi;

@@ -125,7 +125,7 @@ for r in rows:
     steal_s, others_s = share(steal), share(others)
     load = max(l0, l1 - threads) if not math.isnan(l0) else float("nan")
     # The wait for a CPU where it is recorded, the switches' rate where it is not.
-    reasons = [wait_s > 0.02, math.isnan(wait_s) and rate > 20 and invol > 5 * threads, steal_s > 0.02,
+    reasons = [wait_s > 0.03, math.isnan(wait_s) and rate > 20 and invol > 5 * threads, steal_s > 0.02,
                others_s > 0.05, load > online]
     want = "yes" if any(reasons) else "no"
     if r["disturbed"] != want:

@@ -1,6 +1,6 @@
 /* dist/ without a launcher: which variables make a launched process, in which order, and
  * that a process no launcher started is one rank with its host and boot id, never touching
- * MPI (gathering text is a copy). */
+ * MPI (gathering text is a copy, a table's first rows its own). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +66,15 @@ static void alone(void)
     CHECK(ts_dist_gather_text(&d, "rank 0\n", &all, &err) == TS_OK && all && strcmp(all, "rank 0\n") == 0,
           "gathering alone: '%s'", all ? all : "(null)");
     free(all);
+    /* The first rows of a table alone: this process's rows, then zeros past them. */
+    const int64_t rows[3] = { 7, 8, 9 };
+    int64_t head[5] = { -1, -1, -1, -1, -1 };
+    CHECK(ts_dist_head(&d, rows, sizeof *rows, 0, 3, 5, head, &err) == TS_OK, "head alone: %s", err.message);
+    CHECK(head[0] == 7 && head[1] == 8 && head[2] == 9 && head[3] == 0 && head[4] == 0,
+          "head alone: %lld %lld %lld %lld %lld, expected 7 8 9 0 0", (long long)head[0], (long long)head[1],
+          (long long)head[2], (long long)head[3], (long long)head[4]);
+    CHECK(ts_dist_head(&d, rows, sizeof *rows, 0, 3, 2, head, &err) == TS_OK && head[0] == 7 && head[1] == 8,
+          "a head shorter than the rows: %lld %lld", (long long)head[0], (long long)head[1]);
     CHECK(ts_dist_finish(&d, &err) == TS_OK, "finishing alone: %s", err.message);
     ts_dist_abort(&d, 2); /* returns: nothing was started */
 }

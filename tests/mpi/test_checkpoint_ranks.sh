@@ -126,6 +126,20 @@ else
     fail "h5_doctor ckpt_field_point"
 fi
 
+# A thread's time changed: each rank checks its share of /thread_times' rows, and their digests
+# do not add up to the stored one (row 0 is rank 0's share, the sum is checked on rank 0).
+cp "$WORK/run.ckpt.h5" "$WORK/times.ckpt.h5"
+if "$DOCTOR" "$WORK/times.ckpt.h5" ckpt_thread_time; then
+    # shellcheck disable=SC2086
+    mpi_ts 2 "restart of a changed thread time on 3 ranks" 3 run "$CONFIG" $LONG -q -o "$WORK/times.h5" \
+        --restart "$WORK/times.ckpt.h5" &&
+        expect_in "$ERR" "^touchstone: error: .*/thread_times: the values are not those written \(the ranks' digest differs" \
+            "changed thread time on 3 ranks: the reason"
+    [ -e "$WORK/times.h5" ] && fail "changed thread time on 3 ranks: refused, yet a results file was written"
+else
+    fail "h5_doctor ckpt_thread_time"
+fi
+
 # One rank killed: mpirun ends the job; no results file, no temporary left under its name;
 # the periodic checkpoint written before the kill restarts to the same bits.
 start_ranks 3 "$WORK/kill.h5" --set output.checkpoint_every=100

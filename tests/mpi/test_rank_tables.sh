@@ -7,7 +7,10 @@
 # process's file of as many threads (with /mpi besides), the one-process result and field, every
 # row written (no row left at HDF5's fill value 0), each rank's row where its own times say it is
 # (its row sums to its /mpi/ranks kernel, bitwise), /timings/iteration the largest of the ranks'
-# rows, and the readers take it. About 10 s alone on the 2-core VM.
+# rows, and the readers take it. The per-thread tables too (/threads, /counters, the partials,
+# /placement and /placement/end): each row the thread's of the rank /mpi/ranks says, every row
+# written, and what the summary says of them (taken by reductions) the sums of the rows written.
+# About 15 s alone on the 2-core VM, loaded by other work (10 s before the per-thread checks).
 # Usage: test_rank_tables.sh TOUCHSTONE SOURCE_DIR MPIRUN H5GET
 . "$(dirname "$0")/lib.sh"
 H5GET=${4:?path to h5_get}
@@ -15,7 +18,7 @@ unset OMP_PLACES OMP_PROC_BIND OMP_NUM_THREADS
 cd "$WORK" || exit 1
 LIMIT=300
 JOB="run $SRC/configs/stencil2d.ini --set stencil.nx=37 --set stencil.ny=29 --set output.write_field=true
-     --set run.iterations=5 --set run.warmup=2 --set openmp.proc_bind=false -q"
+     --set run.iterations=5 --set run.warmup=2 --set openmp.proc_bind=false --set placement.at_end=true -q"
 
 # layout FILE: one line per object, its path, kind and shape (h5ls), then every dataset's type
 # (h5dump's header without attributes or shapes); what depends on the ranks left out: /mpi, the
@@ -63,6 +66,43 @@ tables() {
     values "$file" /timings/iteration | awk '{ printf "%.17g\n", $1 }' >"$WORK/$name.iteration"
     cmp -s "$WORK/$name.slowest" "$WORK/$name.iteration" ||
         fail "$name: /timings/iteration is not the largest of each iteration's rank times"
+    # The per-thread tables, each rank's rows written by the rank at its first thread's row: row t
+    # of /threads and /placement is thread t - first of the rank /mpi/ranks says owns it, every
+    # row written (a row left at HDF5's fill value would be rank 0's thread 0, with no host).
+    values "$file" /mpi/ranks:n_threads |
+        awk '{ for (t = 0; t < $1; t++) printf "%d %d\n", NR - 1, t }' >"$WORK/$name.owners"
+    awk '{ print $1 }' "$WORK/$name.owners" >"$WORK/$name.ranks"
+    awk '{ print $2 }' "$WORK/$name.owners" >"$WORK/$name.threads"
+    for table in /threads/table:rank /placement/thread_rank /placement/end/thread_rank; do
+        values "$file" "$table" | cmp -s - "$WORK/$name.ranks" ||
+            fail "$name: $table is not each thread's rank in rank order: $(values "$file" "$table" | tr '\n' ' ')"
+    done
+    values "$file" /threads/table:thread | cmp -s - "$WORK/$name.threads" ||
+        fail "$name: /threads/table:thread is not each rank's threads 0..n-1: $(values "$file" /threads/table:thread | tr '\n' ' ')"
+    n=$(h5dump -d /threads/table "$file" | grep -c "\"$(hostname | cut -c1-63)\"")
+    [ "$n" -eq "$threads" ] || fail "$name: $n of $threads rows of /threads/table name the ranks' host"
+    # Each rank's thread partials add up to its partial (rounded each: to 1e-9 of it).
+    values "$file" /results/thread_partials | paste -d ' ' "$WORK/$name.ranks" - >"$WORK/$name.partials"
+    values "$file" /mpi/ranks:partial | awk -v f="$WORK/$name.partials" '
+        BEGIN { while ((getline line < f) > 0) { split(line, a, " "); s[a[1]] += a[2]; n++ } }
+        { r = NR - 1; d = s[r] - $1; if (d < 0) d = -d; m = $1 < 0 ? -$1 : $1
+          if (d > 1e-9 * m) { printf "rank %d: threads %.17g, rank %.17g\n", r, s[r], $1; bad = 1 } }
+        END { exit bad }' >"$WORK/$name.partials.bad" ||
+        fail "$name: /results/thread_partials are not each rank's threads': $(cat "$WORK/$name.partials.bad")"
+    n=$(values "$file" /results/node_partials | awk '$1 != 0' | wc -l)
+    [ "$n" -eq "$ranks" ] || fail "$name: $n of $ranks rows of /results/node_partials written (one node a rank)"
+    # What the summary says of them came by reductions: the same as the rows written.
+    summary=$WORK/$name.summary
+    values "$file" /summary >"$summary"
+    faults=$( (values "$file" /counters/init:minor_faults; values "$file" /counters/init:major_faults) | awk '{ s += $1 } END { print s }')
+    switches=$(values "$file" /counters/kernel:involuntary_switches | awk '{ s += $1 } END { print s }')
+    pages=$(values "$file" /placement/thread_pages | awk '{ s += $1 } END { print s }')
+    expect_in "$summary" "init page faults .* of $faults; kernel: $switches involuntary switches" \
+        "$name: the summary's counters are the rows' sums ($faults faults, $switches switches)"
+    expect_in "$summary" "after init: [0-9.]+% \(parallel init, firsttouch policy; $pages pages" \
+        "$name: the summary's pages are the rows' sum ($pages)"
+    expect_in "$summary" "\($threads thread partials -> $ranks node partials -> $ranks rank partials" \
+        "$name: the summary counts every rank's threads and nodes"
     run_ts 0 "$name: show reads it" show "$file" && expect_in "$OUT" "^  per rank   slowest rank" "$name: show's ranks"
 }
 

@@ -139,7 +139,7 @@ BIG="--set stencil.nx=64 --set stencil.ny=64 --set run.iterations=3000000 --thre
 if [ -z "${ASAN_OPTIONS:-}" ]; then
     # shellcheck disable=SC2086
     mpi_ts 0 "check of 3000000 iterations on 4 ranks" 4 check "$SRC/configs/stencil2d.ini" $BIG &&
-        expect_in "$OUT" "^  other ranks +[0-9.]+ KiB +\(rank 0: the records of the 3 threads of the other ranks, the rows of 4 ranks; their times per iteration each rank writes itself\)" \
+        expect_in "$OUT" "^  other ranks +[0-9.]+ KiB +\(rank 0: the rows of 4 ranks; their threads' rows and times per iteration each rank writes itself\)" \
             "check on 4 ranks: rank 0's part counts the other ranks' rows, in KiB, not their times"
     # shellcheck disable=SC2086
     expect_run 0 "rank 0 under ulimit -d 400000, the others' times not its to hold" timeout 600 "$MPIRUN" \
