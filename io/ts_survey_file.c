@@ -13,6 +13,7 @@
 #include "h5_reader.h"
 #include "h5_util.h"
 #include "ts_run_read.h"
+#include "ts_section.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_CELLS 65536
@@ -462,5 +463,8 @@ void ts_survey_free(struct ts_survey_rec *s)
 {
     free(s->runs);
     ts_survey_matrix_free(&s->matrix);
+    for (int i = 0; s->sections && i < s->n_sections; i++)
+        ts_section_free(&s->sections[i]);
+    free(s->sections);
     memset(s, 0, sizeof *s);
 }

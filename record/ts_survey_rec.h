@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "ts_survey_section.h"
+
 /* Bump when a group, dataset or attribute of the survey file changes meaning or disappears. */
 #define TS_SURVEY_FORMAT 2
 
@@ -114,6 +116,10 @@ struct ts_survey_rec {
     struct ts_survey_matrix matrix;
     int32_t n_sentences;
     struct ts_survey_sentence sentences[TS_SURVEY_MAX_SENTENCES];
+    /* The sections measured (issue 26), in app/survey_sections.c's order; one the mode does not
+     * run, or a stop left unmeasured, is absent. */
+    int32_t n_sections;
+    struct ts_survey_section *sections;
 };
 
 #endif

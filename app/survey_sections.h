@@ -1,0 +1,42 @@
+/* The survey's sections (record/ts_survey_section.h): each a measurement of the node's memory
+ * system with one entry here, run after the battery and the NUMA matrix, in the order of the
+ * table in survey_sections.c. A section's measure fills its table and facts; the runner around
+ * it records what every section records (how long, the conditions, whether others took the
+ * CPUs, the command that measures it again) and saves the survey file after each. */
+#ifndef TOUCHSTONE_APP_SURVEY_SECTIONS_H
+#define TOUCHSTONE_APP_SURVEY_SECTIONS_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "ts_error.h"
+#include "ts_survey_rec.h"
+#include "ts_topology.h"
+
+/* What a section is handed. */
+struct ts_section_ctx {
+    const ts_topology *topo;
+    int quick;         /* --quick: the short version (seconds), else --full's */
+    double scale;      /* TOUCHSTONE_SURVEY_SCALE (tests): < 1 shrinks buffers and repetitions to
+                          that share, so a test's section takes well under a second */
+    int64_t llc_bytes; /* the last-level cache of a CPU of the survey: hwloc's; when hwloc knows
+                          none, the working-set sweep's inferred size once it ran, else 0 */
+    const char *exe;   /* this program (/proc/self/exe) */
+    const char *dir;   /* the survey's folder */
+    const struct ts_survey_rec *survey; /* the sections measured before this one */
+};
+
+struct ts_section_def {
+    const char *name;  /* the table's name in survey.h5, and --sections' word */
+    const char *title; /* the report's heading */
+    /* Seconds the section will take here (the survey's estimate up front). */
+    double (*estimate)(const struct ts_section_ctx *ctx);
+    /* Fills out (initialised by the runner: ts_section_init with name and title); TS_OK, or an
+     * error with err saying why (the survey then fails, as for the matrix). */
+    int (*measure)(const struct ts_section_ctx *ctx, struct ts_survey_section *out, struct ts_error *err);
+};
+
+/* The sections in their order, NULL-terminated. */
+extern const struct ts_section_def *const ts_survey_section_defs[];
+
+#endif
