@@ -16,13 +16,13 @@
 /* What a section is handed. */
 struct ts_section_ctx {
     const ts_topology *topo;
-    int quick;         /* --quick: the short version (seconds), else --full's */
-    double scale;      /* TOUCHSTONE_SURVEY_SCALE (tests): < 1 shrinks buffers and repetitions to
+    int quick;                          /* --quick: the short version (seconds), else --full's */
+    double scale;                       /* TOUCHSTONE_SURVEY_SCALE (tests): < 1 shrinks buffers and repetitions to
                           that share, so a test's section takes well under a second */
-    int64_t llc_bytes; /* the last-level cache of a CPU of the survey: hwloc's; when hwloc knows
+    int64_t llc_bytes;                  /* the last-level cache of a CPU of the survey: hwloc's; when hwloc knows
                           none, the working-set sweep's inferred size once it ran, else 0 */
-    const char *exe;   /* this program (/proc/self/exe) */
-    const char *dir;   /* the survey's folder */
+    const char *exe;                    /* this program (/proc/self/exe) */
+    const char *dir;                    /* the survey's folder */
     const struct ts_survey_rec *survey; /* the sections measured before this one */
 };
 

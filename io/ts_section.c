@@ -23,8 +23,7 @@ void ts_section_init(struct ts_survey_section *s, const char *name, const char *
     s->disturbed = -1;
 }
 
-static int declare(struct ts_survey_section *s, const char *name, const char *unit, int is_text,
-                   struct ts_error *err)
+static int declare(struct ts_survey_section *s, const char *name, const char *unit, int is_text, struct ts_error *err)
 {
     if (s->n_rows > 0 || s->n_cols >= TS_SECTION_MAX_COLUMNS || !identifier(name)
         || strlen(name) >= sizeof s->cols[0].name || ts_section_column(s, name) >= 0) {
@@ -95,8 +94,8 @@ int ts_section_column(const struct ts_survey_section *s, const char *name)
     return -1;
 }
 
-struct ts_section_plot *ts_section_add_plot(struct ts_survey_section *s, int kind, const char *title,
-                                            const char *x, const char *y)
+struct ts_section_plot *ts_section_add_plot(struct ts_survey_section *s, int kind, const char *title, const char *x,
+                                            const char *y)
 {
     if (s->n_plots >= TS_SECTION_MAX_PLOTS)
         return NULL;

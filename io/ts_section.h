@@ -28,8 +28,8 @@ void ts_section_set_text(struct ts_survey_section *s, int col, int row, const ch
 int ts_section_column(const struct ts_survey_section *s, const char *name);
 
 /* Adds a plot or a fact (ignored past TS_SECTION_MAX_PLOTS or TS_SECTION_MAX_FACTS). */
-struct ts_section_plot *ts_section_add_plot(struct ts_survey_section *s, int kind, const char *title,
-                                            const char *x, const char *y);
+struct ts_section_plot *ts_section_add_plot(struct ts_survey_section *s, int kind, const char *title, const char *x,
+                                            const char *y);
 void ts_section_set_fact(struct ts_survey_section *s, const char *key, double value, const char *unit);
 
 /* A fact by key: its value, NaN when absent. */

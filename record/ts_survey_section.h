@@ -13,7 +13,7 @@
 #define TS_SECTION_MAX_COLUMNS 24
 #define TS_SECTION_MAX_PLOTS 4
 #define TS_SECTION_MAX_FACTS 12
-#define TS_SECTION_TEXT 64    /* bytes of one text cell, its NUL included */
+#define TS_SECTION_TEXT 64 /* bytes of one text cell, its NUL included */
 #define TS_SECTION_MAX_ROWS 1048576
 
 /* One column: numbers (NaN: not measured) or texts, n_rows of them. */
@@ -54,14 +54,14 @@ struct ts_section_fact {
 };
 
 struct ts_survey_section {
-    char name[32];         /* "stream", "sweep", "scaling", "loaded_latency", "mixes", "c2c" */
-    char title[128];       /* a heading for the report */
-    char command[1024];    /* the exact command that measures this section again, alone */
-    char conditions[1024]; /* THP, NUMA balancing, governor and clock, load, others' share while
+    char name[32];          /* "stream", "sweep", "scaling", "loaded_latency", "mixes", "c2c" */
+    char title[128];        /* a heading for the report */
+    char command[1024];     /* the exact command that measures this section again, alone */
+    char conditions[1024];  /* THP, NUMA balancing, governor and clock, load, others' share while
                               it ran: "thp=madvise; numa_balancing=0; ..." */
-    char summary[512];     /* one line for the text summary: "peak 24.1 GB/s; 90% at 1 core" */
-    char note[512];        /* why something is NaN or marked; "" when nothing to say */
-    double seconds;        /* how long it took */
+    char summary[512];      /* one line for the text summary: "peak 24.1 GB/s; 90% at 1 core" */
+    char note[512];         /* why something is NaN or marked; "" when nothing to say */
+    double seconds;         /* how long it took */
     double placed_fraction; /* the smallest fraction of any of its buffers' pages found on the
                                node asked for (move_pages); NaN: no memory placement involved */
     int32_t misplaced;      /* 1: some buffer was not all where asked: its rows are marked */
