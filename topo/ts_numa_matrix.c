@@ -60,7 +60,7 @@ static int64_t round_up(int64_t v, int64_t unit)
 
 /* One allowed PU per core of NUMA node os_index (all its allowed PUs when hwloc knows no
  * cores), into cpus (at most max); returns how many. */
-static int node_cpus(const ts_topology *topo, int os_index, int *cpus, int max)
+int ts_numa_node_cpus(const ts_topology *topo, int os_index, int *cpus, int max)
 {
     hwloc_obj_t node = hwloc_get_numanode_obj_by_os_index(topo->hw, (unsigned)os_index);
     if (!node || !node->cpuset)
@@ -344,7 +344,7 @@ int ts_numa_latency_measure(const ts_topology *topo, const struct ts_numa_probes
         return ts_fail(err, TS_BAD_INPUT, "NUMA matrix: %s is not this machine, nothing of it can be measured",
                        ts_topology_label(topo));
     int cpu;
-    if (node_cpus(topo, cpu_node, &cpu, 1) != 1)
+    if (ts_numa_node_cpus(topo, cpu_node, &cpu, 1) != 1)
         return ts_fail(err, TS_BAD_INPUT, "NUMA matrix: node %d has no CPU this process may use", cpu_node);
     return latency_on_cpu(topo, probes, cpu, mem_node, bytes, huge, steps, repetitions, seed, out, err);
 }
@@ -399,8 +399,9 @@ static int team_bind(struct team *tm, struct binding *b)
     return ok ? 0 : -1;
 }
 
-static int bandwidth(const ts_topology *topo, const struct ts_numa_stream *k, const int *cpus, int n, int mem_node,
-                     int64_t bytes, int repetitions, struct ts_numa_bandwidth *out, struct ts_error *err)
+int ts_numa_bandwidth_measure(const ts_topology *topo, const struct ts_numa_stream *k, const int *cpus, int n,
+                              int mem_node, int64_t bytes, int repetitions, struct ts_numa_bandwidth *out,
+                              struct ts_error *err)
 {
     memset(out, 0, sizeof *out);
     out->gbs_best = out->gbs_median = NAN;
@@ -596,7 +597,7 @@ static int measure_cell(const ts_topology *topo, const struct ts_numa_probes *pr
                         int64_t llc, struct ts_numa_cell *cell, struct ts_error *err)
 {
     int cpus[1024];
-    int n = node_cpus(topo, cell->cpu_node, cpus, 1024);
+    int n = ts_numa_node_cpus(topo, cell->cpu_node, cpus, 1024);
     if (n < 1)
         return ts_fail(err, TS_INTERNAL_ERROR, "NUMA matrix: node %d lost its CPUs", cell->cpu_node);
     cell->threads = n;
@@ -621,9 +622,11 @@ static int measure_cell(const ts_topology *topo, const struct ts_numa_probes *pr
         status = latency_on_cpu(topo, probes, cpus[0], cell->mem_node, chase, 1, opt->chase_steps, opt->repetitions,
                                 opt->seed, &cell->latency_huge, err);
     if (status == TS_OK && !opt->skip_bandwidth)
-        status = bandwidth(topo, &probes->read, cpus, n, cell->mem_node, stream, opt->repetitions, &cell->read, err);
+        status = ts_numa_bandwidth_measure(topo, &probes->read, cpus, n, cell->mem_node, stream, opt->repetitions,
+                                           &cell->read, err);
     if (status == TS_OK && !opt->skip_bandwidth)
-        status = bandwidth(topo, &probes->triad, cpus, n, cell->mem_node, stream, opt->repetitions, &cell->triad, err);
+        status = ts_numa_bandwidth_measure(topo, &probes->triad, cpus, n, cell->mem_node, stream, opt->repetitions,
+                                           &cell->triad, err);
     if (status == TS_OK && !opt->skip_loaded)
         status = loaded_latency(topo, probes, cpus, n, cell->mem_node, chase,
                                 cap - chase < stream ? cap - chase : stream, opt, &cell->latency_loaded, err);
@@ -665,7 +668,7 @@ int ts_numa_matrix_measure(const ts_topology *topo, const struct ts_numa_probes 
     int status = TS_OK;
     for (int c = 0; c < out->n_cpu_nodes && status == TS_OK; c++) {
         int cpus[1024];
-        int n = node_cpus(topo, out->cpu_nodes[c], cpus, 1024);
+        int n = ts_numa_node_cpus(topo, out->cpu_nodes[c], cpus, 1024);
         struct ts_llc llc;
         ts_affinity_llc(topo, cpus, n, &llc);
         if (llc.bytes > out->llc_bytes)

@@ -124,4 +124,18 @@ int ts_numa_latency_measure(const ts_topology *topo, const struct ts_numa_probes
                             int64_t bytes, int huge, int64_t steps, int repetitions, uint64_t seed,
                             struct ts_numa_latency *out, struct ts_error *err);
 
+/* Bandwidth of kernel k by n threads bound to cpus[0..n) (one each), its arrays of bytes each
+ * (rounded down to whole doubles) bound to mem_node with 2 MiB pages asked, first touched by
+ * the threads in the shares they sweep, their pages counted after: the best and median of
+ * repetitions timed sweeps (0: 5) after a warm-up, barrier to barrier. For the matrix's cells
+ * and the survey's sections (a kernel whose step sweeps its share several times for a buffer
+ * that a single sweep would cross too fast to time says so in bytes_per_elem). */
+int ts_numa_bandwidth_measure(const ts_topology *topo, const struct ts_numa_stream *k, const int *cpus, int n,
+                              int mem_node, int64_t bytes, int repetitions, struct ts_numa_bandwidth *out,
+                              struct ts_error *err);
+
+/* The allowed CPUs of NUMA node os_index, the first of each core (every allowed CPU when hwloc
+ * knows no cores), up to max; returns how many. */
+int ts_numa_node_cpus(const ts_topology *topo, int os_index, int *cpus, int max);
+
 #endif
