@@ -23,6 +23,7 @@
 #include "startup.h"
 #include "survey_battery.h"
 #include "survey_matrix.h"
+#include "survey_sections.h"
 #include "survey_verdict.h"
 #include "ts_affinity.h"
 #include "ts_file_place.h"
@@ -535,7 +536,20 @@ static void matrix_table(FILE *out, const struct ts_survey_matrix *m, const char
     }
 }
 
-static void print_summary(FILE *out, const struct ts_survey_rec *s, const char *path)
+/* The sections measured, one line each. */
+static void print_sections(FILE *out, const struct ts_survey_rec *s)
+{
+    if (s->n_sections == 0)
+        return;
+    fprintf(out, "\nsections (survey --sections NAME measures one again)\n");
+    for (int i = 0; i < s->n_sections; i++) {
+        const struct ts_survey_section *c = &s->sections[i];
+        fprintf(out, "  %-15s %s%s%s\n", c->name, c->summary, c->misplaced ? " [pages misplaced]" : "",
+                c->disturbed > 0 ? " DISTURBED" : "");
+    }
+}
+
+static void print_summary(FILE *out, const struct ts_survey_rec *s, const char *path, int sections_only)
 {
     int done = 0, failed = 0, pending = 0, disturbed = 0;
     for (int i = 0; i < s->n_runs; i++) {
@@ -551,6 +565,11 @@ static void print_summary(FILE *out, const struct ts_survey_rec *s, const char *
     fprintf(out, "  arrays   %lld MiB each: %s\n", (long long)(s->array_bytes >> 20), s->size_reason);
     if (s->emulated)
         fprintf(out, "  EMULATED %s\n", s->emulated_why);
+    if (sections_only) { /* --sections: what it measured, not the battery it did not run */
+        print_sections(out, s);
+        fprintf(out, "\nsurvey file: %s\n", path);
+        return;
+    }
     fprintf(out, "\nverdict\n");
     if (s->n_sentences == 0)
         fprintf(out, "  (nothing yet: no group has a finished pair of runs)\n");
@@ -597,6 +616,7 @@ static void print_summary(FILE *out, const struct ts_survey_rec *s, const char *
                 (long long)(m->stream_bytes >> 20));
     } else
         fprintf(out, "\nNUMA matrix: not measured yet (measured after the battery)\n");
+    print_sections(out, s);
     fprintf(out, "\nsurvey file: %s\n", path);
 }
 
@@ -670,6 +690,15 @@ static int save(const char *path, struct ts_survey_rec *s, struct ts_error *err)
     if (st != TS_OK)
         ts_error_prefix(err, "survey: ");
     return st;
+}
+
+struct saving {
+    const char *path;
+};
+
+static int save_sections(void *arg, struct ts_survey_rec *s, struct ts_error *err)
+{
+    return save(((const struct saving *)arg)->path, s, err);
 }
 
 static long stop_after(void)
@@ -845,6 +874,10 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
         s.matrix = old.matrix;
         memset(&old.matrix, 0, sizeof old.matrix);
     }
+    s.n_sections = old.n_sections; /* kept too; --sections measures its own again */
+    s.sections = old.sections;
+    old.n_sections = 0;
+    old.sections = NULL;
     ts_survey_free(&old);
     fprintf(stderr, "touchstone survey --%s: %d runs into %s, arrays of %lld MiB (%s)\n", mode, b.n_runs, dir,
             (long long)(b.array_bytes >> 20), b.size_reason);
@@ -853,9 +886,9 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
     install_stop_handlers();
     st = save(path, &s, err);
     struct pace pace = { 0 };
-    if (st == TS_OK)
+    if (st == TS_OK && !a->sections)
         st = battery(exe, dir, path, &b, &s, &pace, err);
-    if (st == TS_OK && !stop_signal && !s.has_matrix) {
+    if (st == TS_OK && !stop_signal && !s.has_matrix && !a->sections) {
         if (pace.weight_done > 0)
             fprintf(stderr, "[matrix] NUMA matrix (estimate %.0f s) ... ", seconds_left(&pace));
         else
@@ -869,12 +902,32 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
         } else
             fprintf(stderr, "failed\n");
     }
+    if (st == TS_OK && !stop_signal) {
+        struct ts_section_ctx ctx = {
+            .topo = topo,
+            .quick = strcmp(mode, "quick") == 0,
+            .scale = b.scale,
+            .llc_bytes = b.llc_bytes,
+            .exe = exe,
+            .dir = dir,
+            .survey = &s,
+        };
+        struct saving saving = { .path = path };
+        const struct ts_sections_run run = {
+            .only = a->sections,
+            .mode = mode,
+            .save = save_sections,
+            .save_arg = &saving,
+            .stop = &stop_signal,
+        };
+        st = ts_survey_sections_run(&ctx, &run, &s, err);
+    }
     int failed = 0, pending = 0;
     for (int i = 0; i < s.n_runs; i++) {
         failed += s.runs[i].state == TS_SURVEY_FAILED;
         pending += s.runs[i].state == TS_SURVEY_PENDING;
     }
-    s.complete = !pending && s.has_matrix;
+    s.complete = !pending && s.has_matrix && ts_survey_sections_missing(&s) == 0;
     if (st == TS_OK)
         st = save(path, &s, err);
     else {
@@ -891,7 +944,7 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
                : ts_html_write_survey(html, &s, dir, err);
     }
     if (st == TS_OK) {
-        print_summary(stdout, &s, path);
+        print_summary(stdout, &s, path, a->sections != NULL);
         if (html[0])
             printf("report: %s\n", html);
         /* A signal during the matrix, the battery done: the survey is complete all the same. */
@@ -927,7 +980,9 @@ int ts_survey_cmd(const struct ts_survey_args *a, int argc, char **argv, struct 
         ts_survey_free(&s);
         return TS_OK;
     }
-    int st = make_dir(given, err);
+    int st = a->sections ? ts_survey_sections_check(a->sections, err) : TS_OK;
+    if (st == TS_OK)
+        st = make_dir(given, err);
     char dir[PATH_MAX];
     if (st == TS_OK && !realpath(given, dir))
         st = ts_fail_errno(err, ts_file_status(errno), errno, "survey: cannot use folder %s", given);
