@@ -32,6 +32,7 @@
 #include "ts_html.h"
 #include "ts_summary.h"
 #include "ts_survey_file.h"
+#include "ts_section.h"
 
 extern char **environ;
 
@@ -788,6 +789,75 @@ static int battery(const char *exe, const char *dir, const char *path, const str
     return TS_OK;
 }
 
+/* 1 when a battery run of s ran (done or failed): its plan is then what a resume must keep. */
+static int started(const struct ts_survey_rec *s)
+{
+    for (int i = 0; i < s->n_runs; i++)
+        if (s->runs[i].state != TS_SURVEY_PENDING)
+            return 1;
+    return 0;
+}
+
+/* The last-level cache the working-set sweep of s found; 0 when none. */
+static int64_t sweep_llc(const struct ts_survey_rec *s)
+{
+    for (int i = 0; i < s->n_sections; i++)
+        if (strcmp(s->sections[i].name, "sweep") == 0) {
+            const double llc = ts_section_fact(&s->sections[i], "llc_bytes");
+            return isfinite(llc) && llc > 0 && llc < 0x1p62 ? (int64_t)llc : 0;
+        }
+    return 0;
+}
+
+static int has_section(const char *name)
+{
+    for (int i = 0; ts_survey_section_defs[i]; i++)
+        if (strcmp(ts_survey_section_defs[i]->name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* The battery's plan, its sizes from the last-level cache: hwloc's; when hwloc knows none, the
+ * working-set sweep's, measured first into s unless s (an old survey's sections) holds it. A
+ * survey being resumed (old, a run of it started) keeps the plan it had: sized by the sweep only
+ * if it was then, and its array size where free memory changed since (when that still fits). */
+static int plan_battery(const char *mode, const ts_topology *topo, const char *dir, const char *exe,
+                        const struct ts_survey_rec *old, int sections_only, struct ts_survey_rec *s,
+                        struct ts_battery *b, struct ts_error *err)
+{
+    const int resumed = old && started(old);
+    int64_t inferred = resumed && !strstr(old->size_reason, TS_BATTERY_SWEEP_SIZED) ? 0 : sweep_llc(s);
+    int st = ts_battery_plan(mode, topo, dir, exe, 0, inferred, b, err);
+    if (st == TS_OK && b->llc_bytes == 0 && !resumed && !sections_only && has_section("sweep")) {
+        struct ts_section_ctx ctx = {
+            .topo = topo,
+            .quick = strcmp(mode, "quick") == 0,
+            .scale = b->scale,
+            .exe = exe,
+            .dir = dir,
+            .survey = s,
+        };
+        const struct ts_sections_run run = { .only = "sweep", .mode = mode, .stop = &stop_signal };
+        st = ts_survey_sections_run(&ctx, &run, s, err);
+        inferred = sweep_llc(s);
+        if (st == TS_OK && inferred > 0) {
+            ts_battery_free(b);
+            st = ts_battery_plan(mode, topo, dir, exe, 0, inferred, b, err);
+        }
+    }
+    /* The size follows free memory where that caps it: a survey resumed after it changed keeps
+     * its own size when that is still no more than this node would choose and still fits. */
+    if (st == TS_OK && resumed && old->array_bytes != b->array_bytes && strcmp(old->mode, mode) == 0
+        && old->array_bytes <= b->uncapped_bytes / 4096 * 4096
+        && (b->cap_bytes == 0 || old->array_bytes <= b->cap_bytes)) {
+        ts_battery_free(b);
+        st = ts_battery_plan(mode, topo, dir, exe, old->array_bytes, inferred, b, err);
+        if (st == TS_OK)
+            snprintf(b->size_reason, sizeof b->size_reason, "%s", old->size_reason);
+    }
+    return st;
+}
+
 static int survey(const struct ts_survey_args *a, int argc, char **argv, const char *dir, struct ts_error *err)
 {
     char path[PATH_MAX + 32], exe[PATH_MAX];
@@ -823,19 +893,14 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
     static struct ts_battery b;
     static struct ts_survey_rec s;
     memset(&s, 0, sizeof s);
+    s.n_sections = old.n_sections; /* kept; --sections measures its own again */
+    s.sections = old.sections;
+    old.n_sections = 0;
+    old.sections = NULL;
     st = ts_topology_create(&topo, err);
     if (st == TS_OK)
-        st = ts_battery_plan(mode, topo, dir, exe, 0, &b, err);
-    /* The size follows free memory where that caps it: a survey resumed after it changed keeps
-     * its own size when that is still no more than this node would choose and still fits. */
-    if (st == TS_OK && has_old && old.array_bytes != b.array_bytes && strcmp(old.mode, mode) == 0
-        && old.array_bytes <= b.uncapped_bytes / 4096 * 4096 && (b.cap_bytes == 0 || old.array_bytes <= b.cap_bytes)) {
-        ts_battery_free(&b);
-        st = ts_battery_plan(mode, topo, dir, exe, old.array_bytes, &b, err);
-        if (st == TS_OK)
-            snprintf(b.size_reason, sizeof b.size_reason, "%s", old.size_reason);
-    }
-    if (st == TS_OK && has_old)
+        st = plan_battery(mode, topo, dir, exe, has_old ? &old : NULL, a->sections != NULL, &s, &b, err);
+    if (st == TS_OK && has_old && started(&old))
         st = check_same_plan(&old, &b, path, err);
     if (st == TS_OK)
         st = write_config(dir, err);
@@ -845,6 +910,7 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
         ts_battery_free(&b);
         ts_topology_destroy(topo);
         ts_survey_free(&old);
+        ts_survey_free(&s);
         return st;
     }
     s.format = TS_SURVEY_FORMAT;
@@ -874,10 +940,6 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
         s.matrix = old.matrix;
         memset(&old.matrix, 0, sizeof old.matrix);
     }
-    s.n_sections = old.n_sections; /* kept too; --sections measures its own again */
-    s.sections = old.sections;
-    old.n_sections = 0;
-    old.sections = NULL;
     ts_survey_free(&old);
     fprintf(stderr, "touchstone survey --%s: %d runs into %s, arrays of %lld MiB (%s)\n", mode, b.n_runs, dir,
             (long long)(b.array_bytes >> 20), b.size_reason);
