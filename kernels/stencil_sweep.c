@@ -26,8 +26,8 @@ static void row2d(double *restrict o, const double *restrict c, int64_t nx, int6
         o[i] = w.center * c[i] + w.neighbour * ((c[i - nx] + c[i + nx]) + (c[i - 1] + c[i + 1]));
 }
 
-void ts_stencil_row3d(double *restrict o, const double *restrict c, int64_t nx, int64_t plane, struct ts_stencil_weights w,
-                      int64_t len)
+void ts_stencil_row3d(double *restrict o, const double *restrict c, int64_t nx, int64_t plane,
+                      struct ts_stencil_weights w, int64_t len)
 {
     for (int64_t i = 0; i < len; i++)
         o[i] = w.center * c[i]

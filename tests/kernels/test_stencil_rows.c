@@ -29,16 +29,13 @@ static double value(int kind)
     static const double odd[] = { 0x1p-1074, -0x1p-1074, 0x1.8p-1022, -0.0, 0.0, 0x1p1000, -0x1p1000, 1.0, 0x1p-60 };
     uint64_t r = next();
     switch (kind) {
-    case 0:
-        return (double)(r >> 11) * 0x1p-53;
+    case 0: return (double)(r >> 11) * 0x1p-53;
     case 1: {
         double v = ldexp((double)(r >> 11) * 0x1p-53, (int)(r % 600) - 300);
         return (r >> 10) & 1 ? -v : v;
     }
-    case 2:
-        return odd[r % (sizeof odd / sizeof odd[0])];
-    default:
-        return r % 97 == 0 ? (r & 1 ? INFINITY : -INFINITY) : (double)(r % 7);
+    case 2: return odd[r % (sizeof odd / sizeof odd[0])];
+    default: return r % 97 == 0 ? (r & 1 ? INFINITY : -INFINITY) : (double)(r % 7);
     }
 }
 
@@ -65,8 +62,9 @@ static void check_row(int64_t len, int64_t nx, int64_t plane, int shift, int o_s
     for (int64_t i = 0; i < len && bad < 0; i++)
         if (memcmp(&o[i], &ref[i], sizeof ref[i]) != 0)
             bad = i;
-    CHECK(bad < 0, "len %lld, nx %lld, plane %lld, input %lld doubles past a line, output %d, values %d: point %lld "
-                   "differs (%.17g against %.17g)",
+    CHECK(bad < 0,
+          "len %lld, nx %lld, plane %lld, input %lld doubles past a line, output %d, values %d: point %lld "
+          "differs (%.17g against %.17g)",
           (long long)len, (long long)nx, (long long)plane, (long long)(((uintptr_t)c & 63) / 8), o_shift, kind,
           (long long)bad, bad < 0 ? 0.0 : o[bad], bad < 0 ? 0.0 : ref[bad]);
     free(in);
