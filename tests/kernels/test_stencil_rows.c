@@ -3,7 +3,7 @@
  * every alignment of input and output, neighbour distances that are and are not whole vectors,
  * and values chosen to show a reordered sum (subnormals, huge and tiny values, signed zeros,
  * infinities). Each input is allocated to exactly the points the portable row reads, so the
- * ASan build also proves the wide row reads nothing more. Skipped (exit 77) on a CPU without
+ * ASan build also proves the wide row reads no point outside them. Skipped (exit 77) on a CPU without
  * AVX-512, where the wide row cannot run and is never chosen. */
 #include <math.h>
 #include <stdint.h>
