@@ -1,25 +1,25 @@
 /* stencil3d's row in AVX-512 for AMD CPUs (Zen 4, Zen 5), compiled for it whatever the build's
  * flags and chosen at run time, as block_sum.c's wide sums are.
  *
- * Why: on the Zen 5 VM the portable row (gcc's own 512-bit loop) ran at 0.64-0.67 of the copy
- * roofline, not because of memory but because the loop and memory did not overlap: in the L2 it
- * ran only ~3 G updates/s a core against the ~1.9 G a core that memory feeds, and each vector
- * waited for its plane above from memory, the hardware prefetchers keeping too few lines in
- * flight for a loop whose reorder window holds ~30 vectors (a copy's holds ~150). Two changes,
- * measured side by side (docs/performance.md, "stencil3d against the copy roofline"):
+ * Why: there the portable row (gcc's own 512-bit loop) stayed well short of the copy roofline,
+ * not for want of memory bandwidth but because the loop and memory did not overlap: in the L2
+ * the loop runs not much faster than memory feeds it, and each vector waited for its line of
+ * the plane above, the hardware prefetchers keeping too few lines in flight for a loop whose
+ * reorder window holds a fifth of the vectors a copy's does. Two changes
+ * (docs/performance.md, "stencil3d against the copy roofline"):
  * - the x-neighbours c[i - 1] and c[i + 1] come from the registers (this vector, the one before
- *   and the one after), not from two loads that each straddle two cache lines: 1.5x in the L2;
+ *   and the one after), not from two loads that each straddle two cache lines;
  * - software prefetch AHEAD doubles ahead of the plane above (the one stream memory feeds) and
- *   of the output (prefetchw: its write-allocate read starts early), within the run only.
+ *   of the output (prefetchw: its write-allocate read starts early), within the run.
  * On Intel's AVX-512 Xeon VM a software prefetch of the next plane was slower (bench/README.md,
- * 2026-12-02) and the portable row already reached 0.93: there, and on every CPU without
- * AVX-512, the portable row stays. */
+ * "Tried and dropped") and the portable row was at the roofline already: there, and on every
+ * CPU without AVX-512, the portable row stays. */
 #include "stencil_wide.h"
 
 #include <stdint.h>
 
-/* Doubles ahead of the vector being computed: 4 KiB, 64 lines, ~two memory latencies of one
- * core's share of the bandwidth (256 and 1024 measured alike, 2048 worse; Zen 5 VM). */
+/* Doubles ahead of the vector being computed: 4 KiB, 64 lines, about two memory latencies' worth
+ * of one core's share of the bandwidth (docs/performance.md has the distances tried). */
 #define AHEAD 512
 
 #if defined(__GNUC__) && defined(__x86_64__)
