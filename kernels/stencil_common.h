@@ -59,6 +59,11 @@ void ts_stencil_result_rows(const struct ts_problem *pb, int dims, const double 
 typedef void ts_stencil_row_fn(double *restrict o, const double *restrict c, int64_t nx, int64_t plane,
                                struct ts_stencil_weights w, int64_t len);
 
+/* The 3D row function every 3D variant's bits are defined by (stencil_sweep.c), portable: the
+ * compiler vectorises it at the build's width. stencil_wide.c's row is the same, faster, on
+ * some CPUs (ts_stencil_row3d_for_cpu). */
+ts_stencil_row_fn ts_stencil_row3d;
+
 /* A run of rows with streaming stores (stencil_stream.c): o[0..len), x-boundary points stored
  * as +0.0; x0 is the x of o[0]. */
 typedef void ts_stencil_stream_fn(double *restrict o, const double *restrict c, int64_t nx, int64_t plane,

@@ -5,6 +5,7 @@
 #include "kernels_internal.h"
 #include "stencil_common.h"
 #include "stencil_stream.h"
+#include "stencil_wide.h"
 #include "stream_store.h"
 
 /* The cache a y-block's input strips may fill: half of a 1 MiB L2, leaving room for the output
@@ -16,7 +17,7 @@
 #define MIN_BLOCK_ROWS 16
 
 /* The arithmetic order of each update is fixed here, once: every variant (blocked, streamed,
- * time-blocked) computes bitwise the same values. */
+ * time-blocked, stencil_wide.c's rows) computes bitwise the same values. */
 static void row2d(double *restrict o, const double *restrict c, int64_t nx, int64_t plane, struct ts_stencil_weights w,
                   int64_t len)
 {
@@ -25,8 +26,8 @@ static void row2d(double *restrict o, const double *restrict c, int64_t nx, int6
         o[i] = w.center * c[i] + w.neighbour * ((c[i - nx] + c[i + nx]) + (c[i - 1] + c[i + 1]));
 }
 
-static void row3d(double *restrict o, const double *restrict c, int64_t nx, int64_t plane, struct ts_stencil_weights w,
-                  int64_t len)
+void ts_stencil_row3d(double *restrict o, const double *restrict c, int64_t nx, int64_t plane,
+                      struct ts_stencil_weights w, int64_t len)
 {
     for (int64_t i = 0; i < len; i++)
         o[i] = w.center * c[i]
@@ -37,7 +38,7 @@ struct ts_stencil_sweep ts_stencil_sweep_of(const struct ts_problem *pb, int dim
 {
     int three = dims == 3;
     return (struct ts_stencil_sweep){
-        .row = three ? row3d : row2d,
+        .row = three ? ts_stencil_row3d_for_cpu() : row2d,
         .run_streamed = ts_stream_run(dims),
         .w = ts_stencil_weights(pb, dims),
         .nx = pb->nx,
@@ -372,5 +373,10 @@ int ts_stencil_plan(const struct ts_problem *pb, int dims, struct ts_plan *plan,
     else
         snprintf(plan->variant, sizeof plan->variant, "%s%s",
                  pb->nontemporal ? "streaming stores of u'" : "cached stores of u' (write-allocate)", blocked);
+    if (dims == 3) {
+        /* The rows the CPU gave it (stencil_wide.c), for the record: the bits never depend on it. */
+        size_t used_len = strlen(plan->variant);
+        snprintf(plan->variant + used_len, sizeof plan->variant - used_len, "; %s", ts_stencil_row3d_variant());
+    }
     return 0;
 }

@@ -1,0 +1,24 @@
+/* stencil3d's row on AMD CPUs with AVX-512, chosen at run time: the third non-portable piece of
+ * the kernels, next to stream_store.c and stencil_stream.c. Internal to kernels/. */
+#ifndef TOUCHSTONE_KERNELS_STENCIL_WIDE_H
+#define TOUCHSTONE_KERNELS_STENCIL_WIDE_H
+
+#include "stencil_common.h"
+
+/* The 3D row function for this CPU: ts_stencil_row3d_wide when the CPU is an AMD one with
+ * AVX-512 (found at run time), else ts_stencil_row3d. Both give the same bits. */
+ts_stencil_row_fn *ts_stencil_row3d_for_cpu(void);
+
+/* Whether ts_stencil_row3d_for_cpu picks the wide row, and the pick in words, for the run's
+ * variant. */
+int ts_stencil_row3d_wide_chosen(void);
+const char *ts_stencil_row3d_variant(void);
+
+/* ts_stencil_row3d in 512-bit vectors, operation for operation, with its x-neighbours shifted
+ * out of the registers and software prefetch of the plane above and of the output. Callable
+ * only where the CPU has AVX-512 (ts_stencil_row3d_wide_available); NULL in builds for other
+ * architectures. For the tests, which compare it with ts_stencil_row3d bit for bit. */
+extern ts_stencil_row_fn *const ts_stencil_row3d_wide;
+int ts_stencil_row3d_wide_available(void);
+
+#endif

@@ -1,0 +1,95 @@
+/* stencil3d's AVX-512 row (kernels/stencil_wide.c) against the portable one (ts_stencil_row3d),
+ * bit for bit: every length up to a few vectors and across the point where its prefetch stops,
+ * every alignment of input and output, neighbour distances that are and are not whole vectors,
+ * and values chosen to show a reordered sum (subnormals, huge and tiny values, signed zeros,
+ * infinities). Each input is allocated to exactly the points the portable row reads, so the
+ * ASan build also proves the wide row reads no point outside them. Skipped (exit 77) on a CPU without
+ * AVX-512, where the wide row cannot run and is never chosen. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stencil_common.h"
+#include "stencil_wide.h"
+#include "ts_test.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+static uint64_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static double value(int kind)
+{
+    static const double odd[] = { 0x1p-1074, -0x1p-1074, 0x1.8p-1022, -0.0, 0.0, 0x1p1000, -0x1p1000, 1.0, 0x1p-60 };
+    uint64_t r = next();
+    switch (kind) {
+    case 0: return (double)(r >> 11) * 0x1p-53;
+    case 1: {
+        double v = ldexp((double)(r >> 11) * 0x1p-53, (int)(r % 600) - 300);
+        return (r >> 10) & 1 ? -v : v;
+    }
+    case 2: return odd[r % (sizeof odd / sizeof odd[0])];
+    default: return r % 97 == 0 ? (r & 1 ? INFINITY : -INFINITY) : (double)(r % 7);
+    }
+}
+
+/* One row of len points, input c at shift doubles past a cache line (its allocation ends at the
+ * last point the row reads), output o at o_shift; wide and portable must write the same bits. */
+static void check_row(int64_t len, int64_t nx, int64_t plane, int shift, int o_shift, int kind)
+{
+    /* c[-plane] .. c[len - 1 + plane], after `shift` more doubles: the allocation ends at the
+     * footprint's last point (an allocation on a cache line puts c at plane + shift past it). */
+    const int64_t reads = len + 2 * plane, n = reads + shift;
+    void *in_mem = NULL, *out_mem = NULL;
+    double *ref = malloc((size_t)(len + 1) * sizeof *ref);
+    REQUIRE(posix_memalign(&in_mem, 64, (size_t)n * sizeof(double)) == 0
+                && posix_memalign(&out_mem, 64, (size_t)(len + 8) * sizeof(double)) == 0 && ref,
+            "out of memory");
+    double *in = in_mem, *out = out_mem;
+    for (int64_t i = 0; i < n; i++)
+        in[i] = value(kind);
+    const double *c = in + shift + plane;
+    double *o = out + o_shift;
+    ts_stencil_row3d(ref, c, nx, plane, (struct ts_stencil_weights){ 0.4, 0.1 }, len);
+    ts_stencil_row3d_wide(o, c, nx, plane, (struct ts_stencil_weights){ 0.4, 0.1 }, len);
+    int64_t bad = -1;
+    for (int64_t i = 0; i < len && bad < 0; i++)
+        if (memcmp(&o[i], &ref[i], sizeof ref[i]) != 0)
+            bad = i;
+    CHECK(bad < 0,
+          "len %lld, nx %lld, plane %lld, input %lld doubles past a line, output %d, values %d: point %lld "
+          "differs (%.17g against %.17g)",
+          (long long)len, (long long)nx, (long long)plane, (long long)(((uintptr_t)c & 63) / 8), o_shift, kind,
+          (long long)bad, bad < 0 ? 0.0 : o[bad], bad < 0 ? 0.0 : ref[bad]);
+    free(in);
+    free(out);
+    free(ref);
+}
+
+int main(void)
+{
+    if (!ts_stencil_row3d_wide || !ts_stencil_row3d_wide_available()) {
+        printf("stencil rows: no AVX-512 on this CPU, the wide row cannot run here: skipped\n");
+        return 77;
+    }
+    static const int64_t longer[] = { 63, 64, 65, 526, 527, 528, 535, 536, 600, 1031, 3001 };
+    static const int64_t widths[][2] = { { 3, 9 }, { 8, 64 }, { 13, 52 }, { 88, 7744 } };
+    int cases = 0;
+    for (int kind = 0; kind < 4; kind++)
+        for (size_t d = 0; d < sizeof widths / sizeof widths[0]; d++)
+            for (int shift = 0; shift < 8; shift++) {
+                for (int64_t len = 0; len <= 40; len++, cases++)
+                    check_row(len, widths[d][0], widths[d][1], shift, shift % 4, kind);
+                for (size_t k = 0; k < sizeof longer / sizeof longer[0]; k++, cases++)
+                    check_row(longer[k], widths[d][0], widths[d][1], shift, (shift + 1) % 8, kind);
+            }
+    printf("stencil rows: the AVX-512 row against the portable one in %d rows (%s chosen on this CPU)\n", cases,
+           ts_stencil_row3d_variant());
+    return ts_test_finish();
+}
