@@ -10,6 +10,7 @@
 
 #include "numa_internal.h"
 #include "topology_internal.h"
+#include "ts_memory.h"
 
 #define MAX_SAMPLES 255
 /* Round trips of the warm-up batch that also tells how long one takes. */
@@ -128,6 +129,14 @@ static void rebind(struct duel *d, int cpu, struct binding *kept)
     }
 }
 
+static int wanted(const struct ts_c2c_options *o, const struct ts_c2c *c, int i, int j, int64_t k, int64_t stride)
+{
+    if (o->pair_a != o->pair_b)
+        return (c->cpus[i].cpu == o->pair_a && c->cpus[j].cpu == o->pair_b)
+               || (c->cpus[i].cpu == o->pair_b && c->cpus[j].cpu == o->pair_a);
+    return k % stride == 0;
+}
+
 static void run_pairs(struct duel *d, struct ts_c2c *out)
 {
     const int64_t stride = d->opt->stride > 1 ? d->opt->stride : 1;
@@ -140,7 +149,7 @@ static void run_pairs(struct duel *d, struct ts_c2c *out)
         int64_t k = 0;
         for (int i = 0; i < out->n && d->size == 2; i++) {
             for (int j = i + 1; j < out->n; j++, k++) {
-                if (k % stride != 0)
+                if (!wanted(d->opt, out, i, j, k, stride))
                     continue;
                 rebind(d, out->cpus[t == 0 ? i : j].cpu, &kept);
                 if (t == 0)
@@ -178,8 +187,10 @@ int ts_c2c_measure(const ts_topology *topo, const struct ts_c2c_probes *probes, 
         return status;
     const size_t cells = (size_t)out->n * (size_t)out->n;
     out->ns = malloc((cells ? cells : 1) * sizeof *out->ns);
-    size_t line_bytes = probes->line_bytes < sizeof(void *) ? sizeof(void *) : probes->line_bytes;
-    void *line = aligned_alloc(line_bytes, line_bytes);
+    /* The line alone on its page: with only its own 128 bytes, whatever the allocator put next
+     * to it doubled the one-way latency on the Zen 5 VM (42 against 87 ns, bench/README.md). */
+    size_t page = ts_memory_page_size(), line_bytes = (probes->line_bytes + page - 1) / page * page;
+    void *line = aligned_alloc(page, line_bytes ? line_bytes : page);
     if (!out->ns || !line) {
         free(line);
         ts_c2c_free(out);

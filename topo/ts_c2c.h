@@ -31,6 +31,7 @@ struct ts_c2c_options {
     int samples;             /* per pair, at most */
     double seconds_per_pair; /* a pair's samples stop once they took this long (>= 1 sample) */
     int64_t stride;          /* measure every stride-th pair in order (1 or less: every pair) */
+    int pair_a, pair_b;      /* OS CPUs: when they differ, that pair alone (bench/peer_latency.sh) */
 };
 
 /* One CPU and its domains: hwloc logical indices (-1 when hwloc shows none), the node's OS index. */
