@@ -176,6 +176,7 @@ static void conclude(struct ts_survey_section *out, const struct ts_c2c *c, cons
     ts_section_set_fact(out, "same_llc_ns", med[SAME_LLC], "ns");
     ts_section_set_fact(out, "cross_llc_ns", med[CROSS_LLC], "ns");
     ts_section_set_fact(out, "cross_node_ns", med[CROSS_NODE], "ns");
+    ts_section_set_fact(out, "same_node_ns", med[SAME_NODE], "ns");
     ts_section_set_fact(out, "all_pairs_ns", all, "ns");
     ts_section_set_fact(out, "pairs_measured", (double)c->pairs_measured, "");
     char s[512];
