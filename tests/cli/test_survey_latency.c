@@ -74,6 +74,8 @@ static void loaded_latency(const ts_topology *topo)
     const double *cpu = column(&s, "cpu_node"), *mem = column(&s, "mem_node"), *delay = column(&s, "delay");
     const double *gbs = column(&s, "injected_gbs"), *ns = column(&s, "latency_ns");
     int idle = 0, loaded = 0;
+    for (int r = 0; r < s.n_rows && scale >= 1.0; r++) /* by hand: the curve */
+        printf("  cpu %g mem %g delay %g: %.2f GB/s, %.1f ns\n", cpu[r], mem[r], delay[r], gbs[r], ns[r]);
     for (int r = 0; r < s.n_rows; r++) {
         CHECK(cpu[r] >= 0 && mem[r] >= 0, "row %d: nodes %g, %g", r, cpu[r], mem[r]);
         CHECK(isfinite(ns[r]) && ns[r] > 0, "row %d: latency %g ns", r, ns[r]);
