@@ -17,6 +17,8 @@
 /* Bursts an injector reads between two looks at the stop flag: short enough that a long delay
  * still stops within a millisecond or so, long enough that the look costs nothing. */
 #define BURSTS_PER_LOOK 16
+/* Chase steps between two looks at the clock: 2^16, 6-20 ms of DRAM latency. */
+#define CHASE_CHUNK ((int64_t)1 << 16)
 
 static volatile uint64_t sink;
 
@@ -107,14 +109,22 @@ static int chase_point(struct shared *sh, int injectors, size_t *at)
     *at = pr->chase_run(sh->chase.ptr[0], *at, warm);
     int reps = opt->repetitions < 1 ? 1 : opt->repetitions > MAX_REPETITIONS ? MAX_REPETITIONS : opt->repetitions;
     const double begin = now();
-    int r = 0;
-    while (r < reps) {
-        double t0 = now();
-        *at = pr->chase_run(sh->chase.ptr[0], *at, (uint64_t)opt->chase_steps);
-        double t1 = now();
-        sh->times[r++] = (t1 - t0) * 1e9 / (double)opt->chase_steps;
-        if (t1 - begin > opt->seconds_per_point)
-            break;
+    int r = 0, over = 0;
+    while (r < reps && !over) {
+        /* In chunks, the point's bound looked at between them: on a loaded node one repetition
+         * could otherwise take seconds. A repetition cut short counts for the steps it made. */
+        double seconds = 0.0;
+        int64_t done = 0;
+        while (done < opt->chase_steps && !over) {
+            const int64_t c = opt->chase_steps - done < CHASE_CHUNK ? opt->chase_steps - done : CHASE_CHUNK;
+            double t0 = now();
+            *at = pr->chase_run(sh->chase.ptr[0], *at, (uint64_t)c);
+            double t1 = now();
+            seconds += t1 - t0;
+            done += c;
+            over = t1 - begin > opt->seconds_per_point;
+        }
+        sh->times[r++] = seconds * 1e9 / (double)done;
     }
     atomic_store(&sh->stop, 1);
     return r;
