@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 /* The line's alignment and size: two lines, so that an adjacent-line prefetcher pulls in nothing
- * another thread writes. */
+ * another thread writes. Callers that time it keep it alone on its page (topo/ts_c2c.c): with
+ * neighbours nearer than that it ran at half the speed on the Zen 5 VM (bench/README.md). */
 #define TS_PINGPONG_BYTES 128
 
 /* The value that tells the answerer to return (odd values ask, even ones answer). */
