@@ -10,6 +10,7 @@
 #include "ts_chase.h"
 #include "ts_inject.h"
 #include "ts_loaded_latency.h"
+#include "ts_numa_matrix.h"
 #include "ts_section.h"
 
 #define MIB ((int64_t)1 << 20)
@@ -59,8 +60,7 @@ static void plan_for(const struct ts_section_ctx *ctx, struct plan *p)
         o->repetitions = 2;
         o->seconds_per_point = 0.02;
     }
-    if (ts_loaded_latency_nodes(ctx->topo, p->cpu_nodes, &p->n_cpu, p->mem_nodes, &p->n_mem, MAX_NODES) != 0)
-        p->n_cpu = p->n_mem = 0;
+    ts_numa_list_nodes(ctx->topo, p->cpu_nodes, &p->n_cpu, p->mem_nodes, &p->n_mem, MAX_NODES);
 }
 
 static double estimate(const struct ts_section_ctx *ctx)

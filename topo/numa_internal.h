@@ -64,8 +64,4 @@ int ts_numa_team_bind(struct team *tm, struct binding *b);
  * thread could not bind. */
 int ts_numa_team_check(const struct team *tm, struct ts_error *err);
 
-/* The OS indices of the NUMA nodes with allowed CPUs and of those with memory this process may
- * use, in arrays the caller frees; 0, or -1 without memory. */
-int ts_numa_list_nodes(const ts_topology *topo, int **cpu_nodes, int *n_cpu_nodes, int **mem_nodes, int *n_mem_nodes);
-
 #endif

@@ -42,21 +42,6 @@ static void best_and_median(double *v, int n, double *best, double *median)
     *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-int ts_loaded_latency_nodes(const ts_topology *topo, int *cpu_nodes, int *n_cpu_nodes, int *mem_nodes, int *n_mem_nodes,
-                            int max)
-{
-    int *c = NULL, *m = NULL, nc = 0, nm = 0;
-    if (ts_numa_list_nodes(topo, &c, &nc, &m, &nm) != 0)
-        return -1;
-    *n_cpu_nodes = nc < max ? nc : max;
-    *n_mem_nodes = nm < max ? nm : max;
-    memcpy(cpu_nodes, c, (size_t)*n_cpu_nodes * sizeof *c);
-    memcpy(mem_nodes, m, (size_t)*n_mem_nodes * sizeof *m);
-    free(c);
-    free(m);
-    return 0;
-}
-
 /* What the threads share while the curve is measured. */
 struct shared {
     const struct ts_loaded_probes *probes;

@@ -63,11 +63,6 @@ struct ts_loaded_curve {
     char note[256];                     /* "one core on node 0: its idle point alone"; "" */
 };
 
-/* The NUMA nodes with allowed CPUs and those with memory this process may use (OS indices, up
- * to max each); returns 0, or -1 without memory. */
-int ts_loaded_latency_nodes(const ts_topology *topo, int *cpu_nodes, int *n_cpu_nodes, int *mem_nodes, int *n_mem_nodes,
-                            int max);
-
 /* Measures the curve of (cpu_node, mem_node): the chase on the node's first allowed core, one
  * injector thread on each of its other cores (ts_numa_node_cpus), a point per delay in order.
  * With one core only delays of -1 are measured (the note says so). The buffers together take at

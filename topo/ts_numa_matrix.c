@@ -714,19 +714,3 @@ int ts_numa_team_check(const struct team *tm, struct ts_error *err)
 {
     return team_check(tm, err);
 }
-
-int ts_numa_list_nodes(const ts_topology *topo, int **cpu_nodes, int *n_cpu_nodes, int **mem_nodes, int *n_mem_nodes)
-{
-    struct ts_numa_matrix m;
-    memset(&m, 0, sizeof m);
-    int rc = list_nodes(topo, &m);
-    if (rc != 0) {
-        ts_numa_matrix_free(&m);
-        return rc;
-    }
-    *cpu_nodes = m.cpu_nodes;
-    *mem_nodes = m.mem_nodes;
-    *n_cpu_nodes = m.n_cpu_nodes;
-    *n_mem_nodes = m.n_mem_nodes;
-    return 0;
-}
