@@ -121,7 +121,7 @@ static void append(char *buf, size_t size, const char *text)
 static void conclude(struct ts_survey_section *out, const struct ts_loaded_curve *curves, int n)
 {
     double idle[MAX_NODES], loaded[MAX_NODES], extra[MAX_NODES * MAX_NODES], gbs[MAX_NODES];
-    int n_idle = 0, n_loaded = 0, n_extra = 0;
+    int n_idle = 0, n_loaded = 0, n_extra = 0, extra_idle = 0;
     for (int i = 0; i < n; i++) {
         const struct ts_loaded_curve *c = &curves[i];
         if (c->cpu_node != c->mem_node)
@@ -134,12 +134,16 @@ static void conclude(struct ts_survey_section *out, const struct ts_loaded_curve
             loaded[n_loaded++] = q->ns_median;
         }
         /* Remote memory at the same load: the remote curve's most loaded point against this
-         * CPU node's local one. */
-        for (int j = 0; j < n && q; j++) {
+         * CPU node's local one; idle against idle when the node has no core to inject from
+         * (the same injectors load both curves, so both have loaded points or neither). */
+        const struct ts_loaded_point *base = q ? q : p;
+        for (int j = 0; j < n && base && isfinite(base->ns_median); j++) {
             const struct ts_loaded_curve *r = &curves[j];
-            const struct ts_loaded_point *rq = most_loaded(r);
-            if (r->cpu_node == c->cpu_node && r->mem_node != c->mem_node && rq && isfinite(rq->ns_median))
-                extra[n_extra++] = rq->ns_median - q->ns_median;
+            const struct ts_loaded_point *rq = q ? most_loaded(r) : idle_point(r);
+            if (r->cpu_node == c->cpu_node && r->mem_node != c->mem_node && rq && isfinite(rq->ns_median)) {
+                extra[n_extra++] = rq->ns_median - base->ns_median;
+                extra_idle += !q;
+            }
         }
     }
     const double idle_ns = median(idle, n_idle), loaded_ns = median(loaded, n_loaded);
@@ -153,13 +157,17 @@ static void conclude(struct ts_survey_section *out, const struct ts_loaded_curve
     if (isfinite(loaded_ns))
         len += snprintf(s + len, sizeof s - (size_t)len, ", %.1f ns with %.1f GB/s injected", loaded_ns, gbs_at);
     if (isfinite(extra_ns))
-        snprintf(s + len, sizeof s - (size_t)len, "; remote memory %+.1f ns at that load", extra_ns);
+        snprintf(s + len, sizeof s - (size_t)len, "; remote memory %+.1f ns %s", extra_ns,
+                 extra_idle ? "idle" : "at that load");
     snprintf(out->summary, sizeof out->summary, "%s", s);
     if (n_loaded == 0)
         append(out->note, sizeof out->note,
                "no core to inject from (one core a node): the curve is its idle point alone, loaded_local_ns NaN");
     if (n_extra == 0)
-        append(out->note, sizeof out->note, "one memory node: remote_extra_ns NaN");
+        append(out->note, sizeof out->note, "no remote memory node measured: remote_extra_ns NaN");
+    else if (extra_idle)
+        append(out->note, sizeof out->note,
+               "remote_extra_ns compares idle points: no core to inject from on some CPU node");
 }
 
 /* The table: a row per point of every curve. */
