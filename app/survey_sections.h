@@ -68,4 +68,7 @@ struct ts_sections_run {
 int ts_survey_sections_run(struct ts_section_ctx *ctx, const struct ts_sections_run *run, struct ts_survey_rec *s,
                            struct ts_error *err);
 
+extern const struct ts_section_def ts_section_loaded_latency;
+extern const struct ts_section_def ts_section_c2c;
+
 #endif

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "numa_internal.h"
 #include "topology_internal.h"
 #include "ts_affinity.h"
 #include "ts_memory.h"
@@ -94,11 +95,6 @@ int ts_numa_node_cpus(const ts_topology *topo, int os_index, int *cpus, int max)
     return n;
 }
 
-/* The calling thread's binding, kept to give back. */
-struct binding {
-    hwloc_bitmap_t saved;
-};
-
 /* Binds the calling thread to cpu alone; 0, or -1 with errno. */
 static int bind_thread(const ts_topology *topo, int cpu, struct binding *b)
 {
@@ -132,18 +128,6 @@ static void unbind_thread(const ts_topology *topo, struct binding *b)
 }
 
 /* ---- buffers on a node ---- */
-
-/* count buffers of bytes each, bound to mem_node before their first touch, with huge or base
- * pages asked for. Each mapping is whole 2 MiB blocks from a 2 MiB boundary, so the audit can
- * tell huge pages from base ones. */
-struct node_buffers {
-    int count;
-    void *ptr[4];
-    size_t bytes;  /* used of each */
-    size_t mapped; /* of each */
-    int huge;
-    int advised; /* the kernel took the madvise */
-};
 
 static void buffers_free(struct node_buffers *b)
 {
@@ -359,15 +343,6 @@ static void chunk_of(int64_t elems, int t, int n, int64_t *begin, int64_t *end)
     *begin = b < elems ? b : elems;
     *end = e < elems ? e : elems;
 }
-
-struct team {
-    const ts_topology *topo;
-    const int *cpus;
-    int n;
-    int failed_cpu; /* first CPU a thread could not bind to, -1 none */
-    int failed_errno;
-    int size; /* threads the runtime started */
-};
 
 static int team_check(const struct team *tm, struct ts_error *err)
 {
@@ -696,4 +671,46 @@ int ts_numa_matrix_measure(const ts_topology *topo, const struct ts_numa_probes 
     if (status != TS_OK)
         ts_numa_matrix_free(out);
     return status;
+}
+
+/* ---- for the survey's engines beside this one (numa_internal.h) ---- */
+
+int ts_numa_bind_thread(const ts_topology *topo, int cpu, struct binding *b)
+{
+    return bind_thread(topo, cpu, b);
+}
+
+void ts_numa_unbind_thread(const ts_topology *topo, struct binding *b)
+{
+    unbind_thread(topo, b);
+}
+
+int ts_numa_buffers_map(struct node_buffers *b, int count, size_t bytes, int mem_node, int huge, struct ts_error *err)
+{
+    return buffers_map(b, count, bytes, mem_node, huge, err);
+}
+
+void ts_numa_buffers_free(struct node_buffers *b)
+{
+    buffers_free(b);
+}
+
+int ts_numa_buffers_audit(const struct node_buffers *b, int mem_node, struct ts_numa_placement *p, struct ts_error *err)
+{
+    return buffers_audit(b, mem_node, p, err);
+}
+
+int64_t ts_numa_memory_cap(int mem_node)
+{
+    return memory_cap(mem_node);
+}
+
+int ts_numa_team_bind(struct team *tm, struct binding *b)
+{
+    return team_bind(tm, b);
+}
+
+int ts_numa_team_check(const struct team *tm, struct ts_error *err)
+{
+    return team_check(tm, err);
 }

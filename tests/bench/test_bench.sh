@@ -71,8 +71,18 @@ awk -F'|' '$2 ~ /plain_chase/ && $3 ~ /[0-9]/ && $4 ~ /[0-9]/ && $5 ~ /[0-9]/ { 
 if awk -F'|' '/^\| sum \(reproducible\)/ { exit $4 ~ /n\/a/ ? 0 : 1 }' "$OUT"; then
     grep -q 'likwid-bench' "$ERR" || fail "likwid column empty but no word on likwid-bench on stderr"
 fi
+# bench/peer_latency.sh (issue 26: loaded_latency and c2c against the plain chase and ping-pong),
+# tiny: both rows measured on both sides, each with its ratio.
+QUIET_CHECK=0 ROUNDS=1 CHASE_MB=2 CHASE_STEPS=10000 ROUNDS_PP=100 SAMPLES=3 BUILD="$BUILD" \
+    sh "$SRC/bench/peer_latency.sh" >>"$OUT" 2>>"$ERR" || fail "bench/peer_latency.sh exited non-zero"
+awk -F'|' '$2 ~ /plain_chase.c against loaded_latency/ && $3 ~ /[0-9]/ && $4 ~ /[0-9]/ && $5 ~ /[0-9]/ { found = 1 }
+    END { exit !found }' "$OUT" || fail "no peer_latency chase row with both sides and their ratio"
+if [ "$(nproc)" -gt 1 ]; then
+    awk -F'|' '$2 ~ /plain_pingpong.c against c2c/ && $3 ~ /[0-9]/ && $4 ~ /[0-9]/ && $5 ~ /[0-9]/ { found = 1 }
+        END { exit !found }' "$OUT" || fail "no peer_latency ping-pong row with both sides and their ratio"
+fi
 if [ "$failures" -ne 0 ]; then
     sed 's/^/    /' "$OUT" "$ERR" >&2
     exit 1
 fi
-echo "bench/run.sh ran and printed its table"
+echo "bench/run.sh and bench/peer_latency.sh ran and printed their tables"
