@@ -86,6 +86,7 @@ static int close_cores(const struct ts_survey_section *c, struct ts_survey_sente
         { "smt_ns", "SMT siblings" },
         { "same_llc_ns", "cores sharing a last-level cache" },
         { "cross_llc_ns", "cores of different last-level caches" },
+        { "same_node_ns", "cores of one NUMA node (hwloc knows no cache to tell them apart)" },
         { "cross_node_ns", "cores of different NUMA nodes" },
     };
     if (disturbed(c, "Core-to-core latency", t))

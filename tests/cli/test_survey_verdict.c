@@ -306,11 +306,18 @@ static void sections(void)
 
     with_section(&secs[1], "loaded_latency", 1, latency_keys, (const double[]){ 95, 190, 60 }, 3);
     with_section(&secs[2], "c2c", 0, c2c_keys, (const double[]){ NAN, NAN, NAN, NAN }, 4);
+    ts_section_set_fact(&secs[2], "all_pairs_ns", 45, "ns"); /* not a level: says nothing alone */
     ts_survey_verdict(&rec);
     print_verdict();
     t = sentence("Latency at load not judged: other work took the CPUs");
     CHECK(t && !strstr(t, "95") && strstr(t, "41.0%"), "a disturbed section judged: %s", t ? t : "(none)");
     CHECK(rec.n_sentences == 2, "%d sentences with a section that concluded nothing, expected 2", rec.n_sentences);
+
+    /* hwloc shows no cache (this VM): the pairs are one node's. */
+    ts_section_set_fact(&secs[2], "same_node_ns", 44, "ns");
+    ts_survey_verdict(&rec);
+    t = sentence("A cache line moves between cores of one NUMA node (hwloc knows no cache to tell them apart) 44 ns");
+    CHECK(t && strstr(t, "alike"), "the close cores' sentence without caches: %s", t ? t : "(none)");
 }
 
 int main(void)
