@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ts_dist_host.h"
 #include "ts_dist_merge.h"
 #include "ts_rank_merge.h"
 
@@ -36,16 +37,25 @@ int ts_rank_facts_line(const struct ts_dist *d, const struct ts_topology_rec *ma
     return status;
 }
 
-int ts_rank_warnings_gather(const struct ts_dist *d, const char *line, struct ts_rank_line *lines, int max,
-                            int *n_lines, struct ts_error *err)
+/* ts_dist_host_fn: on a machine's first rank, its ranks' facts compared (ctx unused). A line
+ * that does not read back (touchstone's own: a bug) fails the machine, as memory does. */
+static int machine_items(void *ctx, const char *const *texts, const int *ranks, int n, char **out)
 {
-    char *all = NULL;
-    *n_lines = 0;
-    int status = ts_dist_gather_text(d, line ? line : "", &all, err);
-    if (status == TS_OK && d->rank == 0)
-        status = ts_rank_warnings_from_text(all, d->size, lines, max, n_lines, err);
-    free(all);
-    return status;
+    (void)ctx;
+    (void)ranks; /* each line names its rank */
+    struct ts_rank_facts *f = calloc((size_t)n, sizeof *f);
+    int parsed = 0, failed = !f;
+    for (; !failed && parsed < n; parsed++) {
+        struct ts_error err;
+        ts_error_clear(&err);
+        if (ts_rank_facts_parse(texts[parsed], &f[parsed], &err) != TS_OK)
+            break; /* failed below: parsed < n */
+    }
+    failed = failed || parsed < n || ts_rank_warnings_machine(f, n, out) != 0;
+    for (int i = 0; f && i < parsed; i++)
+        ts_rank_facts_free(&f[i]);
+    free(f);
+    return failed ? -1 : 0;
 }
 
 /* ts_dist_text_join for this rank's set (ctx): lower is its text already, so only the block
@@ -55,6 +65,32 @@ static char *join_into(void *ctx, const char *lower, const char *higher)
     (void)lower;
     struct ts_rank_merge *set = ctx;
     return ts_rank_merge_read(set, higher) == 0 ? ts_rank_merge_write(set) : NULL;
+}
+
+int ts_rank_warnings_gather(const struct ts_dist *d, const char *line, struct ts_rank_line *lines, int max,
+                            int *n_lines, struct ts_error *err)
+{
+    *n_lines = 0;
+    char *items = NULL, *mine = NULL, *all = NULL;
+    /* Each machine's ranks compared at its first rank; what concerns this rank comes back. */
+    int status = ts_dist_host_exchange(d, line && *line ? line : NULL, machine_items, NULL, &items, err);
+    if (status != TS_OK)
+        return status;
+    /* A rank without its items (its machine failed) still takes part in the merge, with no
+     * text: rank 0 then fails, and no rank waits. */
+    struct ts_rank_merge *set = ts_rank_merge_new();
+    if (set && items && ts_rank_warnings_add(set, d->rank, d->host, items) == 0)
+        mine = ts_rank_merge_write(set);
+    free(items);
+    status = ts_dist_merge_text(d, mine, join_into, set, &all, err);
+    if (status == TS_OK && all) /* rank 0: the set holds every rank's lines */
+        *n_lines = ts_rank_warnings_lines(set, d->size, lines, max);
+    free(mine);
+    free(all);
+    ts_rank_merge_free(set);
+    if (status != TS_OK && d->rank == 0)
+        ts_error_prefix(err, "the warnings across ranks: ");
+    return status;
 }
 
 /* This rank's lines as a set; NULL without memory. */
@@ -85,7 +121,7 @@ static char **lines_for_user(const struct ts_rank_merge *set, int world, int max
     enum { LINE = 2048 };
     int n = ts_rank_merge_count(set), shown = n > max ? max - 1 : n;
     shown = shown < 0 ? 0 : shown;
-    int total = shown + (n > shown);
+    int total = shown + (n > shown || ts_rank_merge_dropped(set) > 0);
     char **block = malloc((size_t)(total + 1) * sizeof *block + (size_t)total * LINE);
     if (!block)
         return NULL;
@@ -96,7 +132,8 @@ static char **lines_for_user(const struct ts_rank_merge *set, int world, int max
     }
     if (total > shown) {
         block[shown] = text + (size_t)shown * LINE;
-        snprintf(block[shown], LINE, "%d more distinct warnings of the ranks are not shown", n - shown);
+        snprintf(block[shown], LINE, "%lld more distinct warnings of the ranks are not shown",
+                 n - shown + ts_rank_merge_dropped(set));
     }
     block[total] = NULL;
     return block;

@@ -1,7 +1,7 @@
 /* The warnings across ranks (topo/ts_rank_warnings.h) for the commands: this rank's facts as
  * one line, from what the process knows (its place in the world, its host's topology, where
- * its threads ran), and the collective that brings every rank's line to rank 0 and compares
- * them there. `topo` and `run` both use it, so that they warn alike. */
+ * its threads ran), and the collective that compares them on each machine and merges the
+ * warnings toward rank 0. `topo` and `run` both use it, so that they warn alike. */
 #ifndef TOUCHSTONE_APP_RANK_WARNINGS_H
 #define TOUCHSTONE_APP_RANK_WARNINGS_H
 
@@ -19,10 +19,14 @@ int ts_rank_facts_line(const struct ts_dist *d, const struct ts_topology_rec *ma
                        const struct ts_thread_rec *threads, int n, char **line, struct ts_error *err);
 
 /* Collective: every rank gives its line (NULL or "" when it could not make one: rank 0 then
- * fails, naming no rank, rather than leave the others waiting); rank 0 gets the notes and
- * warnings across ranks in lines (up to max) and their count in *n_lines, the others 0.
- * TS_INTERNAL_ERROR when MPI fails or a line does not read back, TS_RESOURCE_ERROR when
- * memory runs out. */
+ * fails, naming no rank, rather than leave the others waiting). The lines of each machine's
+ * ranks meet at its first rank (dist/ts_dist_host.h), which compares them and sends each rank
+ * the warnings that concern it; those are merged up a tree of ranks (dist/ts_dist_merge.h) into
+ * one line a distinct warning, so that no rank holds more than its machine's lines or the merged
+ * set. Rank 0 gets the notes and warnings across ranks in lines (up to max) and their count in
+ * *n_lines, the others 0. TS_RESOURCE_ERROR on rank 0 when a rank's machine could not compare
+ * its ranks (memory, or a line that does not read back),
+ * TS_INTERNAL_ERROR when MPI fails. */
 int ts_rank_warnings_gather(const struct ts_dist *d, const char *line, struct ts_rank_line *lines, int max,
                             int *n_lines, struct ts_error *err);
 

@@ -31,6 +31,7 @@ struct ts_rank_merge {
     int n, cap;
     int *table; /* open addressing by hash: line index + 1, 0 free; size a power of two */
     size_t table_size;
+    long long dropped; /* distinct lines past TS_RANK_MERGE_LINES */
 };
 
 /* ---- numbers ---- */
@@ -248,6 +249,11 @@ static int join_line(struct ts_rank_merge *m, struct line *l)
     }
     size_t slot;
     int i = find(m, l, &slot);
+    if (i < 0 && m->n >= TS_RANK_MERGE_LINES) {
+        m->dropped++;
+        line_free(l);
+        return 0;
+    }
     if (i < 0) {
         m->lines[m->n] = *l;
         m->table[slot] = ++m->n;
@@ -297,6 +303,7 @@ static int line_copy(struct line *l, const struct line *src)
 
 int ts_rank_merge_join(struct ts_rank_merge *m, const struct ts_rank_merge *later)
 {
+    m->dropped += later->dropped;
     for (int i = 0; i < later->n; i++) {
         struct line l;
         if (line_copy(&l, &later->lines[i]) != 0) {
@@ -312,6 +319,11 @@ int ts_rank_merge_join(struct ts_rank_merge *m, const struct ts_rank_merge *late
 int ts_rank_merge_count(const struct ts_rank_merge *m)
 {
     return m->n;
+}
+
+long long ts_rank_merge_dropped(const struct ts_rank_merge *m)
+{
+    return m->dropped;
 }
 
 long long ts_rank_merge_ranks(const struct ts_rank_merge *m, int i)
@@ -354,6 +366,8 @@ char *ts_rank_merge_write(const struct ts_rank_merge *m)
         put_escaped(f, l->text);
         fputc('\n', f);
     }
+    if (m->dropped > 0) /* after the lines: a line's count never starts with '+' */
+        fprintf(f, "+%lld\n", m->dropped);
     if (fclose(f) != 0) {
         free(text);
         return NULL;
@@ -465,6 +479,15 @@ static int read_line(const char **p, struct line *l)
 int ts_rank_merge_read(struct ts_rank_merge *m, const char *text)
 {
     for (const char *p = text ? text : ""; *p;) {
+        if (*p == '+') {
+            char *end;
+            long long dropped = strtoll(p + 1, &end, 10);
+            if (end == p + 1 || *end != '\n' || dropped < 1 || dropped > 1LL << 40)
+                return -2;
+            m->dropped += dropped;
+            p = end + 1;
+            continue;
+        }
         struct line l;
         int status = read_line(&p, &l);
         if (status != 0) {
@@ -479,7 +502,9 @@ int ts_rank_merge_read(struct ts_rank_merge *m, const char *text)
 
 /* ---- for the user ---- */
 
-void ts_rank_merge_line(const struct ts_rank_merge *m, int i, int world, char *buf, size_t len)
+#define PUT(...) (used += used < len ? (size_t)snprintf(buf + used, len - used, __VA_ARGS__) : 0)
+
+void ts_rank_merge_text(const struct ts_rank_merge *m, int i, char *buf, size_t len)
 {
     if (len == 0)
         return;
@@ -487,23 +512,8 @@ void ts_rank_merge_line(const struct ts_rank_merge *m, int i, int world, char *b
     if (i < 0 || i >= m->n)
         return;
     const struct line *l = &m->lines[i];
-    size_t used = 0;
-#define PUT(...) (used += used < len ? (size_t)snprintf(buf + used, len - used, __VA_ARGS__) : 0)
-    if (l->count == 1) {
-        PUT("rank %d (%s): ", l->ranges[0][0], l->hosts[0]);
-    } else {
-        PUT("%lld of %d ranks (ranks ", l->count, world);
-        for (int r = 0; r < l->n_ranges; r++) {
-            PUT("%s%d", r ? "," : "", l->ranges[r][0]);
-            if (l->ranges[r][1] > l->ranges[r][0])
-                PUT("-%d", l->ranges[r][1]);
-        }
-        PUT("%s; host%s ", l->ranges_more ? " ..." : "", l->n_hosts > 1 || l->hosts_more ? "s" : "");
-        for (int h = 0; h < l->n_hosts; h++)
-            PUT("%s%s", h ? ", " : "", l->hosts[h]);
-        PUT("%s): ", l->hosts_more ? " ..." : "");
-    }
     const char *t = l->text;
+    size_t used = 0;
     for (size_t at = 0, k = 0; t[at] && used < len;) {
         size_t w = number_at(t, at);
         if (w == 0) {
@@ -517,5 +527,47 @@ void ts_rank_merge_line(const struct ts_rank_merge *m, int i, int world, char *b
         k++;
         at += w;
     }
-#undef PUT
 }
+
+void ts_rank_merge_hosts(const struct ts_rank_merge *m, int i, char *buf, size_t len)
+{
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    if (i < 0 || i >= m->n)
+        return;
+    const struct line *l = &m->lines[i];
+    size_t used = 0;
+    for (int h = 0; h < l->n_hosts; h++)
+        PUT("%s%s", h ? ", " : "", l->hosts[h]);
+    PUT("%s", l->hosts_more ? " ..." : "");
+}
+
+void ts_rank_merge_line(const struct ts_rank_merge *m, int i, int world, char *buf, size_t len)
+{
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    if (i < 0 || i >= m->n)
+        return;
+    const struct line *l = &m->lines[i];
+    size_t used = 0;
+    if (l->count == 1) {
+        PUT("rank %d (%s): ", l->ranges[0][0], l->hosts[0]);
+    } else {
+        PUT("%lld of %d ranks (ranks ", l->count, world);
+        for (int r = 0; r < l->n_ranges; r++) {
+            PUT("%s%d", r ? "," : "", l->ranges[r][0]);
+            if (l->ranges[r][1] > l->ranges[r][0])
+                PUT("-%d", l->ranges[r][1]);
+        }
+        PUT("%s; host%s ", l->ranges_more ? " ..." : "", l->n_hosts > 1 || l->hosts_more ? "s" : "");
+        if (used < len)
+            ts_rank_merge_hosts(m, i, buf + used, len - used);
+        used = strlen(buf);
+        PUT("): ");
+    }
+    if (used < len)
+        ts_rank_merge_text(m, i, buf + used, len - used);
+}
+#undef PUT

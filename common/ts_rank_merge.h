@@ -23,6 +23,9 @@
 /* A line names at most this many ranges of ranks and this many hosts, then "...". */
 enum { TS_RANK_MERGE_RANGES = 4, TS_RANK_MERGE_HOSTS = 3 };
 
+/* The most distinct lines a set keeps. */
+enum { TS_RANK_MERGE_LINES = 256 };
+
 struct ts_rank_merge;
 
 /* An empty set, or NULL when memory runs out. */
@@ -49,6 +52,16 @@ int ts_rank_merge_count(const struct ts_rank_merge *m);
 
 /* How many ranks said line i. */
 long long ts_rank_merge_ranks(const struct ts_rank_merge *m, int i);
+
+/* How many distinct lines were dropped past TS_RANK_MERGE_LINES, summed over the joined sets (a
+ * text dropped in two blocks counts twice): 0 when the set is whole. */
+long long ts_rank_merge_dropped(const struct ts_rank_merge *m);
+
+/* The text of line i with its numbers as the ranks gave them ("core 0..7"), without its ranks. */
+void ts_rank_merge_text(const struct ts_rank_merge *m, int i, char *buf, size_t len);
+
+/* The first hosts of line i, "n1, n2, n3 ..." ("..." when there are more). */
+void ts_rank_merge_hosts(const struct ts_rank_merge *m, int i, char *buf, size_t len);
 
 /* Line i for the user, of a world of `world` ranks: "rank 3 (n1): TEXT" when one rank said it,
  * else "8 of 64 ranks (ranks 0-3,5,9-11 ...; hosts n1, n2): TEXT". */

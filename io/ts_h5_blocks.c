@@ -4,6 +4,8 @@
 #include <hdf5.h>
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "h5_util.h"
 #include "ts_h5_write.h"
@@ -61,19 +63,73 @@ static hid_t item_type(const struct ts_h5_block *b)
     }
 }
 
+/* The rank's points as the file stores them: a table's rows whose file type is packed (h5_util.c
+ * stores compounds without the struct's padding, as /threads/table's rows) differ from their
+ * memory type, and parallel HDF5 then writes independently, not collectively (no-collective
+ * cause H5D_MPIO_DATATYPE_CONVERSION; measured with HDF5 1.10.8, every other table went
+ * collective). So the rows are converted here, into *owned, and written with the file's type:
+ * the write then moves the file's own bytes, collectively. *type becomes the file's type (on an
+ * empty block too: one rank converting makes every rank's write independent). The points to
+ * write, or NULL on failure. */
+static const void *as_stored(hid_t set, const struct ts_h5_block *b, hid_t *type, void **owned)
+{
+    *owned = NULL;
+    hid_t stored = H5Dget_type(set);
+    htri_t same = stored < 0 ? -1 : H5Tequal(stored, *type);
+    static const char none = 0; /* the points of an empty block: never read */
+    if (same != 0) {
+        if (stored >= 0)
+            H5Tclose(stored);
+        return same < 0 ? NULL : b->local ? b->local : &none;
+    }
+    size_t n = 1, from = H5Tget_size(*type), to = H5Tget_size(stored);
+    int empty = 0;
+    for (int a = 0; a < 3; a++) {
+        n *= b->local_dims[a] > 0 ? (size_t)b->local_dims[a] : 1;
+        empty |= b->count[a] == 0;
+    }
+    void *buf = empty ? NULL : malloc(n * (from > to ? from : to));
+    if (!empty && (!buf || !b->local)) {
+        free(buf);
+        H5Tclose(stored);
+        return NULL;
+    }
+    if (!empty) {
+        /* HDF5's compound conversion reads a background buffer of the destination's rows. */
+        void *background = calloc(n, to);
+        memcpy(buf, b->local, n * from);
+        int converted = background && H5Tconvert(*type, stored, n, buf, background, H5P_DEFAULT) >= 0;
+        free(background);
+        if (!converted) {
+            free(buf);
+            H5Tclose(stored);
+            return NULL;
+        }
+    }
+    H5Tclose(*type);
+    *type = stored;
+    *owned = buf;
+    return empty ? (b->local ? b->local : &none) : buf;
+}
+
 /* One dataset's blocks, collective: what failed, or NULL. */
 static const char *write_one(hid_t file, const struct ts_h5_block *b, hid_t xfer)
 {
     hid_t set = -1, file_space = -1, memory_space = -1, type = -1;
     const char *doing = NULL;
+    const void *points = NULL;
+    void *owned = NULL;
     if ((set = H5Dopen2(file, b->dataset, H5P_DEFAULT)) < 0 || (file_space = H5Dget_space(set)) < 0)
         doing = "opening the dataset";
     else if (select_block(b, file_space, &memory_space) < 0)
         doing = "selecting this rank's block";
     else if ((type = item_type(b)) < 0)
         doing = "making the rows' type";
-    else if (H5Dwrite(set, type, memory_space, file_space, xfer, b->local) < 0)
+    else if (!(points = as_stored(set, b, &type, &owned)))
+        doing = "converting the rows to the file's type";
+    else if (H5Dwrite(set, type, memory_space, file_space, xfer, points) < 0)
         doing = "writing";
+    free(owned);
     if (type >= 0)
         H5Tclose(type);
     if (memory_space >= 0)

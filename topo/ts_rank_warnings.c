@@ -215,23 +215,36 @@ void ts_rank_facts_free(struct ts_rank_facts *f)
 
 /* ---- the warnings ---- */
 
-struct sink {
-    struct ts_rank_line *lines;
-    int max, n, left_out;
+/* What a machine's ranks say, each warning as an item "T text" of the rank it belongs to (T its
+ * kind, below), one text of lines a rank. A warning of a host goes to the host's first rank. */
+struct items {
+    char **text; /* one malloc'd text a rank, NULL while it has none */
+    size_t *len;
+    int failed;
 };
 
-static void __attribute__((format(printf, 3, 4))) say(struct sink *s, int note, const char *fmt, ...)
+/* The kinds, in the order their lines are shown: a note of host names on one kernel (its text
+ * whole), a host's rank count (only counted), a host with more threads than cores, a host's ranks
+ * that overlap (both shown as "host H: TEXT"), then a rank's threads on one core and a rank over
+ * NUMA nodes (shown as "rank R (H): TEXT"). */
+static const char KINDS[] = "kucosn";
+
+static void __attribute__((format(printf, 4, 5))) item(struct items *o, int who, char kind, const char *fmt, ...)
 {
-    if (s->n >= s->max) {
-        s->left_out++;
-        return;
-    }
-    struct ts_rank_line *l = &s->lines[s->n++];
-    l->note = note;
+    char text[sizeof(struct ts_rank_line){ 0 }.text];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(l->text, sizeof l->text, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    size_t add = strlen(text) + 3, at = o->len[who];
+    char *grown = o->failed ? NULL : realloc(o->text[who], at + add + 1);
+    if (!grown) {
+        o->failed = 1;
+        return;
+    }
+    snprintf(grown + at, add + 1, "%c %s\n", kind, text);
+    o->text[who] = grown;
+    o->len[who] = at + add;
 }
 
 static const char *plural(int n)
@@ -404,7 +417,7 @@ struct name {
 };
 
 /* Host names that share one kernel: one note per kernel, in the order of their first ranks. */
-static int shared_kernels(struct sink *s, const struct ts_rank_facts *r, int n, struct ref *refs)
+static int shared_kernels(struct items *s, const struct ts_rank_facts *r, int n, struct ref *refs)
 {
     int m = 0;
     for (int i = 0; i < n; i++)
@@ -439,46 +452,32 @@ static int shared_kernels(struct sink *s, const struct ts_rank_facts *r, int n, 
         size_t used = 0;
         for (int j = 0; j < n_names && used < sizeof list; j++)
             used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", j ? ", " : "", names[j].host);
-        say(s, 1,
-            "hosts %s share one kernel (boot id %.8s...): one machine under %d names, as in an emulated cluster; "
-            "their ranks run on the same cores, which is not warned about between these hosts",
-            list, refs[k[g].start].f->boot_id, n_names);
+        item(s, k[g].first, 'k',
+             "hosts %s share one kernel (boot id %.8s...): one machine under %d names, as in an emulated cluster; "
+             "their ranks run on the same cores, which is not warned about between these hosts",
+             list, refs[k[g].start].f->boot_id, n_names);
     }
     free(k);
     free(names);
     return 0;
 }
 
-static void unequal_hosts(struct sink *s, const struct ts_rank_facts *r, int n, const struct host *h, int n_hosts)
+/* Each host's rank count, for the line that says they differ (ts_rank_warnings_lines). */
+static void host_counts(struct items *s, const struct host *h, int n_hosts)
 {
-    int lo = n, hi = 0;
-    for (int k = 0; k < n_hosts; k++) {
-        lo = h[k].n_ranks < lo ? h[k].n_ranks : lo;
-        hi = h[k].n_ranks > hi ? h[k].n_ranks : hi;
-    }
-    if (n_hosts < 2 || lo == hi)
-        return;
-    char list[300] = "";
-    size_t used = 0;
-    for (int k = 0; k < n_hosts && used < sizeof list; k++)
-        used += (size_t)snprintf(list + used, sizeof list - used, "%s%d on %s", k ? ", " : "", h[k].n_ranks,
-                                 r[h[k].first].host);
-    say(s, 0,
-        "ranks per host differ: %s (%d ranks on %d hosts): the hosts with more ranks have less of a node per rank and "
-        "every rank waits for the slowest; give each host the same number of ranks: srun --ntasks-per-node=N, or "
-        "mpirun --map-by ppr:N:node",
-        list, n, n_hosts);
+    for (int k = 0; k < n_hosts; k++)
+        item(s, h[k].first, 'u', "%d", h[k].n_ranks);
 }
 
-static void crowded_host(struct sink *s, const struct ts_rank_facts *r, const struct host *h)
+static void crowded_host(struct items *s, const struct host *h)
 {
     if (h->cores <= 0 || h->n_threads <= h->cores)
         return;
-    say(s, 0,
-        "host %s: its %d rank%s run %d threads on %d core%s: threads time-slice and every timing stretches; run at "
-        "most %d threads on a host (ranks per host x threads per rank: srun --ntasks-per-node and -c, "
-        "OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK)",
-        r[h->first].host, h->n_ranks, plural(h->n_ranks), h->n_threads, h->cores, plural(h->cores), h->cores);
+    item(s, h->first, 'c',
+         "its %d rank%s run %d threads on %d core%s: threads time-slice and every timing stretches; run at most %d "
+         "threads on a host (ranks per host x threads per rank: srun --ntasks-per-node and -c, "
+         "OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK)",
+         h->n_ranks, plural(h->n_ranks), h->n_threads, h->cores, plural(h->cores), h->cores);
 }
 
 /* One host's ranks whose CPUs overlap, counted without comparing every pair of ranks: ranks of
@@ -581,7 +580,7 @@ static int count_overlaps(struct ref *refs, int m, struct overlap *o)
 
 /* Ranks of host h (members: its ranks, in rank order) whose CPUs overlap: one line for the host,
  * naming the first pair. refs: scratch for the host's ranks. -1 without memory. */
-static int overlapping(struct sink *s, const struct ts_rank_facts *r, const int *members, const struct host *h,
+static int overlapping(struct items *s, const struct ts_rank_facts *r, const int *members, const struct host *h,
                        const struct cpus *c, struct ref *refs, int *tmp)
 {
     int m = h->n_ranks;
@@ -599,86 +598,74 @@ static int overlapping(struct sink *s, const struct ts_rank_facts *r, const int 
     list_text(c[o.b].v, c[o.b].n, mask_b, sizeof mask_b);
     if (o.pairs > 1)
         snprintf(more, sizeof more, "; %lld pairs of its %d ranks overlap", o.pairs, h->n_ranks);
-    say(s, 0,
-        "host %s: ranks %d and %d may both run on CPU%s %s (masks %s and %s)%s: their threads compete for the same "
-        "cores; give each rank cores of its own: srun --mpi=pmix --cpus-per-task=N --cpu-bind=cores, or mpirun "
-        "--map-by slot:PE=N --bind-to core (N threads a rank)",
-        r[o.a].host, r[o.a].rank, r[o.b].rank, plural(first_n), shared, mask_a, mask_b, more);
+    item(s, h->first, 'o',
+         "ranks %d and %d may both run on CPU%s %s (masks %s and %s)%s: their threads compete for the same cores; "
+         "give each rank cores of its own: srun --mpi=pmix --cpus-per-task=N --cpu-bind=cores, or mpirun --map-by "
+         "slot:PE=N --bind-to core (N threads a rank)",
+         r[o.a].rank, r[o.b].rank, plural(first_n), shared, mask_a, mask_b, more);
     return 0;
 }
 
 /* The mpirun-in-allocation pitfall: a rank of several threads whose mask is one core. Threads
  * that share a core of a wider mask are the rank's own binding (its own warnings say so). Its
  * text, without the rank, joins the ranks' (one line for every rank that says it). */
-static int one_core(struct ts_rank_merge *said, const struct ts_rank_facts *f, const struct cpus *c, int *tmp)
+static void one_core(struct items *said, int who, const struct ts_rank_facts *f, const struct cpus *c, int *tmp)
 {
     int n = f->n_threads;
     int pus_per_core = f->n_cores > 0 && f->n_pus >= f->n_cores ? f->n_pus / f->n_cores : 1;
     if (n < 2 || f->threads[0].core < 0 || !c->from_mask || c->n > pus_per_core)
-        return 0;
+        return;
     for (int t = 1; t < n; t++)
         if (f->threads[t].core != f->threads[0].core)
-            return 0;
+            return;
     int m = 0;
     for (int t = 0; t < n; t++)
         if (f->threads[t].cpu >= 0)
             tmp[m++] = f->threads[t].cpu;
     int u = distinct_sorted(tmp, m);
-    char ran[200], mask[200], text[sizeof(struct ts_rank_line){ 0 }.text];
+    char ran[200], mask[200];
     list_text(tmp, u, ran, sizeof ran);
     list_text(c->v, c->n, mask, sizeof mask);
     /* Not --bind-to none: unbound ranks' threads bound by OMP_PLACES start from the same first
      * place, so every rank's thread 0 lands on one core. PE=n gives each rank n cores of its own. */
-    snprintf(text, sizeof text,
-             "its %d threads all run on core %d (CPU%s %s; the rank's mask: %s): they take turns on one core, as "
-             "when mpirun binds each rank to one core (in a Slurm allocation even with -c %d); give each rank %d "
-             "cores of its own: mpirun --map-by slot:PE=%d --bind-to core, or srun --mpi=pmix --cpus-per-task=%d "
-             "--cpu-bind=cores, with OMP_NUM_THREADS=%d OMP_PLACES=cores OMP_PROC_BIND=spread",
-             n, f->threads[0].core, plural(u), ran, mask, n, n, n, n, n);
-    return ts_rank_merge_add(said, f->rank, f->host, text);
+    item(said, who, 's',
+         "its %d threads all run on core %d (CPU%s %s; the rank's mask: %s): they take turns on one core, as "
+         "when mpirun binds each rank to one core (in a Slurm allocation even with -c %d); give each rank %d "
+         "cores of its own: mpirun --map-by slot:PE=%d --bind-to core, or srun --mpi=pmix --cpus-per-task=%d "
+         "--cpu-bind=cores, with OMP_NUM_THREADS=%d OMP_PLACES=cores OMP_PROC_BIND=spread",
+         n, f->threads[0].core, plural(u), ran, mask, n, n, n, n, n);
 }
 
 /* A rank over several NUMA nodes where the host has one rank per node; joins the ranks' too. */
-static int spans_nodes(struct ts_rank_merge *said, const struct ts_rank_facts *f, const struct host *h, int *tmp)
+static void spans_nodes(struct items *said, int who, const struct ts_rank_facts *f, const struct host *h, int *tmp)
 {
     if (h->numa < 2 || h->n_ranks != h->numa)
-        return 0;
+        return;
     int m = 0;
     for (int t = 0; t < f->n_threads; t++)
         if (f->threads[t].node >= 0)
             tmp[m++] = f->threads[t].node;
     int u = distinct_sorted(tmp, m);
     if (u < 2)
-        return 0;
-    char nodes[200], text[sizeof(struct ts_rank_line){ 0 }.text];
+        return;
+    char nodes[200];
     list_text(tmp, u, nodes, sizeof nodes);
-    snprintf(text, sizeof text,
-             "its %d threads run on NUMA nodes %s while its host has one rank per NUMA node (%d ranks, %d nodes): "
-             "the threads off the rank's node reach its pages remotely; bind each rank to one node: mpirun "
-             "--map-by numa --bind-to numa, or srun --cpu-bind=ldoms",
-             f->n_threads, nodes, h->n_ranks, h->numa);
-    return ts_rank_merge_add(said, f->rank, f->host, text);
+    item(said, who, 'n',
+         "its %d threads run on NUMA nodes %s while its host has one rank per NUMA node (%d ranks, %d nodes): "
+         "the threads off the rank's node reach its pages remotely; bind each rank to one node: mpirun "
+         "--map-by numa --bind-to numa, or srun --cpu-bind=ldoms",
+         f->n_threads, nodes, h->n_ranks, h->numa);
 }
 
-/* The lines of the ranks' warnings of one kind, as many as there are distinct texts. */
-static void say_merged(struct sink *s, const struct ts_rank_merge *said, int n_ranks)
-{
-    for (int i = 0; i < ts_rank_merge_count(said); i++) {
-        char line[sizeof(struct ts_rank_line){ 0 }.text];
-        ts_rank_merge_line(said, i, n_ranks, line, sizeof line);
-        say(s, 0, "%s", line);
-    }
-}
-
-/* Every warning, in a fixed order: notes of shared kernels, then each kind across the hosts. */
-static int compare_ranks(struct sink *s, const struct ts_rank_facts *r, int n, const struct host *h, int n_hosts,
+/* Every item of the machine's ranks: notes of shared kernels, then each kind by host. */
+static int compare_ranks(struct items *s, const struct ts_rank_facts *r, int n, const struct host *h, int n_hosts,
                          const int *host_of, const struct cpus *c, struct ref *refs, int *tmp)
 {
     if (shared_kernels(s, r, n, refs) != 0)
         return -1;
-    unequal_hosts(s, r, n, h, n_hosts);
+    host_counts(s, h, n_hosts);
     for (int k = 0; k < n_hosts; k++)
-        crowded_host(s, r, &h[k]);
+        crowded_host(s, &h[k]);
     /* Each host's ranks in rank order, one host after the other: a counting sort. */
     int *members = malloc((size_t)n * sizeof *members), *at = calloc((size_t)n_hosts + 1, sizeof *at);
     for (int k = 0; members && at && k < n_hosts; k++)
@@ -690,32 +677,26 @@ static int compare_ranks(struct sink *s, const struct ts_rank_facts *r, int n, c
         failed = overlapping(s, r, members + (k ? at[k - 1] : 0), &h[k], c, refs, tmp) != 0;
     free(members);
     free(at);
-    if (failed)
-        return -1;
-    struct ts_rank_merge *cores = ts_rank_merge_new(), *nodes = ts_rank_merge_new();
-    failed = !cores || !nodes;
-    for (int i = 0; i < n && !failed; i++)
-        failed = one_core(cores, &r[i], &c[i], tmp) != 0 || spans_nodes(nodes, &r[i], &h[host_of[i]], tmp) != 0;
-    if (!failed) {
-        say_merged(s, cores, n);
-        say_merged(s, nodes, n);
+    for (int i = 0; i < n && !failed; i++) {
+        one_core(s, i, &r[i], &c[i], tmp);
+        spans_nodes(s, i, &r[i], &h[host_of[i]], tmp);
     }
-    ts_rank_merge_free(cores);
-    ts_rank_merge_free(nodes);
     return failed ? -1 : 0;
 }
 
-int ts_rank_warnings(const struct ts_rank_facts *r, int n, struct ts_rank_line *lines, int max)
+int ts_rank_warnings_machine(const struct ts_rank_facts *r, int n, char **out)
 {
-    struct sink s = { .lines = lines, .max = max > 0 ? max : 0 };
+    for (int i = 0; i < n; i++)
+        out[i] = NULL;
     if (n <= 0)
         return 0;
+    struct items o = { .text = out, .len = calloc((size_t)n, sizeof(size_t)) };
     int *host_of = malloc((size_t)n * sizeof *host_of);
     struct host *h = malloc((size_t)n * sizeof *h);
     struct cpus *c = calloc((size_t)n, sizeof *c);
     struct ref *refs = malloc((size_t)n * sizeof *refs);
     int *tmp = malloc(MAX_MASK_CPUS * sizeof *tmp);
-    int n_hosts = 0, failed = !host_of || !h || !c || !refs || !tmp;
+    int failed = !o.len || !host_of || !h || !c || !refs || !tmp;
     for (int i = 0; i < n && !failed; i++) {
         /* Threads beyond the count the facts hold are never read. */
         if (r[i].n_threads > 0 && !r[i].threads)
@@ -724,13 +705,8 @@ int ts_rank_warnings(const struct ts_rank_facts *r, int n, struct ts_rank_line *
             failed = cpus_of(&r[i], tmp, &c[i]) != 0;
     }
     if (!failed) {
-        n_hosts = group_hosts(r, n, refs, h, host_of);
-        failed = compare_ranks(&s, r, n, h, n_hosts, host_of, c, refs, tmp) != 0;
-    }
-    if (!failed && s.left_out > 0 && s.max > 0) {
-        struct ts_rank_line *last = &lines[s.max - 1];
-        last->note = 0;
-        snprintf(last->text, sizeof last->text, "%d more warnings across ranks are not shown", s.left_out + 1);
+        int n_hosts = group_hosts(r, n, refs, h, host_of);
+        failed = compare_ranks(&o, r, n, h, n_hosts, host_of, c, refs, tmp) != 0 || o.failed;
     }
     for (int i = 0; c && i < n; i++)
         free(c[i].v);
@@ -739,7 +715,154 @@ int ts_rank_warnings(const struct ts_rank_facts *r, int n, struct ts_rank_line *
     free(refs);
     free(h);
     free(host_of);
-    return failed ? -1 : s.n;
+    free(o.len);
+    if (failed)
+        for (int i = 0; i < n; i++) {
+            free(out[i]);
+            out[i] = NULL;
+        }
+    return failed ? -1 : 0;
+}
+
+int ts_rank_warnings_add(struct ts_rank_merge *set, int rank, const char *host, const char *items)
+{
+    for (const char *p = items ? items : ""; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n < 2 || !strchr(KINDS, p[0]) || p[1] != ' ')
+            return -2;
+        char *one = strndup(p, n);
+        if (!one || ts_rank_merge_add(set, rank, host, one) != 0) {
+            free(one);
+            return -1;
+        }
+        free(one);
+        p += n + (p[n] == '\n');
+    }
+    return 0;
+}
+
+/* The lines for the user, into a sink: up to max, then one saying how many more. */
+struct sink {
+    struct ts_rank_line *lines;
+    int max, n;
+    long long left_out;
+};
+
+static void __attribute__((format(printf, 3, 4))) say(struct sink *s, int note, const char *fmt, ...)
+{
+    if (s->n >= s->max) {
+        s->left_out++;
+        return;
+    }
+    struct ts_rank_line *l = &s->lines[s->n++];
+    l->note = note;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->text, sizeof l->text, fmt, ap);
+    va_end(ap);
+}
+
+/* The hosts' rank counts (kind u, one line: their numbers merged) as the line that they differ. */
+static void unequal_hosts(struct sink *s, const struct ts_rank_merge *set, int i, int world)
+{
+    char text[64], hosts[300];
+    ts_rank_merge_text(set, i, text, sizeof text);
+    long long lo = 0, hi = 0;
+    const char *range = strstr(text, "..");
+    lo = strtoll(text + 2, NULL, 10);
+    hi = range ? strtoll(range + 2, NULL, 10) : lo;
+    if (lo == hi)
+        return;
+    ts_rank_merge_hosts(set, i, hosts, sizeof hosts);
+    say(s, 0,
+        "ranks per host differ: %lld to %lld ranks a host (%d ranks on %lld hosts: %s): the hosts with more ranks "
+        "have less of a node per rank and every rank waits for the slowest; give each host the same number of ranks: "
+        "srun --ntasks-per-node=N, or mpirun --map-by ppr:N:node",
+        lo, hi, world, ts_rank_merge_ranks(set, i), hosts);
+}
+
+/* Line i of the set (kind), for the user. */
+static void say_line(struct sink *s, const struct ts_rank_merge *set, int i, char kind, int world, long long hosts)
+{
+    char text[sizeof(struct ts_rank_line){ 0 }.text], who[400];
+    ts_rank_merge_text(set, i, text, sizeof text);
+    const char *body = text + 2; /* past "K " */
+    long long count = ts_rank_merge_ranks(set, i);
+    if (kind == 'k') {
+        say(s, 1, "%s", body);
+    } else if (kind == 'c' || kind == 'o') {
+        ts_rank_merge_hosts(set, i, who, sizeof who);
+        if (count == 1)
+            say(s, 0, "host %s: %s", who, body);
+        else
+            say(s, 0, "%lld of %lld hosts (hosts %s): %s", count, hosts, who, body);
+    } else {
+        char line[sizeof text + 512];
+        ts_rank_merge_line(set, i, world, line, sizeof line);
+        /* The rank's header, then the text past its kind. */
+        size_t head = strlen(line) - strlen(text);
+        say(s, 0, "%.*s%s", (int)head, line, body);
+    }
+}
+
+int ts_rank_warnings_lines(const struct ts_rank_merge *set, int world, struct ts_rank_line *lines, int max)
+{
+    struct sink s = { .lines = lines, .max = max > 0 ? max : 0 };
+    int n = ts_rank_merge_count(set);
+    long long hosts = 0;
+    for (int i = 0; i < n; i++) {
+        char kind[4];
+        ts_rank_merge_text(set, i, kind, sizeof kind);
+        hosts += kind[0] == 'u' ? ts_rank_merge_ranks(set, i) : 0;
+    }
+    for (const char *kind = KINDS; *kind; kind++)
+        for (int i = 0; i < n; i++) {
+            char head[4];
+            ts_rank_merge_text(set, i, head, sizeof head);
+            if (head[0] != *kind)
+                continue;
+            if (*kind == 'u')
+                unequal_hosts(&s, set, i, world);
+            else
+                say_line(&s, set, i, *kind, world, hosts);
+        }
+    long long dropped = ts_rank_merge_dropped(set);
+    if ((s.left_out > 0 || dropped > 0) && s.max > 0) {
+        /* The last line says what is missing: in place of the last shown when the lines are full. */
+        const int full = s.n == s.max;
+        struct ts_rank_line *last = &lines[full ? s.max - 1 : s.n++];
+        long long more = s.left_out + full;
+        char kept[160] = "";
+        if (dropped > 0)
+            snprintf(kept, sizeof kept,
+                     "%sover %lld distinct warnings of the ranks were not kept (a rank of the merge "
+                     "keeps %d)",
+                     more > 0 ? "; " : "", dropped, TS_RANK_MERGE_LINES);
+        last->note = 0;
+        if (more > 0)
+            snprintf(last->text, sizeof last->text, "%lld more warnings across ranks are not shown%s", more, kept);
+        else
+            snprintf(last->text, sizeof last->text, "%s", kept);
+    }
+    return s.n;
+}
+
+int ts_rank_warnings(const struct ts_rank_facts *r, int n, struct ts_rank_line *lines, int max)
+{
+    if (n <= 0)
+        return 0;
+    /* Every rank at once is a union of machines: the items are those each machine gives. */
+    char **items = calloc((size_t)n, sizeof *items);
+    struct ts_rank_merge *set = ts_rank_merge_new();
+    int failed = !items || !set || ts_rank_warnings_machine(r, n, items) != 0;
+    for (int i = 0; i < n && !failed; i++)
+        failed = ts_rank_warnings_add(set, r[i].rank, r[i].host, items[i]) != 0;
+    int got = failed ? -1 : ts_rank_warnings_lines(set, n, lines, max);
+    for (int i = 0; items && i < n; i++)
+        free(items[i]);
+    free(items);
+    ts_rank_merge_free(set);
+    return got;
 }
 
 int ts_rank_warnings_from_text(const char *all, int n_ranks, struct ts_rank_line *lines, int max, int *n_lines,

@@ -206,13 +206,43 @@ static void read_refuses(void)
     ts_rank_merge_free(m);
 }
 
+/* A set keeps the first TS_RANK_MERGE_LINES distinct lines and counts the others as dropped, as
+ * text too and across a join: what a rank of the merge holds is bounded whatever the ranks say. */
+static void capped(void)
+{
+    struct ts_rank_merge *m = fresh(), *later = fresh(), *back = fresh();
+    char text[32];
+    /* Distinct texts differ in letters, not numbers: "w aa", "w ab", ... */
+    for (int i = 0; i < TS_RANK_MERGE_LINES + 10; i++) {
+        snprintf(text, sizeof text, "w %c%c", 'a' + i / 26, 'a' + i % 26);
+        add(m, 0, "a", text);
+    }
+    REQUIRE(ts_rank_merge_count(m) == TS_RANK_MERGE_LINES && ts_rank_merge_dropped(m) == 10,
+            "%d lines kept, %lld dropped", ts_rank_merge_count(m), ts_rank_merge_dropped(m));
+    add(later, 1, "b", "w aa"); /* kept: it is the first line */
+    add(later, 1, "b", "w zz"); /* new, past the cap */
+    REQUIRE(ts_rank_merge_join(m, later) == 0, "join failed");
+    REQUIRE(ts_rank_merge_ranks(m, 0) == 2 && ts_rank_merge_dropped(m) == 11,
+            "after the join: %lld ranks, %lld dropped", ts_rank_merge_ranks(m, 0), ts_rank_merge_dropped(m));
+    char *t = ts_rank_merge_write(m);
+    REQUIRE(t && ts_rank_merge_read(back, t) == 0, "the capped set does not read back");
+    REQUIRE(ts_rank_merge_count(back) == TS_RANK_MERGE_LINES && ts_rank_merge_dropped(back) == 11,
+            "read back: %d lines, %lld dropped", ts_rank_merge_count(back), ts_rank_merge_dropped(back));
+    REQUIRE(ts_rank_merge_read(back, "+x\n") == -2, "a broken count of dropped lines is read");
+    free(t);
+    ts_rank_merge_free(m);
+    ts_rank_merge_free(later);
+    ts_rank_merge_free(back);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         void (*run)(void);
     } cases[] = { { "ranges", ranges }, { "single", single },     { "numbers", numbers },
-                  { "order", order },   { "join", join_as_text }, { "read_refuses", read_refuses } };
+                  { "order", order },   { "join", join_as_text }, { "read_refuses", read_refuses },
+                  { "capped", capped } };
     for (size_t i = 0; argc == 2 && i < sizeof cases / sizeof cases[0]; i++)
         if (strcmp(argv[1], cases[i].name) == 0) {
             cases[i].run();

@@ -1,11 +1,12 @@
 /* dist/ without a launcher: which variables make a launched process, in which order, and
  * that a process no launcher started is one rank with its host and boot id, never touching
- * MPI (gathering text is a copy, a table's first rows its own). */
+ * MPI (gathering text is a copy, a table's first rows its own, its machine itself alone). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ts_dist.h"
+#include "ts_dist_host.h"
 #include "ts_test.h"
 
 static const char *const variables[] = { "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE" };
@@ -46,6 +47,18 @@ static void detection(void)
     clear_launcher();
 }
 
+/* ts_dist_host_fn for alone(): the machine's one text, upper-cased, back to its one rank. */
+static int shout(void *ctx, const char *const *texts, const int *ranks, int n, char **out)
+{
+    *(int *)ctx += 1;
+    if (n != 1 || ranks[0] != 0)
+        return -1;
+    out[0] = strdup(texts[0]);
+    for (char *c = out[0]; c && *c; c++)
+        *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+    return out[0] ? 0 : -1;
+}
+
 static void alone(void)
 {
     clear_launcher();
@@ -75,6 +88,15 @@ static void alone(void)
           (long long)head[2], (long long)head[3], (long long)head[4]);
     CHECK(ts_dist_head(&d, rows, sizeof *rows, 0, 3, 2, head, &err) == TS_OK && head[0] == 7 && head[1] == 8,
           "a head shorter than the rows: %lld %lld", (long long)head[0], (long long)head[1]);
+    /* A machine of one rank: the answer comes back to it; without its text, none does. */
+    int calls = 0;
+    char *back = NULL;
+    CHECK(ts_dist_host_exchange(&d, "rank 0", shout, &calls, &back, &err) == TS_OK && calls == 1 && back
+              && strcmp(back, "RANK 0") == 0,
+          "a machine alone: '%s' after %d calls", back ? back : "(null)", calls);
+    free(back);
+    CHECK(ts_dist_host_exchange(&d, NULL, shout, &calls, &back, &err) == TS_OK && !back && calls == 1,
+          "a machine alone without its text: an answer");
     CHECK(ts_dist_finish(&d, &err) == TS_OK, "finishing alone: %s", err.message);
     ts_dist_abort(&d, 2); /* returns: nothing was started */
 }

@@ -4,7 +4,8 @@
 # one process's; a stencil run stopped on 32 ranks continues on 16 to the uninterrupted bits;
 # rank 0's peak memory at 64 ranks is within the documented constant per rank of its peak at 2
 # (docs/more-than-one-node.md, "What grows with the rank count"), and does not grow with the
-# iterations (2000 against 3).
+# iterations (2000 against 3); the warnings across ranks that 64 ranks, or 4 hosts, all give are
+# one line each.
 # Open MPI's start-up is most of each job here (MPI_Init and a barrier alone take about 7 s on
 # 64 ranks of this machine), so every kernel runs at 64 ranks and at one of 16 and 32 (the
 # restart adds 32 and 16 for stencil2d). Measured alone on the 2-core VM, other engineers'
@@ -52,6 +53,14 @@ on_ranks() {
     kernel=$1 ranks=$2 peak=$3
     # shellcheck disable=SC2046,SC2086
     set -- run "$SRC/configs/$kernel.ini" $(sizes "$kernel") $STEPS $ONE -o "$WORK/$kernel-$ranks.h5"
+    if [ "$kernel$ranks" = triad16 ]; then
+        # Four node names of this one kernel, 4 ranks each (SLURMD_NODENAME, as srun gives the
+        # emulated cluster's ranks): the warnings across ranks of 4 hosts, compared on each.
+        expect_run 0 "$kernel on $ranks ranks under 4 node names" timeout -k 10 $LIMIT "$MPIRUN" --oversubscribe \
+            --bind-to none -np 4 env SLURMD_NODENAME=n1 "$TS" "$@" : -np 4 env SLURMD_NODENAME=n2 "$TS" "$@" \
+            : -np 4 env SLURMD_NODENAME=n3 "$TS" "$@" : -np 4 env SLURMD_NODENAME=n4 "$TS" "$@"
+        return
+    fi
     [ -z "$peak" ] && { mpi_ts_within $LIMIT 0 "$kernel on $ranks ranks" "$ranks" "$@"; return; }
     expect_run 0 "$kernel on $ranks ranks, rank 0 measured" timeout -k 10 $LIMIT "$MPIRUN" --oversubscribe \
         --bind-to none -np 1 "$PYTHON" "$WORK/peak.py" "$peak" "$TS" "$@" : -np $((ranks - 1)) "$TS" "$@"
@@ -62,6 +71,7 @@ on_ranks() {
 same_as_alone() {
     kernel=$1 ranks=$2
     on_ranks "$kernel" "$ranks" "${3:-}" || return
+    rank_warnings "$kernel" "$ranks"
     file=$WORK/$kernel-$ranks.h5
     expect_in "$OUT" "^  verified   PASSED" "$kernel on $ranks ranks: verified"
     got=$(h5_bits "$file" /results/global) want=$(h5_bits "$WORK/$kernel-alone.h5" /results/global)
@@ -71,6 +81,36 @@ same_as_alone() {
     case $kernel in stencil*)
         h5diff "$WORK/$kernel-alone.h5" "$file" /field /field >"$WORK/diff.txt" 2>&1 ||
             { fail "$kernel on $ranks ranks: the field differs from one process's"; head -5 "$WORK/diff.txt" >&2; } ;;
+    esac
+}
+
+# once WHAT REGEX: exactly one line of the run's stderr matches REGEX (a warning given by many
+# ranks or hosts, printed once by rank 0).
+once() {
+    n=$(grep -cE "$2" "$ERR")
+    [ "$n" = 1 ] || fail "$1: $n lines match, expected one: $2"
+}
+
+# The warnings across ranks at many ranks (issue 24): compared on each machine's first rank, then
+# merged toward rank 0, one line a distinct warning with how many ranks or hosts give it and
+# which. 64 ranks of one thread on one 2-core host, every rank given both CPUs (stencil2d, the
+# peak's job); 16 ranks as 4 node names of one kernel (triad): the hosts' warnings, one line each.
+rank_warnings() {
+    case $1$2 in
+    stencil2d64)
+        once "64 ranks: the ranks' own warning" "^touchstone: warning: 64 of 64 ranks \(ranks 0-63; host [^)]*\): binding is off"
+        once "64 ranks: the host's threads" "^touchstone: warning: across ranks: host [^:]*: its 64 ranks run 64 threads on 2 cores: "
+        once "64 ranks: the overlap" "^touchstone: warning: across ranks: host [^:]*: ranks 0 and 1 may both run on CPUs 0-1 \(masks 0-1 and 0-1\); 2016 pairs of its 64 ranks overlap: "
+        [ "$(grep -c 'across ranks' "$ERR")" = 2 ] || fail "64 ranks: not 2 lines across ranks"
+        ;;
+    triad16)
+        once "16 ranks on 4 names: the ranks' own warning" "^touchstone: warning: 16 of 16 ranks \(ranks 0-15; hosts n1, n2, n3 \.\.\.\): binding is off"
+        once "16 ranks on 4 names: the note" "^touchstone: note: across ranks: hosts n1, n2, n3, n4 share one kernel \(boot id "
+        once "16 ranks on 4 names: the hosts' threads" "^touchstone: warning: across ranks: 4 of 4 hosts \(hosts n1, n2, n3 \.\.\.\): its 4 ranks run 4 threads on 2 cores: "
+        once "16 ranks on 4 names: the overlap" "^touchstone: warning: across ranks: 4 of 4 hosts \(hosts n1, n2, n3 \.\.\.\): ranks 0\.\.12 and 1\.\.13 may both run on CPUs 0-1 \(masks 0-1 and 0-1\); 6 pairs of its 4 ranks overlap: "
+        [ "$(grep -c 'across ranks' "$ERR")" = 3 ] || fail "16 ranks on 4 names: not 3 lines across ranks"
+        [ "$("$H5GET" "$WORK/triad-16.h5" /mpi@n_hosts)" = 4 ] || fail "16 ranks on 4 names: /mpi@n_hosts is not 4"
+        ;;
     esac
 }
 

@@ -168,7 +168,7 @@ static void unequal(void)
     rank(3, "b", B, "0", 1, (int[]){ 0 }, NULL, 4, 1);
     int n = run(4);
     REQUIRE(n == 1, "3 ranks on a, 1 on b: expected one line, got %d", n);
-    REQUIRE(FIND(n, "ranks per host differ: 3 on a, 1 on b (4 ranks on 2 hosts)", "--ntasks-per-node",
+    REQUIRE(FIND(n, "ranks per host differ: 1 to 3 ranks a host (4 ranks on 2 hosts: a, b)", "--ntasks-per-node",
                  "--map-by ppr:N:node")
                 == 0,
             "the line does not give the counts and the fixes");
@@ -213,20 +213,28 @@ static void shared_kernel(void)
     REQUIRE(run(2) == 0, "one name on two kernels: expected no line");
 }
 
-/* More lines than fit: the last one says how many were left out. */
+/* One line a distinct warning across hosts too (issue 24), and more lines than fit: the last one
+ * says how many were left out. */
 static void max_lines(void)
 {
-    /* 40 hosts of 2 ranks on CPU 0 each: an overlap line a host, one line of the one-core
-     * mistake every rank makes: 41 in all. */
+    /* 40 hosts of 2 ranks on CPU 0 each: the overlap every host has, one line naming the hosts;
+     * the one-core mistake every rank makes, one line naming the ranks. */
     char host[40][8];
     for (int r = 0; r < 80; r++) {
         snprintf(host[r / 2], sizeof host[0], "h%d", r / 2);
         rank(r, host[r / 2], "", "0", 2, (int[]){ 0, 0 }, NULL, 64, 1);
     }
     int n = run(80);
-    REQUIRE(n == MAX_LINES, "expected %d lines, got %d", MAX_LINES, n);
-    REQUIRE(strcmp(lines[MAX_LINES - 1].text, "10 more warnings across ranks are not shown") == 0,
-            "the last line is '%s'", lines[MAX_LINES - 1].text);
+    REQUIRE(n == 2, "40 hosts making one mistake: expected 2 lines, got %d", n);
+    REQUIRE(FIND(n, "40 of 40 hosts (hosts h0, h1, h2 ...): ranks 0..78 and 1..79 may both run on CPU 0 (masks 0 "
+                    "and 0): ")
+                == 0,
+            "the overlap of 40 hosts: not one line naming them");
+    REQUIRE(FIND(n, "80 of 80 ranks (ranks 0-79; hosts h0, h1, h2 ...): its 2 threads all run on core 0") == 1,
+            "the one-core mistake of 80 ranks: not one line naming them");
+    n = ts_rank_warnings(ranks, 80, lines, 1);
+    REQUIRE(n == 1 && strcmp(lines[0].text, "2 more warnings across ranks are not shown") == 0,
+            "one line for two: '%s'", lines[0].text);
     REQUIRE(ts_rank_warnings(ranks, 80, NULL, 0) == 0, "max 0 wrote lines");
     /* Every rank of 40 on one host of 64 cores, each on core 0: one line a warning, however many ranks. */
     for (int r = 0; r < 40; r++)
