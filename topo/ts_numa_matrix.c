@@ -443,6 +443,11 @@ int ts_numa_bandwidth_measure(const ts_topology *topo, const struct ts_numa_stre
             if (r > 0)
                 times[r - 1] = now() - t0;
         }
+        if (go && k->check) {
+            int64_t off = k->check(k->ctx, arrays, begin, end);
+#pragma omp atomic
+            out->check_failures += off;
+        }
         if (ok)
             unbind_thread(topo, &bound);
     }
@@ -450,11 +455,21 @@ int ts_numa_bandwidth_measure(const ts_topology *topo, const struct ts_numa_stre
     if (status == TS_OK)
         status = buffers_audit(&b, mem_node, &out->placement, err);
     if (status == TS_OK) {
+        double sum = 0.0, max = 0.0;
+        for (int r = 0; r < repetitions; r++) {
+            sum += times[r];
+            max = times[r] > max ? times[r] : max;
+        }
         double best, median;
         best_and_median(times, repetitions, &best, &median);
         const double moved = k->bytes_per_elem * (double)elems;
         out->gbs_best = moved / best * 1e-9;
         out->gbs_median = moved / median * 1e-9;
+        out->repetitions = repetitions;
+        out->seconds_min = best;
+        out->seconds_avg = sum / repetitions;
+        out->seconds_max = max;
+        out->checked = k->check != NULL;
         out->measured = 1;
     }
     buffers_free(&b);
@@ -687,4 +702,23 @@ int ts_numa_matrix_measure(const ts_topology *topo, const struct ts_numa_probes 
     if (status != TS_OK)
         ts_numa_matrix_free(out);
     return status;
+}
+
+int ts_numa_nodes(const ts_topology *topo, int *cpu_nodes, int *n_cpu, int *mem_nodes, int *n_mem, int max)
+{
+    struct ts_numa_matrix m;
+    memset(&m, 0, sizeof m);
+    *n_cpu = *n_mem = 0;
+    int status = list_nodes(topo, &m);
+    for (int i = 0; status == 0 && i < m.n_cpu_nodes && *n_cpu < max; i++)
+        cpu_nodes[(*n_cpu)++] = m.cpu_nodes[i];
+    for (int i = 0; status == 0 && i < m.n_mem_nodes && *n_mem < max; i++)
+        mem_nodes[(*n_mem)++] = m.mem_nodes[i];
+    ts_numa_matrix_free(&m);
+    return status;
+}
+
+int64_t ts_numa_memory_cap(int mem_node)
+{
+    return memory_cap(mem_node);
 }

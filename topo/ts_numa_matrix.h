@@ -27,6 +27,9 @@ struct ts_numa_stream {
     void (*init)(const void *ctx, double *const *arrays, int64_t begin, int64_t end);
     void (*step)(const void *ctx, double *const *arrays, int64_t begin, int64_t end);
     const void *ctx;
+    /* NULL, or after the timed sweeps: how many elements of [begin, end) of any array do not
+     * hold what the sweeps should have left (STREAM's check); summed by the engine. */
+    int64_t (*check)(const void *ctx, double *const *arrays, int64_t begin, int64_t end);
 };
 
 /* The kernels the engine times. chase_line is the bytes of one chase element (TS_CHASE_LINE). */
@@ -66,6 +69,10 @@ struct ts_numa_bandwidth {
     int64_t bytes_per_array;
     int threads;
     double gbs_best, gbs_median; /* 1e9 bytes/s by the byte model */
+    int repetitions;             /* timed sweeps (the warm-up not counted) */
+    double seconds_min, seconds_avg, seconds_max; /* of one timed sweep, as STREAM prints them */
+    int checked;                 /* 1: the kernel's check ran on every element */
+    int64_t check_failures;      /* elements it found off; 0 when unchecked */
     const char *byte_model;
     struct ts_numa_placement placement;
     char note[256];
@@ -133,6 +140,15 @@ int ts_numa_latency_measure(const ts_topology *topo, const struct ts_numa_probes
 int ts_numa_bandwidth_measure(const ts_topology *topo, const struct ts_numa_stream *k, const int *cpus, int n,
                               int mem_node, int64_t bytes, int repetitions, struct ts_numa_bandwidth *out,
                               struct ts_error *err);
+
+/* The NUMA nodes the matrix measures, as OS indices in increasing order: those with CPUs this
+ * process may use (cpu_nodes), those with memory it may use (mem_nodes), at most max of each;
+ * counts in *n_cpu and *n_mem. -1 without memory for the list, else 0. */
+int ts_numa_nodes(const ts_topology *topo, int *cpu_nodes, int *n_cpu, int *mem_nodes, int *n_mem, int max);
+
+/* What one measurement's buffers may take on mem_node, in bytes: half the node's free memory
+ * and of the least room any memory limit leaves (the matrix's own cap). */
+int64_t ts_numa_memory_cap(int mem_node);
 
 /* The allowed CPUs of NUMA node os_index, the first of each core (every allowed CPU when hwloc
  * knows no cores), up to max; returns how many. */
