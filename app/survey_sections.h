@@ -39,4 +39,6 @@ struct ts_section_def {
 /* The sections in their order, NULL-terminated. */
 extern const struct ts_section_def *const ts_survey_section_defs[];
 
+extern const struct ts_section_def ts_section_stream, ts_section_scaling;
+
 #endif

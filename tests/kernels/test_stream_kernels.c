@@ -99,8 +99,7 @@ static void check_finds_what_is_off(void)
         bind(k, &x, arr);
         ts_stream_init(k, arr, 0, 500);
         ts_stream_init(k, arr, 500, N);
-        CHECK(ts_stream_check(k, arr, 0, N) == N, "%s: before a sweep the output should be off everywhere",
-              k->name);
+        CHECK(ts_stream_check(k, arr, 0, N) == N, "%s: before a sweep the output should be off everywhere", k->name);
         for (int r = 0; r < 3; r++) {
             ts_stream_step(k, arr, 0, 500);
             ts_stream_step(k, arr, 500, N);

@@ -239,13 +239,13 @@ static void bandwidth_times_and_check(void)
     int cpus[64];
     int n = ts_numa_node_cpus(topo, cpu_nodes[0], cpus, 2);
     const struct ts_stream_kernel *k = ts_stream_kernel(TS_STREAM_TRIAD);
-    struct ts_numa_stream triad = { "Triad", 3, k->bytes_per_elem, k->byte_model, ts_stream_init, ts_stream_step, k,
-                                    ts_stream_check };
+    struct ts_numa_stream triad = { "Triad",        3, k->bytes_per_elem, k->byte_model, ts_stream_init,
+                                    ts_stream_step, k, ts_stream_check };
     struct ts_numa_bandwidth b;
     struct ts_error err = { 0 };
     const int64_t bytes = (4 << 20) + 8 * 1000; /* not a whole number of chunks */
-    REQUIRE(ts_numa_bandwidth_measure(topo, &triad, cpus, n, mem_nodes[0], bytes, 3, &b, &err) == TS_OK,
-            "Triad: %s", err.message);
+    REQUIRE(ts_numa_bandwidth_measure(topo, &triad, cpus, n, mem_nodes[0], bytes, 3, &b, &err) == TS_OK, "Triad: %s",
+            err.message);
     CHECK(b.measured && b.checked && b.check_failures == 0 && b.repetitions == 3,
           "Triad: measured %d, checked %d, %lld elements off, %d sweeps", b.measured, b.checked,
           (long long)b.check_failures, b.repetitions);
