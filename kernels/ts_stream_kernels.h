@@ -27,14 +27,14 @@ enum ts_stream_id { TS_STREAM_COPY, TS_STREAM_SCALE, TS_STREAM_ADD, TS_STREAM_TR
 /* A kernel's arrays: its inputs first, its output last (arrays[n_arrays - 1]). */
 struct ts_stream_kernel {
     enum ts_stream_id id;
-    const char *name;         /* STREAM's: "Copy", "Scale", "Add", "Triad" */
-    const char *formula;      /* "c = a" */
-    int n_arrays;             /* 2 or 3 */
-    double bytes_per_elem;    /* STREAM's count: 16 or 24 */
-    const char *byte_model;   /* in words */
-    const char *array_names;  /* STREAM's names of arrays[0..n_arrays), in order: "a,c" */
-    double input[2];          /* the inputs' values as init writes them */
-    double expected;          /* what every element of the output holds after any sweep */
+    const char *name;        /* STREAM's: "Copy", "Scale", "Add", "Triad" */
+    const char *formula;     /* "c = a" */
+    int n_arrays;            /* 2 or 3 */
+    double bytes_per_elem;   /* STREAM's count: 16 or 24 */
+    const char *byte_model;  /* in words */
+    const char *array_names; /* STREAM's names of arrays[0..n_arrays), in order: "a,c" */
+    double input[2];         /* the inputs' values as init writes them */
+    double expected;         /* what every element of the output holds after any sweep */
 };
 
 /* The kernel id, or NULL for an id out of range. */

@@ -68,11 +68,11 @@ struct ts_numa_bandwidth {
     int measured;
     int64_t bytes_per_array;
     int threads;
-    double gbs_best, gbs_median; /* 1e9 bytes/s by the byte model */
-    int repetitions;             /* timed sweeps (the warm-up not counted) */
+    double gbs_best, gbs_median;                  /* 1e9 bytes/s by the byte model */
+    int repetitions;                              /* timed sweeps (the warm-up not counted) */
     double seconds_min, seconds_avg, seconds_max; /* of one timed sweep, as STREAM prints them */
-    int checked;                 /* 1: the kernel's check ran on every element */
-    int64_t check_failures;      /* elements it found off; 0 when unchecked */
+    int checked;                                  /* 1: the kernel's check ran on every element */
+    int64_t check_failures;                       /* elements it found off; 0 when unchecked */
     const char *byte_model;
     struct ts_numa_placement placement;
     char note[256];
