@@ -121,6 +121,7 @@ static int saturation(struct ts_survey_section *out, const struct cols *c, int f
 
 struct result {
     int saturation[KERNELS]; /* the smallest over domains; 0 none */
+    int domain_cores;        /* the cores of the domain triad's saturation comes from */
     double peak[KERNELS];    /* the largest over domains */
     char per_domain[256];
 };
@@ -168,8 +169,11 @@ static int measure_domain(const struct ts_section_ctx *ctx, const struct plan *p
         }
         double peak;
         const int sat = saturation(out, c, first, n_counts, &peak);
-        if (sat && (!res->saturation[k] || sat < res->saturation[k]))
+        if (sat && (!res->saturation[k] || sat < res->saturation[k])) {
             res->saturation[k] = sat;
+            if (k == TRIAD)
+                res->domain_cores = n;
+        }
         if (isfinite(peak) && (isnan(res->peak[k]) || peak > res->peak[k]))
             res->peak[k] = peak;
         if (k == TRIAD) {
@@ -218,6 +222,7 @@ static int scaling_measure(const struct ts_section_ctx *ctx, struct ts_survey_se
 
     ts_section_set_fact(out, "saturation_cores", fact_cores(res.saturation[TRIAD]), "cores");
     ts_section_set_fact(out, "peak_gbs", res.peak[TRIAD], "GB/s");
+    ts_section_set_fact(out, "domain_cores", fact_cores(res.domain_cores), "cores");
     ts_section_set_fact(out, "read_saturation_cores", fact_cores(res.saturation[READ]), "cores");
     ts_section_set_fact(out, "read_peak_gbs", res.peak[READ], "GB/s");
     ts_section_set_fact(out, "array_bytes", (double)p.array_bytes, "B");

@@ -149,8 +149,11 @@ static void scaling(void)
     REQUIRE(ts_section_scaling.measure(&ctx, &s, &err) == TS_OK, "scaling: %s", err.message);
     int cpus[TS_SEC_MAX_CPUS];
     const int n = ts_numa_node_cpus(ctx.topo, 0, cpus, TS_SEC_MAX_CPUS);
-    static const char *const facts[] = { "saturation_cores", "peak_gbs", "read_saturation_cores", "read_peak_gbs" };
-    check_table(&s, 2 * n, facts, 4); /* --full: every core count, read and triad */
+    static const char *const facts[] = { "saturation_cores", "peak_gbs", "domain_cores", "read_saturation_cores",
+                                         "read_peak_gbs" };
+    check_table(&s, 2 * n, facts, 5);
+    CHECK(ts_section_fact(&s, "domain_cores") == n, "domain_cores %g, the node has %d",
+          ts_section_fact(&s, "domain_cores"), n); /* --full: every core count, read and triad */
     /* The facts from the rows: triad's rows are the second n. */
     double peak = 0;
     int sat = 0;
