@@ -204,7 +204,9 @@ static void facts(struct ts_survey_section *out, const struct plan *p, const str
         snprintf(text, sizeof text, "STREAM's check passed: every element of every array as expected (within 1e-13)");
     ts_sec_note(out, text);
     if (ctx->llc_bytes <= 0) {
-        snprintf(text, sizeof text, "no last-level cache known: %d MiB assumed, arrays sized past it",
+        snprintf(text, sizeof text,
+                 "no last-level cache known: %d MiB assumed, arrays sized past it (a larger host cache hwloc "
+                 "does not see may still hold part of them)",
                  (int)(TS_SEC_ASSUMED_LLC >> 20));
         ts_sec_note(out, text);
     }

@@ -46,8 +46,8 @@ int main(int argc, char **argv)
     const int kernel = ts_section_column(&s, "kernel");
     for (int r = 0; r < s.n_rows; r++)
         printf("row %s %.0f %.1f %.3f %.0f %.0f %.3f\n", s.cols[kernel].text[r], num(&s, "threads", r),
-               num(&s, "best_mbs", r), num(&s, "gbs_median", r), num(&s, "array_bytes", r),
-               num(&s, "check_errors", r), num(&s, "fraction", r));
+               num(&s, "best_mbs", r), num(&s, "gbs_median", r), num(&s, "array_bytes", r), num(&s, "check_errors", r),
+               num(&s, "fraction", r));
     printf("summary %s\nnote %s\n", s.summary, s.note);
     const int failed = ts_section_fact(&s, "check_errors") != 0;
     ts_section_free(&s);
