@@ -14,8 +14,8 @@
 
 #define FULL_TRIALS 5
 #define QUICK_TRIALS 3
-#define FULL_BUDGET 1.0
-#define QUICK_BUDGET 0.3
+#define FULL_BUDGET 5.0
+#define QUICK_BUDGET 1.0
 #define EST_TOUCH_GBS 2.0
 #define EST_SWEEP_GBS 8.0
 /* A domain saturates at the fewest cores within this share of its peak. */
