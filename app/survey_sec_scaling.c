@@ -40,8 +40,7 @@ static int make_plan(const struct ts_section_ctx *ctx, struct plan *p)
 {
     memset(p, 0, sizeof *p);
     int cpu_nodes[TS_SEC_MAX_NODES], mem_nodes[TS_SEC_MAX_NODES], n_cpu, n_mem;
-    if (ts_numa_nodes(ctx->topo, cpu_nodes, &n_cpu, mem_nodes, &n_mem, TS_SEC_MAX_NODES) != 0)
-        return -1;
+    ts_numa_list_nodes(ctx->topo, cpu_nodes, &n_cpu, mem_nodes, &n_mem, TS_SEC_MAX_NODES);
     for (int c = 0; c < n_cpu; c++) {
         int local = 0;
         for (int m = 0; m < n_mem; m++)

@@ -39,8 +39,7 @@ static enum ts_sec_counts counts_of(const struct ts_section_ctx *ctx)
 static int make_plan(const struct ts_section_ctx *ctx, struct plan *p)
 {
     memset(p, 0, sizeof *p);
-    if (ts_numa_nodes(ctx->topo, p->cpu_nodes, &p->n_cpu, p->mem_nodes, &p->n_mem, TS_SEC_MAX_NODES) != 0)
-        return -1;
+    ts_numa_list_nodes(ctx->topo, p->cpu_nodes, &p->n_cpu, p->mem_nodes, &p->n_mem, TS_SEC_MAX_NODES);
     p->array_bytes = ts_sec_array_bytes(ctx, p->mem_nodes, p->n_mem, 3);
     p->trials = ctx->quick ? QUICK_TRIALS : FULL_TRIALS;
     if (ctx->scale > 0 && ctx->scale < 1.0)

@@ -141,14 +141,15 @@ int ts_numa_bandwidth_measure(const ts_topology *topo, const struct ts_numa_stre
                               int mem_node, int64_t bytes, int repetitions, struct ts_numa_bandwidth *out,
                               struct ts_error *err);
 
-/* The NUMA nodes the matrix measures, as OS indices in increasing order: those with CPUs this
- * process may use (cpu_nodes), those with memory it may use (mem_nodes), at most max of each;
- * counts in *n_cpu and *n_mem. -1 without memory for the list, else 0. */
-int ts_numa_nodes(const ts_topology *topo, int *cpu_nodes, int *n_cpu, int *mem_nodes, int *n_mem, int max);
-
 /* What one measurement's buffers may take on mem_node, in bytes: half the node's free memory
  * and of the least room any memory limit leaves (the matrix's own cap). */
 int64_t ts_numa_memory_cap(int mem_node);
+
+/* The NUMA nodes (OS indices) with allowed CPUs, and those with memory this process may use,
+ * each up to max; returns how many NUMA nodes hwloc knows (at least the most either list can
+ * hold, to size them). */
+int ts_numa_list_nodes(const ts_topology *topo, int *cpu_nodes, int *n_cpu_nodes, int *mem_nodes, int *n_mem_nodes,
+                       int max);
 
 /* The allowed CPUs of NUMA node os_index, the first of each core (every allowed CPU when hwloc
  * knows no cores), up to max; returns how many. */

@@ -232,9 +232,8 @@ static void bandwidth_times_and_check(void)
 {
     ts_topology *topo = this_machine();
     int cpu_nodes[64], mem_nodes[64], n_cpu, n_mem;
-    REQUIRE(ts_numa_nodes(topo, cpu_nodes, &n_cpu, mem_nodes, &n_mem, 64) == 0 && n_cpu > 0 && n_mem > 0,
-            "no NUMA node with CPUs (%d) or memory (%d)", n_cpu, n_mem);
-    CHECK(n_cpu == nodes_with_cpus(), "ts_numa_nodes lists %d CPU nodes, hwloc shows %d", n_cpu, nodes_with_cpus());
+    ts_numa_list_nodes(topo, cpu_nodes, &n_cpu, mem_nodes, &n_mem, 64);
+    REQUIRE(n_cpu > 0 && n_mem > 0, "no NUMA node with CPUs (%d) or memory (%d)", n_cpu, n_mem);
     CHECK(ts_numa_memory_cap(mem_nodes[0]) > 0, "no memory to measure with on node %d", mem_nodes[0]);
     int cpus[64];
     int n = ts_numa_node_cpus(topo, cpu_nodes[0], cpus, 2);
