@@ -39,6 +39,8 @@ struct ts_section_def {
 /* The sections in their order, NULL-terminated. */
 extern const struct ts_section_def *const ts_survey_section_defs[];
 
+extern const struct ts_section_def ts_section_stream, ts_section_scaling;
+
 /* TS_OK when list (--sections: names joined by ",") names only sections of the table, each
  * once; TS_BAD_INPUT naming the first that is not, and the known ones. */
 int ts_survey_sections_check(const char *list, struct ts_error *err);

@@ -44,10 +44,6 @@ void ts_numa_buffers_free(struct node_buffers *b);
 int ts_numa_buffers_audit(const struct node_buffers *b, int mem_node, struct ts_numa_placement *p,
                           struct ts_error *err);
 
-/* What one measurement's buffers may take on mem_node: half its free memory and of the least
- * room any memory limit leaves. */
-int64_t ts_numa_memory_cap(int mem_node);
-
 /* n OpenMP threads, thread t bound to cpus[t]. */
 struct team {
     const ts_topology *topo;

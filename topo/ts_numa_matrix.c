@@ -418,6 +418,11 @@ int ts_numa_bandwidth_measure(const ts_topology *topo, const struct ts_numa_stre
             if (r > 0)
                 times[r - 1] = now() - t0;
         }
+        if (go && k->check) {
+            int64_t off = k->check(k->ctx, arrays, begin, end);
+#pragma omp atomic
+            out->check_failures += off;
+        }
         if (ok)
             unbind_thread(topo, &bound);
     }
@@ -425,11 +430,21 @@ int ts_numa_bandwidth_measure(const ts_topology *topo, const struct ts_numa_stre
     if (status == TS_OK)
         status = buffers_audit(&b, mem_node, &out->placement, err);
     if (status == TS_OK) {
+        double sum = 0.0, max = 0.0;
+        for (int r = 0; r < repetitions; r++) {
+            sum += times[r];
+            max = times[r] > max ? times[r] : max;
+        }
         double best, median;
         best_and_median(times, repetitions, &best, &median);
         const double moved = k->bytes_per_elem * (double)elems;
         out->gbs_best = moved / best * 1e-9;
         out->gbs_median = moved / median * 1e-9;
+        out->repetitions = repetitions;
+        out->seconds_min = best;
+        out->seconds_avg = sum / repetitions;
+        out->seconds_max = max;
+        out->checked = k->check != NULL;
         out->measured = 1;
     }
     buffers_free(&b);

@@ -27,6 +27,9 @@ struct ts_numa_stream {
     void (*init)(const void *ctx, double *const *arrays, int64_t begin, int64_t end);
     void (*step)(const void *ctx, double *const *arrays, int64_t begin, int64_t end);
     const void *ctx;
+    /* NULL, or after the timed sweeps: how many elements of [begin, end) of any array do not
+     * hold what the sweeps should have left (STREAM's check); summed by the engine. */
+    int64_t (*check)(const void *ctx, double *const *arrays, int64_t begin, int64_t end);
 };
 
 /* The kernels the engine times. chase_line is the bytes of one chase element (TS_CHASE_LINE). */
@@ -65,7 +68,11 @@ struct ts_numa_bandwidth {
     int measured;
     int64_t bytes_per_array;
     int threads;
-    double gbs_best, gbs_median; /* 1e9 bytes/s by the byte model */
+    double gbs_best, gbs_median;                  /* 1e9 bytes/s by the byte model */
+    int repetitions;                              /* timed sweeps (the warm-up not counted) */
+    double seconds_min, seconds_avg, seconds_max; /* of one timed sweep, as STREAM prints them */
+    int checked;                                  /* 1: the kernel's check ran on every element */
+    int64_t check_failures;                       /* elements it found off; 0 when unchecked */
     const char *byte_model;
     struct ts_numa_placement placement;
     char note[256];
@@ -133,6 +140,10 @@ int ts_numa_latency_measure(const ts_topology *topo, const struct ts_numa_probes
 int ts_numa_bandwidth_measure(const ts_topology *topo, const struct ts_numa_stream *k, const int *cpus, int n,
                               int mem_node, int64_t bytes, int repetitions, struct ts_numa_bandwidth *out,
                               struct ts_error *err);
+
+/* What one measurement's buffers may take on mem_node, in bytes: half the node's free memory
+ * and of the least room any memory limit leaves (the matrix's own cap). */
+int64_t ts_numa_memory_cap(int mem_node);
 
 /* The NUMA nodes (OS indices) with allowed CPUs, and those with memory this process may use,
  * each up to max; returns how many NUMA nodes hwloc knows (at least the most either list can

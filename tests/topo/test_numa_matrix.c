@@ -7,6 +7,7 @@
 #include "ts_chase.h"
 #include "ts_kernel_probe.h"
 #include "ts_numa_matrix.h"
+#include "ts_stream_kernels.h"
 
 #include <hwloc.h>
 #include <math.h>
@@ -216,6 +217,54 @@ static void misplaced_is_marked(void)
     ts_topology_destroy(topo);
 }
 
+static void no_step(const void *ctx, double *const *arrays, int64_t begin, int64_t end)
+{
+    (void)ctx;
+    (void)arrays;
+    (void)begin;
+    (void)end;
+}
+
+/* One bandwidth measurement with a kernel's check (the survey's stream section): STREAM's times
+ * (min <= avg <= max, the best rate from the min), the check summed over the threads' shares:
+ * none off after Triad's sweeps, every output element off when the step writes nothing. */
+static void bandwidth_times_and_check(void)
+{
+    ts_topology *topo = this_machine();
+    int cpu_nodes[64], mem_nodes[64], n_cpu, n_mem;
+    ts_numa_list_nodes(topo, cpu_nodes, &n_cpu, mem_nodes, &n_mem, 64);
+    REQUIRE(n_cpu > 0 && n_mem > 0, "no NUMA node with CPUs (%d) or memory (%d)", n_cpu, n_mem);
+    CHECK(ts_numa_memory_cap(mem_nodes[0]) > 0, "no memory to measure with on node %d", mem_nodes[0]);
+    int cpus[64];
+    int n = ts_numa_node_cpus(topo, cpu_nodes[0], cpus, 2);
+    const struct ts_stream_kernel *k = ts_stream_kernel(TS_STREAM_TRIAD);
+    struct ts_numa_stream triad = { "Triad",        3, k->bytes_per_elem, k->byte_model, ts_stream_init,
+                                    ts_stream_step, k, ts_stream_check };
+    struct ts_numa_bandwidth b;
+    struct ts_error err = { 0 };
+    const int64_t bytes = (4 << 20) + 8 * 1000; /* not a whole number of chunks */
+    REQUIRE(ts_numa_bandwidth_measure(topo, &triad, cpus, n, mem_nodes[0], bytes, 3, &b, &err) == TS_OK, "Triad: %s",
+            err.message);
+    CHECK(b.measured && b.checked && b.check_failures == 0 && b.repetitions == 3,
+          "Triad: measured %d, checked %d, %lld elements off, %d sweeps", b.measured, b.checked,
+          (long long)b.check_failures, b.repetitions);
+    CHECK(b.seconds_min > 0 && b.seconds_min <= b.seconds_avg && b.seconds_avg <= b.seconds_max,
+          "times min %g avg %g max %g", b.seconds_min, b.seconds_avg, b.seconds_max);
+    const double best = 24.0 * (double)(bytes / 8) / b.seconds_min * 1e-9;
+    CHECK(fabs(b.gbs_best - best) <= 1e-9 * best, "best %g GB/s, the min time makes %g", b.gbs_best, best);
+    triad.step = no_step;
+    REQUIRE(ts_numa_bandwidth_measure(topo, &triad, cpus, n, mem_nodes[0], bytes, 1, &b, &err) == TS_OK,
+            "Triad without a step: %s", err.message);
+    CHECK(b.checked && b.check_failures == bytes / 8, "a step that writes nothing: %lld of %lld elements off",
+          (long long)b.check_failures, (long long)(bytes / 8));
+    triad.check = NULL;
+    REQUIRE(ts_numa_bandwidth_measure(topo, &triad, cpus, n, mem_nodes[0], bytes, 1, &b, &err) == TS_OK,
+            "Triad without a check: %s", err.message);
+    CHECK(!b.checked && b.check_failures == 0, "no check, yet checked %d with %lld off", b.checked,
+          (long long)b.check_failures);
+    ts_topology_destroy(topo);
+}
+
 /* A described machine has no CPU to bind to: refused, not measured here and filed as there. */
 static void described_refused(void)
 {
@@ -238,6 +287,7 @@ int main(int argc, char **argv)
         { "dram_not_faster_than_l1", dram_not_faster_than_l1 },
         { "misplaced_is_marked", misplaced_is_marked },
         { "described_refused", described_refused },
+        { "bandwidth_times_and_check", bandwidth_times_and_check },
     };
     return TS_RUN_CASES(cases);
 }
