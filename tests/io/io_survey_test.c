@@ -14,6 +14,7 @@
 #include "io_fixture.h"
 #include "ts_section.h"
 #include "ts_survey_file.h"
+#include "ts_survey_text.h"
 #include "ts_test.h"
 
 static void fill(struct ts_survey_rec *s)
@@ -388,6 +389,58 @@ static void sections_damaged(const char *dir)
     refused(path, "format 1", "format 1");
 }
 
+/* The whole of what fn prints of s, in buf. */
+static void printed(void (*fn)(FILE *, const struct ts_survey_rec *), const struct ts_survey_rec *s, char *buf,
+                    size_t size)
+{
+    FILE *f = tmpfile();
+    REQUIRE(f, "no temporary file");
+    fn(f, s);
+    rewind(f);
+    const size_t n = fread(buf, 1, size - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+/* --dump's and the summary's lines of the sections (io/ts_survey_text.h). */
+static void sections_text(const char *dir)
+{
+    (void)dir;
+    struct ts_survey_rec s;
+    fill(&s);
+    static char buf[1 << 16];
+    printed(ts_survey_dump_sections, &s, buf, sizeof buf);
+    static const char *const dump_lines[] = {
+        "n_sections 3\n",
+        "section sweep rows=6 columns=3 plots=2 facts=2 title=sweep title\n",
+        "section-command c2c touchstone survey --sections c2c --quick -o 'd i r'\n",
+        "measured section c2c seconds=1.5 placed_fraction=0.5 misplaced=1 disturbed=1\n",
+        "measured section-summary stream stream: peak 24.1 GB/s; 90% at 1 core\n",
+        "column sweep gbs number unit=GB/s\n",
+        "column sweep kernel text unit=\n",
+        "plot sweep 1 lines x=bytes y=gbs series=kernel value= log_x=1 boundaries= title=bandwidth\n",
+        "plot c2c 1 heat x=cpu_b y=cpu_a series= value=ns log_x=0 boundaries=node_a,core_a title=core to core\n",
+        "measured fact sweep peak_gbs=nan GB/s\n",
+        "measured row sweep 4 bytes=262144 kernel=copy gbs=nan\n",
+        "measured row stream 3 kernel=scale placement=remote gbs=17\n",
+    };
+    for (size_t i = 0; i < sizeof dump_lines / sizeof dump_lines[0]; i++)
+        CHECK(strstr(buf, dump_lines[i]) != NULL, "--dump lacks the line %s", dump_lines[i]);
+    printed(ts_survey_print_sections, &s, buf, sizeof buf);
+    static const char *const summary_lines[] = {
+        "\nsections (",
+        "  c2c: c2c title MISPLACED (50% of the pages placed) DISTURBED (2 s)\n",
+        "  stream: stream title (2 s)\n    stream: peak 24.1 GB/s; 90% at 1 core\n",
+        "    note: one point not measured (NaN): too short to time\n",
+        "    again: touchstone survey --sections sweep --quick -o 'd i r'\n",
+    };
+    for (size_t i = 0; i < sizeof summary_lines / sizeof summary_lines[0]; i++)
+        CHECK(strstr(buf, summary_lines[i]) != NULL, "the summary lacks %s:\n%s", summary_lines[i], buf);
+    ts_survey_free(&s);
+    printed(ts_survey_print_sections, &s, buf, sizeof buf);
+    CHECK(buf[0] == '\0', "a survey without sections printed a sections part: %s", buf);
+}
+
 static void writer_refuses(const char *dir)
 {
     char path[4200];
@@ -435,7 +488,8 @@ int main(int argc, char **argv)
     } cases[] = { { "roundtrip", roundtrip },
                   { "damaged", damaged },
                   { "writer_refuses", writer_refuses },
-                  { "sections_damaged", sections_damaged } };
+                  { "sections_damaged", sections_damaged },
+                  { "sections_text", sections_text } };
     for (size_t i = 0; argc > 1 && i < sizeof cases / sizeof cases[0]; i++) {
         if (strcmp(argv[1], cases[i].name) != 0)
             continue;
