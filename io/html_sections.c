@@ -496,8 +496,21 @@ static void heat_plot(struct hbuf *b, const struct ts_survey_section *x, const s
                                      .svg_class = "heat section-plot" };
         if (levels < 0)
             b->failed = 1;
-        else if (any)
+        else if (any) {
+            hb_raw(b, "<p class=\"muted\">Rows: ");
+            hb_esc(b, cy->name);
+            hb_raw(b, "; columns: ");
+            hb_esc(b, cx->name);
+            hb_raw(b, "; colour: ");
+            axis_name(b, cv);
+            if (levels > 0) {
+                hb_raw(b, "; lines where ");
+                hb_esc(b, p->boundaries);
+                hb_raw(b, " change, the thicker the outer");
+            }
+            hb_raw(b, ".</p>\n");
             html_heat_map(b, &h);
+        }
         else
             not_drawn(b, p, "no value measured");
     } else

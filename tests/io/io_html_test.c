@@ -251,6 +251,7 @@ static void survey_sections(const char *html)
     CHECK(count(html, "<script>") == 1, "a script other than the report's own (%d)", count(html, "<script>"));
     CHECK(!strstr(html, "<script>alert") && !strstr(html, "<b>bandwidth") && !strstr(html, "<i>read"),
           "markup from a section went into the page");
+    CHECK(!strchr(html, '\xff') && strstr(html, "??"), "a cell of invalid UTF-8 went into the page as it was");
     char *all = section_text(html, "sections");
     CHECK(count(all, "<article class=\"survey-section\"") == 3, "%d sections drawn, 3 in the survey",
           count(all, "<article class=\"survey-section\""));
