@@ -510,8 +510,7 @@ static void heat_plot(struct hbuf *b, const struct ts_survey_section *x, const s
             }
             hb_raw(b, ".</p>\n");
             html_heat_map(b, &h);
-        }
-        else
+        } else
             not_drawn(b, p, "no value measured");
     } else
         not_drawn(b, p, "no row measured");
