@@ -24,11 +24,11 @@ static void dump_row(FILE *out, const struct ts_survey_section *x, int r)
 
 static void dump_section(FILE *out, const struct ts_survey_section *x)
 {
-    fprintf(out, "section %s rows=%d columns=%d plots=%d facts=%d title=%s\n", x->name, x->n_rows, x->n_cols,
-            x->n_plots, x->n_facts, x->title);
+    /* rows are measured: a section bounded by time as well as count may stop early */
+    fprintf(out, "section %s columns=%d plots=%d title=%s\n", x->name, x->n_cols, x->n_plots, x->title);
     fprintf(out, "section-command %s %s\n", x->name, x->command);
-    fprintf(out, "measured section %s seconds=%.6g placed_fraction=%.6g misplaced=%d disturbed=%d\n", x->name,
-            x->seconds, x->placed_fraction, x->misplaced, x->disturbed);
+    fprintf(out, "measured section %s rows=%d facts=%d seconds=%.6g placed_fraction=%.6g misplaced=%d disturbed=%d\n",
+            x->name, x->n_rows, x->n_facts, x->seconds, x->placed_fraction, x->misplaced, x->disturbed);
     fprintf(out, "measured section-summary %s %s\n", x->name, x->summary);
     fprintf(out, "measured section-note %s %s\n", x->name, x->note);
     fprintf(out, "measured section-conditions %s %s\n", x->name, x->conditions);

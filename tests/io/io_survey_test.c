@@ -412,9 +412,9 @@ static void sections_text(const char *dir)
     printed(ts_survey_dump_sections, &s, buf, sizeof buf);
     static const char *const dump_lines[] = {
         "n_sections 3\n",
-        "section sweep rows=6 columns=3 plots=2 facts=2 title=sweep title\n",
+        "section sweep columns=3 plots=2 title=sweep title\n",
         "section-command c2c touchstone survey --sections c2c --quick -o 'd i r'\n",
-        "measured section c2c seconds=1.5 placed_fraction=0.5 misplaced=1 disturbed=1\n",
+        "measured section c2c rows=16 facts=2 seconds=1.5 placed_fraction=0.5 misplaced=1 disturbed=1\n",
         "measured section-summary stream stream: peak 24.1 GB/s; 90% at 1 core\n",
         "column sweep gbs number unit=GB/s\n",
         "column sweep kernel text unit=\n",
