@@ -68,6 +68,9 @@ int h5r_str_attr(struct h5r *r, const char *obj, const char *name, char *buf, si
 /* A scalar integer attribute in [min, max]. */
 int h5r_int_attr(struct h5r *r, const char *obj, const char *name, int64_t min, int64_t max, int64_t *out);
 
+/* A scalar floating-point attribute in [min, max], or NaN when nan_ok. */
+int h5r_double_attr(struct h5r *r, const char *obj, const char *name, double min, double max, int nan_ok, double *out);
+
 /* What a floating-point dataset must look like. dims[i] come from counts read earlier and
  * why names them for the message ("n_threads x n_iterations"). */
 struct h5r_doubles {

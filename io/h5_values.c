@@ -54,6 +54,30 @@ int h5r_int_attr(struct h5r *r, const char *obj, const char *name, int64_t min, 
     return st;
 }
 
+int h5r_double_attr(struct h5r *r, const char *obj, const char *name, double min, double max, int nan_ok, double *out)
+{
+    char where[256];
+    hid_t a = open_attr(r, obj, name, "a scalar floating-point", where, sizeof where);
+    if (a < 0)
+        return r->err->status;
+    int st = TS_OK;
+    hid_t type = H5Aget_type(a), space = H5Aget_space(a);
+    if (type < 0 || space < 0)
+        st = h5r_fail_hdf5(r, where, "cannot read");
+    else if (H5Tget_class(type) != H5T_FLOAT || H5Tget_size(type) > 8 || H5Sget_simple_extent_type(space) != H5S_SCALAR)
+        st = h5r_mismatch(r, where, "a scalar floating-point", type, space);
+    else if (H5Aread(a, H5T_NATIVE_DOUBLE, out) < 0)
+        st = h5r_fail_hdf5(r, where, "cannot read");
+    else if (isnan(*out) ? !nan_ok : !(*out >= min && *out <= max))
+        st = h5r_fail(r, where, "%g is out of range, expected %g..%g%s", *out, min, max, nan_ok ? " or NaN" : "");
+    if (type >= 0)
+        H5Tclose(type);
+    if (space >= 0)
+        H5Sclose(space);
+    H5Aclose(a);
+    return st;
+}
+
 static int read_str(struct h5r *r, const char *where, hid_t a, hid_t ftype, char *buf, size_t size)
 {
     hid_t mem = H5Tcopy(ftype);

@@ -54,11 +54,32 @@ void hb_fmt(struct hbuf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
+/* The length of the valid UTF-8 sequence at s (1 to 4), 0 when it is not one (a stray
+ * continuation byte, an overlong form, a surrogate, past U+10FFFF, cut short). */
+static size_t utf8_length(const unsigned char *s)
+{
+    const unsigned char c = s[0];
+    size_t len = c < 0x80                 ? 1
+                 : c >= 0xc2 && c <= 0xdf ? 2
+                 : c >= 0xe0 && c <= 0xef ? 3
+                 : c >= 0xf0 && c <= 0xf4 ? 4
+                                          : 0;
+    for (size_t k = 1; k < len; k++)
+        if ((s[k] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) || (c == 0xf0 && s[1] < 0x90)
+        || (c == 0xf4 && s[1] >= 0x90))
+        return 0;
+    return len;
+}
+
 void hb_escn(struct hbuf *b, const char *s, size_t n)
 {
-    /* Past n, only the rest of a UTF-8 sequence begun before it: a cut never splits a character. */
-    for (size_t i = 0; s[i] && (i < n || ((unsigned char)s[i] & 0xc0) == 0x80); i++) {
+    /* A character begun before n is written whole: a cut never splits one. Bytes that are not
+     * UTF-8 become '?', so that the page is valid UTF-8 whatever a record held. */
+    for (size_t i = 0; s[i] && i < n;) {
         const unsigned char ch = (unsigned char)s[i];
+        size_t len = 1;
         switch (ch) {
         case '&': hb_raw(b, "&amp;"); break;
         case '<': hb_raw(b, "&lt;"); break;
@@ -70,9 +91,13 @@ void hb_escn(struct hbuf *b, const char *s, size_t n)
         default:
             if (ch < 0x20 || ch == 0x7f)
                 put(b, "?", 1);
-            else
-                put(b, (const char *)&s[i], 1);
+            else if ((len = utf8_length((const unsigned char *)&s[i])) == 0) {
+                put(b, "?", 1);
+                len = 1;
+            } else
+                put(b, &s[i], len);
         }
+        i += len;
     }
 }
 

@@ -37,6 +37,26 @@ const char *html_category_color(int k);
 void html_bars(struct hbuf *b, const char *title, const char *unit, const char *const *labels, const double *values,
                int n, const char *fmt);
 
+/* A heat map as inline SVG: rows x cols cells coloured from the smallest to the largest finite
+ * value (NaN grey), a colour scale with the unit under it. */
+struct html_heat {
+    const char *title, *unit, *row_name, *col_name;
+    int rows, cols;
+    const double *v;    /* rows x cols; NaN: not measured */
+    const int *marked;  /* rows x cols or NULL: cells to outline as misplaced */
+    char (*notes)[256]; /* rows x cols or NULL: each cell's note */
+    const int *row_ids, *col_ids;
+    int col_step;               /* threads: iterations per column */
+    int cell_w, cell_h, values; /* values: print each cell's value */
+    const char *fmt;
+    /* A survey section's map: labels of its own (NULL: "row_name id"), and where a domain
+     * changes (row_break[i] > 0: a line of that width before row i; NULL: none). */
+    const char *const *row_labels, *const *col_labels;
+    const int *row_break, *col_break;
+    const char *svg_class; /* NULL: "heat" */
+};
+void html_heat_map(struct hbuf *b, const struct html_heat *h);
+
 /* What the sections share: the report's input and each run's anchor name. */
 struct html_ctx {
     const struct ts_survey_rec *survey; /* NULL: a plain set of runs */
@@ -70,6 +90,7 @@ void html_init(struct hbuf *b, const struct html_ctx *c);
 void html_binding(struct hbuf *b, const struct html_ctx *c);
 void html_scaling(struct hbuf *b, const struct html_ctx *c);
 void html_matrix(struct hbuf *b, const struct html_ctx *c);
+void html_sections(struct hbuf *b, const struct html_ctx *c);
 void html_threads(struct hbuf *b, const struct html_ctx *c);
 void html_conditions(struct hbuf *b, const struct html_ctx *c);
 void html_commands(struct hbuf *b, const struct html_ctx *c);

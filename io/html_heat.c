@@ -13,19 +13,7 @@
 #define MAX_MAPS 8
 #define MAX_MATRIX_NODES 64
 
-struct heat {
-    const char *title, *unit, *row_name, *col_name;
-    int rows, cols;
-    const double *v;    /* rows x cols; NaN: not measured */
-    const int *marked;  /* rows x cols or NULL: cells to outline as misplaced */
-    char (*notes)[256]; /* rows x cols or NULL: each cell's note */
-    const int *row_ids, *col_ids;
-    int col_step;               /* threads: iterations per column */
-    int cell_w, cell_h, values; /* values: print each cell's value */
-    const char *fmt;
-};
-
-static void heat_map(struct hbuf *b, const struct heat *h)
+void html_heat_map(struct hbuf *b, const struct html_heat *h)
 {
     double lo = INFINITY, hi = -INFINITY;
     for (int i = 0; i < h->rows * h->cols; i++)
@@ -36,8 +24,8 @@ static void heat_map(struct hbuf *b, const struct heat *h)
     const int L = 96, T = 26, legend_h = h->marked ? 58 : 44;
     const int W = L + h->cols * h->cell_w + 12, H = T + 18 + h->rows * h->cell_h + legend_h;
     const int shown_w = W < 560 ? 560 : W;
-    hb_fmt(b, "<figure><svg class=\"heat\" viewBox=\"0 0 %d %d\" width=\"%d\" role=\"img\"><title>", shown_w, H,
-           shown_w);
+    hb_fmt(b, "<figure><svg class=\"%s\" viewBox=\"0 0 %d %d\" width=\"%d\" role=\"img\"><title>",
+           h->svg_class ? h->svg_class : "heat", shown_w, H, shown_w);
     hb_esc(b, h->title);
     hb_raw(b, " (");
     hb_esc(b, h->unit);
@@ -48,13 +36,25 @@ static void heat_map(struct hbuf *b, const struct heat *h)
     hb_raw(b, ")</text>");
     /* column labels: every one when there is room, else every tenth */
     const int every = h->cell_w >= 40 ? 1 : 10;
-    for (int j = 0; j < h->cols; j += every)
+    for (int j = 0; j < h->cols; j += every) {
+        if (h->col_labels) {
+            hb_fmt(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" class=\"muted\">",
+                   L + j * h->cell_w + h->cell_w / 2, T + 12);
+            hb_escn(b, h->col_labels[j], 12);
+            hb_raw(b, "</text>");
+            continue;
+        }
         hb_fmt(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" class=\"muted\">%s %d</text>",
                L + j * h->cell_w + h->cell_w / 2, T + 12, every == 1 ? h->col_name : "",
                h->col_ids ? h->col_ids[j] : j * h->col_step);
+    }
     for (int i = 0; i < h->rows; i++) {
         const int y = T + 18 + i * h->cell_h;
-        if (h->cell_h >= 10 || i % 10 == 0)
+        if (h->row_labels && (h->cell_h >= 10 || i % 10 == 0)) {
+            hb_fmt(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"muted\">", L - 4, y + h->cell_h / 2 + 4);
+            hb_escn(b, h->row_labels[i], 14);
+            hb_raw(b, "</text>");
+        } else if (h->cell_h >= 10 || i % 10 == 0)
             hb_fmt(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"muted\">%s %d</text>", L - 4,
                    y + h->cell_h / 2 + 4, h->row_name, h->row_ids ? h->row_ids[i] : i);
         for (int j = 0; j < h->cols; j++) {
@@ -64,8 +64,19 @@ static void heat_map(struct hbuf *b, const struct heat *h)
             html_heat_color(t, color);
             const int x = L + j * h->cell_w;
             const int bad = h->marked && h->marked[i * h->cols + j];
-            hb_fmt(b, "<g><title>%s %d, %s %d: ", h->row_name, h->row_ids ? h->row_ids[i] : i, h->col_name,
-                   h->col_ids ? h->col_ids[j] : j * h->col_step);
+            if (h->row_labels && h->col_labels) {
+                hb_raw(b, "<g><title>");
+                hb_esc(b, h->row_name);
+                hb_raw(b, " ");
+                hb_escn(b, h->row_labels[i], 64);
+                hb_raw(b, ", ");
+                hb_esc(b, h->col_name);
+                hb_raw(b, " ");
+                hb_escn(b, h->col_labels[j], 64);
+                hb_raw(b, ": ");
+            } else
+                hb_fmt(b, "<g><title>%s %d, %s %d: ", h->row_name, h->row_ids ? h->row_ids[i] : i, h->col_name,
+                       h->col_ids ? h->col_ids[j] : j * h->col_step);
             hb_num(b, "%.4g", v);
             hb_raw(b, " ");
             hb_esc(b, h->unit);
@@ -75,8 +86,9 @@ static void heat_map(struct hbuf *b, const struct heat *h)
                 hb_raw(b, "; ");
                 hb_escn(b, h->notes[i * h->cols + j], 256);
             }
-            hb_fmt(b, "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", x, y, h->cell_w,
-                   h->cell_h, isfinite(v) ? color : "#e0e0e0");
+            /* class mark: a measured value drawn (the browser check counts them) */
+            hb_fmt(b, "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"%s/>", x, y, h->cell_w,
+                   h->cell_h, isfinite(v) ? color : "#e0e0e0", isfinite(v) ? " class=\"mark\"" : "");
             if (bad)
                 hb_fmt(b,
                        "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"bad misplaced\"/>"
@@ -96,6 +108,21 @@ static void heat_map(struct hbuf *b, const struct heat *h)
             hb_raw(b, "</g>");
         }
     }
+    /* domain boundaries: a line before each row or column where a domain changes, thicker for
+     * the outer ones */
+    const int top = T + 18, bottom = T + 18 + h->rows * h->cell_h, right = L + h->cols * h->cell_w;
+    for (int i = 1; h->row_break && i < h->rows; i++)
+        if (h->row_break[i] > 0)
+            hb_fmt(
+                b,
+                "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#111\" stroke-width=\"%d\" class=\"domain\"/>",
+                L, top + i * h->cell_h, right, top + i * h->cell_h, h->row_break[i]);
+    for (int j = 1; h->col_break && j < h->cols; j++)
+        if (h->col_break[j] > 0)
+            hb_fmt(
+                b,
+                "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#111\" stroke-width=\"%d\" class=\"domain\"/>",
+                L + j * h->cell_w, top, L + j * h->cell_w, bottom, h->col_break[j]);
     /* legend: the scale from the smallest to the largest value */
     const int ly = T + 18 + h->rows * h->cell_h + 10;
     for (int k = 0; k < 10; k++) {
@@ -244,23 +271,23 @@ void html_matrix(struct hbuf *b, const struct html_ctx *c)
                     hb_raw(b, ": not measured in any cell.</p>\n");
                     continue;
                 }
-                const struct heat h = { .title = maps[k].title,
-                                        .unit = maps[k].unit,
-                                        .row_name = "CPU node",
-                                        .col_name = "memory",
-                                        .rows = m->n_cpu_nodes,
-                                        .cols = m->n_mem_nodes,
-                                        .v = v,
-                                        .marked = marked,
-                                        .notes = notes,
-                                        .row_ids = rows,
-                                        .col_ids = cols,
-                                        .col_step = 1,
-                                        .cell_w = 110,
-                                        .cell_h = 48,
-                                        .values = 1,
-                                        .fmt = maps[k].fmt };
-                heat_map(b, &h);
+                const struct html_heat h = { .title = maps[k].title,
+                                             .unit = maps[k].unit,
+                                             .row_name = "CPU node",
+                                             .col_name = "memory",
+                                             .rows = m->n_cpu_nodes,
+                                             .cols = m->n_mem_nodes,
+                                             .v = v,
+                                             .marked = marked,
+                                             .notes = notes,
+                                             .row_ids = rows,
+                                             .col_ids = cols,
+                                             .col_step = 1,
+                                             .cell_w = 110,
+                                             .cell_h = 48,
+                                             .values = 1,
+                                             .fmt = maps[k].fmt };
+                html_heat_map(b, &h);
             }
         }
         matrix_table(b, m);
@@ -317,19 +344,19 @@ static void thread_map(struct hbuf *b, const struct html_ctx *c, int i)
         hb_fmt(b, "; slowest cell %.3g ms, mean %.3g ms, ratio %.2f", worst, sum / counted, worst / (sum / counted));
     hb_raw(b, ".</p>\n");
     const int cw = cols <= 12 ? 40 : cols <= 40 ? 12 : 5, ch = rows <= 16 ? 18 : rows <= 64 ? 8 : 3;
-    const struct heat h = { .title = "time per thread and iteration",
-                            .unit = "ms",
-                            .row_name = "thread",
-                            .col_name = "it.",
-                            .rows = rows,
-                            .cols = cols,
-                            .v = v,
-                            .col_step = step,
-                            .cell_w = cw,
-                            .cell_h = ch,
-                            .values = 0,
-                            .fmt = "%.3g" };
-    heat_map(b, &h);
+    const struct html_heat h = { .title = "time per thread and iteration",
+                                 .unit = "ms",
+                                 .row_name = "thread",
+                                 .col_name = "it.",
+                                 .rows = rows,
+                                 .cols = cols,
+                                 .v = v,
+                                 .col_step = step,
+                                 .cell_w = cw,
+                                 .cell_h = ch,
+                                 .values = 0,
+                                 .fmt = "%.3g" };
+    html_heat_map(b, &h);
     free(v);
 }
 

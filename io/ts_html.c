@@ -208,8 +208,8 @@ static void document(struct hbuf *b, const struct html_ctx *c)
         hb_fmt(b, "<a href=\"#%s\">%s</a>\n", ids[i], ids[i]);
     hb_raw(b, "</nav></header>\n<main>\n");
     void (*const sections[TS_HTML_N_SECTIONS])(struct hbuf *, const struct html_ctx *) = {
-        html_verdict, html_node,   html_placement, html_init,       html_binding,
-        html_scaling, html_matrix, html_threads,   html_conditions, html_commands,
+        html_verdict, html_node,     html_placement, html_init,       html_binding,  html_scaling,
+        html_matrix,  html_sections, html_threads,   html_conditions, html_commands,
     };
     for (int i = 0; i < TS_HTML_N_SECTIONS; i++)
         sections[i](b, c);

@@ -2,8 +2,9 @@
  * are inline) of a survey or of any set of runs, readable on a phone and printable. Its
  * sections, each a <section id="..."> in this order and always present (saying why when
  * empty), are the contract with the browser test and docs/reading-the-report.md: verdict,
- * node, placement, init, binding, scaling, matrix, threads, conditions, commands. Every text
- * from a file is HTML-escaped; each run has an anchor id="run-NAME" in commands. */
+ * node, placement, init, binding, scaling, matrix, sections (the survey's sections,
+ * io/html_sections.c), threads, conditions, commands. Every text from a file is HTML-escaped;
+ * each run has an anchor id="run-NAME" in commands. */
 #ifndef TOUCHSTONE_IO_TS_HTML_H
 #define TOUCHSTONE_IO_TS_HTML_H
 
@@ -14,10 +15,11 @@
 #include "ts_survey_rec.h"
 
 /* The section ids, in order. */
-#define TS_HTML_N_SECTIONS 10
+#define TS_HTML_N_SECTIONS 11
 #define TS_HTML_SECTIONS                                                                                               \
     {                                                                                                                  \
-        "verdict", "node", "placement", "init", "binding", "scaling", "matrix", "threads", "conditions", "commands"    \
+        "verdict", "node", "placement", "init", "binding", "scaling", "matrix", "sections", "threads", "conditions",   \
+            "commands"                                                                                                 \
     }
 
 /* Builds the report in memory: *html (malloc'd, NUL-terminated) and *size its bytes without the

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,102 @@ double ts_section_fact(const struct ts_survey_section *s, const char *key)
         if (strcmp(s->facts[i].key, key) == 0)
             return s->facts[i].value;
     return NAN;
+}
+
+/* The column named by a plot's field: "" allowed only when optional. */
+static int names_column(const struct ts_survey_section *s, const char *name, int optional)
+{
+    return name[0] ? ts_section_column(s, name) >= 0 : optional;
+}
+
+/* boundaries: "" or existing columns, comma separated, none empty. */
+static int boundary_columns(const struct ts_survey_section *s, const char *list)
+{
+    char name[sizeof s->cols[0].name];
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n == 0 || n >= sizeof name)
+            return 0;
+        memcpy(name, p, n);
+        name[n] = '\0';
+        if (ts_section_column(s, name) < 0)
+            return 0;
+        p += n;
+        if (*p == ',' && !*++p)
+            return 0; /* a trailing comma */
+    }
+    return 1;
+}
+
+static const char *plot_problem(const struct ts_survey_section *s, const struct ts_section_plot *p)
+{
+    if (p->kind < TS_SECTION_LINES || p->kind > TS_SECTION_HEAT)
+        return "is of no known kind";
+    if (strnlen(p->title, sizeof p->title) >= sizeof p->title || strnlen(p->x, sizeof p->x) >= sizeof p->x
+        || strnlen(p->y, sizeof p->y) >= sizeof p->y || strnlen(p->series, sizeof p->series) >= sizeof p->series
+        || strnlen(p->value, sizeof p->value) >= sizeof p->value
+        || strnlen(p->boundaries, sizeof p->boundaries) >= sizeof p->boundaries)
+        return "has a text not terminated";
+    if (p->log_x != 0 && p->log_x != 1)
+        return "has log_x neither 0 nor 1";
+    if (!names_column(s, p->x, 0) || !names_column(s, p->y, 0))
+        return "names an x or y column the section does not have";
+    if (p->kind != TS_SECTION_HEAT && !names_column(s, p->series, 1))
+        return "names a series column the section does not have";
+    if (p->kind == TS_SECTION_HEAT && (!names_column(s, p->value, 0) || !boundary_columns(s, p->boundaries)))
+        return "names a value or boundary column the section does not have";
+    return NULL;
+}
+
+static int fail_why(char *why, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail_why(char *why, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, size, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int ts_section_check(const struct ts_survey_section *s, char *why, size_t size)
+{
+    if (strnlen(s->name, sizeof s->name) >= sizeof s->name || !identifier(s->name))
+        return fail_why(why, size, "its name is not an identifier");
+    if (s->n_rows < 0 || s->n_rows > TS_SECTION_MAX_ROWS || s->n_cols < 0 || s->n_cols > TS_SECTION_MAX_COLUMNS
+        || s->n_plots < 0 || s->n_plots > TS_SECTION_MAX_PLOTS || s->n_facts < 0 || s->n_facts > TS_SECTION_MAX_FACTS)
+        return fail_why(why, size, "a count (rows, columns, plots, facts) out of range");
+    if (s->misplaced != 0 && s->misplaced != 1)
+        return fail_why(why, size, "misplaced is neither 0 nor 1");
+    if (s->disturbed < -1 || s->disturbed > 1)
+        return fail_why(why, size, "disturbed is not -1, 0 or 1");
+    if (!isnan(s->placed_fraction) && !(s->placed_fraction >= 0 && s->placed_fraction <= 1))
+        return fail_why(why, size, "placed_fraction %g is not a fraction", s->placed_fraction);
+    if (!isnan(s->seconds) && !(s->seconds >= 0 && s->seconds <= 1e9))
+        return fail_why(why, size, "seconds %g out of range", s->seconds);
+    for (int i = 0; i < s->n_cols; i++) {
+        const struct ts_section_column *c = &s->cols[i];
+        if (strnlen(c->name, sizeof c->name) >= sizeof c->name || !identifier(c->name)
+            || ts_section_column(s, c->name) != i)
+            return fail_why(why, size, "column %d's name is not an identifier, or taken twice", i);
+        if ((c->is_text != 0 && c->is_text != 1) || (s->n_rows > 0 && !(c->is_text ? (void *)c->text : c->num)))
+            return fail_why(why, size, "column %s has no values", c->name);
+        if (strnlen(c->unit, sizeof c->unit) >= sizeof c->unit)
+            return fail_why(why, size, "column %s's unit is not terminated", c->name);
+    }
+    for (int i = 0; i < s->n_plots; i++) {
+        const char *problem = plot_problem(s, &s->plots[i]);
+        if (problem)
+            return fail_why(why, size, "plot %d %s", i, problem);
+    }
+    for (int i = 0; i < s->n_facts; i++) {
+        const struct ts_section_fact *f = &s->facts[i];
+        if (strnlen(f->key, sizeof f->key) >= sizeof f->key || !identifier(f->key))
+            return fail_why(why, size, "fact %d's key is not an identifier", i);
+        for (int j = 0; j < i; j++)
+            if (strcmp(s->facts[j].key, f->key) == 0)
+                return fail_why(why, size, "fact %s given twice", f->key);
+    }
+    return 0;
 }
 
 void ts_section_free(struct ts_survey_section *s)

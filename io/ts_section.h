@@ -4,6 +4,8 @@
 #ifndef TOUCHSTONE_IO_TS_SECTION_H
 #define TOUCHSTONE_IO_TS_SECTION_H
 
+#include <stddef.h>
+
 #include "ts_error.h"
 #include "ts_survey_section.h"
 
@@ -34,6 +36,14 @@ void ts_section_set_fact(struct ts_survey_section *s, const char *key, double va
 
 /* A fact by key: its value, NaN when absent. */
 double ts_section_fact(const struct ts_survey_section *s, const char *key);
+
+/* Whether s adds up as a survey file holds it (docs/survey.md, "The survey file"): its name and
+ * every column's and fact's key an identifier, each once; counts within TS_SECTION_MAX_*; every
+ * column's values allocated when there are rows; each plot a known kind naming existing columns
+ * (x and y; series, or value and boundaries for a heat map); flags and fractions in range. 0 when
+ * it does, else -1 with the first reason in why (size bytes). The writer and the reader of
+ * survey.h5 both ask, and a section's own tests can. */
+int ts_section_check(const struct ts_survey_section *s, char *why, size_t size);
 
 /* Frees the columns' values and empties s. */
 void ts_section_free(struct ts_survey_section *s);

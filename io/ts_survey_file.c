@@ -1,5 +1,6 @@
 /* survey.h5: the root's attributes, /runs (one row per battery run), /matrix (the NUMA matrix,
- * when measured: its attributes and one row per cell) and /verdict (one row per sentence).
+ * when measured: its attributes and one row per cell), /verdict (one row per sentence) and
+ * /sections (format 3: io/h5_sections.c).
  * docs/survey.md describes every item; a change of meaning bumps TS_SURVEY_FORMAT. */
 #include "ts_survey_file.h"
 
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "h5_reader.h"
+#include "h5_sections.h"
 #include "h5_util.h"
 #include "ts_run_read.h"
 #include "ts_section.h"
@@ -139,6 +141,8 @@ static int build(struct h5w *w, hid_t file, const void *ctx)
         return -1;
     if (s->has_matrix && write_matrix(w, file, &s->matrix))
         return -1;
+    if (h5_sections_write(w, file, s))
+        return -1;
     return h5w_table(w, file, "verdict", sizeof(SENTENCE), sentence_members, COUNT(sentence_members), s->n_sentences,
                      s->sentences, "1");
 }
@@ -165,6 +169,9 @@ static int check_record(const char *path, const struct ts_survey_rec *s, struct 
     for (int i = 0; !why && i < s->n_runs; i++)
         if (!valid_name(s->runs[i].name) || !file_of_name(&s->runs[i]) || !known_kernel(s->runs[i].kernel))
             why = "a run's name, file or kernel is not one a survey writes";
+    char detail[256];
+    if (!why)
+        why = h5_sections_problem(s, detail, sizeof detail);
     if (why)
         return ts_fail(err, TS_INTERNAL_ERROR, "cannot write survey file %s: %s", path, why);
     return TS_OK;
@@ -197,8 +204,9 @@ static int read_root(struct h5r *r, struct ts_survey_rec *s)
     int64_t v = 0;
     if (h5r_int_attr(r, "/", "format", 1, INT32_MAX, &v))
         return r->err->status;
-    if (v != TS_SURVEY_FORMAT)
-        return h5r_fail(r, "/@format", "survey file format %lld, this touchstone reads format %d", (long long)v,
+    /* Format 2 is format 3 without /sections: an older survey folder still resumes and reports. */
+    if (v != TS_SURVEY_FORMAT && v != 2)
+        return h5r_fail(r, "/@format", "survey file format %lld, this touchstone reads formats 2 to %d", (long long)v,
                         TS_SURVEY_FORMAT);
     s->format = (int32_t)v;
     static const struct {
@@ -396,7 +404,7 @@ static int read_opened(struct h5r *r, struct ts_survey_rec *s)
         return h5r_fail(r, "/matrix", "%s, but /@has_matrix is %d", has ? "present" : "absent", s->has_matrix);
     if (has && read_matrix(r, s))
         return r->err->status;
-    if (read_verdict(r, s))
+    if (read_verdict(r, s) || (s->format >= 3 && h5_sections_read(r, s)))
         return r->err->status;
     if (s->complete) {
         for (int i = 0; i < s->n_runs; i++)

@@ -26,7 +26,8 @@ int ts_survey_write(const char *path, const struct ts_survey_rec *s, struct ts_e
 /* Reads the survey file at path into out (its arrays allocated here: ts_survey_free). The read
  * runs first in a child process stopped after a time limit, so that a file that crashes or
  * hangs HDF5 is refused like any other. Refused with TS_BAD_INPUT, err naming the path and the
- * item: not HDF5, truncated, another format version (TS_SURVEY_FORMAT), a value out of its
+ * item: not HDF5, truncated, another format version (neither TS_SURVEY_FORMAT nor 2, the format before
+ * sections, read with none), a value out of its
  * range, a name that is not one a survey writes, a run file not under runs/, counts that do not
  * agree. A missing or unreadable file: the status of its errno. On failure out is freed. */
 int ts_survey_read(const char *path, struct ts_survey_rec *out, struct ts_error *err);

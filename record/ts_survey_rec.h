@@ -10,8 +10,9 @@
 
 #include "ts_survey_section.h"
 
-/* Bump when a group, dataset or attribute of the survey file changes meaning or disappears. */
-#define TS_SURVEY_FORMAT 2
+/* Bump when a group, dataset or attribute of the survey file changes meaning or disappears.
+ * Format 3 added /sections; format 2 files are still read (no sections). */
+#define TS_SURVEY_FORMAT 3
 
 /* What a battery run answers; the report draws one section per group. */
 enum ts_survey_group {

@@ -29,7 +29,7 @@ ls "$WORK" | grep -q '\.tmp\.' && fail "a temporary file was left behind"
 
 # Every section, once, in the contract's order.
 got=$(grep -o '<section id="[a-z]*"' "$HTML" | sed 's/.*id="\(.*\)"/\1/' | tr '\n' ' ')
-want="verdict node placement init binding scaling matrix threads conditions commands "
+want="verdict node placement init binding scaling matrix sections threads conditions commands "
 [ "$got" = "$want" ] || fail "sections: '$got', expected '$want'"
 # One anchor per run file, and links to it.
 for run in par-2 ser-2 par-1 hostile; do

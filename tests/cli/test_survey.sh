@@ -37,7 +37,7 @@ expect_in "$OUT" ' disturbed$' "the runs' table has a disturbed column"
 run_ts 0 "survey --dump" survey --dump -o "$D"
 cp "$OUT" "$WORK/dump"
 expect_in "$WORK/dump" '^complete 1$' "the survey is complete"
-expect_in "$WORK/dump" '^format 2$' "format 2"
+expect_in "$WORK/dump" '^format 3$' "format 3"
 expect_in "$WORK/dump" '^repeats 2$' "2 repeats"
 n_runs=$(sed -n 's/^n_runs //p' "$WORK/dump")
 rows=$(grep -c '^run ' "$WORK/dump")
@@ -162,7 +162,11 @@ run_ts 2 "resuming a truncated survey file" survey --quick -o "$WORK/cut"
 expect_in "$ERR" "$WORK/cut/survey.h5" "the truncated file's path in the message (resume)"
 "$DOCTOR" format "$D/survey.h5" "$WORK/v2/survey.h5" 99 || fail "io_survey_test format failed"
 run_ts 2 "--dump of a survey file of format 99" survey --dump -o "$WORK/v2"
-expect_in "$ERR" "$WORK/v2/survey.h5.*format 99, this touchstone reads format 2" "the format version refused, with the path"
+expect_in "$ERR" "$WORK/v2/survey.h5.*format 99, this touchstone reads formats 2 to 3" "the format version refused, with the path"
+# Format 2 (before the sections) is still read: an older survey folder still reports.
+"$DOCTOR" format "$D/survey.h5" "$WORK/v2/survey.h5" 2 || fail "io_survey_test format failed"
+run_ts 0 "--dump of a survey file of format 2" survey --dump -o "$WORK/v2"
+expect_in "$OUT" '^format 2$' "a format 2 file read"
 run_ts 2 "--dump of a folder without a survey" survey --dump -o "$WORK/none"
 expect_in "$ERR" "$WORK/none/survey.h5" "the missing file's path"
 

@@ -18,6 +18,7 @@
 
 #include "checkpoint_cases.h"
 #include "io_fixture.h"
+#include "ts_section.h"
 #include "ts_survey_file.h"
 #include "ts_checkpoint.h"
 #include "ts_h5_write.h"
@@ -342,7 +343,8 @@ static int write_runs(const char *dir, int all)
 }
 
 /* The survey_read seeds: a complete survey of 3 runs (one failed) with a 2 x 2 matrix (one
- * cell misplaced, one without 2 MiB pages) and a verdict, and the same survey interrupted. */
+ * cell misplaced, one without 2 MiB pages), a verdict and three sections (lines, bars, a heat
+ * map; texts, NaN, facts: io_fixture_sections), and the same survey interrupted (one section). */
 static int write_surveys(const char *dir)
 {
     static struct ts_survey_run runs[3];
@@ -421,11 +423,14 @@ static int write_surveys(const char *dir)
     snprintf(s.sentences[0].sources, sizeof s.sentences[0].sources, "%s,%s", names[1], names[0]);
     snprintf(s.sentences[1].text, sizeof s.sentences[1].text, "Remote memory is 1.56x slower than local.");
     snprintf(s.sentences[1].sources, sizeof s.sentences[1].sources, "matrix");
+    io_fixture_sections(&s, 0);
+    const int n_sections = s.n_sections;
     int status = 0;
     for (int partial = 0; partial < 2; partial++) {
         if (partial) {
             s.complete = s.has_matrix = 0;
             s.n_sentences = 1;
+            s.n_sections = 1;
             runs[2].state = TS_SURVEY_PENDING;
             runs[2].seconds = runs[2].time_median = runs[2].gbs_median = runs[2].local_fraction = NAN;
         }
@@ -439,6 +444,9 @@ static int write_surveys(const char *dir)
             fprintf(stderr, "fuzz_seeds: %s\n", err.message);
         status |= st != TS_OK ? st : reproducible(path, again);
     }
+    for (int i = 0; i < n_sections; i++)
+        ts_section_free(&s.sections[i]);
+    free(s.sections);
     return status;
 }
 

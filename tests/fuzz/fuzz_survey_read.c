@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fuzz_util.h"
+#include "ts_section.h"
 #include "ts_survey_file.h"
 
 #define NAME "fuzzed-survey.h5"
@@ -20,9 +21,46 @@ static void check_text(const char *what, const char *s, size_t size)
 
 #define TEXT(f) check_text(#f, s->f, sizeof s->f)
 
+/* A section as the report and the summary rely on it: ts_section_check's rules, safe texts,
+ * every cell's values there, numbers finite or NaN. */
+static void check_section(const struct ts_survey_section *x)
+{
+    char why[200];
+    FUZZ_CHECK(ts_section_check(x, why, sizeof why) == 0, "section accepted that does not add up: %s", why);
+    check_text("title", x->title, sizeof x->title);
+    check_text("command", x->command, sizeof x->command);
+    check_text("conditions", x->conditions, sizeof x->conditions);
+    check_text("summary", x->summary, sizeof x->summary);
+    check_text("note", x->note, sizeof x->note);
+    for (int c = 0; c < x->n_cols; c++) {
+        const struct ts_section_column *col = &x->cols[c];
+        check_text("unit", col->unit, sizeof col->unit);
+        FUZZ_CHECK(x->n_rows == 0 || (col->is_text ? col->text != NULL : col->num != NULL), "column %s empty",
+                   col->name);
+        for (int r = 0; r < x->n_rows; r++) {
+            if (col->is_text)
+                check_text("text cell", col->text[r], TS_SECTION_TEXT);
+            else
+                FUZZ_CHECK(isnan(col->num[r]) || isfinite(col->num[r]), "column %s row %d infinite", col->name, r);
+        }
+    }
+    for (int p = 0; p < x->n_plots; p++)
+        check_text("plot title", x->plots[p].title, sizeof x->plots[p].title);
+    for (int f = 0; f < x->n_facts; f++)
+        check_text("fact unit", x->facts[f].unit, sizeof x->facts[f].unit);
+}
+
 static void check_survey(const struct ts_survey_rec *s)
 {
-    FUZZ_CHECK(s->format == TS_SURVEY_FORMAT, "format %d", s->format);
+    FUZZ_CHECK(s->format == TS_SURVEY_FORMAT || s->format == 2, "format %d", s->format);
+    FUZZ_CHECK(s->n_sections >= 0 && (s->n_sections == 0) == (s->sections == NULL), "%d sections, array %p",
+               s->n_sections, (void *)s->sections);
+    FUZZ_CHECK(s->format >= 3 || s->n_sections == 0, "format %d with %d sections", s->format, s->n_sections);
+    for (int i = 0; i < s->n_sections; i++) {
+        check_section(&s->sections[i]);
+        for (int j = 0; j < i; j++)
+            FUZZ_CHECK(strcmp(s->sections[i].name, s->sections[j].name) != 0, "section %s twice", s->sections[i].name);
+    }
     FUZZ_CHECK(strcmp(s->mode, "quick") == 0 || strcmp(s->mode, "full") == 0, "mode '%s'", s->mode);
     TEXT(command);
     TEXT(program_version);

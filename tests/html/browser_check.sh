@@ -7,6 +7,10 @@
 #   sections  every <section id> of SECTIONS present once, in that order
 #   svg       every outermost <svg> (at both widths) has a non-zero box, a <title> and at least
 #             one drawn child (a shape, text or image with a non-zero bounding box)
+#   plots     every survey section (article.survey-section) draws each of its plots (data-plots
+#             of them) as an svg.section-plot holding at least one measured mark (.mark: a
+#             point, a curve, a bar, a heat-map cell) with a non-zero bounding box: axes and
+#             labels alone do not count
 #   sortable  in every table.sortable, clicking a header (WebDriver mouse clicks, twice) changes the
 #             rows' order and leaves that column sorted one way or the other; a cell's key is
 #             its data-sort attribute when it has one, else its text (numbers when every key
@@ -32,7 +36,7 @@
 # Environment: CHROMIUM (/usr/bin/chromium), CHROMEDRIVER (/usr/bin/chromedriver), PNG_CHECK
 # (the png_check program; built from png_check.c with cc -lz into a temporary directory when
 # unset), SECTIONS (the ids, in order: verdict node placement init binding scaling matrix
-# threads conditions commands), BROWSER_CHECK_TIMEOUT (90 s: the hang guard over everything,
+# sections threads conditions commands), BROWSER_CHECK_TIMEOUT (90 s: the hang guard over everything,
 # never a verdict), BROWSER_CHECK_NETWORK (auto; "flags" forces the host network with the
 # flags above).
 set -u
@@ -105,7 +109,7 @@ FILE=$2
 OUT=$3
 WORK=$4
 NAMESPACE=${5:-}
-SECTIONS=${SECTIONS:-verdict node placement init binding scaling matrix threads conditions commands}
+SECTIONS=${SECTIONS:-verdict node placement init binding scaling matrix sections threads conditions commands}
 PROFILE=$WORK/profile
 DRIVER_PID=""
 SESSION=""
@@ -283,6 +287,36 @@ check_svg() { # WHERE
     fi
 }
 check_svg "1280 px"
+
+# --- the survey's sections: each plot drawn with marks of its data ---------------------------
+PLOTS_JS='
+const out = [];
+document.querySelectorAll("article.survey-section").forEach(a => {
+  const want = parseInt(a.getAttribute("data-plots") || "0", 10);
+  const svgs = Array.from(a.querySelectorAll("svg.section-plot"));
+  const bad = [];
+  if (svgs.length !== want) bad.push(svgs.length + " of its " + want + " plots drawn");
+  svgs.forEach((svg, i) => {
+    let marks = 0;
+    svg.querySelectorAll(".mark").forEach(el => { try { const b = el.getBBox(); if (b.width > 0 || b.height > 0) marks++; } catch (e) {} });
+    if (!marks) bad.push("plot " + (i + 1) + " (" + ((svg.querySelector("title") || {}).textContent || "no title") + ") has no mark drawn");
+  });
+  out.push({name: a.id, plots: svgs.length, bad: bad});
+});
+return out;'
+plots=$(js "$PLOTS_JS") || plots=""
+if [ -z "$plots" ]; then
+    fail "plots: cannot read the survey sections"
+elif [ "$(printf "%s\n" "$plots" | jq 'length')" -eq 0 ]; then
+    pass "plots: no survey section in the page"
+else
+    bad=$(printf "%s\n" "$plots" | jq -r '[.[] | select(.bad | length > 0) | "\(.name): \(.bad | join(", "))"] | join("; ")')
+    if [ -n "$bad" ]; then
+        fail "plots: $bad"
+    else
+        pass "plots: $(printf "%s\n" "$plots" | jq -r '[.[] | "\(.name) \(.plots)"] | join(", ")') plots, each with marks drawn"
+    fi
+fi
 
 # --- screenshots --------------------------------------------------------------------------
 # shot NAME WIDTH: the whole page (not only the screen) as OUT/NAME.png, checked.

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ts_section.h"
+
 /* Non-ASCII on purpose: the file promises UTF-8 strings. */
 const char io_config_text[] = "[run]\nkernel = stencil2d\n# grid in µm-free units\n"
                               "[grid]\nnx = 5\nny = 4\n";
@@ -352,4 +354,115 @@ long io_stderr_bytes(void (*fn)(void *), void *arg)
     long bytes = lseek(fileno(scratch), 0, SEEK_END);
     fclose(scratch);
     return bytes;
+}
+
+/* A text of the fixture's sections: plain, or with markup and quotes around it. */
+static void hostile_text(char *buf, size_t size, int hostile, const char *plain)
+{
+    if (hostile)
+        snprintf(buf, size, "<script>alert('%.60s')</script>\"&amp;<b>", plain);
+    else
+        snprintf(buf, size, "%.60s", plain);
+}
+
+static void section_texts(struct ts_survey_section *x, int hostile, const char *what)
+{
+    char t[96];
+    snprintf(t, sizeof t, "%s title", what);
+    hostile_text(x->title, sizeof x->title, hostile, t);
+    snprintf(t, sizeof t, "touchstone survey --sections %s --quick -o 'd i r'", what);
+    hostile_text(x->command, sizeof x->command, hostile, t);
+    hostile_text(x->conditions, sizeof x->conditions, hostile, "thp=madvise; numa_balancing=0; others 0.8%");
+    snprintf(t, sizeof t, "%s: peak 24.1 GB/s; 90%% at 1 core", what);
+    hostile_text(x->summary, sizeof x->summary, hostile, t);
+    hostile_text(x->note, sizeof x->note, hostile, "one point not measured (NaN): too short to time");
+    x->seconds = 1.5;
+}
+
+static void sweep_section(struct ts_survey_section *x, int hostile)
+{
+    struct ts_error err = { 0 };
+    ts_section_init(x, "sweep", "");
+    section_texts(x, hostile, "sweep");
+    const int bytes = ts_section_num(x, "bytes", "B", &err), kernel = ts_section_text(x, "kernel", &err);
+    const int gbs = ts_section_num(x, "gbs", hostile ? "<GB/s>" : "GB/s", &err);
+    REQUIRE(bytes >= 0 && kernel >= 0 && gbs >= 0 && ts_section_rows(x, 6, &err) == TS_OK, "sweep: %s", err.message);
+    for (int r = 0; r < 6; r++) {
+        ts_section_set(x, bytes, r, 16384.0 * (1 << (4 * (r % 3))));
+        ts_section_set_text(x, kernel, r, r < 3 ? (hostile ? "<i>read</i>" : "read") : "copy");
+        ts_section_set(x, gbs, r, r == 4 ? NAN : 40.0 - 5 * r);
+    }
+    ts_section_set_text(x, kernel, 5, "\xff\xfe"); /* invalid UTF-8: read back as "??" */
+    struct ts_section_plot *p =
+        ts_section_add_plot(x, TS_SECTION_LINES, hostile ? "<b>bandwidth</b>" : "bandwidth", "bytes", "gbs");
+    REQUIRE(p, "sweep: no plot");
+    snprintf(p->series, sizeof p->series, "kernel");
+    p->log_x = 1;
+    p = ts_section_add_plot(x, TS_SECTION_BARS, "by kernel", "kernel", "gbs");
+    REQUIRE(p, "sweep: no second plot");
+    ts_section_set_fact(x, "llc_bytes", 33554432, "B");
+    ts_section_set_fact(x, "peak_gbs", NAN, hostile ? "<GB/s>" : "GB/s");
+}
+
+static void c2c_section(struct ts_survey_section *x, int hostile)
+{
+    struct ts_error err = { 0 };
+    ts_section_init(x, "c2c", "");
+    section_texts(x, hostile, "c2c");
+    const int a = ts_section_num(x, "cpu_a", "", &err), b = ts_section_num(x, "cpu_b", "", &err);
+    const int na = ts_section_num(x, "node_a", "", &err), ca = ts_section_num(x, "core_a", "", &err);
+    const int nb = ts_section_num(x, "node_b", "", &err), ns = ts_section_num(x, "ns", "ns", &err);
+    REQUIRE(a >= 0 && b >= 0 && na >= 0 && ca >= 0 && nb >= 0 && ns >= 0 && ts_section_rows(x, 16, &err) == TS_OK,
+            "c2c: %s", err.message);
+    for (int r = 0; r < 16; r++) {
+        const int i = r / 4, j = r % 4;
+        ts_section_set(x, a, r, i);
+        ts_section_set(x, b, r, j);
+        ts_section_set(x, na, r, i / 2);
+        ts_section_set(x, ca, r, i);
+        ts_section_set(x, nb, r, j / 2);
+        ts_section_set(x, ns, r, i == j ? NAN : (i / 2 == j / 2 ? 40 : 120) + r);
+    }
+    struct ts_section_plot *p =
+        ts_section_add_plot(x, TS_SECTION_HEAT, hostile ? "<b>core to core</b>" : "core to core", "cpu_b", "cpu_a");
+    REQUIRE(p, "c2c: no plot");
+    snprintf(p->value, sizeof p->value, "ns");
+    snprintf(p->boundaries, sizeof p->boundaries, "node_a,core_a");
+    ts_section_set_fact(x, "same_node_ns", 41, "ns");
+    ts_section_set_fact(x, "cross_node_ns", 122, "ns");
+    x->placed_fraction = 0.5;
+    x->misplaced = 1;
+    x->disturbed = 1;
+}
+
+static void stream_section(struct ts_survey_section *x, int hostile)
+{
+    struct ts_error err = { 0 };
+    ts_section_init(x, "stream", "");
+    section_texts(x, hostile, "stream");
+    const int kernel = ts_section_text(x, "kernel", &err), place = ts_section_text(x, "placement", &err);
+    const int gbs = ts_section_num(x, "gbs", "GB/s", &err);
+    REQUIRE(kernel >= 0 && place >= 0 && gbs >= 0 && ts_section_rows(x, 4, &err) == TS_OK, "stream: %s", err.message);
+    static const char *const kernels[] = { "copy", "scale" };
+    for (int r = 0; r < 4; r++) {
+        ts_section_set_text(x, kernel, r, kernels[r % 2]);
+        ts_section_set_text(x, place, r, r < 2 ? "local" : (hostile ? "<remote>" : "remote"));
+        ts_section_set(x, gbs, r, 20.0 - r);
+    }
+    struct ts_section_plot *p = ts_section_add_plot(x, TS_SECTION_BARS, "STREAM", "kernel", "gbs");
+    REQUIRE(p, "stream: no plot");
+    snprintf(p->series, sizeof p->series, "placement");
+    ts_section_set_fact(x, "triad_gbs", 18.5, "GB/s");
+    x->placed_fraction = 1;
+    x->disturbed = 0;
+}
+
+void io_fixture_sections(struct ts_survey_rec *s, int hostile)
+{
+    s->n_sections = 3;
+    s->sections = calloc(3, sizeof *s->sections);
+    REQUIRE(s->sections, "no memory");
+    sweep_section(&s->sections[0], hostile);
+    c2c_section(&s->sections[1], hostile);
+    stream_section(&s->sections[2], hostile);
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "ts_record.h"
+#include "ts_survey_rec.h"
 #include "ts_test.h"
 
 enum { FX_NUMA = 2, FX_THREADS = 3, FX_ITER = 5, FX_WARMUP = 2, FX_NY = 4, FX_NX = 5 };
@@ -61,6 +62,14 @@ void io_fixture_minimal(struct io_fixture *f);
  * exact in binary: rank k's iteration i took (2 + i + k) / 1024 s, of which 1/4096 s in the
  * halo exchange. */
 void io_fixture_mpi(struct io_fixture *f);
+
+/* Three survey sections (issue 26) into s (s->sections allocated; ts_survey_free frees them),
+ * one of each plot kind: "sweep" (LINES of gbs against bytes, log x, one curve per kernel, and
+ * BARS; a NaN cell, a text cell of invalid UTF-8 that reads back as "??"), "c2c" (HEAT of ns over
+ * cpu_b x cpu_a, boundaries node_a,core_a; a NaN cell; misplaced and disturbed), "stream" (BARS
+ * grouped by placement). hostile: every text (titles, summary, note, conditions, command, cells,
+ * units, plot titles, fact units) holds markup and quotes a report must escape. */
+void io_fixture_sections(struct ts_survey_rec *s, int hostile);
 
 /* A fresh directory under $TMPDIR (or /tmp); io_dir_remove deletes it and its files. */
 void io_dir_make(char *dir, size_t size);

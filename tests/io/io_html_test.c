@@ -5,7 +5,8 @@
  *   hostile  a summary whose every string is markup: the report holds it only escaped
  *   survey   a survey built in memory (2 x 2 matrix, one cell misplaced, emulated, runs done,
  *            pending and failed): sections in order, the verdict's links to the runs' anchors
- *            and to the matrix, the misplaced cell marked, the emulation said
+ *            and to the matrix, the misplaced cell marked, the emulation said; its sections
+ *            (io_fixture_sections, hostile) drawn from their plot specs, every text escaped
  *   write    the file as built, replaced atomically; a missing directory refused with its errno
  *            text; summaries that do not match the survey refused
  *   survey_files  a survey's report from its folder (ts_html_write_survey): the done run read
@@ -23,6 +24,7 @@
 #include "ts_h5_write.h"
 #include "ts_html.h"
 #include "ts_run_read.h"
+#include "ts_section.h"
 
 static char dir[4096];
 
@@ -221,7 +223,71 @@ static void hostile(void)
     char *matrix = section_text(html, "matrix");
     CHECK(strstr(matrix, "no NUMA matrix") != NULL, "the plain set's matrix does not say why it is empty");
     free(matrix);
+    char *sections = section_text(html, "sections");
+    CHECK(strstr(sections, "no survey sections") != NULL, "the plain set's sections do not say why they are empty");
+    free(sections);
     free(html);
+}
+
+/* The text of the article of section name (a copy). */
+static char *article(const char *html, const char *name)
+{
+    char tag[96];
+    snprintf(tag, sizeof tag, "<article class=\"survey-section\" id=\"section-%s\"", name);
+    const char *start = strstr(html, tag), *end = start ? strstr(start, "</article>") : NULL;
+    REQUIRE(start && end, "no article for section %s", name);
+    char *copy = malloc((size_t)(end - start) + 1);
+    REQUIRE(copy, "out of memory");
+    memcpy(copy, start, (size_t)(end - start));
+    copy[end - start] = '\0';
+    return copy;
+}
+
+/* The survey's sections (io_fixture_sections, hostile): each drawn from its plot specs, every
+ * text escaped, NaN left out of the curves and grey in the heat map, the domains' lines, the
+ * marks. */
+static void survey_sections(const char *html)
+{
+    CHECK(count(html, "<script>") == 1, "a script other than the report's own (%d)", count(html, "<script>"));
+    CHECK(!strstr(html, "<script>alert") && !strstr(html, "<b>bandwidth") && !strstr(html, "<i>read"),
+          "markup from a section went into the page");
+    CHECK(!strchr(html, '\xff') && strstr(html, "??"), "a cell of invalid UTF-8 went into the page as it was");
+    char *all = section_text(html, "sections");
+    CHECK(count(all, "<article class=\"survey-section\"") == 3, "%d sections drawn, 3 in the survey",
+          count(all, "<article class=\"survey-section\""));
+    /* title, summary, note, conditions, command of each of the 3 sections, escaped */
+    CHECK(count(all, "&lt;script&gt;alert(&#39;") == 15, "%d hostile texts shown escaped, 15 expected",
+          count(all, "&lt;script&gt;alert(&#39;"));
+    CHECK(count(all, "class=\"chart section-plot\"") == 3 && count(all, "class=\"heat section-plot\"") == 1,
+          "not 3 charts (lines, bars, bars) and 1 heat map: %d, %d", count(all, "class=\"chart section-plot\""),
+          count(all, "class=\"heat section-plot\""));
+    CHECK(!strstr(all, "plot-empty"), "a plot of the fixture was not drawn");
+    free(all);
+    char *sweep = article(html, "sweep");
+    CHECK(count(sweep, "<circle class=\"mark\"") == 5, "the curves have %d points, 5 measured (one NaN)",
+          count(sweep, "<circle class=\"mark\""));
+    CHECK(count(sweep, "<polyline class=\"mark\"") == 3, "%d curves, one per kernel (3)",
+          count(sweep, "<polyline class=\"mark\""));
+    CHECK(strstr(sweep, "logarithmic") && strstr(sweep, "KiB") && strstr(sweep, "MiB"),
+          "the log x axis of bytes is not labelled in KiB and MiB");
+    CHECK(strstr(sweep, "&lt;i&gt;read&lt;/i&gt;") && strstr(sweep, "&lt;GB/s&gt;"),
+          "the series' name and the unit, escaped, in the legend and axis");
+    CHECK(strstr(sweep, "<rect class=\"mark\"") != NULL, "the bars of the sweep are not drawn");
+    CHECK(strstr(sweep, "not measured") != NULL, "the NaN bar is not said to be not measured");
+    CHECK(strstr(sweep, "<details>") && strstr(sweep, "llc_bytes"), "the table and the facts");
+    CHECK(!strstr(sweep, "MISPLACED") && !strstr(sweep, "DISTURBED"), "the sweep marked");
+    free(sweep);
+    char *c2c = article(html, "c2c");
+    CHECK(strstr(c2c, ">MISPLACED<") && strstr(c2c, ">DISTURBED<"), "the c2c section is not marked");
+    CHECK(count(c2c, "class=\"mark\"") == 12, "%d cells coloured, 12 measured", count(c2c, "class=\"mark\""));
+    CHECK(count(c2c, "#e0e0e0") == 4, "%d grey cells, 4 NaN", count(c2c, "#e0e0e0"));
+    CHECK(count(c2c, "class=\"domain\"") == 6 && count(c2c, "stroke-width=\"3\" class=\"domain\"") == 2,
+          "%d domain lines (6 expected, 2 of them between nodes)", count(c2c, "class=\"domain\""));
+    free(c2c);
+    char *stream = article(html, "stream");
+    CHECK(count(stream, "<rect class=\"mark\"") == 4 && strstr(stream, "&lt;remote&gt;"),
+          "the stream bars, grouped by an escaped placement");
+    free(stream);
 }
 
 static void survey(void)
@@ -288,9 +354,16 @@ static void survey(void)
     snprintf(sv.sentences[1].text, sizeof sv.sentences[1].text, "remote memory is 1.6x slower than local.");
     snprintf(sv.sentences[1].sources, sizeof sv.sentences[1].sources, "matrix");
 
+    io_fixture_sections(&sv, 1);
     dump("survey", &sv, s, 3);
     char *html = build(&sv, s, 3);
     check_sections(html);
+    survey_sections(html);
+    for (int i = 0; i < sv.n_sections; i++)
+        ts_section_free(&sv.sections[i]);
+    free(sv.sections);
+    sv.sections = NULL;
+    sv.n_sections = 0;
     /* A file name that is a script URL is shown, never linked. */
     snprintf(rr[2].file, sizeof rr[2].file, "javascript:alert(1)");
     char *scheme = build(&sv, s, 3);
