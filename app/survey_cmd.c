@@ -32,6 +32,7 @@
 #include "ts_html.h"
 #include "ts_summary.h"
 #include "ts_survey_file.h"
+#include "ts_survey_text.h"
 #include "ts_section.h"
 
 extern char **environ;
@@ -537,19 +538,6 @@ static void matrix_table(FILE *out, const struct ts_survey_matrix *m, const char
     }
 }
 
-/* The sections measured, one line each. */
-static void print_sections(FILE *out, const struct ts_survey_rec *s)
-{
-    if (s->n_sections == 0)
-        return;
-    fprintf(out, "\nsections (survey --sections NAME measures one again)\n");
-    for (int i = 0; i < s->n_sections; i++) {
-        const struct ts_survey_section *c = &s->sections[i];
-        fprintf(out, "  %-15s %s%s%s\n", c->name, c->summary, c->misplaced ? " [pages misplaced]" : "",
-                c->disturbed > 0 ? " DISTURBED" : "");
-    }
-}
-
 static void print_summary(FILE *out, const struct ts_survey_rec *s, const char *path, int sections_only)
 {
     int done = 0, failed = 0, pending = 0, disturbed = 0;
@@ -559,6 +547,18 @@ static void print_summary(FILE *out, const struct ts_survey_rec *s, const char *
         failed += s->runs[i].state == TS_SURVEY_FAILED;
         pending += s->runs[i].state == TS_SURVEY_PENDING;
     }
+    if (sections_only) { /* --sections: what it measured, not the battery it did not run */
+        fprintf(
+            out,
+            "touchstone survey --%s --sections on %s: %d section%s in the folder; its battery %d of %d runs done%s\n",
+            s->mode, s->host, s->n_sections, s->n_sections == 1 ? "" : "s", done + failed, s->n_runs,
+            s->complete ? "" : " (touchstone survey without --sections resumes the rest)");
+        if (s->emulated)
+            fprintf(out, "  EMULATED %s\n", s->emulated_why);
+        ts_survey_print_sections(out, s);
+        fprintf(out, "\nsurvey file: %s\n", path);
+        return;
+    }
     fprintf(out, "touchstone survey --%s on %s: %d runs done (%d of them disturbed), %d failed, %d pending%s\n",
             s->mode, s->host, done, disturbed, failed, pending,
             s->complete ? "" : " (incomplete: run the same command again to resume)");
@@ -566,11 +566,6 @@ static void print_summary(FILE *out, const struct ts_survey_rec *s, const char *
     fprintf(out, "  arrays   %lld MiB each: %s\n", (long long)(s->array_bytes >> 20), s->size_reason);
     if (s->emulated)
         fprintf(out, "  EMULATED %s\n", s->emulated_why);
-    if (sections_only) { /* --sections: what it measured, not the battery it did not run */
-        print_sections(out, s);
-        fprintf(out, "\nsurvey file: %s\n", path);
-        return;
-    }
     fprintf(out, "\nverdict\n");
     if (s->n_sentences == 0)
         fprintf(out, "  (nothing yet: no group has a finished pair of runs)\n");
@@ -617,7 +612,7 @@ static void print_summary(FILE *out, const struct ts_survey_rec *s, const char *
                 (long long)(m->stream_bytes >> 20));
     } else
         fprintf(out, "\nNUMA matrix: not measured yet (measured after the battery)\n");
-    print_sections(out, s);
+    ts_survey_print_sections(out, s);
     fprintf(out, "\nsurvey file: %s\n", path);
 }
 
@@ -663,6 +658,7 @@ static void dump(FILE *out, const struct ts_survey_rec *s)
     fprintf(out, "n_sentences %d\n", s->n_sentences);
     for (int i = 0; i < s->n_sentences; i++)
         fprintf(out, "measured sentence %d %s [%s]\n", i + 1, s->sentences[i].text, s->sentences[i].sources);
+    ts_survey_dump_sections(out, s);
 }
 
 /* --- The survey ---------------------------------------------------------------------------------- */

@@ -32,10 +32,13 @@ static int disturbed(const struct ts_survey_section *c, const char *what, struct
 {
     if (c->disturbed <= 0)
         return 0;
+    /* The note's disturbance part, which the runner puts last. */
+    const char *why = strstr(c->note, "disturbed: ");
+    why = why ? why + strlen("disturbed: ") : c->note[0] ? c->note : "see its conditions";
     addf(t->text, sizeof t->text,
          "%s not judged: other work took the CPUs while the %s section ran (%.300s); measure it again on a quiet "
          "node (touchstone survey --sections %s).",
-         what, c->name, c->note[0] ? c->note : "see its conditions", c->name);
+         what, c->name, why, c->name);
     return 1;
 }
 

@@ -6,7 +6,8 @@
 
 #include "html_doc.h"
 
-/* "a,b, matrix" as links: a run's name to its anchor, "matrix" to the matrix section. */
+/* "a,b, matrix" as links: a run's name to its anchor, "matrix" to the matrix section,
+ * "section:NAME" to that section of the memory system. */
 static void sources(struct hbuf *b, const struct html_ctx *c, const char *list)
 {
     char one[128];
@@ -28,7 +29,13 @@ static void sources(struct hbuf *b, const struct html_ctx *c, const char *list)
                     run = i;
             if (strcmp(one, "matrix") == 0)
                 hb_raw(b, "<a href=\"#matrix\">the NUMA matrix</a>");
-            else if (run >= 0)
+            else if (strncmp(one, "section:", 8) == 0 && html_section_named(c->survey, one + 8)) {
+                hb_raw(b, "<a href=\"#section-");
+                hb_esc(b, one + 8);
+                hb_raw(b, "\">the ");
+                hb_esc(b, one + 8);
+                hb_raw(b, " section</a>");
+            } else if (run >= 0)
                 html_run_link(b, c, run);
             else
                 hb_esc(b, one);
