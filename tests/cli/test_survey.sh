@@ -85,14 +85,15 @@ if [ "$nodes" -eq 1 ]; then
 fi
 expect_not_in "$WORK/dump" '^measured cell .* misplaced=1' "a cell marked misplaced"
 expect_in "$WORK/dump" '^measured cell .* fraction=1 misplaced=0' "pages verified on the memory node"
-# The verdict: 3 to 6 sentences (the first on a busy node says so), each naming runs of the survey
-# (or the matrix) as its sources.
+# The verdict: 3 to 9 sentences (the first on a busy node says so; the last three the sections'),
+# each naming runs of the survey (or the matrix, or a section) as its sources.
 ns=$(sed -n 's/^n_sentences //p' "$WORK/dump")
-[ "${ns:-0}" -ge 3 ] && [ "${ns:-0}" -le 6 ] || fail "$ns sentences in the verdict, expected 3 to 6"
+[ "${ns:-0}" -ge 3 ] && [ "${ns:-0}" -le 9 ] || fail "$ns sentences in the verdict, expected 3 to 9"
 sed -n 's/^measured sentence [0-9]* .*\[\(.*\)\]$/\1/p' "$WORK/dump" | tr ',' '\n' >"$WORK/sources"
 [ "$(wc -l <"$WORK/sources")" -ge "$ns" ] || fail "a sentence without sources"
 while read -r src; do
-    [ "$src" = matrix ] || grep -q "^run $src " "$WORK/dump" || fail "verdict source '$src' is no run of the survey"
+    [ "$src" = matrix ] || grep -q "^run $src " "$WORK/dump" || grep -q "^section ${src#section:} " "$WORK/dump" ||
+        fail "verdict source '$src' is no run or section of the survey"
 done <"$WORK/sources"
 # What it says depends on how busy this machine is (cli.survey_verdict pins each sentence on fixed
 # runs; cli.survey_busy a node made busy): one of the init sentences, and a busy node said first.
