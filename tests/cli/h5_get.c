@@ -19,6 +19,17 @@ static void print_numbers(const double *v, hssize_t n)
 /* Reads n values of an object (dataset or attribute) as doubles or as strings. */
 static int print_values(hid_t obj, hid_t file_type, hssize_t n, int is_attr)
 {
+    if (H5Tget_class(file_type) == H5T_STRING && H5Tis_variable_str(file_type) <= 0) { /* fixed length */
+        const size_t size = H5Tget_size(file_type);
+        hid_t str = H5Tcopy(file_type);
+        char *s = calloc((size_t)(n > 0 ? n : 1), size ? size : 1);
+        int rc = is_attr ? H5Aread(obj, str, s) : H5Dread(obj, str, H5S_ALL, H5S_ALL, H5P_DEFAULT, s);
+        for (hssize_t i = 0; rc >= 0 && i < n; i++)
+            printf("%.*s\n", (int)strnlen(s + (size_t)i * size, size), s + (size_t)i * size);
+        H5Tclose(str);
+        free(s);
+        return rc < 0;
+    }
     if (H5Tget_class(file_type) == H5T_STRING) {
         hid_t str = H5Tcopy(H5T_C_S1);
         H5Tset_size(str, H5T_VARIABLE);

@@ -251,11 +251,36 @@ elif ! grep -q '^complete 1$' "$dump" || ! grep -q '^matrix 2x2 ' "$dump" ||
     fail "touchstone survey --quick: expected a complete survey, a 2 x 2 matrix with every cell's pages on its node, the machine called emulated; its dump:"
     grep -E '^(complete|emulated|matrix|cell|measured cell|measured sentence|measured run [a-z0-9]*-init)' "$dump" | sed 's/^/    | /'
 fi
+# Its sections (issue 26): each measured, no buffer misplaced; STREAM and the loaded-latency curve
+# with a row for every (CPU node, memory node) pair, scaling on both domains, core-to-core pairs
+# across the nodes.
+CHECKS=$((CHECKS + 1))
+h5=$out/survey/survey.h5
+pairs() { # SECTION: its distinct "cpu_node mem_node" pairs, one a line
+    paste -d ' ' "$work/$1.cpu" "$work/$1.mem" | sort -u | tr '\n' ';'
+}
+missing=
+for section in sweep stream scaling mixes loaded_latency c2c; do
+    grep -q "^measured section $section rows=[1-9][0-9]* .* misplaced=0 " "$dump" || missing="$missing $section"
+done
+for section in stream loaded_latency; do
+    "${H5_GET:?}" "$h5" "/sections/$section/columns/cpu_node" >"$work/$section.cpu" 2>&1 &&
+        "$H5_GET" "$h5" "/sections/$section/columns/mem_node" >"$work/$section.mem" 2>&1 &&
+        [ "$(pairs "$section")" = "0 0;0 1;1 0;1 1;" ] || missing="$missing $section-pairs($(pairs "$section"))"
+done
+"$H5_GET" "$h5" /sections/scaling/columns/node 2>/dev/null | sort -u | tr '\n' ' ' | grep -q '^0 1 $' ||
+    missing="$missing scaling-domains"
+"$H5_GET" "$h5" /sections/c2c/columns/relation 2>/dev/null | grep -qx cross_node || missing="$missing c2c-cross-node"
+if [ -n "$missing" ]; then
+    fail "touchstone survey --quick: sections missing, misplaced or short of node pairs:$missing; its dump:"
+    grep -E '^(section|measured section)' "$dump" | sed 's/^/    | /'
+fi
 # Its report (survey --html in the guest): the 2 x 2 heat maps, said to mean nothing here.
 CHECKS=$((CHECKS + 1))
 html=$out/survey/survey.html
-[ -f "$html" ] && grep -q 'timings mean nothing' "$html" && grep -q '<section id="matrix"' "$html" ||
-    fail "survey --html in the guest: no $html with its matrix section and the emulation said"
+[ -f "$html" ] && grep -q 'timings mean nothing' "$html" && grep -q '<section id="matrix"' "$html" &&
+    grep -q '<section id="sections"' "$html" ||
+    fail "survey --html in the guest: no $html with its matrix and sections and the emulation said"
 
 if [ "$FAILURES" -ne 0 ]; then
     echo "numa_vm: $FAILURES of $CHECKS checks failed (files in $out)"
