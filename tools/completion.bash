@@ -102,7 +102,7 @@ _touchstone()
     check) options="--serial-init --threads --set -o --output --overwrite --restart -q --quiet --keys --help" ;;
     topo) options="--set --threads --format --topology --synthetic --help" ;;
     advise) options="--ranks --threads --smt --slurm --topology --synthetic --check --format --help" ;;
-    survey) options="--quick --full -o --output --html --dump --help" ;;
+    survey) options="--quick --full -o --output --html --dump --sections --help" ;;
     compare) options="--format --force --help" ;;
     report) options="--format --html --help" ;;
     plot) options="-o --output --kind --size --overwrite --help" ;;
@@ -130,6 +130,13 @@ _touchstone()
         ;;
     --kind)
         COMPREPLY=($(compgen -W "scaling init timeline" -- "$cur"))
+        return
+        ;;
+    --sections)
+        # Names joined by commas: the ones before the last comma kept, the last completed.
+        local done_part=${cur%"${cur##*,}"}
+        compopt -o nospace 2>/dev/null
+        COMPREPLY=($(compgen -P "$done_part" -W "sweep stream scaling mixes loaded_latency c2c" -- "${cur##*,}"))
         return
         ;;
     --topology)

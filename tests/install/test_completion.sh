@@ -132,7 +132,11 @@ checks() {
     comp survey -o ""
     expect "$how: survey -o" sub
     comp survey --html -
-    expect "$how: survey --html takes no value" --quick --full -o --output --html --dump --help
+    expect "$how: survey --html takes no value" --quick --full -o --output --html --dump --sections --help
+    comp survey --sections ""
+    expect "$how: survey --sections" sweep stream scaling mixes loaded_latency c2c
+    comp survey --sections stream,lo
+    expect "$how: survey --sections after a comma" stream,loaded_latency
     comp compare b.h5 --format ""
     expect "$how: compare --format" text csv json markdown
     comp show b.h5 --format ""
