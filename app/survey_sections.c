@@ -5,5 +5,7 @@
 #include <stddef.h>
 
 const struct ts_section_def *const ts_survey_section_defs[] = {
+    &ts_section_sweep,
+    &ts_section_mixes,
     NULL,
 };
