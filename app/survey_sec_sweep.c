@@ -129,7 +129,7 @@ static int measure_point(const ts_topology *topo, const struct sweep_plan *p, co
 static int measure_curve(const ts_topology *topo, const struct sweep_plan *p, struct curve *c, struct ts_error *err)
 {
     const int arrays = ts_mix_n_arrays(c->kind);
-    double gbs = GUESS_GBS * c->threads;
+    double gbs = GUESS_GBS * c->threads, before = 0.0;
     int64_t last = 0;
     c->n = 0;
     for (double w = (double)SWEEP_FROM; w <= (double)p->top * 1.0001 && c->n < MAX_POINTS; w *= p->ratio) {
@@ -155,10 +155,13 @@ static int measure_curve(const ts_topology *topo, const struct sweep_plan *p, st
         struct point *pt = &c->pts[c->n++];
         *pt = (struct point){ last, passes, bw.measured ? bw.gbs_median : NAN, bw.measured ? bw.gbs_best : NAN,
                               bw.placement.fraction };
-        /* The best, not the median: on a busy machine a slowed median would shorten the next
-         * point's steps, and shorter steps are slowed less often: the curve would zigzag. */
-        if (bw.measured && bw.gbs_best > 0)
-            gbs = bw.gbs_best;
+        /* The best, not the median, of the last two points: on a busy machine a slowed point
+         * would shorten the next one's steps, and shorter steps are slowed less often: the
+         * curve would zigzag. Bandwidth only falls with size, so this stays near the target. */
+        if (bw.measured && bw.gbs_best > 0) {
+            gbs = bw.gbs_best > before ? bw.gbs_best : before;
+            before = bw.gbs_best;
+        }
     }
     return TS_OK;
 }
@@ -358,12 +361,21 @@ static void infer_curve(const struct curve *c, struct ts_sweep_levels *lv)
 /* "48 KiB", "1.2 MiB", "?" */
 static void size_text(char *buf, size_t len, double bytes)
 {
+    const double unit = bytes < (double)MIB ? (double)KIB : (double)MIB;
+    const double v = bytes / unit;
     if (!isfinite(bytes))
         snprintf(buf, len, "?");
-    else if (bytes < (double)MIB)
-        snprintf(buf, len, "%.2g KiB", bytes / (double)KIB);
     else
-        snprintf(buf, len, "%.2g MiB", bytes / (double)MIB);
+        snprintf(buf, len, v < 10 ? "%.1f %s" : "%.0f %s", v, unit == (double)KIB ? "KiB" : "MiB");
+}
+
+/* "16.4 GB/s", "? GB/s" */
+static void gbs_text(char *buf, size_t len, double gbs)
+{
+    if (!isfinite(gbs))
+        snprintf(buf, len, "? GB/s");
+    else
+        snprintf(buf, len, gbs < 100 ? "%.1f GB/s" : "%.0f GB/s", gbs);
 }
 
 static void append(char *buf, size_t len, const char *text)
@@ -390,11 +402,14 @@ static void conclude(struct ts_survey_section *out, const struct sweep_plan *p, 
     size_text(l1, sizeof l1, one->l1);
     size_text(l2, sizeof l2, one->l2);
     size_text(llc, sizeof llc, one->llc);
+    char g1[32], gm[32], ga[32];
+    gbs_text(g1, sizeof g1, one->first_gbs);
+    gbs_text(gm, sizeof gm, one->reached_memory ? one->last_gbs : NAN);
+    gbs_text(ga, sizeof ga, all->reached_memory ? all->last_gbs : NAN);
     snprintf(out->summary, sizeof out->summary,
-             "L1 %s, L2 %s, LLC %s (inferred, 1 thread's read); read %.0f GB/s in L1, %.1f GB/s from memory (1 "
-             "thread), %.1f GB/s (%d threads)",
-             l1, l2, llc, one->first_gbs, one->reached_memory ? one->last_gbs : NAN,
-             all->reached_memory ? all->last_gbs : NAN, threads_all);
+             "L1 %s, L2 %s, LLC %s (inferred, 1 thread's read); read %s in L1, %s from memory (1 thread), %s (%d "
+             "threads)",
+             l1, l2, llc, g1, gm, ga, threads_all);
     char text[256];
     if (p->llc_assumed) {
         snprintf(text, sizeof text, "swept to 8x an assumed LLC of %lld MiB (hwloc shows no cache)",
