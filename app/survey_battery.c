@@ -169,7 +169,8 @@ static int add_run(struct planner *p, int group, const char *kernel, const char 
 
 /* Sizes: LLC_MULTIPLE x the last-level caches of the allowed cores, capped so that the three
  * arrays of triad take at most half the smallest memory limit. */
-static int choose_size(struct ts_battery *b, const ts_topology *topo, const struct ts_node *node, struct ts_error *err)
+static int choose_size(struct ts_battery *b, const ts_topology *topo, const struct ts_node *node, int64_t inferred_llc,
+                       struct ts_error *err)
 {
     int *cpus = malloc((size_t)(node->n_pus > 0 ? node->n_pus : 1) * sizeof *cpus);
     if (!cpus)
@@ -188,6 +189,11 @@ static int choose_size(struct ts_battery *b, const ts_topology *topo, const stru
         bytes = LLC_MULTIPLE * llc.bytes;
         snprintf(why, sizeof why, "%dx the last-level cache (%lld MiB, L%d, hwloc)", LLC_MULTIPLE,
                  (long long)(llc.bytes >> 20), llc.level);
+    } else if (inferred_llc > 0) {
+        b->llc_bytes = inferred_llc;
+        bytes = LLC_MULTIPLE * inferred_llc;
+        snprintf(why, sizeof why, "%dx the last-level cache (%lld KiB, " TS_BATTERY_SWEEP_SIZED ": hwloc knows none)",
+                 LLC_MULTIPLE, (long long)(inferred_llc >> 10));
     } else {
         bytes = LLC_MULTIPLE * LLC_FALLBACK;
         snprintf(why, sizeof why, "%dx an assumed 32 MiB last-level cache (hwloc knows none here)", LLC_MULTIPLE);
@@ -321,7 +327,7 @@ static int plan_round(struct planner *p, int full, struct ts_error *err)
 }
 
 int ts_battery_plan(const char *mode, const ts_topology *topo, const char *dir, const char *exe, int64_t keep_bytes,
-                    struct ts_battery *b, struct ts_error *err)
+                    int64_t inferred_llc, struct ts_battery *b, struct ts_error *err)
 {
     memset(b, 0, sizeof *b);
     b->scale = 1.0;
@@ -346,7 +352,7 @@ int ts_battery_plan(const char *mode, const ts_topology *topo, const char *dir, 
         return ts_fail(err, TS_BAD_INPUT, "survey: no allowed core on this node");
     }
     const int node_count = node.n_numa;
-    status = choose_size(b, topo, &node, err);
+    status = choose_size(b, topo, &node, inferred_llc, err);
     ts_node_free(&node);
     if (status == TS_OK)
         status = repeats_of(b, err);

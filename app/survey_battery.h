@@ -17,6 +17,8 @@
  * (app/compare_sides.h, TS_SIDE_MIN_RUNS). TOUCHSTONE_SURVEY_REPEATS changes it (tests). */
 #define TS_BATTERY_REPEATS 3
 #define TS_BATTERY_MAX_REPEATS 9
+/* In a plan's size_reason when the sweep's inferred last-level cache sized it. */
+#define TS_BATTERY_SWEEP_SIZED "inferred by the working-set sweep"
 
 struct ts_battery_run {
     struct ts_survey_run rec; /* name, file, group, kernel, variant, threads, command; state pending */
@@ -30,7 +32,8 @@ struct ts_battery_run {
 struct ts_battery {
     char mode[16];
     int cores;              /* allowed cores: the "all cores" of the battery */
-    int64_t llc_bytes;      /* hwloc's last-level caches of the allowed cores; 0: unknown */
+    int64_t llc_bytes;      /* hwloc's last-level caches of the allowed cores, else the sweep's
+                               inferred one; 0: unknown */
     int64_t array_bytes;    /* per array */
     double scale;           /* TOUCHSTONE_SURVEY_SCALE (tests), 1 without it */
     int repeats;            /* runs of each point, interleaved: round after round */
@@ -45,11 +48,13 @@ struct ts_battery {
 
 /* Plans the battery of mode ("quick" or "full"), each point repeats times, round after round for the node of topo, its files under dir
  * (absolute), run by the program at exe. keep_bytes > 0: arrays of that size instead of the
- * node's choice (a survey resumed on a node whose free memory changed meanwhile).
+ * node's choice (a survey resumed on a node whose free memory changed meanwhile). inferred_llc
+ * > 0: the last-level cache the working-set sweep found, used when hwloc knows none (then also
+ * in llc_bytes) instead of the assumed 32 MiB.
  * TS_RESOURCE_ERROR when memory runs out, TS_BAD_INPUT for a TOUCHSTONE_SURVEY_SCALE that is not
  * a number in (0, 1] or a TOUCHSTONE_SURVEY_REPEATS not from 1 to TS_BATTERY_MAX_REPEATS. */
 int ts_battery_plan(const char *mode, const ts_topology *topo, const char *dir, const char *exe, int64_t keep_bytes,
-                    struct ts_battery *b, struct ts_error *err);
+                    int64_t inferred_llc, struct ts_battery *b, struct ts_error *err);
 void ts_battery_free(struct ts_battery *b);
 
 /* The text of DIR/survey.ini: comments only, every run's settings are on its command line. */

@@ -23,6 +23,7 @@
 #include "startup.h"
 #include "survey_battery.h"
 #include "survey_matrix.h"
+#include "survey_sections.h"
 #include "survey_verdict.h"
 #include "ts_affinity.h"
 #include "ts_file_place.h"
@@ -31,6 +32,7 @@
 #include "ts_html.h"
 #include "ts_summary.h"
 #include "ts_survey_file.h"
+#include "ts_section.h"
 
 extern char **environ;
 
@@ -535,7 +537,20 @@ static void matrix_table(FILE *out, const struct ts_survey_matrix *m, const char
     }
 }
 
-static void print_summary(FILE *out, const struct ts_survey_rec *s, const char *path)
+/* The sections measured, one line each. */
+static void print_sections(FILE *out, const struct ts_survey_rec *s)
+{
+    if (s->n_sections == 0)
+        return;
+    fprintf(out, "\nsections (survey --sections NAME measures one again)\n");
+    for (int i = 0; i < s->n_sections; i++) {
+        const struct ts_survey_section *c = &s->sections[i];
+        fprintf(out, "  %-15s %s%s%s\n", c->name, c->summary, c->misplaced ? " [pages misplaced]" : "",
+                c->disturbed > 0 ? " DISTURBED" : "");
+    }
+}
+
+static void print_summary(FILE *out, const struct ts_survey_rec *s, const char *path, int sections_only)
 {
     int done = 0, failed = 0, pending = 0, disturbed = 0;
     for (int i = 0; i < s->n_runs; i++) {
@@ -551,6 +566,11 @@ static void print_summary(FILE *out, const struct ts_survey_rec *s, const char *
     fprintf(out, "  arrays   %lld MiB each: %s\n", (long long)(s->array_bytes >> 20), s->size_reason);
     if (s->emulated)
         fprintf(out, "  EMULATED %s\n", s->emulated_why);
+    if (sections_only) { /* --sections: what it measured, not the battery it did not run */
+        print_sections(out, s);
+        fprintf(out, "\nsurvey file: %s\n", path);
+        return;
+    }
     fprintf(out, "\nverdict\n");
     if (s->n_sentences == 0)
         fprintf(out, "  (nothing yet: no group has a finished pair of runs)\n");
@@ -597,6 +617,7 @@ static void print_summary(FILE *out, const struct ts_survey_rec *s, const char *
                 (long long)(m->stream_bytes >> 20));
     } else
         fprintf(out, "\nNUMA matrix: not measured yet (measured after the battery)\n");
+    print_sections(out, s);
     fprintf(out, "\nsurvey file: %s\n", path);
 }
 
@@ -670,6 +691,15 @@ static int save(const char *path, struct ts_survey_rec *s, struct ts_error *err)
     if (st != TS_OK)
         ts_error_prefix(err, "survey: ");
     return st;
+}
+
+struct saving {
+    const char *path;
+};
+
+static int save_sections(void *arg, struct ts_survey_rec *s, struct ts_error *err)
+{
+    return save(((const struct saving *)arg)->path, s, err);
 }
 
 static long stop_after(void)
@@ -759,6 +789,75 @@ static int battery(const char *exe, const char *dir, const char *path, const str
     return TS_OK;
 }
 
+/* 1 when a battery run of s ran (done or failed): its plan is then what a resume must keep. */
+static int started(const struct ts_survey_rec *s)
+{
+    for (int i = 0; i < s->n_runs; i++)
+        if (s->runs[i].state != TS_SURVEY_PENDING)
+            return 1;
+    return 0;
+}
+
+/* The last-level cache the working-set sweep of s found; 0 when none. */
+static int64_t sweep_llc(const struct ts_survey_rec *s)
+{
+    for (int i = 0; i < s->n_sections; i++)
+        if (strcmp(s->sections[i].name, "sweep") == 0) {
+            const double llc = ts_section_fact(&s->sections[i], "llc_bytes");
+            return isfinite(llc) && llc > 0 && llc < 0x1p62 ? (int64_t)llc : 0;
+        }
+    return 0;
+}
+
+static int has_section(const char *name)
+{
+    for (int i = 0; ts_survey_section_defs[i]; i++)
+        if (strcmp(ts_survey_section_defs[i]->name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* The battery's plan, its sizes from the last-level cache: hwloc's; when hwloc knows none, the
+ * working-set sweep's, measured first into s unless s (an old survey's sections) holds it. A
+ * survey being resumed (old, a run of it started) keeps the plan it had: sized by the sweep only
+ * if it was then, and its array size where free memory changed since (when that still fits). */
+static int plan_battery(const char *mode, const ts_topology *topo, const char *dir, const char *exe,
+                        const struct ts_survey_rec *old, int sections_only, struct ts_survey_rec *s,
+                        struct ts_battery *b, struct ts_error *err)
+{
+    const int resumed = old && started(old);
+    int64_t inferred = resumed && !strstr(old->size_reason, TS_BATTERY_SWEEP_SIZED) ? 0 : sweep_llc(s);
+    int st = ts_battery_plan(mode, topo, dir, exe, 0, inferred, b, err);
+    if (st == TS_OK && b->llc_bytes == 0 && !resumed && !sections_only && has_section("sweep")) {
+        struct ts_section_ctx ctx = {
+            .topo = topo,
+            .quick = strcmp(mode, "quick") == 0,
+            .scale = b->scale,
+            .exe = exe,
+            .dir = dir,
+            .survey = s,
+        };
+        const struct ts_sections_run run = { .only = "sweep", .mode = mode, .stop = &stop_signal };
+        st = ts_survey_sections_run(&ctx, &run, s, err);
+        inferred = sweep_llc(s);
+        if (st == TS_OK && inferred > 0) {
+            ts_battery_free(b);
+            st = ts_battery_plan(mode, topo, dir, exe, 0, inferred, b, err);
+        }
+    }
+    /* The size follows free memory where that caps it: a survey resumed after it changed keeps
+     * its own size when that is still no more than this node would choose and still fits. */
+    if (st == TS_OK && resumed && old->array_bytes != b->array_bytes && strcmp(old->mode, mode) == 0
+        && old->array_bytes <= b->uncapped_bytes / 4096 * 4096
+        && (b->cap_bytes == 0 || old->array_bytes <= b->cap_bytes)) {
+        ts_battery_free(b);
+        st = ts_battery_plan(mode, topo, dir, exe, old->array_bytes, inferred, b, err);
+        if (st == TS_OK)
+            snprintf(b->size_reason, sizeof b->size_reason, "%s", old->size_reason);
+    }
+    return st;
+}
+
 static int survey(const struct ts_survey_args *a, int argc, char **argv, const char *dir, struct ts_error *err)
 {
     char path[PATH_MAX + 32], exe[PATH_MAX];
@@ -794,19 +893,14 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
     static struct ts_battery b;
     static struct ts_survey_rec s;
     memset(&s, 0, sizeof s);
+    s.n_sections = old.n_sections; /* kept; --sections measures its own again */
+    s.sections = old.sections;
+    old.n_sections = 0;
+    old.sections = NULL;
     st = ts_topology_create(&topo, err);
     if (st == TS_OK)
-        st = ts_battery_plan(mode, topo, dir, exe, 0, &b, err);
-    /* The size follows free memory where that caps it: a survey resumed after it changed keeps
-     * its own size when that is still no more than this node would choose and still fits. */
-    if (st == TS_OK && has_old && old.array_bytes != b.array_bytes && strcmp(old.mode, mode) == 0
-        && old.array_bytes <= b.uncapped_bytes / 4096 * 4096 && (b.cap_bytes == 0 || old.array_bytes <= b.cap_bytes)) {
-        ts_battery_free(&b);
-        st = ts_battery_plan(mode, topo, dir, exe, old.array_bytes, &b, err);
-        if (st == TS_OK)
-            snprintf(b.size_reason, sizeof b.size_reason, "%s", old.size_reason);
-    }
-    if (st == TS_OK && has_old)
+        st = plan_battery(mode, topo, dir, exe, has_old ? &old : NULL, a->sections != NULL, &s, &b, err);
+    if (st == TS_OK && has_old && started(&old))
         st = check_same_plan(&old, &b, path, err);
     if (st == TS_OK)
         st = write_config(dir, err);
@@ -816,6 +910,7 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
         ts_battery_free(&b);
         ts_topology_destroy(topo);
         ts_survey_free(&old);
+        ts_survey_free(&s);
         return st;
     }
     s.format = TS_SURVEY_FORMAT;
@@ -853,9 +948,9 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
     install_stop_handlers();
     st = save(path, &s, err);
     struct pace pace = { 0 };
-    if (st == TS_OK)
+    if (st == TS_OK && !a->sections)
         st = battery(exe, dir, path, &b, &s, &pace, err);
-    if (st == TS_OK && !stop_signal && !s.has_matrix) {
+    if (st == TS_OK && !stop_signal && !s.has_matrix && !a->sections) {
         if (pace.weight_done > 0)
             fprintf(stderr, "[matrix] NUMA matrix (estimate %.0f s) ... ", seconds_left(&pace));
         else
@@ -869,12 +964,32 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
         } else
             fprintf(stderr, "failed\n");
     }
+    if (st == TS_OK && !stop_signal) {
+        struct ts_section_ctx ctx = {
+            .topo = topo,
+            .quick = strcmp(mode, "quick") == 0,
+            .scale = b.scale,
+            .llc_bytes = b.llc_bytes,
+            .exe = exe,
+            .dir = dir,
+            .survey = &s,
+        };
+        struct saving saving = { .path = path };
+        const struct ts_sections_run run = {
+            .only = a->sections,
+            .mode = mode,
+            .save = save_sections,
+            .save_arg = &saving,
+            .stop = &stop_signal,
+        };
+        st = ts_survey_sections_run(&ctx, &run, &s, err);
+    }
     int failed = 0, pending = 0;
     for (int i = 0; i < s.n_runs; i++) {
         failed += s.runs[i].state == TS_SURVEY_FAILED;
         pending += s.runs[i].state == TS_SURVEY_PENDING;
     }
-    s.complete = !pending && s.has_matrix;
+    s.complete = !pending && s.has_matrix && ts_survey_sections_missing(&s) == 0;
     if (st == TS_OK)
         st = save(path, &s, err);
     else {
@@ -891,7 +1006,7 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
                : ts_html_write_survey(html, &s, dir, err);
     }
     if (st == TS_OK) {
-        print_summary(stdout, &s, path);
+        print_summary(stdout, &s, path, a->sections != NULL);
         if (html[0])
             printf("report: %s\n", html);
         /* A signal during the matrix, the battery done: the survey is complete all the same. */
@@ -927,7 +1042,9 @@ int ts_survey_cmd(const struct ts_survey_args *a, int argc, char **argv, struct 
         ts_survey_free(&s);
         return TS_OK;
     }
-    int st = make_dir(given, err);
+    int st = a->sections ? ts_survey_sections_check(a->sections, err) : TS_OK;
+    if (st == TS_OK)
+        st = make_dir(given, err);
     char dir[PATH_MAX];
     if (st == TS_OK && !realpath(given, dir))
         st = ts_fail_errno(err, ts_file_status(errno), errno, "survey: cannot use folder %s", given);

@@ -41,4 +41,33 @@ extern const struct ts_section_def ts_section_sweep, ts_section_mixes;
 /* The sections in their order, NULL-terminated. */
 extern const struct ts_section_def *const ts_survey_section_defs[];
 
+/* TS_OK when list (--sections: names joined by ",") names only sections of the table, each
+ * once; TS_BAD_INPUT naming the first that is not, and the known ones. */
+int ts_survey_sections_check(const char *list, struct ts_error *err);
+
+/* How many sections of the table s holds no measurement of. */
+int ts_survey_sections_missing(const struct ts_survey_rec *s);
+
+/* Seconds the sections still to measure will take (the sum of their estimates). */
+double ts_survey_sections_estimate(const struct ts_section_ctx *ctx, const struct ts_survey_rec *s, const char *only);
+
+/* What the runner needs besides the context. */
+struct ts_sections_run {
+    const char *only; /* --sections' list: these are measured (again); NULL: every
+                                           section s holds none of */
+    const char *mode; /* "quick", "full": for the commands */
+    int (*save)(void *arg, struct ts_survey_rec *s, struct ts_error *err); /* after each section */
+    void *save_arg;
+    volatile sig_atomic_t *stop; /* set by a signal: no further section starts */
+};
+
+/* Measures the sections run->only names (or s lacks) in the table's order into s->sections
+ * (a section measured again replaces its old table in place; a new one is appended, so the
+ * file keeps the table's order), each followed by run->save; progress on stderr, one line a
+ * section. Records what every section records: seconds, conditions, disturbed, the command.
+ * The context's llc_bytes follows the sweep's inferred size ("llc_bytes" fact) when hwloc gave
+ * none. Returns the first error (a section's or a save's). */
+int ts_survey_sections_run(struct ts_section_ctx *ctx, const struct ts_sections_run *run, struct ts_survey_rec *s,
+                           struct ts_error *err);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include "compare_sides.h"
 #include "survey_points.h"
+#include "survey_verdict_sections.h"
 
 struct verdict_state {
     struct ts_survey_rec *s;
@@ -485,6 +486,12 @@ static int sentences(struct ts_survey_rec *s, int busy)
     scaling_sentence(&v);
     memory_sentence(&v);
     policy_sentence(&v);
+    for (int i = 0; i < TS_N_SECTION_SENTENCES; i++) {
+        struct ts_survey_sentence said;
+        struct ts_survey_sentence *t;
+        if (ts_survey_section_sentence(s, (enum ts_section_sentence)i, &said) && (t = next(s)))
+            *t = said;
+    }
     if (v.blocked_by_disturbance)
         busy_sentence(&v, first);
     else {

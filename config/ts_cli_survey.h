@@ -11,6 +11,8 @@ struct ts_survey_args {
     const char *dir;          /* -o DIR; NULL: touchstone-survey in the current directory */
     int dump;                 /* --dump: print the survey file in dir read back, run nothing */
     int html;                 /* --html: also write DIR/survey.html (io/ts_html.h) */
+    const char *sections;     /* --sections LIST: only these sections (names joined by ","), no
+                                 battery and no matrix; NULL: the whole survey */
     int help;
 };
 

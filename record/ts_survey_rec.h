@@ -95,7 +95,7 @@ struct ts_survey_sentence {
     char sources[1024]; /* run names, comma separated; "matrix" for the NUMA matrix */
 };
 
-#define TS_SURVEY_MAX_SENTENCES 8
+#define TS_SURVEY_MAX_SENTENCES 10
 
 struct ts_survey_rec {
     int32_t format;           /* TS_SURVEY_FORMAT */

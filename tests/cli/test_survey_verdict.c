@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "survey_verdict.h"
+#include "ts_section.h"
 #include "ts_test.h"
 
 #define MAX 64
@@ -262,11 +263,62 @@ static void against_physics(void)
     CHECK(!any_ratio(), "more cores slower stated as a ratio");
 }
 
+/* A section with the facts given as key, value pairs (NaN: absent). */
+static void with_section(struct ts_survey_section *c, const char *name, int disturbed, const char *const *keys,
+                         const double *values, int n)
+{
+    ts_section_init(c, name, name);
+    c->disturbed = disturbed;
+    if (disturbed)
+        snprintf(c->note, sizeof c->note, "disturbed: other processes took 41.0%% of the CPUs' time (above 5%%)");
+    for (int i = 0; i < n; i++)
+        if (!isnan(values[i]))
+            ts_section_set_fact(c, keys[i], values[i], "");
+}
+
+/* The sections' sentences: their numbers, one node said as such, a disturbed section not judged,
+ * a section that concluded nothing silent. */
+static void sections(void)
+{
+    static struct ts_survey_section secs[3];
+    static const char *const scaling_keys[] = { "saturation_cores", "peak_gbs", "domain_cores" };
+    static const char *const latency_keys[] = { "idle_local_ns", "loaded_local_ns", "remote_extra_ns" };
+    static const char *const c2c_keys[] = { "smt_ns", "same_llc_ns", "cross_llc_ns", "cross_node_ns" };
+    reset();
+    with_section(&secs[0], "scaling", 0, scaling_keys, (const double[]){ 3, 41.5, 8 }, 3);
+    with_section(&secs[1], "loaded_latency", 0, latency_keys, (const double[]){ 95, 190, NAN }, 3);
+    with_section(&secs[2], "c2c", 0, c2c_keys, (const double[]){ 12, 40, NAN, 130 }, 4);
+    rec.sections = secs;
+    rec.n_sections = 3;
+    ts_survey_verdict(&rec);
+    print_verdict();
+    CHECK(rec.n_sentences == 3, "%d sentences from three sections, expected 3", rec.n_sentences);
+    const char *t = sentence("Bandwidth-bound work needs 3 cores of a NUMA domain (of 8)");
+    CHECK(t && strstr(t, "41.5 GB/s"), "the saturation sentence: %s", t ? t : "(none)");
+    t = sentence("Local memory answers in 95 ns idle and 190 ns (2.00x)");
+    CHECK(t && strstr(t, "no remote memory to compare (one NUMA node)"), "the latency sentence: %s", t ? t : "(none)");
+    t = sentence("A cache line moves between SMT siblings 12 ns, cores sharing a last-level cache 40 ns, cores of "
+                 "different NUMA nodes 130 ns");
+    CHECK(t != NULL, "the close cores' sentence");
+    CHECK(rec.n_sentences == 3 && strcmp(rec.sentences[0].sources, "section:scaling") == 0
+              && strcmp(rec.sentences[2].sources, "section:c2c") == 0,
+          "the sections named as sources");
+
+    with_section(&secs[1], "loaded_latency", 1, latency_keys, (const double[]){ 95, 190, 60 }, 3);
+    with_section(&secs[2], "c2c", 0, c2c_keys, (const double[]){ NAN, NAN, NAN, NAN }, 4);
+    ts_survey_verdict(&rec);
+    print_verdict();
+    t = sentence("Latency at load not judged: other work took the CPUs");
+    CHECK(t && !strstr(t, "95") && strstr(t, "41.0%"), "a disturbed section judged: %s", t ? t : "(none)");
+    CHECK(rec.n_sentences == 2, "%d sentences with a section that concluded nothing, expected 2", rec.n_sentences);
+}
+
 int main(void)
 {
     clear_finding();
     inside_noise();
     too_busy();
     against_physics();
+    sections();
     return ts_test_finish();
 }

@@ -1,0 +1,23 @@
+/* The verdict's sentences drawn from the survey's sections (issue 26): the lines a user acts on
+ * about the memory system. How many cores a NUMA domain needs for bandwidth-bound work (the
+ * scaling section), what memory costs in latency at load, remote against local (the loaded-
+ * latency curve), and which cores are close to which (core-to-core latency). A section measured
+ * while other work took the CPUs is not judged: its sentence says so. */
+#ifndef TOUCHSTONE_APP_SURVEY_VERDICT_SECTIONS_H
+#define TOUCHSTONE_APP_SURVEY_VERDICT_SECTIONS_H
+
+#include "ts_survey_rec.h"
+
+enum ts_section_sentence {
+    TS_SENTENCE_SATURATION,
+    TS_SENTENCE_LOADED_LATENCY,
+    TS_SENTENCE_CLOSE_CORES,
+    TS_N_SECTION_SENTENCES
+};
+
+/* Fills t (text and sources: "section:NAME") with sentence which, from the sections of s;
+ * returns 0 (t untouched) when s holds no measurement of that section or it concluded nothing. */
+int ts_survey_section_sentence(const struct ts_survey_rec *s, enum ts_section_sentence which,
+                               struct ts_survey_sentence *t);
+
+#endif
