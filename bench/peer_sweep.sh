@@ -133,10 +133,9 @@ rows() {
     echo "mixes store NT (store_mem)|store|nt|$MEM|$THREADS|$(lw_mem store)"
 }
 
-# Iterations that move GB_PER_RUN (likwid), and touchstone's passes: about 512 MiB a step, as
-# the section's 2 ms steps move at in-cache speeds.
+# Iterations that move GB_PER_RUN (likwid); touchstone's passes are the section's (PASSES 0:
+# steps of about 1 ms at a pilot's bandwidth).
 iterations() { awk -v b="$1" -v gb="$GB_PER_RUN" 'BEGIN { n = int(gb * 1e9 / b); print (n < 10 ? 10 : n) }'; }
-passes() { awk -v b="$1" 'BEGIN { n = int(536870912 / b); print (n < 1 ? 1 : n) }'; }
 
 # One try of row I: likwid-bench, then touchstone.
 row_try() { # I MIX STORES BYTES THREADS TEST
@@ -145,7 +144,7 @@ row_try() { # I MIX STORES BYTES THREADS TEST
         ref=$(watched "$5" likwid-bench -t "$6" -w "S0:${4}B:$5" -i "$(iterations "$4")" 2>/dev/null \
             | awk '/^MByte\/s:/ { printf "%.4f\n", $2 / 1000 }')
     fi
-    ts=$(watched "$5" "$POINT" "$2" "$3" "$4" "$5" "$(passes "$4")" 5 2>/dev/null | awk '/^gbs/ { print $2 }')
+    ts=$(watched "$5" "$POINT" "$2" "$3" "$4" "$5" 0 5 2>/dev/null | awk '/^gbs/ { print $2 }')
     measured "$WORK/$1.ref" "$ref"
     measured "$WORK/$1.ts" "$ts"
     echo "likwid ${ref:-n/a} touchstone ${ts:-failed}"

@@ -8,8 +8,10 @@
  *     bench_sweep_point MIX STORES BYTES THREADS PASSES REPETITIONS
  *         MIX read, 3:1, 2:1, 1:1 or store; STORES normal or nt; BYTES the working set over all
  *         arrays (each array BYTES / arrays, whole 4 KiB chunks per thread); THREADS the first
- *         cores of NUMA node 0 (ts_numa_node_cpus); PASSES sweeps of a share per timed step.
- *         Prints: gbs MEDIAN BEST bytes B placed FRACTION
+ *         cores of NUMA node 0 (ts_numa_node_cpus); PASSES sweeps of a share per timed step, 0:
+ *         as the sweep section sizes them in --quick (steps of about 1 ms at the bandwidth of a
+ *         pilot measurement).
+ *         Prints: gbs MEDIAN BEST bytes B placed FRACTION passes PASSES
  *
  * GB/s are 1e9 bytes/s by the mix's byte model (reads + writes, no write-allocate). Exit 2 when
  * the engine fails. */
@@ -22,7 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK 4096 /* the engine's chunk of a share: 512 doubles */
+#define CHUNK 4096        /* the engine's chunk of a share: 512 doubles */
+#define STEP_SECONDS 1e-3 /* app/survey_sec_sweep.c's --quick target */
 
 int main(int argc, char **argv)
 {
@@ -31,6 +34,9 @@ int main(int argc, char **argv)
         return 2;
     }
     struct ts_mix m = { .kind = TS_MIX_COUNT, .nontemporal = strcmp(argv[2], "nt") == 0, .passes = atoll(argv[5]) };
+    const int size_passes = m.passes == 0;
+    if (size_passes)
+        m.passes = 1;
     for (int k = 0; k < TS_MIX_COUNT; k++)
         if (strcmp(argv[1], ts_mix_info((enum ts_mix_kind)k)->name) == 0)
             m.kind = (enum ts_mix_kind)k;
@@ -53,20 +59,29 @@ int main(int argc, char **argv)
     int64_t per_array = atoll(argv[3]) / arrays / (CHUNK * n) * (CHUNK * n);
     if (per_array < CHUNK * n)
         per_array = CHUNK * n;
-    const struct ts_numa_stream k = {
+    struct ts_numa_stream k = {
         ts_mix_info(m.kind)->name, arrays, ts_mix_bytes_per_elem(&m), "", ts_mix_init, ts_mix_step, &m
     };
     struct ts_numa_bandwidth bw;
     int status = 0;
-    if (ts_numa_bandwidth_measure(topo, &k, cpus, n, node, per_array, atoi(argv[6]), &bw, &err) != TS_OK) {
+    if (size_passes) { /* the pilot: 50 GB/s a thread guessed, then its best */
+        const double per_pass = (double)(per_array * arrays);
+        m.passes = (int64_t)(STEP_SECONDS / 4 * 50e9 * n / per_pass) + 1;
+        k.bytes_per_elem = ts_mix_bytes_per_elem(&m);
+        if (ts_numa_bandwidth_measure(topo, &k, cpus, n, node, per_array, 1, &bw, &err) == TS_OK && bw.measured)
+            m.passes = (int64_t)(STEP_SECONDS * bw.gbs_best * 1e9 / per_pass) + 1;
+        k.bytes_per_elem = ts_mix_bytes_per_elem(&m);
+    }
+    if (status == 0
+        && ts_numa_bandwidth_measure(topo, &k, cpus, n, node, per_array, atoi(argv[6]), &bw, &err) != TS_OK) {
         fprintf(stderr, "%s: %s\n", argv[0], err.message);
         status = 2;
     } else if (!bw.measured) {
         fprintf(stderr, "%s: not measured: %s\n", argv[0], bw.note);
         status = 2;
     } else {
-        printf("gbs %.4f %.4f bytes %lld placed %.4f\n", bw.gbs_median, bw.gbs_best, (long long)(per_array * arrays),
-               bw.placement.fraction);
+        printf("gbs %.4f %.4f bytes %lld placed %.4f passes %lld\n", bw.gbs_median, bw.gbs_best,
+               (long long)(per_array * arrays), bw.placement.fraction, (long long)m.passes);
     }
     ts_topology_destroy(topo);
     return status;
