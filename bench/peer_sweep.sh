@@ -7,8 +7,9 @@
 # pages counted, the median of 5 timed steps after a warm-up, a small working set swept PASSES
 # times a step). likwid-bench's side is its widest kernel (AVX-512, AVX or SSE) at the same
 # working set in bytes (over all its arrays) and thread count, pinned to the first CPUs as the
-# engine binds to node 0's first cores; its GB/s is its mean over its iterations. Both count the
-# explicit bytes (no write-allocate).
+# engine binds to node 0's first cores, run LIKWID_RUNS times for as many iterations as one of
+# touchstone's steps has passes: the median of those runs (each its mean over its iterations)
+# against touchstone's median step. Both count the explicit bytes (no write-allocate).
 #
 # Rows: the sweep's read (sum) against likwid's sum, by 1 thread and by THREADS, with the working
 # set in L1 (half of it), in L2 (half), in the LLC (a quarter) and in memory (8x the LLC); the
@@ -25,8 +26,8 @@
 #
 # Environment: ROUNDS (5), THREADS (every CPU), L1_BYTES (49152), L2_BYTES (1048576), LLC_BYTES
 # (33554432: VMs hide their caches; the sweep section's inferred sizes are the ones to give),
-# GB_PER_RUN (4: the data each likwid measurement moves, which sets its iterations), BUILD
-# (build/), ONLY (a shell pattern of row names).
+# LIKWID_RUNS (5: likwid-bench runs per try, their median taken), BUILD (build/), ONLY (a shell
+# pattern of row names).
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,7 +40,7 @@ THREADS=${THREADS:-$(nproc)}
 L1_BYTES=${L1_BYTES:-49152}
 L2_BYTES=${L2_BYTES:-1048576}
 LLC_BYTES=${LLC_BYTES:-33554432}
-GB_PER_RUN=${GB_PER_RUN:-4}
+LIKWID_RUNS=${LIKWID_RUNS:-5}
 ONLY=${ONLY:-*}
 BUILD=${BUILD:-$ROOT/build}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/touchstone-peer-sweep.XXXXXX")
@@ -133,21 +134,29 @@ rows() {
     echo "mixes store NT (store_mem)|store|nt|$MEM|$THREADS|$(lw_mem store)"
 }
 
-# Iterations that move GB_PER_RUN (likwid); touchstone's passes are the section's (PASSES 0:
-# steps of about 1 ms at a pilot's bandwidth).
-iterations() { awk -v b="$1" -v gb="$GB_PER_RUN" 'BEGIN { n = int(gb * 1e9 / b); print (n < 10 ? 10 : n) }'; }
-
-# One try of row I: likwid-bench, then touchstone.
+# One try of row I: touchstone (its median of 5 steps, each of PASSES sweeps sized by the
+# section's rule), then likwid-bench LIKWID_RUNS times with as many iterations as touchstone's
+# step has passes (the same bytes as one step), the median of its runs: like against like, a
+# median of short timings on both sides (one long likwid run's mean takes in every preemption
+# of a busy machine, a median of short steps does not).
 row_try() { # I MIX STORES BYTES THREADS TEST
+    line=$(watched "$5" "$POINT" "$2" "$3" "$4" "$5" 0 5 2>/dev/null)
+    ts=$(echo "$line" | awk '/^gbs/ { print $2 }')
+    iters=$(echo "$line" | awk '/^gbs/ { print $9 }')
     ref=""
-    if [ -n "$LIKWID" ]; then
-        ref=$(watched "$5" likwid-bench -t "$6" -w "S0:${4}B:$5" -i "$(iterations "$4")" 2>/dev/null \
-            | awk '/^MByte\/s:/ { printf "%.4f\n", $2 / 1000 }')
+    if [ -n "$LIKWID" ] && [ -n "$iters" ]; then
+        k=0
+        : >"$WORK/likwid.runs"
+        while [ "$k" -lt "$LIKWID_RUNS" ]; do
+            watched "$5" likwid-bench -t "$6" -w "S0:${4}B:$5" -i "$iters" 2>/dev/null \
+                | awk '/^MByte\/s:/ { printf "%.4f\n", $2 / 1000 }' >>"$WORK/likwid.runs"
+            k=$((k + 1))
+        done
+        ref=$(spread <"$WORK/likwid.runs" | awk '{ print $1 }')
     fi
-    ts=$(watched "$5" "$POINT" "$2" "$3" "$4" "$5" 0 5 2>/dev/null | awk '/^gbs/ { print $2 }')
     measured "$WORK/$1.ref" "$ref"
     measured "$WORK/$1.ts" "$ts"
-    echo "likwid ${ref:-n/a} touchstone ${ts:-failed}"
+    echo "likwid ${ref:-n/a} touchstone ${ts:-failed} (${iters:-?} passes a step)"
 }
 
 LOAD_START=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)
