@@ -144,7 +144,7 @@ static int measure_curve(const ts_topology *topo, const struct sweep_plan *p, st
         int status = TS_OK;
         if (c->n == 0 && p->pilot) /* the first point's bandwidth, for its passes */
             status = measure_point(topo, p, c, elems, passes_for(p->target / 4, gbs, per_pass), 1, &bw, err);
-        if (status == TS_OK && c->n == 0 && bw.measured)
+        if (status == TS_OK && c->n == 0 && p->pilot && bw.measured)
             gbs = bw.gbs_best;
         const int64_t passes = passes_for(p->target, gbs, per_pass);
         if (status == TS_OK)
