@@ -712,12 +712,14 @@ static long stop_after(void)
  * (measured after the battery, when not kept), both by their weights. */
 struct pace {
     double weight_left, weight_done, seconds_done;
+    double sections; /* the sections' estimates, s: measured after the matrix, at their own pace */
 };
 
 static double seconds_left(const struct pace *p)
 {
     /* Never "-0 s": the weights left, subtracted back to zero, can end a hair below it. */
-    return p->weight_done > 0 && p->weight_left > 0 ? p->seconds_done / p->weight_done * p->weight_left : 0;
+    return (p->weight_done > 0 && p->weight_left > 0 ? p->seconds_done / p->weight_done * p->weight_left : 0)
+           + p->sections;
 }
 
 static int battery(const char *exe, const char *dir, const char *path, const struct ts_battery *b,
@@ -776,7 +778,8 @@ static int battery(const char *exe, const char *dir, const char *path, const str
             pace->weight_done += b->runs[i].weight;
             pace->seconds_done += took;
             fprintf(stderr, " (estimate %.0f s left%s)%s\n", seconds_left(pace),
-                    s->has_matrix ? "" : ", the NUMA matrix included", r->disturbed > 0 ? " DISTURBED" : "");
+                    s->has_matrix ? ", the sections included" : ", the NUMA matrix and the sections included",
+                    r->disturbed > 0 ? " DISTURBED" : "");
         }
         st = save(path, s, err);
         if (st != TS_OK)
@@ -787,6 +790,62 @@ static int battery(const char *exe, const char *dir, const char *path, const str
         }
     }
     return TS_OK;
+}
+
+/* A run's cost beyond the bytes its kernel moves (two process starts, the binding's audit, the
+ * run file), timed on a run of the battery's first point at 64 KiB and one iteration, its files
+ * removed after: NaN when it failed. */
+static double fixed_cost(const char *exe, const char *dir, const struct ts_battery *b)
+{
+    static struct ts_battery_run probe;
+    probe = b->runs[0];
+    snprintf(probe.rec.name, sizeof probe.rec.name, "estimate-probe");
+    /* Its program and config (args 0 and 1) as the battery's; the rest a triad of 64 KiB. */
+    static const char *const sets[] = { "--set", "run.kernel=triad", "--set", "triad.n=2730",
+                                        "--set", "run.iterations=1", "-o" };
+    probe.n_args = 2;
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+        snprintf(probe.args[probe.n_args++], sizeof probe.args[0], "%s", sets[i]);
+    if (snprintf(probe.args[probe.n_args++], sizeof probe.args[0], "%.900s/runs/estimate-probe.h5", dir)
+        >= (int)sizeof probe.args[0])
+        return NAN;
+    snprintf(probe.args[probe.n_args++], sizeof probe.args[0], "--overwrite");
+    int code = -1;
+    struct seen seen;
+    struct ts_error ignored;
+    ts_error_clear(&ignored);
+    const double t0 = now();
+    const int st = run_child(exe, dir, &probe, &code, &seen, &ignored);
+    const double took = now() - t0;
+    unlinkat(runs_fd, "estimate-probe.h5", 0);
+    unlinkat(runs_fd, "estimate-probe.log", 0);
+    return st == TS_OK && code == 0 ? took : NAN;
+}
+
+/* Seconds the survey's work left will take, said before it starts: the pending runs' and the
+ * NUMA matrix's bytes (their weights) at the triad rate of all cores measured now, each run's
+ * fixed cost as one tiny run took now, and the sections' own estimates. NaN when the rate
+ * cannot be measured. */
+static double upfront(const char *exe, const char *dir, const ts_topology *topo, const struct ts_battery *b,
+                      const struct ts_survey_rec *s, double sections_seconds, double *gbs)
+{
+    double weight = s->has_matrix ? 0.0 : b->matrix_weight;
+    int pending = 0;
+    for (int i = 0; i < b->n_runs; i++)
+        if (s->runs[i].state != TS_SURVEY_DONE) {
+            weight += b->runs[i].weight;
+            pending++;
+        }
+    if (weight <= 0)
+        return sections_seconds;
+    const int64_t most = (int64_t)64 << 20;
+    struct ts_error ignored;
+    ts_error_clear(&ignored);
+    if (ts_survey_triad_rate(topo, b->array_bytes < most ? b->array_bytes : most, gbs, &ignored) != TS_OK
+        || !(*gbs > 0))
+        return NAN;
+    const double fixed = pending > 0 ? fixed_cost(exe, dir, b) : 0.0;
+    return weight / (*gbs * 1e9) + pending * (isfinite(fixed) ? fixed : 0.0) + sections_seconds;
 }
 
 /* 1 when a battery run of s ran (done or failed): its plan is then what a resume must keep. */
@@ -941,13 +1000,32 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
         memset(&old.matrix, 0, sizeof old.matrix);
     }
     ts_survey_free(&old);
-    fprintf(stderr, "touchstone survey --%s: %d runs into %s, arrays of %lld MiB (%s)\n", mode, b.n_runs, dir,
-            (long long)(b.array_bytes >> 20), b.size_reason);
+    struct ts_section_ctx ctx = {
+        .topo = topo,
+        .quick = strcmp(mode, "quick") == 0,
+        .scale = b.scale,
+        .llc_bytes = b.llc_bytes,
+        .exe = exe,
+        .dir = dir,
+        .survey = &s,
+    };
+    const double sections_s = ts_survey_sections_estimate(&ctx, &s, a->sections);
+    double gbs = NAN;
+    const double estimate = a->sections ? sections_s : upfront(exe, dir, topo, &b, &s, sections_s, &gbs);
+    const double started_at = now();
+    if (a->sections)
+        fprintf(stderr, "touchstone survey --%s --sections %s into %s: estimate %.0f s\n", mode, a->sections, dir,
+                estimate);
+    else
+        fprintf(stderr,
+                "touchstone survey --%s: %d runs into %s, arrays of %lld MiB (%s); estimate %.0f s (the runs' "
+                "bytes at the %.3g GB/s of triad measured now, the sections %.0f s)\n",
+                mode, b.n_runs, dir, (long long)(b.array_bytes >> 20), b.size_reason, estimate, gbs, sections_s);
 
     read_launch_set(topo);
     install_stop_handlers();
     st = save(path, &s, err);
-    struct pace pace = { 0 };
+    struct pace pace = { .sections = sections_s };
     if (st == TS_OK && !a->sections)
         st = battery(exe, dir, path, &b, &s, &pace, err);
     if (st == TS_OK && !stop_signal && !s.has_matrix && !a->sections) {
@@ -965,15 +1043,6 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
             fprintf(stderr, "failed\n");
     }
     if (st == TS_OK && !stop_signal) {
-        struct ts_section_ctx ctx = {
-            .topo = topo,
-            .quick = strcmp(mode, "quick") == 0,
-            .scale = b.scale,
-            .llc_bytes = b.llc_bytes,
-            .exe = exe,
-            .dir = dir,
-            .survey = &s,
-        };
         struct saving saving = { .path = path };
         const struct ts_sections_run run = {
             .only = a->sections,
@@ -984,6 +1053,9 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
         };
         st = ts_survey_sections_run(&ctx, &run, &s, err);
     }
+    if (st == TS_OK && !stop_signal && isfinite(estimate) && estimate > 0)
+        fprintf(stderr, "survey: took %.0f s, %.0f%% of the estimate up front (%.0f s)\n", now() - started_at,
+                100.0 * (now() - started_at) / estimate, estimate);
     int failed = 0, pending = 0;
     for (int i = 0; i < s.n_runs; i++) {
         failed += s.runs[i].state == TS_SURVEY_FAILED;

@@ -94,21 +94,45 @@ static int convert(const struct ts_numa_matrix *m, const struct ts_numa_probes *
     return TS_OK;
 }
 
-int ts_survey_matrix_measure(const ts_topology *topo, int quick, double scale, struct ts_survey_matrix *out,
-                             struct ts_error *err)
+static struct ts_numa_probes probes_of(struct ts_kernel_probe *sum, struct ts_kernel_probe *triad)
 {
-    static struct ts_kernel_probe sum, triad;
-    ts_kernel_probe_setup(&sum, TS_KERNEL_SUM);
-    ts_kernel_probe_setup(&triad, TS_KERNEL_TRIAD);
+    ts_kernel_probe_setup(sum, TS_KERNEL_SUM);
+    ts_kernel_probe_setup(triad, TS_KERNEL_TRIAD);
     const struct ts_numa_probes probes = {
         .chase_line = TS_CHASE_LINE,
         .chase_build = ts_chase_build,
         .chase_run = ts_chase_run,
-        .read = { "sum", 1, sum.kernel->bytes_per_unit, sum.kernel->byte_model, ts_kernel_probe_init,
-                  ts_kernel_probe_step, &sum },
-        .triad = { "triad", 3, triad.kernel->bytes_per_unit, triad.kernel->byte_model, ts_kernel_probe_init,
-                   ts_kernel_probe_step, &triad },
+        .read = { "sum", 1, sum->kernel->bytes_per_unit, sum->kernel->byte_model, ts_kernel_probe_init,
+                  ts_kernel_probe_step, sum },
+        .triad = { "triad", 3, triad->kernel->bytes_per_unit, triad->kernel->byte_model, ts_kernel_probe_init,
+                   ts_kernel_probe_step, triad },
     };
+    return probes;
+}
+
+int ts_survey_triad_rate(const ts_topology *topo, int64_t bytes, double *gbs, struct ts_error *err)
+{
+    static struct ts_kernel_probe sum, triad;
+    const struct ts_numa_probes probes = probes_of(&sum, &triad);
+    *gbs = NAN;
+    int cpu_nodes[1], mem_nodes[1], n_cpu_nodes, n_mem_nodes, cpus[1024], n_cpus = 0;
+    ts_numa_list_nodes(topo, cpu_nodes, &n_cpu_nodes, mem_nodes, &n_mem_nodes, 1);
+    if (n_cpu_nodes > 0 && n_mem_nodes > 0)
+        n_cpus = ts_numa_node_cpus(topo, cpu_nodes[0], cpus, 1024);
+    if (n_cpus <= 0)
+        return TS_OK;
+    struct ts_numa_bandwidth bw;
+    int status = ts_numa_bandwidth_measure(topo, &probes.triad, cpus, n_cpus, mem_nodes[0], bytes, 2, &bw, err);
+    if (status == TS_OK && bw.measured)
+        *gbs = bw.gbs_best;
+    return status;
+}
+
+int ts_survey_matrix_measure(const ts_topology *topo, int quick, double scale, struct ts_survey_matrix *out,
+                             struct ts_error *err)
+{
+    static struct ts_kernel_probe sum, triad;
+    const struct ts_numa_probes probes = probes_of(&sum, &triad);
     struct ts_numa_options opt = { .repetitions = quick ? 3 : 5, .seed = 1 };
     if (scale < 1.0) {
         int64_t bytes = (int64_t)(scale * (double)((int64_t)64 << 20));

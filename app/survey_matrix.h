@@ -5,6 +5,7 @@
 #define TOUCHSTONE_APP_SURVEY_MATRIX_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ts_error.h"
 #include "ts_survey_rec.h"
@@ -16,6 +17,11 @@
  * 64 MiB (at least 1 MiB) and the chase to 2^16 steps. Errors as ts_numa_matrix_measure. */
 int ts_survey_matrix_measure(const ts_topology *topo, int quick, double scale, struct ts_survey_matrix *out,
                              struct ts_error *err);
+
+/* The triad bandwidth, GB/s, of the cores of the first NUMA node on its memory, arrays of bytes
+ * each (a moment's measurement, for the survey's estimate up front); NaN when no node has both
+ * CPUs and memory. Errors as ts_numa_bandwidth_measure. */
+int ts_survey_triad_rate(const ts_topology *topo, int64_t bytes, double *gbs, struct ts_error *err);
 
 /* 1 when this machine is emulated (qemu's TCG: a CPUID hypervisor signature "TCGTCGTCGTCG", or a
  * "QEMU" CPU model without KVM's signature), with the reason in why; 0 otherwise. A VM with

@@ -557,6 +557,25 @@ void ts_numa_matrix_free(struct ts_numa_matrix *m)
 }
 
 /* The NUMA nodes with allowed CPUs, and those with memory this process may use. */
+int ts_numa_list_nodes(const ts_topology *topo, int *cpu_nodes, int *n_cpu_nodes, int *mem_nodes, int *n_mem_nodes,
+                       int max)
+{
+    int count = hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_NUMANODE);
+    hwloc_const_cpuset_t cpus = hwloc_topology_get_allowed_cpuset(topo->hw);
+    hwloc_const_nodeset_t mems = hwloc_topology_get_allowed_nodeset(topo->hw);
+    *n_cpu_nodes = *n_mem_nodes = 0;
+    for (int i = 0; i < count; i++) {
+        hwloc_obj_t node = hwloc_get_obj_by_type(topo->hw, HWLOC_OBJ_NUMANODE, (unsigned)i);
+        if (node->cpuset && hwloc_bitmap_intersects(node->cpuset, cpus) && *n_cpu_nodes < max)
+            cpu_nodes[(*n_cpu_nodes)++] = (int)node->os_index;
+        /* A node hwloc reports no memory size for still counts: some VMs leave it out. */
+        if (hwloc_bitmap_isset(mems, node->os_index)
+            && (node->attr->numanode.local_memory > 0 || node->total_memory == 0) && *n_mem_nodes < max)
+            mem_nodes[(*n_mem_nodes)++] = (int)node->os_index;
+    }
+    return count;
+}
+
 static int list_nodes(const ts_topology *topo, struct ts_numa_matrix *m)
 {
     int count = hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_NUMANODE);
@@ -564,17 +583,7 @@ static int list_nodes(const ts_topology *topo, struct ts_numa_matrix *m)
     m->mem_nodes = calloc(count > 0 ? (size_t)count : 1, sizeof *m->mem_nodes);
     if (!m->cpu_nodes || !m->mem_nodes)
         return -1;
-    hwloc_const_cpuset_t cpus = hwloc_topology_get_allowed_cpuset(topo->hw);
-    hwloc_const_nodeset_t mems = hwloc_topology_get_allowed_nodeset(topo->hw);
-    for (int i = 0; i < count; i++) {
-        hwloc_obj_t node = hwloc_get_obj_by_type(topo->hw, HWLOC_OBJ_NUMANODE, (unsigned)i);
-        if (node->cpuset && hwloc_bitmap_intersects(node->cpuset, cpus))
-            m->cpu_nodes[m->n_cpu_nodes++] = (int)node->os_index;
-        /* A node hwloc reports no memory size for still counts: some VMs leave it out. */
-        if (hwloc_bitmap_isset(mems, node->os_index)
-            && (node->attr->numanode.local_memory > 0 || node->total_memory == 0))
-            m->mem_nodes[m->n_mem_nodes++] = (int)node->os_index;
-    }
+    ts_numa_list_nodes(topo, m->cpu_nodes, &m->n_cpu_nodes, m->mem_nodes, &m->n_mem_nodes, count > 0 ? count : 1);
     return 0;
 }
 

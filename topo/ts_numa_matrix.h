@@ -134,6 +134,12 @@ int ts_numa_bandwidth_measure(const ts_topology *topo, const struct ts_numa_stre
                               int mem_node, int64_t bytes, int repetitions, struct ts_numa_bandwidth *out,
                               struct ts_error *err);
 
+/* The NUMA nodes (OS indices) with allowed CPUs, and those with memory this process may use,
+ * each up to max; returns how many NUMA nodes hwloc knows (at least the most either list can
+ * hold, to size them). */
+int ts_numa_list_nodes(const ts_topology *topo, int *cpu_nodes, int *n_cpu_nodes, int *mem_nodes, int *n_mem_nodes,
+                       int max);
+
 /* The allowed CPUs of NUMA node os_index, the first of each core (every allowed CPU when hwloc
  * knows no cores), up to max; returns how many. */
 int ts_numa_node_cpus(const ts_topology *topo, int os_index, int *cpus, int max);
