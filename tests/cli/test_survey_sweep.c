@@ -150,7 +150,8 @@ static void measured(const struct ts_section_def *def, const char *const *facts)
 }
 
 /* test_survey_sweep show NAME SCALE [full]: measures one section and prints its table, facts
- * and time (by hand, for sizes and estimates; no verdict). */
+ * and time (by hand, for sizes and estimates; no verdict); estimate NAME SCALE [full] prints
+ * the section's estimate. */
 static int show(const char *name, double scale, int quick)
 {
     const struct ts_section_def *def = strcmp(name, "sweep") == 0 ? &ts_section_sweep : &ts_section_mixes;
@@ -184,6 +185,17 @@ static int show(const char *name, double scale, int quick)
 
 int main(int argc, char **argv)
 {
+    if (argc >= 4 && strcmp(argv[1], "estimate") == 0) { /* estimate NAME SCALE [full]: seconds */
+        ts_topology *topo = NULL;
+        struct ts_error err = { 0 };
+        REQUIRE(ts_topology_create(&topo, &err) == TS_OK, "topology: %s", err.message);
+        const struct ts_section_ctx ctx = { .topo = topo,
+                                            .quick = !(argc > 4 && strcmp(argv[4], "full") == 0),
+                                            .scale = atof(argv[3]) };
+        printf("%.2f\n", (strcmp(argv[2], "sweep") == 0 ? &ts_section_sweep : &ts_section_mixes)->estimate(&ctx));
+        ts_topology_destroy(topo);
+        return 0;
+    }
     if (argc >= 4 && strcmp(argv[1], "show") == 0)
         return show(argv[2], atof(argv[3]), !(argc > 4 && strcmp(argv[4], "full") == 0));
     infers_three_levels();
