@@ -23,6 +23,7 @@
 #include "startup.h"
 #include "survey_battery.h"
 #include "survey_matrix.h"
+#include "survey_sec_sweep.h"
 #include "survey_sections.h"
 #include "survey_verdict.h"
 #include "ts_affinity.h"
@@ -853,17 +854,6 @@ static int started(const struct ts_survey_rec *s)
     return 0;
 }
 
-/* The last-level cache the working-set sweep of s found; 0 when none. */
-static int64_t sweep_llc(const struct ts_survey_rec *s)
-{
-    for (int i = 0; i < s->n_sections; i++)
-        if (strcmp(s->sections[i].name, "sweep") == 0) {
-            const double llc = ts_section_fact(&s->sections[i], "llc_bytes");
-            return isfinite(llc) && llc > 0 && llc < 0x1p62 ? (int64_t)llc : 0;
-        }
-    return 0;
-}
-
 static int has_section(const char *name)
 {
     for (int i = 0; ts_survey_section_defs[i]; i++)
@@ -881,7 +871,7 @@ static int plan_battery(const char *mode, const ts_topology *topo, const char *d
                         struct ts_battery *b, struct ts_error *err)
 {
     const int resumed = old && started(old);
-    int64_t inferred = resumed && !strstr(old->size_reason, TS_BATTERY_SWEEP_SIZED) ? 0 : sweep_llc(s);
+    int64_t inferred = resumed && !strstr(old->size_reason, TS_BATTERY_SWEEP_SIZED) ? 0 : ts_survey_inferred_llc(s);
     int st = ts_battery_plan(mode, topo, dir, exe, 0, inferred, b, err);
     if (st == TS_OK && b->llc_bytes == 0 && !resumed && !sections_only && has_section("sweep")) {
         struct ts_section_ctx ctx = {
@@ -894,7 +884,7 @@ static int plan_battery(const char *mode, const ts_topology *topo, const char *d
         };
         const struct ts_sections_run run = { .only = "sweep", .mode = mode, .stop = &stop_signal };
         st = ts_survey_sections_run(&ctx, &run, s, err);
-        inferred = sweep_llc(s);
+        inferred = ts_survey_inferred_llc(s);
         if (st == TS_OK && inferred > 0) {
             ts_battery_free(b);
             st = ts_battery_plan(mode, topo, dir, exe, 0, inferred, b, err);

@@ -36,6 +36,8 @@ struct ts_section_def {
     int (*measure)(const struct ts_section_ctx *ctx, struct ts_survey_section *out, struct ts_error *err);
 };
 
+extern const struct ts_section_def ts_section_sweep, ts_section_mixes;
+
 /* The sections in their order, NULL-terminated. */
 extern const struct ts_section_def *const ts_survey_section_defs[];
 

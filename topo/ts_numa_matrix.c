@@ -385,7 +385,7 @@ int ts_numa_bandwidth_measure(const ts_topology *topo, const struct ts_numa_stre
     out->threads = n;
     const int64_t elems = bytes / (int64_t)sizeof(double);
     out->bytes_per_array = elems * (int64_t)sizeof(double);
-    if (elems < CHUNK_ELEMS || k->n_arrays < 1 || k->n_arrays > 3) {
+    if (elems < CHUNK_ELEMS || k->n_arrays < 1 || k->n_arrays > 4) {
         snprintf(out->note, sizeof out->note, "no room for %s's arrays", k->name);
         return TS_OK;
     }
@@ -394,7 +394,7 @@ int ts_numa_bandwidth_measure(const ts_topology *topo, const struct ts_numa_stre
     int status = buffers_map(&b, k->n_arrays, (size_t)out->bytes_per_array, mem_node, 1, err);
     if (status != TS_OK)
         return status;
-    double *arrays[3] = { b.ptr[0], b.ptr[1], b.ptr[2] };
+    double *arrays[4] = { b.ptr[0], b.ptr[1], b.ptr[2], b.ptr[3] };
     double times[MAX_REPETITIONS];
     struct team tm = { .topo = topo, .cpus = cpus, .n = n, .failed_cpu = -1 };
 #pragma omp parallel num_threads(n)

@@ -21,7 +21,7 @@
  * thread: init writes them (their first touch), step is one timed sweep. */
 struct ts_numa_stream {
     const char *name;       /* "sum", "triad" */
-    int n_arrays;           /* 1 .. 3 */
+    int n_arrays;           /* 1 .. 4 (the mixes' 3:1 reads three and writes one) */
     double bytes_per_elem;  /* its byte model, counted per element of one array */
     const char *byte_model; /* in words, stated next to every figure */
     void (*init)(const void *ctx, double *const *arrays, int64_t begin, int64_t end);
