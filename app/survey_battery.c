@@ -164,6 +164,7 @@ static int add_run(struct planner *p, int group, const char *kernel, const char 
      * longer, by less than their share on memory-bound kernels. */
     const int team = strcmp(variant, "stacked") == 0 ? 1 : threads;
     r->weight = (double)s.arrays * (double)b->array_bytes * (iterations + 3) * sqrt((double)b->cores / team);
+    r->touch_bytes = (double)s.arrays * (double)b->array_bytes;
     return TS_OK;
 }
 

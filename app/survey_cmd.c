@@ -820,29 +820,31 @@ static double fixed_cost(const char *exe, const char *dir, const struct ts_batte
 }
 
 /* Seconds the survey's work left will take, said before it starts: the pending runs' and the
- * NUMA matrix's bytes (their weights) at the triad rate of all cores measured now, each run's
- * fixed cost as one tiny run took now, and the sections' own estimates. NaN when the rate
- * cannot be measured. */
+ * NUMA matrix's bytes (their weights) at the triad rate of all cores measured now, their arrays'
+ * first touch at the rate measured with it, each run's fixed cost as one tiny run took now, and
+ * the sections' own estimates. NaN when the rate cannot be measured. */
 static double upfront(const char *exe, const char *dir, const ts_topology *topo, const struct ts_battery *b,
                       const struct ts_survey_rec *s, double sections_seconds, double *gbs)
 {
-    double weight = s->has_matrix ? 0.0 : b->matrix_weight;
+    double weight = s->has_matrix ? 0.0 : b->matrix_weight, touch = 0.0;
     int pending = 0;
     for (int i = 0; i < b->n_runs; i++)
         if (s->runs[i].state != TS_SURVEY_DONE) {
             weight += b->runs[i].weight;
+            touch += b->runs[i].touch_bytes;
             pending++;
         }
     if (weight <= 0)
         return sections_seconds;
-    const int64_t most = (int64_t)64 << 20;
+    /* At the runs' own size: a smaller one sits partly in a cache hwloc may not see (a VM's). */
     struct ts_error ignored;
     ts_error_clear(&ignored);
-    if (ts_survey_triad_rate(topo, b->array_bytes < most ? b->array_bytes : most, gbs, &ignored) != TS_OK
-        || !(*gbs > 0))
+    double touch_gbs = NAN;
+    if (ts_survey_triad_rate(topo, b->array_bytes, gbs, &touch_gbs, &ignored) != TS_OK || !(*gbs > 0))
         return NAN;
     const double fixed = pending > 0 ? fixed_cost(exe, dir, b) : 0.0;
-    return weight / (*gbs * 1e9) + pending * (isfinite(fixed) ? fixed : 0.0) + sections_seconds;
+    return weight / (*gbs * 1e9) + (touch_gbs > 0 ? touch / (touch_gbs * 1e9) : 0.0)
+           + pending * (isfinite(fixed) ? fixed : 0.0) + sections_seconds;
 }
 
 /* 1 when a battery run of s ran (done or failed): its plan is then what a resume must keep. */

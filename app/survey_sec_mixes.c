@@ -125,7 +125,7 @@ static int measure_row(const struct ts_section_ctx *ctx, const struct mix_plan *
     const struct ts_mix_info *in = ts_mix_info(m->kind);
     const int arrays = ts_mix_n_arrays(m->kind);
     const double bpe = ts_mix_bytes_per_elem(m), rfo = ts_mix_rfo_bytes_per_elem(m);
-    const struct ts_numa_stream k = { in->name, arrays, bpe, in->formula, ts_mix_init, ts_mix_step, m };
+    const struct ts_numa_stream k = { in->name, arrays, bpe, in->formula, ts_mix_init, ts_mix_step, m, NULL };
     const int64_t bytes = array_bytes(p, m);
     struct ts_numa_bandwidth bw;
     int status =

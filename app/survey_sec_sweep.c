@@ -124,7 +124,8 @@ static int measure_point(const ts_topology *topo, const struct sweep_plan *p, co
                                       "",
                                       ts_mix_init,
                                       ts_mix_step,
-                                      &m };
+                                      &m,
+                                      NULL };
     return ts_numa_bandwidth_measure(topo, &k, p->cpus, c->threads, p->node, elems * 8, repetitions, bw, err);
 }
 

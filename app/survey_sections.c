@@ -17,8 +17,13 @@
 #include "ts_summary.h"
 
 const struct ts_section_def *const ts_survey_section_defs[] = {
-    &ts_section_sweep, &ts_section_stream, &ts_section_scaling, &ts_section_mixes, &ts_section_loaded_latency,
-    &ts_section_c2c, NULL,
+    &ts_section_sweep,
+    &ts_section_stream,
+    &ts_section_scaling,
+    &ts_section_mixes,
+    &ts_section_loaded_latency,
+    &ts_section_c2c,
+    NULL,
 };
 
 static const struct ts_section_def *def_named(const char *name, size_t len)

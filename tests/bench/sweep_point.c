@@ -60,7 +60,7 @@ int main(int argc, char **argv)
     if (per_array < CHUNK * n)
         per_array = CHUNK * n;
     struct ts_numa_stream k = {
-        ts_mix_info(m.kind)->name, arrays, ts_mix_bytes_per_elem(&m), "", ts_mix_init, ts_mix_step, &m
+        ts_mix_info(m.kind)->name, arrays, ts_mix_bytes_per_elem(&m), "", ts_mix_init, ts_mix_step, &m, NULL
     };
     struct ts_numa_bandwidth bw;
     int status = 0;
