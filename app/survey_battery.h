@@ -26,7 +26,7 @@ struct ts_battery_run {
     int n_args;
     char args[TS_BATTERY_MAX_ARGS][1100]; /* argv of the child after the program: run CONFIG --set ... */
     int iterations;
-    double weight; /* relative cost, for the estimate: bytes x (iterations + init) / parallel share */
+    double weight;      /* relative cost, for the estimate: bytes x (iterations + init) / parallel share */
     double touch_bytes; /* its arrays' bytes: the pages it faults in fresh */
 };
 

@@ -792,14 +792,13 @@ static int battery(const char *exe, const char *dir, const char *path, const str
 /* A run's cost beyond the bytes its kernel moves (two process starts, the binding's audit, the
  * run file), timed on a run of the battery's first point at 64 KiB and one iteration, its files
  * removed after: NaN when it failed. */
-static double fixed_cost(const char *exe, const char *dir, const struct ts_battery *b)
+static double probe_run(const char *exe, const char *dir, const struct ts_battery *b, const char *elements)
 {
     static struct ts_battery_run probe;
     probe = b->runs[0];
     snprintf(probe.rec.name, sizeof probe.rec.name, "estimate-probe");
-    /* Its program and config (args 0 and 1) as the battery's; the rest a triad of 64 KiB. */
-    static const char *const sets[] = { "--set", "run.kernel=triad", "--set", "triad.n=2730",
-                                        "--set", "run.iterations=1", "-o" };
+    /* Its program and config (args 0 and 1) as the battery's; the rest a triad of one iteration. */
+    const char *const sets[] = { "--set", "run.kernel=triad", "--set", elements, "--set", "run.iterations=1", "-o" };
     probe.n_args = 2;
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
         snprintf(probe.args[probe.n_args++], sizeof probe.args[0], "%s", sets[i]);
@@ -819,12 +818,33 @@ static double fixed_cost(const char *exe, const char *dir, const struct ts_batte
     return st == TS_OK && code == 0 ? took : NAN;
 }
 
+/* What a run costs beyond the sweeps its weight counts, from triads of one iteration run now
+ * (their files removed after): the fixed cost (two process starts, the binding's audit, the run
+ * file) from one of 64 KiB, the better of two (the first start of a program pays for reading it
+ * and its libraries), and the first touch of fresh pages, GB/s, from one of 3 x 64 MiB less the
+ * fixed cost and its sweeps (the warm-up, the iteration, the verification) at sweep_gbs. */
+struct run_costs {
+    double fixed, touch_gbs;
+};
+
+static struct run_costs run_costs(const char *exe, const char *dir, const struct ts_battery *b, double sweep_gbs)
+{
+    struct run_costs c = { .fixed =
+                               fmin(probe_run(exe, dir, b, "triad.n=2730"), probe_run(exe, dir, b, "triad.n=2730")),
+                           .touch_gbs = NAN };
+    const double bytes = 3.0 * 8.0 * 8388608.0;
+    const double big = probe_run(exe, dir, b, "triad.n=8388608") - c.fixed - 3.0 * bytes / (sweep_gbs * 1e9);
+    if (big > 0)
+        c.touch_gbs = bytes / big * 1e-9;
+    return c;
+}
+
 /* Seconds the survey's work left will take, said before it starts: the pending runs' and the
- * NUMA matrix's bytes (their weights) at the triad rate of all cores measured now, their arrays'
- * first touch at the rate measured with it, each run's fixed cost as one tiny run took now, and
- * the sections' own estimates. NaN when the rate cannot be measured. */
-static double upfront(const char *exe, const char *dir, const ts_topology *topo, const struct ts_battery *b,
-                      const struct ts_survey_rec *s, double sections_seconds, double *gbs)
+ * NUMA matrix's bytes (their weights) at the triad rate of all cores measured as it started
+ * (ctx), each run's fixed cost and its arrays' first touch as triads run now took them
+ * (run_costs), and the sections' own estimates. NaN when the rate is unknown. */
+static double upfront(const char *exe, const char *dir, const struct ts_battery *b, const struct ts_survey_rec *s,
+                      const struct ts_section_ctx *ctx, double sections_seconds)
 {
     double weight = s->has_matrix ? 0.0 : b->matrix_weight, touch = 0.0;
     int pending = 0;
@@ -836,15 +856,12 @@ static double upfront(const char *exe, const char *dir, const ts_topology *topo,
         }
     if (weight <= 0)
         return sections_seconds;
-    /* At the runs' own size: a smaller one sits partly in a cache hwloc may not see (a VM's). */
-    struct ts_error ignored;
-    ts_error_clear(&ignored);
-    double touch_gbs = NAN;
-    if (ts_survey_triad_rate(topo, b->array_bytes, gbs, &touch_gbs, &ignored) != TS_OK || !(*gbs > 0))
+    if (!(ctx->sweep_gbs > 0))
         return NAN;
-    const double fixed = pending > 0 ? fixed_cost(exe, dir, b) : 0.0;
-    return weight / (*gbs * 1e9) + (touch_gbs > 0 ? touch / (touch_gbs * 1e9) : 0.0)
-           + pending * (isfinite(fixed) ? fixed : 0.0) + sections_seconds;
+    const struct run_costs c = pending > 0 ? run_costs(exe, dir, b, ctx->sweep_gbs) : (struct run_costs){ 0.0, NAN };
+    const double fixed = isfinite(c.fixed) ? c.fixed : 0.0;
+    return weight / (ctx->sweep_gbs * 1e9) + (c.touch_gbs > 0 ? touch / (c.touch_gbs * 1e9) : 0.0) + pending * fixed
+           + sections_seconds;
 }
 
 /* 1 when a battery run of s ran (done or failed): its plan is then what a resume must keep. */
@@ -997,9 +1014,18 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
         .dir = dir,
         .survey = &s,
     };
+    double gbs = NAN, touch_gbs = NAN;
+    if (!a->sections) { /* the rates the estimate up front reads, at the runs' own size: a smaller
+                           one sits partly in a cache hwloc may not see (a VM's) */
+        struct ts_error ignored;
+        ts_error_clear(&ignored);
+        if (ts_survey_triad_rate(topo, b.array_bytes, &gbs, &touch_gbs, &ignored) == TS_OK) {
+            ctx.sweep_gbs = gbs > 0 ? gbs : 0.0;
+            ctx.touch_gbs = touch_gbs > 0 ? touch_gbs : 0.0;
+        }
+    }
     const double sections_s = ts_survey_sections_estimate(&ctx, &s, a->sections);
-    double gbs = NAN;
-    const double estimate = a->sections ? sections_s : upfront(exe, dir, topo, &b, &s, sections_s, &gbs);
+    const double estimate = a->sections ? sections_s : upfront(exe, dir, &b, &s, &ctx, sections_s);
     const double started_at = now();
     if (a->sections)
         fprintf(stderr, "touchstone survey --%s --sections %s into %s: estimate %.0f s\n", mode, a->sections, dir,

@@ -111,15 +111,7 @@ static struct ts_numa_probes probes_of(struct ts_kernel_probe *sum, struct ts_ke
     return probes;
 }
 
-static double seconds_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-int ts_survey_triad_rate(const ts_topology *topo, int64_t bytes, double *gbs, double *touch_gbs,
-                         struct ts_error *err)
+int ts_survey_triad_rate(const ts_topology *topo, int64_t bytes, double *gbs, double *touch_gbs, struct ts_error *err)
 {
     static struct ts_kernel_probe sum, triad;
     const struct ts_numa_probes probes = probes_of(&sum, &triad);
@@ -131,19 +123,12 @@ int ts_survey_triad_rate(const ts_topology *topo, int64_t bytes, double *gbs, do
     if (n_cpus <= 0)
         return TS_OK;
     struct ts_numa_bandwidth bw;
-    const int repetitions = 2;
-    const double t0 = seconds_now();
-    int status =
-        ts_numa_bandwidth_measure(topo, &probes.triad, cpus, n_cpus, mem_nodes[0], bytes, repetitions, &bw, err);
-    const double took = seconds_now() - t0;
+    int status = ts_numa_bandwidth_measure(topo, &probes.triad, cpus, n_cpus, mem_nodes[0], bytes, 3, &bw, err);
     if (status != TS_OK || !bw.measured)
         return status;
-    *gbs = bw.gbs_best;
-    /* What was not sweeping (the warm-up and the timed sweeps) was the first touch: fresh pages
-     * faulted in, far slower than a sweep of the same bytes. */
-    const double touching = took - (repetitions + 1) * bw.seconds_avg;
-    if (touching > 0)
-        *touch_gbs = 3.0 * (double)bw.bytes_per_array / touching * 1e-9;
+    *gbs = bw.gbs_median;     /* a run's iterations are as often slow as fast: not the best */
+    if (bw.seconds_touch > 0) /* fresh pages faulted in: far slower than a sweep of the same bytes */
+        *touch_gbs = 3.0 * (double)bw.bytes_per_array / bw.seconds_touch * 1e-9;
     return status;
 }
 

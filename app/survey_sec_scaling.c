@@ -73,9 +73,12 @@ static double scaling_estimate(const struct ts_section_ctx *ctx)
     struct plan p;
     if (make_plan(ctx, &p) != 0)
         return 0.0;
+    /* The rates the survey measured as it started, else this kind of node's guess. */
+    const double touch_gbs = ctx->touch_gbs > 0 ? ctx->touch_gbs : EST_TOUCH_GBS;
+    const double sweep_gbs = ctx->sweep_gbs > 0 ? ctx->sweep_gbs : EST_SWEEP_GBS;
     /* Half the rows read one array, half triad three. */
     const double arrays = 2.0 * (double)p.array_bytes;
-    return count_rows(ctx, &p) * arrays * (1.0 / (EST_TOUCH_GBS * 1e9) + (p.trials + 1) / (EST_SWEEP_GBS * 1e9));
+    return count_rows(ctx, &p) * arrays * (1.0 / (touch_gbs * 1e9) + (p.trials + 1) / (sweep_gbs * 1e9));
 }
 
 struct cols {

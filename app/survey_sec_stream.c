@@ -64,10 +64,13 @@ static double stream_estimate(const struct ts_section_ctx *ctx)
     struct plan p;
     if (make_plan(ctx, &p) != 0)
         return 0.0;
+    /* The rates the survey measured as it started, else this kind of node's guess. */
+    const double touch_gbs = ctx->touch_gbs > 0 ? ctx->touch_gbs : EST_TOUCH_GBS;
+    const double sweep_gbs = ctx->sweep_gbs > 0 ? ctx->sweep_gbs : EST_SWEEP_GBS;
     const int rows = count_rows(ctx, &p);
     /* Per kernel on average 2.5 arrays touched once and swept (trials + 1) times. */
-    const double touch = 2.5 * (double)p.array_bytes / (EST_TOUCH_GBS * 1e9);
-    const double sweep = 2.5 * (double)p.array_bytes / (EST_SWEEP_GBS * 1e9);
+    const double touch = 2.5 * (double)p.array_bytes / (touch_gbs * 1e9);
+    const double sweep = 2.5 * (double)p.array_bytes / (sweep_gbs * 1e9);
     return rows * (touch + sweep * (p.trials + 1));
 }
 

@@ -302,6 +302,8 @@ int64_t ts_survey_inferred_llc(const struct ts_survey_rec *s)
     for (int i = 0; s && i < s->n_sections; i++) {
         if (strcmp(s->sections[i].name, "sweep") != 0)
             continue;
+        if (ts_section_fact(&s->sections[i], "llc_sure") != 1.0)
+            return 0;
         double llc = ts_section_fact(&s->sections[i], "llc_bytes");
         return isfinite(llc) && llc > 0 && llc < 0x1p62 ? (int64_t)llc : 0; /* a file's fact: bounded */
     }
@@ -396,6 +398,12 @@ static void conclude(struct ts_survey_section *out, const struct sweep_plan *p, 
     ts_section_set_fact(out, "l1_bytes_all", all->l1, "B");
     ts_section_set_fact(out, "l2_bytes_all", all->l2, "B");
     ts_section_set_fact(out, "llc_bytes_all", all->llc, "B");
+    /* 1 when the curves told all three levels apart and agree on the last (within 2x): only then
+     * does the battery size its arrays from it; a curve with unnamed steps (a VM's noise, a cache
+     * the host has and the guest does not show) would size it differently from run to run. */
+    const int sure = !one->why[0] && !all->why[0] && one->llc > 0 && all->llc > 0 && one->llc <= 2 * all->llc
+                     && all->llc <= 2 * one->llc;
+    ts_section_set_fact(out, "llc_sure", sure, "");
     ts_section_set_fact(out, "threads_all", threads_all, "");
     ts_section_set_fact(out, "top_bytes", (double)p->top, "B");
     ts_section_set_fact(out, "read_l1_gbs", one->first_gbs, "GB/s");

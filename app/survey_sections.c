@@ -219,7 +219,7 @@ static int measure_one(struct ts_section_ctx *ctx, const struct ts_sections_run 
     }
     fprintf(stderr, "%.1f s%s\n", sec->seconds, sec->disturbed > 0 ? " DISTURBED" : "");
     const double llc = ts_section_fact(sec, "llc_bytes");
-    if (!ctx->llc_bytes && isfinite(llc) && llc > 0)
+    if (!ctx->llc_bytes && ts_section_fact(sec, "llc_sure") == 1.0 && isfinite(llc) && llc > 0 && llc < 0x1p62)
         ctx->llc_bytes = (int64_t)llc;
     return run->save ? run->save(run->save_arg, s, err) : TS_OK;
 }
@@ -232,7 +232,7 @@ int ts_survey_sections_run(struct ts_section_ctx *ctx, const struct ts_sections_
         const struct ts_survey_section *old = held(s, d->name);
         if (!ctx->llc_bytes && old && !run->only) { /* a resumed survey's sweep counts too */
             const double llc = ts_section_fact(old, "llc_bytes");
-            if (isfinite(llc) && llc > 0)
+            if (ts_section_fact(old, "llc_sure") == 1.0 && isfinite(llc) && llc > 0 && llc < 0x1p62)
                 ctx->llc_bytes = (int64_t)llc;
         }
         if (!to_measure(d, run->only, s))

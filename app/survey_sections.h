@@ -20,7 +20,11 @@ struct ts_section_ctx {
     double scale;                       /* TOUCHSTONE_SURVEY_SCALE (tests): < 1 shrinks buffers and repetitions to
                           that share, so a test's section takes well under a second */
     int64_t llc_bytes;                  /* the last-level cache of a CPU of the survey: hwloc's; when hwloc knows
-                          none, the working-set sweep's inferred size once it ran, else 0 */
+                          none, the working-set sweep's inferred size once it ran (when
+                                           it is sure of it: fact llc_sure), else 0 */
+    double sweep_gbs;                   /* triad over all cores of a domain at the battery's size, GB/s, measured as the
+                         survey starts (its estimate up front); 0: not measured */
+    double touch_gbs;                   /* the first touch of fresh pages in that measurement, GB/s; 0: unknown */
     const char *exe;                    /* this program (/proc/self/exe) */
     const char *dir;                    /* the survey's folder */
     const struct ts_survey_rec *survey; /* the sections measured before this one */

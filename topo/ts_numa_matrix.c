@@ -405,8 +405,14 @@ int ts_numa_bandwidth_measure(const ts_topology *topo, const struct ts_numa_stre
         int go = tm.size == n && tm.failed_cpu < 0;
         int64_t begin, end;
         chunk_of(elems, omp_get_thread_num(), n, &begin, &end);
+        double touch0 = 0.0;
+#pragma omp master
+        touch0 = now();
         if (go && ok)
             k->init(k->ctx, arrays, begin, end);
+#pragma omp barrier
+#pragma omp master
+        out->seconds_touch = now() - touch0;
         for (int r = 0; go && r <= repetitions; r++) { /* r = 0: the warm-up */
             double t0 = 0.0;
 #pragma omp barrier

@@ -71,6 +71,7 @@ struct ts_numa_bandwidth {
     double gbs_best, gbs_median;                  /* 1e9 bytes/s by the byte model */
     int repetitions;                              /* timed sweeps (the warm-up not counted) */
     double seconds_min, seconds_avg, seconds_max; /* of one timed sweep, as STREAM prints them */
+    double seconds_touch;                         /* the first touch (init) of the arrays, s */
     int checked;                                  /* 1: the kernel's check ran on every element */
     int64_t check_failures;                       /* elements it found off; 0 when unchecked */
     const char *byte_model;
