@@ -95,7 +95,9 @@ static void inferred_llc_read_back(void)
     rec.sections = sec;
     CHECK(ts_survey_inferred_llc(&rec) == 0, "no fact: 0");
     ts_section_set_fact(&sec[1], "llc_bytes", 33554432.0, "B");
-    CHECK(ts_survey_inferred_llc(&rec) == 33554432, "the sweep's llc_bytes");
+    CHECK(ts_survey_inferred_llc(&rec) == 0, "a sweep not sure of its LLC: 0");
+    ts_section_set_fact(&sec[1], "llc_sure", 1.0, "");
+    CHECK(ts_survey_inferred_llc(&rec) == 33554432, "the sweep's llc_bytes, sure of it");
     ts_section_set_fact(&sec[1], "llc_bytes", NAN, "B");
     CHECK(ts_survey_inferred_llc(&rec) == 0, "NaN: 0");
     CHECK(ts_survey_inferred_llc(NULL) == 0, "no survey: 0");
