@@ -51,33 +51,7 @@ PLAIN_PP=$BUILD/bench/bench_plain_pingpong
 WATCH=$BUILD/bench/bench_watch
 [ -x "$PEERS" ] || { say "no $PEERS: nothing to measure"; exit 0; }
 
-QUIET_CHECK=${QUIET_CHECK:-1}
-REPEATS_MAX=${REPEATS_MAX:-3}
-QUIET_WAIT=${QUIET_WAIT:-30}
-QUIET_LOG=$WORK/tries
-: >"$QUIET_LOG"
-if ! quiet_thresholds "$ROOT/common/ts_disturbed.h"; then
-    say "cannot read the thresholds of common/ts_disturbed.h: the quiet check is off"
-    QUIET_CHECK=0 QUIET_OFF_WHY="no thresholds"
-elif [ ! -x "$WATCH" ]; then
-    say "no $WATCH: the quiet check is off"
-    QUIET_CHECK=0 QUIET_OFF_WHY="no bench_watch"
-fi
-
-# watched THREADS COMMAND...: as bench/run.sh's: COMMAND under bench_watch, a disturbance noted
-# in the try's verdict.
-watched() {
-    w_threads=$1
-    shift
-    if [ ! -x "$WATCH" ]; then
-        "$@" </dev/null
-        return
-    fi
-    "$WATCH" "$WORK/facts" "$@" </dev/null
-    w_status=$?
-    w_why=$(quiet_judge "$WORK/facts" "$w_threads") || echo "${1##*/}: $w_why" >>"$WORK/verdict"
-    return "$w_status"
-}
+quiet_setup "$ROOT"
 
 LOAD_START=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)
 BYTES=$((CHASE_MB * 1000000))

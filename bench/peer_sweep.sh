@@ -55,34 +55,7 @@ POINT=$BUILD/tests/bench/bench_sweep_point
 WATCH=$BUILD/bench/bench_watch
 [ -x "$POINT" ] || { say "no $POINT: nothing to measure"; exit 0; }
 
-QUIET_CHECK=${QUIET_CHECK:-1}
-REPEATS_MAX=${REPEATS_MAX:-3}
-QUIET_WAIT=${QUIET_WAIT:-30}
-QUIET_LOG=$WORK/tries
-: >"$QUIET_LOG"
-if ! quiet_thresholds "$ROOT/common/ts_disturbed.h"; then
-    say "cannot read the thresholds of common/ts_disturbed.h: the quiet check is off"
-    QUIET_CHECK=0 QUIET_OFF_WHY="no thresholds"
-elif [ ! -x "$WATCH" ]; then
-    say "no $WATCH: the quiet check is off"
-    QUIET_CHECK=0 QUIET_OFF_WHY="no bench_watch"
-fi
-
-# watched THREADS COMMAND...: as bench/run.sh's: COMMAND under bench_watch, the try's verdict
-# noted when what else ran disturbed it; exits with COMMAND's status.
-watched() {
-    w_threads=$1
-    shift
-    if [ ! -x "$WATCH" ]; then
-        echo "${1##*/}: not known: no bench_watch" >>"$WORK/verdict"
-        "$@" </dev/null
-        return
-    fi
-    "$WATCH" "$WORK/facts" "$@" </dev/null
-    w_status=$?
-    w_why=$(quiet_judge "$WORK/facts" "$w_threads") || echo "${1##*/}: $w_why" >>"$WORK/verdict"
-    return "$w_status"
-}
+quiet_setup "$ROOT"
 
 # quiet_before: as bench/run.sh's: waits up to QUIET_WAIT seconds for a quiet second.
 quiet_before() {

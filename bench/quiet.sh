@@ -190,3 +190,38 @@ attempt() {
     done
 }
 
+# quiet_setup ROOT: the quiet check's settings (QUIET_CHECK 1, REPEATS_MAX 3, QUIET_WAIT 30 s
+# unless set), its tries log ($WORK/tries, emptied), the thresholds from ROOT's
+# common/ts_disturbed.h; the check off, with QUIET_OFF_WHY, when they or $WATCH (bench_watch)
+# are missing. The caller defines say, WORK and WATCH.
+quiet_setup() {
+    QUIET_CHECK=${QUIET_CHECK:-1}
+    REPEATS_MAX=${REPEATS_MAX:-3}
+    QUIET_WAIT=${QUIET_WAIT:-30}
+    QUIET_LOG=$WORK/tries
+    : >"$QUIET_LOG"
+    if ! quiet_thresholds "$1/common/ts_disturbed.h"; then
+        say "cannot read the thresholds of common/ts_disturbed.h: the quiet check is off"
+        QUIET_CHECK=0 QUIET_OFF_WHY="no thresholds"
+    elif [ ! -x "$WATCH" ]; then
+        say "no $WATCH (cmake --build BUILD --target bench_watch): the quiet check is off"
+        QUIET_CHECK=0 QUIET_OFF_WHY="no bench_watch"
+    fi
+}
+
+# watched THREADS COMMAND...: runs COMMAND (stdin /dev/null, stdout the caller's) under
+# bench_watch ($WATCH) and notes in the try's verdict ($WORK/verdict) when what else ran made it
+# disturbed (or that it is not known, without bench_watch); exits with COMMAND's status.
+watched() {
+    w_threads=$1
+    shift
+    if [ ! -x "$WATCH" ]; then
+        echo "${1##*/}: not known: no bench_watch" >>"$WORK/verdict"
+        "$@" </dev/null
+        return
+    fi
+    "$WATCH" "$WORK/facts" "$@" </dev/null
+    w_status=$?
+    w_why=$(quiet_judge "$WORK/facts" "$w_threads") || echo "${1##*/}: $w_why" >>"$WORK/verdict"
+    return "$w_status"
+}

@@ -97,35 +97,7 @@ WATCH=$BUILD/bench/bench_watch # what else the machine did around a command (ben
 # try never enters a median. QUIET_CHECK=0 judges and counts but keeps every try and repeats
 # none (for tests at tiny sizes on a loaded machine). Before each round the script waits up to
 # QUIET_WAIT seconds for a second in which other processes leave the CPUs alone.
-QUIET_CHECK=${QUIET_CHECK:-1}
-REPEATS_MAX=${REPEATS_MAX:-3}
-QUIET_WAIT=${QUIET_WAIT:-30}
-QUIET_LOG=$WORK/tries
-: >"$QUIET_LOG"
-if ! quiet_thresholds "$ROOT/common/ts_disturbed.h"; then
-    say "cannot read the thresholds of common/ts_disturbed.h: the quiet check is off"
-    QUIET_CHECK=0 QUIET_OFF_WHY="no thresholds"
-elif [ ! -x "$WATCH" ]; then
-    say "no $WATCH (cmake --build $BUILD --target bench_watch): the quiet check is off"
-    QUIET_CHECK=0 QUIET_OFF_WHY="no bench_watch"
-fi
-
-# watched THREADS COMMAND...: runs COMMAND (stdin /dev/null, stdout the caller's) under
-# bench_watch and notes in the try's verdict when what else ran made it disturbed; exits with
-# COMMAND's status.
-watched() {
-    w_threads=$1
-    shift
-    if [ ! -x "$WATCH" ]; then
-        echo "${1##*/}: not known: no bench_watch" >>"$WORK/verdict"
-        "$@" </dev/null
-        return
-    fi
-    "$WATCH" "$WORK/facts" "$@" </dev/null
-    w_status=$?
-    w_why=$(quiet_judge "$WORK/facts" "$w_threads") || echo "${1##*/}: $w_why" >>"$WORK/verdict"
-    return "$w_status"
-}
+quiet_setup "$ROOT"
 
 # ts_judged FILE: notes in the try's verdict when the run of FILE says it was disturbed.
 ts_judged() {
