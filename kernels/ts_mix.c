@@ -95,21 +95,22 @@ void ts_mix_init(const void *ctx, double *const *arrays, int64_t begin, int64_t 
     }
 }
 
-static inline v8d load8(const double *p)
+/* Vectors go by pointer, never by value: a function that takes or returns a 64-byte vector has
+ * another ABI with AVX-512 than without (GCC's -Wpsabi), and the portable build has none. */
+static inline void load8(v8d *v, const double *p)
 {
-    v8d v;
-    memcpy(&v, p, sizeof v);
-    return v;
+    memcpy(v, p, sizeof *v);
 }
 
-static inline void store8(double *p, v8d v)
+static inline void store8(double *p, const v8d *v)
 {
-    memcpy(p, &v, sizeof v);
+    memcpy(p, v, sizeof *v);
 }
 
 /* p is 64-byte aligned. */
-static inline void stream8(double *p, v8d v)
+static inline void stream8(double *p, const v8d *vp)
 {
+    const v8d v = *vp;
 #if defined(__AVX512F__)
     _mm512_stream_pd(p, (__m512d)v);
 #elif defined(__AVX__)
@@ -126,7 +127,7 @@ static inline void stream8(double *p, v8d v)
     for (int k = 0; k < 8; k++)
         __builtin_nontemporal_store(v[k], p + k);
 #else
-    store8(p, v);
+    store8(p, &v);
 #endif
 }
 
@@ -145,15 +146,19 @@ static inline void stream_fence(void)
 static double read_passes(const double *x, int64_t begin, int64_t end, int64_t passes)
 {
     /* Eight vector sums: enough independent adds to keep two load ports busy in L1. */
-    v8d acc[8] = { { 0 } };
+    v8d acc[8] = { { 0 } }, in[8];
     double s = 0.0;
     for (int64_t p = 0; p < passes; p++) {
         int64_t i = begin;
         for (; i + 64 <= end; i += 64)
-            for (int k = 0; k < 8; k++)
-                acc[k] += load8(x + i + 8 * k);
-        for (; i + 8 <= end; i += 8)
-            acc[0] += load8(x + i);
+            for (int k = 0; k < 8; k++) {
+                load8(&in[k], x + i + 8 * k);
+                acc[k] += in[k];
+            }
+        for (; i + 8 <= end; i += 8) {
+            load8(&in[0], x + i);
+            acc[0] += in[0];
+        }
         for (; i < end; i++)
             s += x[i];
         /* Every pass loads again: the compiler may not keep a sum of one pass for the next. */
@@ -170,14 +175,27 @@ double ts_mix_read_sum(const double *x, int64_t begin, int64_t end)
     return read_passes(x, begin, end, 1);
 }
 
-static inline __attribute__((always_inline)) v8d value8(enum ts_mix_kind kind, const double *b, const double *c,
-                                                        const double *d, int64_t i)
+static inline __attribute__((always_inline)) void value8(v8d *out, enum ts_mix_kind kind, const double *b,
+                                                         const double *c, const double *d, int64_t i)
 {
+    v8d x, y, z;
     switch (kind) {
-    case TS_MIX_3_1: return load8(b + i) * load8(c + i) + load8(d + i);
-    case TS_MIX_2_1: return load8(b + i) + MIX_SCALAR * load8(c + i);
-    case TS_MIX_1_1: return MIX_SCALAR * load8(b + i);
-    default: return (v8d){ 0 } + MIX_SCALAR;
+    case TS_MIX_3_1:
+        load8(&x, b + i);
+        load8(&y, c + i);
+        load8(&z, d + i);
+        *out = x * y + z;
+        break;
+    case TS_MIX_2_1:
+        load8(&x, b + i);
+        load8(&y, c + i);
+        *out = x + MIX_SCALAR * y;
+        break;
+    case TS_MIX_1_1:
+        load8(&x, b + i);
+        *out = MIX_SCALAR * x;
+        break;
+    default: *out = (v8d){ 0 } + MIX_SCALAR;
     }
 }
 
@@ -205,13 +223,15 @@ static inline __attribute__((always_inline)) void sweep(enum ts_mix_kind kind, i
         for (; i < end && ((uintptr_t)(a + i) & 63) != 0; i++)
             a[i] = value1(kind, b, c, d, i);
         for (; i + 16 <= end; i += 16) {
-            v8d v0 = value8(kind, b, c, d, i), v1 = value8(kind, b, c, d, i + 8);
+            v8d v0, v1;
+            value8(&v0, kind, b, c, d, i);
+            value8(&v1, kind, b, c, d, i + 8);
             if (nt) {
-                stream8(a + i, v0);
-                stream8(a + i + 8, v1);
+                stream8(a + i, &v0);
+                stream8(a + i + 8, &v1);
             } else {
-                store8(a + i, v0);
-                store8(a + i + 8, v1);
+                store8(a + i, &v0);
+                store8(a + i + 8, &v1);
             }
         }
         for (; i < end; i++)
