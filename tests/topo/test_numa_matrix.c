@@ -25,9 +25,9 @@ static struct ts_numa_probes probes(void)
         .chase_build = ts_chase_build,
         .chase_run = ts_chase_run,
         .read = { "sum", 1, sum.kernel->bytes_per_unit, sum.kernel->byte_model, ts_kernel_probe_init,
-                  ts_kernel_probe_step, &sum },
+                  ts_kernel_probe_step, &sum, NULL },
         .triad = { "triad", 3, triad.kernel->bytes_per_unit, triad.kernel->byte_model, ts_kernel_probe_init,
-                   ts_kernel_probe_step, &triad },
+                   ts_kernel_probe_step, &triad, NULL },
     };
     return p;
 }
