@@ -23,7 +23,6 @@
 #include "startup.h"
 #include "survey_battery.h"
 #include "survey_matrix.h"
-#include "survey_sec_sweep.h"
 #include "survey_sections.h"
 #include "survey_verdict.h"
 #include "ts_affinity.h"

@@ -297,19 +297,6 @@ void ts_sweep_infer(const double *bytes, const double *gbs, int n, struct ts_swe
         snprintf(out->why, sizeof out->why, "%d steps: those between the second and the last not named", steps);
 }
 
-int64_t ts_survey_inferred_llc(const struct ts_survey_rec *s)
-{
-    for (int i = 0; s && i < s->n_sections; i++) {
-        if (strcmp(s->sections[i].name, "sweep") != 0)
-            continue;
-        if (ts_section_fact(&s->sections[i], "llc_sure") != 1.0)
-            return 0;
-        double llc = ts_section_fact(&s->sections[i], "llc_bytes");
-        return isfinite(llc) && llc > 0 && llc < 0x1p62 ? (int64_t)llc : 0; /* a file's fact: bounded */
-    }
-    return 0;
-}
-
 /* ---- the table ---- */
 
 enum { C_CURVE, C_KERNEL, C_THREADS, C_BYTES, C_SHARE, C_PASSES, C_GBS, C_BEST, C_PLACED, C_COUNT };

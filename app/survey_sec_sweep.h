@@ -26,11 +26,6 @@ struct ts_sweep_levels {
 /* Infers the levels from n points of one curve, bytes ascending (NaN points are skipped). */
 void ts_sweep_infer(const double *bytes, const double *gbs, int n, struct ts_sweep_levels *out);
 
-/* The sweep's inferred last-level cache in s (fact llc_bytes of section "sweep"), bytes; 0 when
- * s has no sweep, it found none, or it was not sure of it (fact llc_sure: every level named on
- * both curves, their last-level caches within 2x of each other). */
-int64_t ts_survey_inferred_llc(const struct ts_survey_rec *s);
-
 /* The measured domain: the first NUMA node with CPUs this process may use, and its CPUs, one per
  * core (ts_numa_node_cpus), at most max; returns how many (0: none). */
 int ts_sweep_domain(const ts_topology *topo, int *node, int *cpus, int max);

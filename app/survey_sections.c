@@ -79,25 +79,17 @@ int ts_survey_sections_check(const char *list, struct ts_error *err)
     return TS_OK;
 }
 
-static struct ts_survey_section *held(const struct ts_survey_rec *s, const char *name)
-{
-    for (int i = 0; s->sections && i < s->n_sections; i++)
-        if (strcmp(s->sections[i].name, name) == 0)
-            return &s->sections[i];
-    return NULL;
-}
-
 int ts_survey_sections_missing(const struct ts_survey_rec *s)
 {
     int n = 0;
     for (int i = 0; ts_survey_section_defs[i]; i++)
-        n += !held(s, ts_survey_section_defs[i]->name);
+        n += !ts_survey_section_of(s, ts_survey_section_defs[i]->name);
     return n;
 }
 
 static int to_measure(const struct ts_section_def *d, const char *only, const struct ts_survey_rec *s)
 {
-    return only ? named(only, d->name) : !held(s, d->name);
+    return only ? named(only, d->name) : !ts_survey_section_of(s, d->name);
 }
 
 double ts_survey_sections_estimate(const struct ts_section_ctx *ctx, const struct ts_survey_rec *s, const char *only)
@@ -172,7 +164,7 @@ static void command_of(const struct ts_section_ctx *ctx, const char *mode, struc
 /* The slot of name in s: its old table (emptied) or a new one at the end. */
 static struct ts_survey_section *slot(struct ts_survey_rec *s, const char *name, struct ts_error *err)
 {
-    struct ts_survey_section *old = held(s, name);
+    struct ts_survey_section *old = ts_survey_section_of(s, name);
     if (old) {
         ts_section_free(old);
         return old;
@@ -218,9 +210,8 @@ static int measure_one(struct ts_section_ctx *ctx, const struct ts_sections_run 
         return st;
     }
     fprintf(stderr, "%.1f s%s\n", sec->seconds, sec->disturbed > 0 ? " DISTURBED" : "");
-    const double llc = ts_section_fact(sec, "llc_bytes");
-    if (!ctx->llc_bytes && ts_section_fact(sec, "llc_sure") == 1.0 && isfinite(llc) && llc > 0 && llc < 0x1p62)
-        ctx->llc_bytes = (int64_t)llc;
+    if (!ctx->llc_bytes)
+        ctx->llc_bytes = ts_survey_inferred_llc(s);
     return run->save ? run->save(run->save_arg, s, err) : TS_OK;
 }
 
@@ -229,12 +220,8 @@ int ts_survey_sections_run(struct ts_section_ctx *ctx, const struct ts_sections_
 {
     for (int i = 0; ts_survey_section_defs[i]; i++) {
         const struct ts_section_def *d = ts_survey_section_defs[i];
-        const struct ts_survey_section *old = held(s, d->name);
-        if (!ctx->llc_bytes && old && !run->only) { /* a resumed survey's sweep counts too */
-            const double llc = ts_section_fact(old, "llc_bytes");
-            if (ts_section_fact(old, "llc_sure") == 1.0 && isfinite(llc) && llc > 0 && llc < 0x1p62)
-                ctx->llc_bytes = (int64_t)llc;
-        }
+        if (!ctx->llc_bytes && !run->only) /* a resumed survey's sweep counts too */
+            ctx->llc_bytes = ts_survey_inferred_llc(s);
         if (!to_measure(d, run->only, s))
             continue;
         if (run->stop && *run->stop)

@@ -7,14 +7,6 @@
 
 #include "ts_section.h"
 
-static const struct ts_survey_section *section(const struct ts_survey_rec *s, const char *name)
-{
-    for (int i = 0; s->sections && i < s->n_sections; i++)
-        if (strcmp(s->sections[i].name, name) == 0)
-            return &s->sections[i];
-    return NULL;
-}
-
 static void addf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void addf(char *buf, size_t size, const char *fmt, ...)
 {
@@ -115,7 +107,7 @@ int ts_survey_section_sentence(const struct ts_survey_rec *s, enum ts_section_se
     static const char *const names[TS_N_SECTION_SENTENCES] = { "scaling", "loaded_latency", "c2c" };
     if ((int)which < 0 || which >= TS_N_SECTION_SENTENCES)
         return 0;
-    const struct ts_survey_section *c = section(s, names[which]);
+    const struct ts_survey_section *c = ts_survey_section_of(s, names[which]);
     if (!c)
         return 0;
     struct ts_survey_sentence out;

@@ -91,8 +91,6 @@ void html_binding(struct hbuf *b, const struct html_ctx *c);
 void html_scaling(struct hbuf *b, const struct html_ctx *c);
 void html_matrix(struct hbuf *b, const struct html_ctx *c);
 void html_sections(struct hbuf *b, const struct html_ctx *c);
-/* 1 when the survey holds a section of that name (its anchor "section-NAME" exists). */
-int html_section_named(const struct ts_survey_rec *s, const char *name);
 void html_threads(struct hbuf *b, const struct html_ctx *c);
 void html_conditions(struct hbuf *b, const struct html_ctx *c);
 void html_commands(struct hbuf *b, const struct html_ctx *c);

@@ -557,14 +557,6 @@ static void facts(struct hbuf *b, const struct ts_survey_section *x)
     hb_raw(b, "</tbody></table>\n");
 }
 
-int html_section_named(const struct ts_survey_rec *s, const char *name)
-{
-    for (int i = 0; s->sections && i < s->n_sections; i++)
-        if (strcmp(s->sections[i].name, name) == 0)
-            return 1;
-    return 0;
-}
-
 static void header(struct hbuf *b, const struct ts_survey_section *x)
 {
     hb_raw(b, "<article class=\"survey-section\" id=\"section-");

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "html_doc.h"
+#include "ts_section.h"
 
 /* "a,b, matrix" as links: a run's name to its anchor, "matrix" to the matrix section,
  * "section:NAME" to that section of the memory system. */
@@ -29,7 +30,7 @@ static void sources(struct hbuf *b, const struct html_ctx *c, const char *list)
                     run = i;
             if (strcmp(one, "matrix") == 0)
                 hb_raw(b, "<a href=\"#matrix\">the NUMA matrix</a>");
-            else if (strncmp(one, "section:", 8) == 0 && html_section_named(c->survey, one + 8)) {
+            else if (strncmp(one, "section:", 8) == 0 && ts_survey_section_of(c->survey, one + 8)) {
                 hb_raw(b, "<a href=\"#section-");
                 hb_esc(b, one + 8);
                 hb_raw(b, "\">the ");

@@ -229,6 +229,23 @@ int ts_section_check(const struct ts_survey_section *s, char *why, size_t size)
     return 0;
 }
 
+struct ts_survey_section *ts_survey_section_of(const struct ts_survey_rec *s, const char *name)
+{
+    for (int i = 0; s->sections && i < s->n_sections; i++)
+        if (strcmp(s->sections[i].name, name) == 0)
+            return &s->sections[i];
+    return NULL;
+}
+
+int64_t ts_survey_inferred_llc(const struct ts_survey_rec *s)
+{
+    const struct ts_survey_section *sweep = s ? ts_survey_section_of(s, "sweep") : NULL;
+    if (!sweep || ts_section_fact(sweep, "llc_sure") != 1.0)
+        return 0;
+    const double llc = ts_section_fact(sweep, "llc_bytes");
+    return isfinite(llc) && llc > 0 && llc < 0x1p62 ? (int64_t)llc : 0; /* a file's fact: bounded */
+}
+
 void ts_section_free(struct ts_survey_section *s)
 {
     for (int i = 0; i < s->n_cols && i < TS_SECTION_MAX_COLUMNS; i++) {

@@ -6,7 +6,10 @@
 
 #include <stddef.h>
 
+#include <stdint.h>
+
 #include "ts_error.h"
+#include "ts_survey_rec.h"
 #include "ts_survey_section.h"
 
 /* Empties s and names it (name a C identifier, as TS_SECTION names in docs/survey.md). */
@@ -44,6 +47,14 @@ double ts_section_fact(const struct ts_survey_section *s, const char *key);
  * it does, else -1 with the first reason in why (size bytes). The writer and the reader of
  * survey.h5 both ask, and a section's own tests can. */
 int ts_section_check(const struct ts_survey_section *s, char *why, size_t size);
+
+/* The section of survey s named name, or NULL. */
+struct ts_survey_section *ts_survey_section_of(const struct ts_survey_rec *s, const char *name);
+
+/* The sweep's inferred last-level cache in s (fact llc_bytes of section "sweep"), bytes; 0 when
+ * s has no sweep, it found none, or it was not sure of it (fact llc_sure: every level named on
+ * both curves, their last-level caches within 2x of each other). */
+int64_t ts_survey_inferred_llc(const struct ts_survey_rec *s);
 
 /* Frees the columns' values and empties s. */
 void ts_section_free(struct ts_survey_section *s);
