@@ -1,4 +1,5 @@
 #include "compare_sides.h"
+#include "ts_stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -78,12 +79,6 @@ static int differences(const struct ts_run_summary *a, const struct ts_run_summa
     return n;
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* 2 / C(n + m, n): the chance, with no difference at all, that all n runs of one side or all
  * m of the other come first. */
 static double separation_p(size_t n, size_t m)
@@ -110,7 +105,7 @@ static void summarise(const struct ts_run_set *set, struct ts_side *side, double
     side->median = side->low = side->high = NAN;
     if (m == 0)
         return;
-    qsort(medians, m, sizeof *medians, by_value);
+    qsort(medians, m, sizeof *medians, ts_compare_doubles);
     size_t h = m / 2;
     side->median = m % 2 ? medians[h] : medians[h - 1] + 0.5 * (medians[h] - medians[h - 1]);
     side->low = medians[0];

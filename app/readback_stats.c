@@ -5,12 +5,7 @@
 #include <string.h>
 
 #include "ts_summary.h"
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "ts_stats.h"
 
 /* Linear interpolation between order statistics (numpy's default), on sorted values. */
 static double quantile(const double *sorted, size_t n, double q)
@@ -31,14 +26,14 @@ static double imbalance(const struct ts_run_summary *s, double *column, double *
             measured += !isnan(column[t] = s->thread_iteration[t * iters + i]);
         if (measured < threads) /* NaN: not measured (before a restart on another thread count) */
             continue;
-        qsort(column, threads, sizeof *column, by_value);
+        qsort(column, threads, sizeof *column, ts_compare_doubles);
         double median = quantile(column, threads, 0.5);
         if (median > 0)
             ratios[used++] = column[threads - 1] / median;
     }
     if (used == 0)
         return NAN;
-    qsort(ratios, used, sizeof *ratios, by_value);
+    qsort(ratios, used, sizeof *ratios, ts_compare_doubles);
     return quantile(ratios, used, 0.5);
 }
 
@@ -98,7 +93,7 @@ int ts_run_stats_of(const struct ts_run_summary *s, struct ts_run_stats *out)
     int st = sorted && column && ratios ? 0 : -1;
     if (st == 0) {
         memcpy(sorted, s->iteration, iters * sizeof *sorted);
-        qsort(sorted, iters, sizeof *sorted, by_value);
+        qsort(sorted, iters, sizeof *sorted, ts_compare_doubles);
         out->q1 = quantile(sorted, iters, 0.25);
         out->q3 = quantile(sorted, iters, 0.75);
         out->imbalance = imbalance(s, column, ratios);

@@ -1,6 +1,7 @@
 /* When the run began as the user waits for it: the process's start, main, and across the
- * binding's re-execution (app/binding.h) the first process's. Seconds on CLOCK_MONOTONIC, the
- * clock of omp_get_wtime, so that the run's own phases and these subtract. */
+ * binding's re-execution (app/binding.h) the first process's. Seconds on the clock of
+ * omp_get_wtime, which times the run's own phases, so that they subtract (libgomp's is
+ * CLOCK_MONOTONIC, LLVM libomp's the time of day: the handover between processes is monotonic). */
 #ifndef TOUCHSTONE_APP_START_CLOCK_H
 #define TOUCHSTONE_APP_START_CLOCK_H
 

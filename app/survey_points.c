@@ -5,18 +5,13 @@
 #include <string.h>
 
 #include "compare_sides.h"
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "ts_stats.h"
 
 double ts_survey_median(double *v, int n)
 {
     if (n == 0)
         return NAN;
-    qsort(v, (size_t)n, sizeof *v, by_value);
+    qsort(v, (size_t)n, sizeof *v, ts_compare_doubles);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 

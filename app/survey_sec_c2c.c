@@ -11,6 +11,7 @@
 #include "ts_c2c.h"
 #include "ts_pingpong.h"
 #include "ts_section.h"
+#include "ts_stats.h"
 
 /* A guess of one round trip (two transfers of the line) for the estimate. */
 #define GUESS_ROUND_TRIP_S 200e-9
@@ -118,12 +119,6 @@ static enum relation relation_of(const struct ts_c2c *c, const struct ts_c2c_cpu
     return CROSS_NODE;
 }
 
-static int by_value(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* The median of each relation's measured pairs (each pair once), NaN where none. */
 static void medians(const struct ts_c2c *c, double med[N_RELATIONS], double *all)
 {
@@ -149,12 +144,12 @@ static void medians(const struct ts_c2c *c, double med[N_RELATIONS], double *all
                 w[n_all++] = ns;
             }
         if (n > 0) {
-            qsort(v, n, sizeof *v, by_value);
+            qsort(v, n, sizeof *v, ts_compare_doubles);
             med[r] = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
         }
     }
     if (n_all > 0) {
-        qsort(w, n_all, sizeof *w, by_value);
+        qsort(w, n_all, sizeof *w, ts_compare_doubles);
         *all = n_all % 2 ? w[n_all / 2] : 0.5 * (w[n_all / 2 - 1] + w[n_all / 2]);
     }
     free(v);

@@ -1,7 +1,6 @@
 #include "survey_verdict.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,24 +31,12 @@ static struct ts_survey_sentence *next(struct ts_survey_rec *s)
     return t;
 }
 
-static void addf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void addf(char *buf, size_t size, const char *fmt, ...)
-{
-    size_t used = strlen(buf);
-    if (used + 1 >= size)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + used, size - used, fmt, ap);
-    va_end(ap);
-}
-
 /* A name that does not fit is left out whole, never cut (the report links every name). */
 static void source(struct ts_survey_sentence *t, const char *name)
 {
     const size_t used = strlen(t->sources);
     if (used + strlen(name) + 2 < sizeof t->sources)
-        addf(t->sources, sizeof t->sources, "%s%s", used ? "," : "", name);
+        ts_verdict_addf(t->sources, sizeof t->sources, "%s%s", used ? "," : "", name);
 }
 
 static void sources(struct ts_survey_sentence *t, const struct survey_point *p)
@@ -142,15 +129,15 @@ static void init_sentence(struct verdict_state *v)
     switch (j[pick]) {
     case JUDGE_TOO_FEW:
         too_few(why, sizeof why, "parallel init", a, "serial init", b);
-        addf(t->text, sizeof t->text, "Init not judged on %s with %d threads: %s", kernel, threads, why);
+        ts_verdict_addf(t->text, sizeof t->text, "Init not judged on %s with %d threads: %s", kernel, threads, why);
         break;
     case JUDGE_OVERLAP:
         spread(sa, sizeof sa, a);
         spread(sb, sizeof sb, b);
-        addf(t->text, sizeof t->text,
-             "Serial and parallel init differ by nothing beyond the noise on %s with %d threads: serial %s, "
-             "parallel %s per iteration overlap",
-             kernel, threads, sb, sa);
+        ts_verdict_addf(t->text, sizeof t->text,
+                        "Serial and parallel init differ by nothing beyond the noise on %s with %d threads: serial %s, "
+                        "parallel %s per iteration overlap",
+                        kernel, threads, sb, sa);
         break;
     case JUDGE_B_SLOWER:
     case JUDGE_B_FASTER:
@@ -158,24 +145,26 @@ static void init_sentence(struct verdict_state *v)
         percent(lb, sizeof lb, b->local);
         apart_text(why, sizeof why, a, b, p[pick]);
         if (j[pick] == JUDGE_B_SLOWER)
-            addf(t->text, sizeof t->text,
-                 "Serial init costs %.2fx on %s with %d threads: %.3g s per iteration against %.3g s with "
-                 "parallel init (%s), pages local to their thread %s against %s",
-                 b->median / a->median, kernel, threads, b->median, a->median, why, lb, la);
+            ts_verdict_addf(t->text, sizeof t->text,
+                            "Serial init costs %.2fx on %s with %d threads: %.3g s per iteration against %.3g s with "
+                            "parallel init (%s), pages local to their thread %s against %s",
+                            b->median / a->median, kernel, threads, b->median, a->median, why, lb, la);
         else
-            addf(t->text, sizeof t->text,
-                 "Serial init was faster than parallel init on %s with %d threads: %.3g s per iteration against "
-                 "%.3g s (%s), pages local to their thread %s against %s",
-                 kernel, threads, b->median, a->median, why, lb, la);
+            ts_verdict_addf(
+                t->text, sizeof t->text,
+                "Serial init was faster than parallel init on %s with %d threads: %.3g s per iteration against "
+                "%.3g s (%s), pages local to their thread %s against %s",
+                kernel, threads, b->median, a->median, why, lb, la);
         /* One NUMA node (or a kernel that moved the pages): serial init puts them where parallel
          * init does, and whatever it costs is not placement. */
         if (fabs(b->local - a->local) < 0.01)
-            addf(t->text, sizeof t->text, "; the pages are as local either way, so that is not placement");
+            ts_verdict_addf(t->text, sizeof t->text, "; the pages are as local either way, so that is not placement");
         break;
     }
     if (n > 1)
-        addf(t->text, sizeof t->text, " (%s of %d kernels)", j[pick] == JUDGE_B_SLOWER ? "the worst" : "the first", n);
-    addf(t->text, sizeof t->text, ".");
+        ts_verdict_addf(t->text, sizeof t->text, " (%s of %d kernels)",
+                        j[pick] == JUDGE_B_SLOWER ? "the worst" : "the first", n);
+    ts_verdict_addf(t->text, sizeof t->text, ".");
     sources(t, b);
     sources(t, a);
 }
@@ -212,12 +201,13 @@ static void binding_sentence(struct verdict_state *v)
             stacked.n_done && stacked.run->threads > 1 ? judge(v, best, &stacked, &p_stacked) : JUDGE_TOO_FEW;
         if (js == JUDGE_B_FASTER) {
             apart_text(why, sizeof why, best, &stacked, p_stacked);
-            addf(t->text, sizeof t->text,
-                 "Anomaly, not a finding: on %s all %d threads stacked on one CPU ran faster than with "
-                 "OMP_PROC_BIND=%s over %d cores (%.3g s against %.3g s per iteration, %s), which binding cannot "
-                 "do: these runs measured something else (other work on the cores, or threads not placed as "
-                 "asked), so they say nothing about binding.",
-                 kernel, stacked.run->threads, best->run->variant, threads, stacked.median, best->median, why);
+            ts_verdict_addf(
+                t->text, sizeof t->text,
+                "Anomaly, not a finding: on %s all %d threads stacked on one CPU ran faster than with "
+                "OMP_PROC_BIND=%s over %d cores (%.3g s against %.3g s per iteration, %s), which binding cannot "
+                "do: these runs measured something else (other work on the cores, or threads not placed as "
+                "asked), so they say nothing about binding.",
+                kernel, stacked.run->threads, best->run->variant, threads, stacked.median, best->median, why);
             sources(t, best);
             sources(t, &stacked);
             sources(t, &unbound);
@@ -225,38 +215,41 @@ static void binding_sentence(struct verdict_state *v)
         }
         if (ju == JUDGE_B_SLOWER) {
             apart_text(why, sizeof why, best, &unbound, p_unbound);
-            addf(t->text, sizeof t->text,
-                 "Bind with OMP_PLACES=cores OMP_PROC_BIND=%s: on %s with %d threads it is %.2fx faster than "
-                 "unbound (OMP_PROC_BIND=false, %.3g s against %.3g s per iteration, %s)",
-                 best->run->variant, kernel, threads, unbound.median / best->median, best->median, unbound.median, why);
+            ts_verdict_addf(
+                t->text, sizeof t->text,
+                "Bind with OMP_PLACES=cores OMP_PROC_BIND=%s: on %s with %d threads it is %.2fx faster than "
+                "unbound (OMP_PROC_BIND=false, %.3g s against %.3g s per iteration, %s)",
+                best->run->variant, kernel, threads, unbound.median / best->median, best->median, unbound.median, why);
         } else if (ju == JUDGE_B_FASTER) {
             apart_text(why, sizeof why, best, &unbound, p_unbound);
-            addf(t->text, sizeof t->text,
-                 "Unbound threads (OMP_PROC_BIND=false) ran faster than OMP_PROC_BIND=%s on %s with %d threads: "
-                 "%.3g s against %.3g s per iteration (%s)",
-                 best->run->variant, kernel, threads, unbound.median, best->median, why);
+            ts_verdict_addf(
+                t->text, sizeof t->text,
+                "Unbound threads (OMP_PROC_BIND=false) ran faster than OMP_PROC_BIND=%s on %s with %d threads: "
+                "%.3g s against %.3g s per iteration (%s)",
+                best->run->variant, kernel, threads, unbound.median, best->median, why);
         } else if (ju == JUDGE_OVERLAP) {
             spread(sa, sizeof sa, best);
             spread(sb, sizeof sb, &unbound);
-            addf(t->text, sizeof t->text,
-                 "Binding made no difference beyond the noise on %s with %d threads: OMP_PROC_BIND=%s %s, "
-                 "unbound %s per iteration overlap",
-                 kernel, threads, best->run->variant, sa, sb);
+            ts_verdict_addf(t->text, sizeof t->text,
+                            "Binding made no difference beyond the noise on %s with %d threads: OMP_PROC_BIND=%s %s, "
+                            "unbound %s per iteration overlap",
+                            kernel, threads, best->run->variant, sa, sb);
         } else if (unbound.n_done) {
             too_few(why, sizeof why, "bound", best, "unbound", &unbound);
-            addf(t->text, sizeof t->text, "Binding not judged on %s with %d threads: %s", kernel, threads, why);
+            ts_verdict_addf(t->text, sizeof t->text, "Binding not judged on %s with %d threads: %s", kernel, threads,
+                            why);
         } else
-            addf(t->text, sizeof t->text, "Binding on %s with %d threads", kernel, threads);
+            ts_verdict_addf(t->text, sizeof t->text, "Binding on %s with %d threads", kernel, threads);
         if (js == JUDGE_B_SLOWER)
-            addf(t->text, sizeof t->text, "; all %d threads stacked on one CPU take %.2fx as long",
-                 stacked.run->threads, stacked.median / best->median);
+            ts_verdict_addf(t->text, sizeof t->text, "; all %d threads stacked on one CPU take %.2fx as long",
+                            stacked.run->threads, stacked.median / best->median);
         else if (js == JUDGE_OVERLAP) {
             spread(sa, sizeof sa, &stacked);
-            addf(t->text, sizeof t->text,
-                 "; all %d threads stacked on one CPU took no measurably longer (%s per iteration)",
-                 stacked.run->threads, sa);
+            ts_verdict_addf(t->text, sizeof t->text,
+                            "; all %d threads stacked on one CPU took no measurably longer (%s per iteration)",
+                            stacked.run->threads, sa);
         }
-        addf(t->text, sizeof t->text, ".");
+        ts_verdict_addf(t->text, sizeof t->text, ".");
         sources(t, best);
         sources(t, &unbound);
         sources(t, &stacked);
@@ -292,38 +285,41 @@ static void scaling_sentence(struct verdict_state *v)
         case JUDGE_B_FASTER: {
             const double speedup = one.median / all.median;
             apart_text(why, sizeof why, &one, &all, p);
-            addf(t->text, sizeof t->text,
-                 "%sAt all %d cores the speed-up over 1 thread is %.2fx on %s (%.0f%% efficiency, %.3g GB/s; %s)", sep,
-                 most, speedup, k[i], 100.0 * speedup / most, all.gbs, why);
+            ts_verdict_addf(
+                t->text, sizeof t->text,
+                "%sAt all %d cores the speed-up over 1 thread is %.2fx on %s (%.0f%% efficiency, %.3g GB/s; %s)", sep,
+                most, speedup, k[i], 100.0 * speedup / most, all.gbs, why);
             break;
         }
         case JUDGE_B_SLOWER:
             apart_text(why, sizeof why, &one, &all, p);
-            addf(t->text, sizeof t->text,
-                 "%sAnomaly, not a finding: %s took longer with all %d cores than with 1 thread (%.3g s against "
-                 "%.3g s per iteration, %s); more cores cannot slow a kernel down unless something else is at "
-                 "work (other processes on the cores, or arrays so small that starting the threads costs more "
-                 "than the work)",
-                 sep, k[i], most, all.median, one.median, why);
+            ts_verdict_addf(
+                t->text, sizeof t->text,
+                "%sAnomaly, not a finding: %s took longer with all %d cores than with 1 thread (%.3g s against "
+                "%.3g s per iteration, %s); more cores cannot slow a kernel down unless something else is at "
+                "work (other processes on the cores, or arrays so small that starting the threads costs more "
+                "than the work)",
+                sep, k[i], most, all.median, one.median, why);
             break;
         case JUDGE_OVERLAP:
             spread(sa, sizeof sa, &one);
             spread(sb, sizeof sb, &all);
-            addf(t->text, sizeof t->text,
-                 "%s%s is no faster with all %d cores than with 1 thread beyond the noise: 1 thread %s, %d threads "
-                 "%s per iteration overlap",
-                 sep, k[i], most, sa, most, sb);
+            ts_verdict_addf(
+                t->text, sizeof t->text,
+                "%s%s is no faster with all %d cores than with 1 thread beyond the noise: 1 thread %s, %d threads "
+                "%s per iteration overlap",
+                sep, k[i], most, sa, most, sb);
             break;
         case JUDGE_TOO_FEW:
             too_few(why, sizeof why, "1 thread", &one, "all cores", &all);
-            addf(t->text, sizeof t->text, "%sScaling not judged on %s: %s", sep, k[i], why);
+            ts_verdict_addf(t->text, sizeof t->text, "%sScaling not judged on %s: %s", sep, k[i], why);
             break;
         }
         sources(t, &one);
         sources(t, &all);
     }
     if (t)
-        addf(t->text, sizeof t->text, ".");
+        ts_verdict_addf(t->text, sizeof t->text, ".");
 }
 
 static double mean_of(const struct ts_survey_matrix *m, int local, size_t offset)
@@ -355,33 +351,35 @@ static void memory_sentence(struct verdict_state *v)
     const double read_local = mean_of(m, 1, offsetof(struct ts_survey_cell, read_gbs));
     if (m->n_cpu_nodes == 1 && m->n_mem_nodes == 1) {
         const struct ts_survey_cell *c = &m->cell[0];
-        addf(t->text, sizeof t->text,
-             "The NUMA matrix is 1x1 (one NUMA node): there is no remote memory; local idle latency %.3g ns",
-             c->latency_ns);
+        ts_verdict_addf(t->text, sizeof t->text,
+                        "The NUMA matrix is 1x1 (one NUMA node): there is no remote memory; local idle latency %.3g ns",
+                        c->latency_ns);
         if (!isnan(c->latency_huge_ns))
-            addf(t->text, sizeof t->text, " (%.3g ns with 2 MiB pages)", c->latency_huge_ns);
+            ts_verdict_addf(t->text, sizeof t->text, " (%.3g ns with 2 MiB pages)", c->latency_huge_ns);
         if (!isnan(c->latency_loaded_ns))
-            addf(t->text, sizeof t->text, ", %.3g ns while the other cores stream", c->latency_loaded_ns);
-        addf(t->text, sizeof t->text, ", read %.3g GB/s and triad %.3g GB/s with %d threads", c->read_gbs, c->triad_gbs,
-             c->threads);
+            ts_verdict_addf(t->text, sizeof t->text, ", %.3g ns while the other cores stream", c->latency_loaded_ns);
+        ts_verdict_addf(t->text, sizeof t->text, ", read %.3g GB/s and triad %.3g GB/s with %d threads", c->read_gbs,
+                        c->triad_gbs, c->threads);
         if (c->misplaced)
-            addf(t->text, sizeof t->text, " (pages not all on node %d: marked)", c->mem_node);
+            ts_verdict_addf(t->text, sizeof t->text, " (pages not all on node %d: marked)", c->mem_node);
     } else {
         const double lat_remote = mean_of(m, 0, offsetof(struct ts_survey_cell, latency_ns));
         const double read_remote = mean_of(m, 0, offsetof(struct ts_survey_cell, read_gbs));
-        addf(t->text, sizeof t->text, "Remote memory is %.2fx slower than local (%dx%d NUMA matrix)",
-             lat_remote / lat_local, m->n_cpu_nodes, m->n_mem_nodes);
-        addf(t->text, sizeof t->text, ": idle latency %.3g ns against %.3g ns, read %.3g GB/s against %.3g GB/s",
-             lat_remote, lat_local, read_remote, read_local);
+        ts_verdict_addf(t->text, sizeof t->text, "Remote memory is %.2fx slower than local (%dx%d NUMA matrix)",
+                        lat_remote / lat_local, m->n_cpu_nodes, m->n_mem_nodes);
+        ts_verdict_addf(t->text, sizeof t->text,
+                        ": idle latency %.3g ns against %.3g ns, read %.3g GB/s against %.3g GB/s", lat_remote,
+                        lat_local, read_remote, read_local);
         if (m->misplaced_cells)
-            addf(t->text, sizeof t->text, "; %d cells had pages off their memory node and are left out",
-                 m->misplaced_cells);
+            ts_verdict_addf(t->text, sizeof t->text, "; %d cells had pages off their memory node and are left out",
+                            m->misplaced_cells);
     }
     if (s->emulated)
-        addf(t->text, sizeof t->text, " (an emulated machine: these timings mean nothing)");
+        ts_verdict_addf(t->text, sizeof t->text, " (an emulated machine: these timings mean nothing)");
     else if (v->busy)
-        addf(t->text, sizeof t->text, " (measured on a node too busy to judge the runs: run it again when quiet)");
-    addf(t->text, sizeof t->text, ".");
+        ts_verdict_addf(t->text, sizeof t->text,
+                        " (measured on a node too busy to judge the runs: run it again when quiet)");
+    ts_verdict_addf(t->text, sizeof t->text, ".");
 }
 
 static void policy_sentence(struct verdict_state *v)
@@ -406,22 +404,25 @@ static void policy_sentence(struct verdict_state *v)
         case JUDGE_B_FASTER:
         case JUDGE_B_SLOWER:
             apart_text(why, sizeof why, &ft, &il, p);
-            addf(t->text, sizeof t->text,
-                 "Interleaving %s's pages over the nodes takes %.2fx the time of first touch with %d threads (%.3g s "
-                 "against %.3g s per iteration, %s)%s.",
-                 k[i], il.median / ft.median, threads, il.median, ft.median, why, one_node);
+            ts_verdict_addf(
+                t->text, sizeof t->text,
+                "Interleaving %s's pages over the nodes takes %.2fx the time of first touch with %d threads (%.3g s "
+                "against %.3g s per iteration, %s)%s.",
+                k[i], il.median / ft.median, threads, il.median, ft.median, why, one_node);
             break;
         case JUDGE_OVERLAP:
             spread(sa, sizeof sa, &ft);
             spread(sb, sizeof sb, &il);
-            addf(t->text, sizeof t->text,
-                 "Interleaving %s's pages over the nodes makes no difference beyond the noise with %d threads: "
-                 "interleave %s, first touch %s per iteration overlap%s.",
-                 k[i], threads, sb, sa, one_node);
+            ts_verdict_addf(
+                t->text, sizeof t->text,
+                "Interleaving %s's pages over the nodes makes no difference beyond the noise with %d threads: "
+                "interleave %s, first touch %s per iteration overlap%s.",
+                k[i], threads, sb, sa, one_node);
             break;
         case JUDGE_TOO_FEW:
             too_few(why, sizeof why, "first touch", &ft, "interleave", &il);
-            addf(t->text, sizeof t->text, "Policy not judged on %s with %d threads: %s.", k[i], threads, why);
+            ts_verdict_addf(t->text, sizeof t->text, "Policy not judged on %s with %d threads: %s.", k[i], threads,
+                            why);
             break;
         }
         sources(t, &il);
@@ -452,23 +453,24 @@ static void busy_sentence(struct verdict_state *v, struct ts_survey_sentence *t)
         if (!isnan(r->load_excess) && (isnan(load) || r->load_excess > load))
             load = r->load_excess;
     }
-    addf(t->text, sizeof t->text, "The node was too busy to judge: %d of %d runs were disturbed by other work",
-         disturbed, done);
+    ts_verdict_addf(t->text, sizeof t->text,
+                    "The node was too busy to judge: %d of %d runs were disturbed by other work", disturbed, done);
     if (n_share)
-        addf(t->text, sizeof t->text, " (other processes took a median %.0f%% of their CPUs' time",
-             100.0 * ts_survey_median(share, n_share));
+        ts_verdict_addf(t->text, sizeof t->text, " (other processes took a median %.0f%% of their CPUs' time",
+                        100.0 * ts_survey_median(share, n_share));
     if (!isnan(load))
-        addf(t->text, sizeof t->text, "%sthe load average reached %.1f beyond their own threads", n_share ? ", " : " (",
-             load);
+        ts_verdict_addf(t->text, sizeof t->text, "%sthe load average reached %.1f beyond their own threads",
+                        n_share ? ", " : " (", load);
     if (first)
-        addf(t->text, sizeof t->text, "%sthe first, %s: %s)", n_share || !isnan(load) ? "; " : " (", first->name,
-             first->disturbed_why);
+        ts_verdict_addf(t->text, sizeof t->text, "%sthe first, %s: %s)", n_share || !isnan(load) ? "; " : " (",
+                        first->name, first->disturbed_why);
     else if (n_share || !isnan(load))
-        addf(t->text, sizeof t->text, ")");
-    addf(t->text, sizeof t->text,
-         ", and %d judgement%s had fewer than %d undisturbed runs a side; run the survey again when the node is "
-         "quiet (a new -o DIR, or remove this one).",
-         v->blocked_by_disturbance, v->blocked_by_disturbance == 1 ? "" : "s", TS_SIDE_MIN_RUNS);
+        ts_verdict_addf(t->text, sizeof t->text, ")");
+    ts_verdict_addf(
+        t->text, sizeof t->text,
+        ", and %d judgement%s had fewer than %d undisturbed runs a side; run the survey again when the node is "
+        "quiet (a new -o DIR, or remove this one).",
+        v->blocked_by_disturbance, v->blocked_by_disturbance == 1 ? "" : "s", TS_SIDE_MIN_RUNS);
     for (int i = 0; i < s->n_runs; i++)
         if (s->runs[i].state == TS_SURVEY_DONE && s->runs[i].disturbed > 0)
             source(t, s->runs[i].name);

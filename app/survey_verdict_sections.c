@@ -7,8 +7,7 @@
 
 #include "ts_section.h"
 
-static void addf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void addf(char *buf, size_t size, const char *fmt, ...)
+void ts_verdict_addf(char *buf, size_t size, const char *fmt, ...)
 {
     size_t used = strlen(buf);
     if (used + 1 >= size)
@@ -27,10 +26,11 @@ static int disturbed(const struct ts_survey_section *c, const char *what, struct
     /* The note's disturbance part, which the runner puts last. */
     const char *why = strstr(c->note, "disturbed: ");
     why = why ? why + strlen("disturbed: ") : c->note[0] ? c->note : "see its conditions";
-    addf(t->text, sizeof t->text,
-         "%s not judged: other work took the CPUs while the %s section ran (%.300s); measure it again on a quiet "
-         "node (touchstone survey --sections %s).",
-         what, c->name, why, c->name);
+    ts_verdict_addf(
+        t->text, sizeof t->text,
+        "%s not judged: other work took the CPUs while the %s section ran (%.300s); measure it again on a quiet "
+        "node (touchstone survey --sections %s).",
+        what, c->name, why, c->name);
     return 1;
 }
 
@@ -42,14 +42,15 @@ static int saturation(const struct ts_survey_section *c, struct ts_survey_senten
         return 1;
     if (!isfinite(k) || k < 1)
         return 0;
-    addf(t->text, sizeof t->text, "Bandwidth-bound work needs %.0f core%s of a NUMA domain", k, k == 1 ? "" : "s");
+    ts_verdict_addf(t->text, sizeof t->text, "Bandwidth-bound work needs %.0f core%s of a NUMA domain", k,
+                    k == 1 ? "" : "s");
     if (isfinite(n) && n >= 1)
-        addf(t->text, sizeof t->text, " (of %.0f)", n);
-    addf(t->text, sizeof t->text, ": %.0f core%s reach 90%% of the domain's peak", k, k == 1 ? "" : "s");
+        ts_verdict_addf(t->text, sizeof t->text, " (of %.0f)", n);
+    ts_verdict_addf(t->text, sizeof t->text, ": %.0f core%s reach 90%% of the domain's peak", k, k == 1 ? "" : "s");
     if (isfinite(peak))
-        addf(t->text, sizeof t->text, " of %.3g GB/s (triad)", peak);
-    addf(t->text, sizeof t->text, "%s.",
-         isfinite(n) && k < n ? "; more threads per domain add little to a kernel that streams memory" : "");
+        ts_verdict_addf(t->text, sizeof t->text, " of %.3g GB/s (triad)", peak);
+    ts_verdict_addf(t->text, sizeof t->text, "%s.",
+                    isfinite(n) && k < n ? "; more threads per domain add little to a kernel that streams memory" : "");
     return 1;
 }
 
@@ -61,15 +62,15 @@ static int loaded_latency(const struct ts_survey_section *c, struct ts_survey_se
         return 1;
     if (!isfinite(idle))
         return 0;
-    addf(t->text, sizeof t->text, "Local memory answers in %.3g ns idle", idle);
+    ts_verdict_addf(t->text, sizeof t->text, "Local memory answers in %.3g ns idle", idle);
     if (isfinite(loaded))
-        addf(t->text, sizeof t->text, " and %.3g ns (%.2fx) while the other cores read at their most", loaded,
-             loaded / idle);
+        ts_verdict_addf(t->text, sizeof t->text, " and %.3g ns (%.2fx) while the other cores read at their most",
+                        loaded, loaded / idle);
     if (isfinite(remote))
-        addf(t->text, sizeof t->text, "; remote memory costs %.3g ns more at that load", remote);
+        ts_verdict_addf(t->text, sizeof t->text, "; remote memory costs %.3g ns more at that load", remote);
     else
-        addf(t->text, sizeof t->text, "; no remote memory to compare (one NUMA node)");
-    addf(t->text, sizeof t->text, ".");
+        ts_verdict_addf(t->text, sizeof t->text, "; no remote memory to compare (one NUMA node)");
+    ts_verdict_addf(t->text, sizeof t->text, ".");
     return 1;
 }
 
@@ -91,13 +92,14 @@ static int close_cores(const struct ts_survey_section *c, struct ts_survey_sente
         const double ns = ts_section_fact(c, levels[i].key);
         if (!isfinite(ns))
             continue;
-        addf(t->text, sizeof t->text, "%s%s %.3g ns", said ? ", " : "A cache line moves between ", levels[i].what, ns);
+        ts_verdict_addf(t->text, sizeof t->text, "%s%s %.3g ns", said ? ", " : "A cache line moves between ",
+                        levels[i].what, ns);
         said++;
     }
     if (!said)
         return 0;
-    addf(t->text, sizeof t->text, " (one way, medians): threads that share data belong %s.",
-         said > 1 ? "on the closest of these" : "anywhere on this node alike");
+    ts_verdict_addf(t->text, sizeof t->text, " (one way, medians): threads that share data belong %s.",
+                    said > 1 ? "on the closest of these" : "anywhere on this node alike");
     return 1;
 }
 

@@ -6,6 +6,8 @@
 #ifndef TOUCHSTONE_APP_SURVEY_VERDICT_SECTIONS_H
 #define TOUCHSTONE_APP_SURVEY_VERDICT_SECTIONS_H
 
+#include <stddef.h>
+
 #include "ts_survey_rec.h"
 
 enum ts_section_sentence {
@@ -19,5 +21,9 @@ enum ts_section_sentence {
  * returns 0 (t untouched) when s holds no measurement of that section or it concluded nothing. */
 int ts_survey_section_sentence(const struct ts_survey_rec *s, enum ts_section_sentence which,
                                struct ts_survey_sentence *t);
+
+/* Appends printf-style text to the NUL-terminated buf of size bytes, cut at its end: the
+ * sentences of both verdict files are built this way. */
+void ts_verdict_addf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

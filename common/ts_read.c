@@ -1,4 +1,5 @@
 #include "ts_read.h"
+#include "ts_stats.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,19 +32,12 @@ static int read_timeout(double *seconds, struct ts_error *err)
     return TS_OK;
 }
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* Waits until fd has data or its writer left, or the deadline passed: poll's revents, 0 at
  * the deadline, -1 on error. */
 static int wait_readable(int fd, double deadline)
 {
     for (;;) {
-        double left = deadline - now_s();
+        double left = deadline - ts_seconds_now();
         int ms = left <= 0 ? 0 : left > 1e6 ? 1000000000 : (int)ceil(left * 1000);
         struct pollfd p = { .fd = fd, .events = POLLIN };
         int r = poll(&p, 1, ms);
@@ -66,7 +60,7 @@ static int read_slowly(const char *path, const struct ts_read_limits *lim, int f
     struct statfs fs;
     bool anonymous = S_ISFIFO(st->st_mode) && fstatfs(fd, &fs) == 0 && fs.f_type == PIPEFS_MAGIC;
     bool fifo = S_ISFIFO(st->st_mode) && !anonymous;
-    double deadline = now_s() + timeout;
+    double deadline = ts_seconds_now() + timeout;
     size_t got = 0;
     for (;;) {
         ssize_t r = read(fd, buf + got, lim->max_bytes + 1 - got);

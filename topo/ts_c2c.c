@@ -11,6 +11,7 @@
 #include "numa_internal.h"
 #include "topology_internal.h"
 #include "ts_memory.h"
+#include "ts_stats.h"
 
 #define MAX_SAMPLES 255
 /* Round trips of the warm-up batch that also tells how long one takes. */
@@ -18,19 +19,6 @@
 /* Round trips between two looks at the clock: at 50-100 ns a transfer, 25-50 us, so that the
  * looks (a vDSO call each) cost well under 1% of a sample. */
 #define CHUNK_ROUNDS 256
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 void ts_c2c_free(struct ts_c2c *c)
 {
@@ -96,9 +84,9 @@ static double initiate(struct duel *d)
 {
     const struct ts_c2c_probes *pr = d->probes;
     const struct ts_c2c_options *opt = d->opt;
-    const double begin = now();
+    const double begin = ts_seconds_now();
     pr->ping(d->line, WARM_ROUNDS);
-    const double per_round = (now() - begin) / WARM_ROUNDS;
+    const double per_round = (ts_seconds_now() - begin) / WARM_ROUNDS;
     uint64_t rounds = opt->rounds > 0 ? opt->rounds : 1;
     if (per_round > 0 && opt->sample_seconds / per_round < (double)rounds)
         rounds = opt->sample_seconds / per_round < 1.0 ? 1 : (uint64_t)(opt->sample_seconds / per_round);
@@ -112,9 +100,9 @@ static double initiate(struct duel *d)
         uint64_t done = 0;
         while (done < rounds && !over) {
             const uint64_t c = rounds - done < CHUNK_ROUNDS ? rounds - done : CHUNK_ROUNDS;
-            double t0 = now();
+            double t0 = ts_seconds_now();
             pr->ping(d->line, c);
-            double t1 = now();
+            double t1 = ts_seconds_now();
             seconds += t1 - t0;
             done += c;
             over = t1 - begin > opt->seconds_per_pair;
@@ -122,7 +110,7 @@ static double initiate(struct duel *d)
         d->samples[n++] = seconds * 1e9 / (2.0 * (double)done);
     }
     pr->stop(d->line);
-    qsort(d->samples, (size_t)n, sizeof d->samples[0], by_value);
+    qsort(d->samples, (size_t)n, sizeof d->samples[0], ts_compare_doubles);
     return n % 2 ? d->samples[n / 2] : 0.5 * (d->samples[n / 2 - 1] + d->samples[n / 2]);
 }
 

@@ -11,6 +11,7 @@
 #include "numa_internal.h"
 #include "topology_internal.h"
 #include "ts_memory.h"
+#include "ts_stats.h"
 
 #define MAX_REPETITIONS 64
 #define MAX_CPUS 1024
@@ -21,26 +22,6 @@
 #define CHASE_CHUNK ((int64_t)1 << 16)
 
 static volatile uint64_t sink;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static void best_and_median(double *v, int n, double *best, double *median)
-{
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    *best = v[0];
-    *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* What the threads share while the curve is measured. */
 struct shared {
@@ -68,7 +49,7 @@ static void inject_until_stopped(struct shared *sh, int t, int64_t delay)
     int64_t lines = 0;
     size_t at = 0;
     atomic_fetch_add(&sh->started, 1);
-    const double t0 = now();
+    const double t0 = ts_seconds_now();
     while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
         size_t n = (size_t)sh->inject_lines - at < look ? (size_t)sh->inject_lines - at : look;
         sum += pr->inject(mine + at * pr->inject_line, n, burst, (uint64_t)delay, &spin);
@@ -77,7 +58,7 @@ static void inject_until_stopped(struct shared *sh, int t, int64_t delay)
         if (at >= (size_t)sh->inject_lines)
             at = 0;
     }
-    const double seconds = now() - t0;
+    const double seconds = ts_seconds_now() - t0;
     sh->gbs[t] = seconds > 0 ? (double)lines * (double)pr->inject_line / seconds * 1e-9 : 0.0;
     sink = sum ^ spin;
 }
@@ -93,7 +74,7 @@ static int chase_point(struct shared *sh, int injectors, size_t *at)
     const uint64_t warm = (uint64_t)(opt->chase_steps / 8 > 0 ? opt->chase_steps / 8 : 1);
     *at = pr->chase_run(sh->chase.ptr[0], *at, warm);
     int reps = opt->repetitions < 1 ? 1 : opt->repetitions > MAX_REPETITIONS ? MAX_REPETITIONS : opt->repetitions;
-    const double begin = now();
+    const double begin = ts_seconds_now();
     int r = 0, over = 0;
     while (r < reps && !over) {
         /* In chunks, the point's bound looked at between them: on a loaded node one repetition
@@ -102,9 +83,9 @@ static int chase_point(struct shared *sh, int injectors, size_t *at)
         int64_t done = 0;
         while (done < opt->chase_steps && !over) {
             const int64_t c = opt->chase_steps - done < CHASE_CHUNK ? opt->chase_steps - done : CHASE_CHUNK;
-            double t0 = now();
+            double t0 = ts_seconds_now();
             *at = pr->chase_run(sh->chase.ptr[0], *at, (uint64_t)c);
-            double t1 = now();
+            double t1 = ts_seconds_now();
             seconds += t1 - t0;
             done += c;
             over = t1 - begin > opt->seconds_per_point;
@@ -145,8 +126,8 @@ static void run_points(struct shared *sh, struct team *tm, struct ts_loaded_curv
 #pragma omp barrier
             if (t == 0) {
                 out->points[p].repetitions = chase_point(sh, idle ? 0 : n - 1, &at);
-                best_and_median(sh->times, out->points[p].repetitions, &out->points[p].ns_best,
-                                &out->points[p].ns_median);
+                ts_best_and_median(sh->times, out->points[p].repetitions, &out->points[p].ns_best,
+                                   &out->points[p].ns_median);
             } else if (!idle) {
                 inject_until_stopped(sh, t, delay);
             }

@@ -10,6 +10,7 @@
 
 #include "topology_internal.h"
 #include "ts_affinity.h"
+#include "ts_stats.h"
 
 /* Longest CPU list read back from ts_affinity_available_cpus: ranges keep it short, and a
  * list cut with "..." is refused by the parser rather than half watched. */
@@ -110,13 +111,6 @@ static double own_cpu_seconds(void)
            + 1e-6 * (double)ru.ru_stime.tv_usec;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void ts_machine_watch_free(struct ts_machine_watch *w)
 {
     free(w->cpus);
@@ -144,13 +138,13 @@ int ts_machine_watch_start(struct ts_machine_watch *w)
         return -1;
     }
     w->own_cpu = own_cpu_seconds();
-    w->wall = now();
+    w->wall = ts_seconds_now();
     return 0;
 }
 
 int ts_machine_watch_stop(const struct ts_machine_watch *w, struct ts_machine_rec *out)
 {
-    double wall = now(), own = own_cpu_seconds(), load = 0;
+    double wall = ts_seconds_now(), own = own_cpu_seconds(), load = 0;
     if (w->n_cpus <= 0)
         return -1;
     uint64_t *busy = calloc((size_t)w->n_cpus, sizeof *busy), *steal = calloc((size_t)w->n_cpus, sizeof *steal);

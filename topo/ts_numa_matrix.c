@@ -17,6 +17,7 @@
 #include "ts_memory.h"
 #include "ts_placement.h"
 #include "ts_thp.h"
+#include "ts_stats.h"
 
 #define MIB ((int64_t)1 << 20)
 /* Past the LLC with room to spare: a buffer 8x the cache leaves at most an eighth of it hit. */
@@ -30,27 +31,6 @@
 #define CHUNK_ELEMS 512
 
 static volatile size_t chase_sink;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The smallest and the median of n > 0 values (sorts them). */
-static void best_and_median(double *v, int n, double *best, double *median)
-{
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    *best = v[0];
-    *median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static int64_t round_up(int64_t v, int64_t unit)
 {
@@ -305,12 +285,12 @@ static int latency_on_cpu(const ts_topology *topo, const struct ts_numa_probes *
     if (status == TS_OK) {
         size_t at = probes->chase_run(b.ptr[0], 0, (uint64_t)(lines < steps ? lines : steps)); /* warm-up lap */
         for (int r = 0; r < repetitions; r++) {
-            double t0 = now();
+            double t0 = ts_seconds_now();
             at = probes->chase_run(b.ptr[0], at, (uint64_t)steps);
-            times[r] = (now() - t0) * 1e9 / (double)steps;
+            times[r] = (ts_seconds_now() - t0) * 1e9 / (double)steps;
         }
         chase_sink = at;
-        best_and_median(times, repetitions, &out->ns_best, &out->ns_median);
+        ts_best_and_median(times, repetitions, &out->ns_best, &out->ns_median);
         out->measured = 1;
         if (huge)
             huge_note(out, &b);
@@ -407,22 +387,22 @@ int ts_numa_bandwidth_measure(const ts_topology *topo, const struct ts_numa_stre
         chunk_of(elems, omp_get_thread_num(), n, &begin, &end);
         double touch0 = 0.0;
 #pragma omp master
-        touch0 = now();
+        touch0 = ts_seconds_now();
         if (go && ok)
             k->init(k->ctx, arrays, begin, end);
 #pragma omp barrier
 #pragma omp master
-        out->seconds_touch = now() - touch0;
+        out->seconds_touch = ts_seconds_now() - touch0;
         for (int r = 0; go && r <= repetitions; r++) { /* r = 0: the warm-up */
             double t0 = 0.0;
 #pragma omp barrier
 #pragma omp master
-            t0 = now();
+            t0 = ts_seconds_now();
             k->step(k->ctx, arrays, begin, end);
 #pragma omp barrier
 #pragma omp master
             if (r > 0)
-                times[r - 1] = now() - t0;
+                times[r - 1] = ts_seconds_now() - t0;
         }
         if (go && k->check) {
             int64_t off = k->check(k->ctx, arrays, begin, end);
@@ -442,7 +422,7 @@ int ts_numa_bandwidth_measure(const ts_topology *topo, const struct ts_numa_stre
             max = times[r] > max ? times[r] : max;
         }
         double best, median;
-        best_and_median(times, repetitions, &best, &median);
+        ts_best_and_median(times, repetitions, &best, &median);
         const double moved = k->bytes_per_elem * (double)elems;
         out->gbs_best = moved / best * 1e-9;
         out->gbs_median = moved / median * 1e-9;
@@ -513,9 +493,9 @@ static int loaded_latency(const ts_topology *topo, const struct ts_numa_probes *
         if (go && t == 0) {
             size_t at = probes->chase_run(chase.ptr[0], 0, (uint64_t)(lines < steps ? lines : steps));
             for (int r = 0; r < repetitions; r++) {
-                double t0 = now();
+                double t0 = ts_seconds_now();
                 at = probes->chase_run(chase.ptr[0], at, (uint64_t)steps);
-                times[r] = (now() - t0) * 1e9 / (double)steps;
+                times[r] = (ts_seconds_now() - t0) * 1e9 / (double)steps;
             }
             chase_sink = at;
             atomic_store(&stop, 1);
@@ -532,7 +512,7 @@ static int loaded_latency(const ts_topology *topo, const struct ts_numa_probes *
     if (status == TS_OK)
         status = buffers_audit(&stream, mem_node, &out->placement, err);
     if (status == TS_OK) {
-        best_and_median(times, repetitions, &out->ns_best, &out->ns_median);
+        ts_best_and_median(times, repetitions, &out->ns_best, &out->ns_median);
         out->measured = 1;
         snprintf(out->note, sizeof out->note, "%d thread(s) reading %s's buffer on node %d meanwhile", n - 1, k->name,
                  mem_node);

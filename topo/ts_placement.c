@@ -10,16 +10,10 @@
 
 #include "ts_memory.h"
 #include "ts_thp.h"
+#include "ts_stats.h"
 
 /* Pages asked about per move_pages call: bounded arrays, and each call stays short. */
 #define BATCH 4096
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Every node of the machine, in OS numbering: the columns of the audit. */
 static int machine_nodes(int32_t **ids)
@@ -137,7 +131,7 @@ static int audit_array(struct tally *t, int array, int64_t page, int64_t stride,
 
 int ts_placement_audit(const struct ts_placement_input *in, struct ts_placement *out, struct ts_error *err)
 {
-    double started = now();
+    double started = ts_seconds_now();
     memset(out, 0, sizeof *out);
     const size_t threads = (size_t)in->n_threads, arrays = (size_t)in->n_arrays;
     int n_nodes = machine_nodes(&out->node_ids);
@@ -203,7 +197,7 @@ int ts_placement_audit(const struct ts_placement_input *in, struct ts_placement 
     r->array_error_pages = out->array_error_pages;
     r->local_fraction = owned ? (double)local / (double)owned : NAN;
     r->pages_moved = -1;
-    r->time = now() - started;
+    r->time = ts_seconds_now() - started;
     return TS_OK;
 }
 
