@@ -271,7 +271,7 @@ int ts_binding_check_hosts(const struct ts_dist *dist, const struct ts_node *nod
         status = read_findings(set, out, err);
     free(all);
     ts_rank_merge_free(set);
-    if (status != TS_OK && dist->rank == 0 && status == TS_RESOURCE_ERROR)
+    if (status == TS_RESOURCE_ERROR && dist->rank == 0)
         ts_error_prefix(err, "advise --check across ranks: ");
     return status;
 }
