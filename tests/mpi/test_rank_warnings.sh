@@ -89,6 +89,8 @@ fi
 if expect_run 0 "topo on two node names of one kernel" "$MPIRUN" --oversubscribe --bind-to none \
     -np 1 env SLURMD_NODENAME=n1 "$TS" topo --threads 1 : -np 1 env SLURMD_NODENAME=n2 "$TS" topo --threads 1; then
     expect_in "$OUT" "^  world +2 ranks on 2 hosts sharing 1 kernel" "two node names: the world line"
+    expect_in "$OUT" "^  hosts +2 of 2 hosts \(hosts n1, n2\): 1 rank, 1 thread \(1 a rank\) on 1 of [0-9]+ CPUs, 1 of [0-9]+ cores; NUMA nodes [0-9]+\$" \
+        "two node names: one summary for both hosts"
     expect_in "$OUT" "^  across ranks: note: hosts n1, n2 share one kernel \(boot id " "two node names: the note"
     expect_not_in "$OUT" "across ranks: warning" "two node names of one kernel: a warning across ranks"
     expect_in "$OUT" "^  2 of 2 ranks \(ranks 0-1; hosts n1, n2\): warning: " \
