@@ -8,6 +8,7 @@
 
 #include "advise_report.h"
 #include "binding_check.h"
+#include "binding_hosts.h"
 #include "ts_binding_plan.h"
 #include "ts_binding_verdict.h"
 #include "ts_node.h"
@@ -68,16 +69,32 @@ int ts_advise_cmd(const struct ts_advise_args *a, const struct ts_dist *dist, st
                                    .use_smt = a->smt };
     struct ts_observed_thread *obs = NULL;
     int n_obs = 0;
-    if (a->check) {
+    struct ts_binding_plan plan = { 0 };
+    /* The verdict: this process's, or under a launcher every host's, judged on its machine and
+     * merged (binding_hosts.h); rank 0 prints them with the plan of its own host. */
+    struct ts_binding_hosts *judged = a->check ? calloc(1, sizeof *judged) : NULL;
+    if (a->check && !judged)
+        status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "advise: no memory for the verdict");
+    if (status == TS_OK && a->check) {
         status = ts_binding_observe(a->threads, &obs, &n_obs, err);
         req.threads = n_obs; /* the team the runtime gives is the job's */
-        int host_ranks = 0;
-        if (status == TS_OK && dist && dist->started)
-            status = ts_binding_gather_host(dist, &obs, &n_obs, &host_ranks, err);
-        if (status == TS_OK && host_ranks > 0 && a->ranks == 0) {
-            req.ranks = host_ranks;
-            snprintf(shape, sizeof shape, "the job: %d MPI rank%s on this host", host_ranks,
-                     host_ranks == 1 ? "" : "s");
+        const int launched = dist && dist->started;
+        if (status == TS_OK && launched) {
+            struct ts_plan_request each = req;
+            each.ranks = a->ranks; /* 0: each host's own rank count */
+            status = ts_binding_check_hosts(dist, &node, &each, obs, n_obs, judged, err);
+        }
+        if (status == TS_OK && launched && dist->rank == 0) {
+            n_obs = judged->host_threads;
+            if (a->ranks == 0) {
+                req.ranks = judged->host_ranks;
+                snprintf(shape, sizeof shape, "the job: %d MPI rank%s on this host", judged->host_ranks,
+                         judged->host_ranks == 1 ? "" : "s");
+            }
+        } else if (status == TS_OK && !launched) {
+            struct ts_verdict_setting set;
+            ts_binding_setting(dist, &set);
+            status = ts_binding_judge(&node, &req, &set, obs, n_obs, judged->findings, &judged->n_findings, err);
         }
         size_t used = strlen(shape);
         snprintf(shape + used, sizeof shape - used, ", %d thread%s a rank from %s", req.threads,
@@ -86,18 +103,10 @@ int ts_advise_cmd(const struct ts_advise_args *a, const struct ts_dist *dist, st
                  : getenv("OMP_NUM_THREADS") ? "OMP_NUM_THREADS"
                                              : "the runtime");
     }
-    struct ts_binding_plan plan = { 0 };
     if (status == TS_OK)
         status = ts_binding_plan_make(&node, &req, &plan, err);
-    struct ts_finding findings[TS_VERDICT_MAX_FINDINGS];
-    int n_findings = 0;
-    if (status == TS_OK && a->check && (!dist || dist->rank == 0)) { /* rank 0 judges its host's ranks */
-        struct ts_verdict_setting set;
-        ts_binding_setting(dist, &set);
-        status = ts_binding_verdict(&node, &plan, &set, obs, n_obs, findings, &n_findings, err);
-        if (status == TS_OK)
-            n_findings += ts_binding_conditions(findings + n_findings, TS_VERDICT_MAX_FINDINGS - n_findings);
-    }
+    const struct ts_finding *findings = judged ? judged->findings : NULL;
+    const int n_findings = judged && (!dist || dist->rank == 0) ? judged->n_findings : 0;
     if (status == TS_OK && (!dist || dist->rank == 0)) {
         struct ts_advise_report r = { .node = &node,
                                       .plan = &plan,
@@ -115,6 +124,7 @@ int ts_advise_cmd(const struct ts_advise_args *a, const struct ts_dist *dist, st
         status = TS_VERIFY_FAILED; /* exit 1: the job runs, but not as it could */
     ts_binding_plan_free(&plan);
     ts_node_free(&node);
+    free(judged);
     free(obs);
     return status;
 }

@@ -1,6 +1,6 @@
 /* Observing a job's binding for a verdict against advise's plan: this process's threads (their
- * masks and CPUs), every rank's on this host under a launcher, and the machine's distorting
- * conditions, shared by `touchstone advise --check` and `run` with check.binding = strict. */
+ * masks and CPUs) and the machine's distorting conditions (each machine's ranks judged
+ * together under a launcher: binding_hosts.h), shared by `touchstone advise --check` and `run` with check.binding = strict. */
 #ifndef TOUCHSTONE_APP_BINDING_CHECK_H
 #define TOUCHSTONE_APP_BINDING_CHECK_H
 
@@ -13,12 +13,6 @@
  * affinity mask and the CPU it runs on, in *obs (malloc'd, *n entries: the team's real size),
  * rank 0. The runtime keeps its threads, so a later team of that size is bound the same way. */
 int ts_binding_observe(int threads, struct ts_observed_thread **obs, int *n, struct ts_error *err);
-
-/* Collective under a launcher: rank 0 gets in *obs the threads of every rank on its own host
- * (by host name), ranks numbered 0.. in local-rank order, and in *ranks how many; the others
- * keep theirs. */
-int ts_binding_gather_host(const struct ts_dist *dist, struct ts_observed_thread **obs, int *n, int *ranks,
-                           struct ts_error *err);
 
 /* How the job was set up, for the verdict's fixes: the OpenMP variables of this process (the
  * ranks get them alike from the launcher), and whether mpirun (dist's launcher, or its variables

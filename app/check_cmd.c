@@ -14,6 +14,7 @@
 #include "run_checkpoint.h"
 #include "run_plan.h"
 #include "run_ranks.h"
+#include "ts_dist_agree.h"
 #include "ts_distinct.h"
 #include "ts_memory.h"
 #include "ts_units.h"
@@ -267,18 +268,18 @@ static int check_ranks(const struct ts_config *cfg, const struct ts_cli *cli, st
     struct rank_part mine;
     describe_part(&rk, rp, d, (size_t)host_bytes, host_ranks, &mine);
     mine.status = status;
-    char message[sizeof err->message + 2];
-    snprintf(message, sizeof message, "%s", status == TS_OK ? "" : err->message);
-    for (char *c = message; *c; c++)
-        *c = *c == '\n' ? ' ' : *c;
-    strcat(message, "\n");
     struct rank_part *all = d->rank == 0 ? calloc((size_t)d->size, sizeof *all) : NULL;
     int oom = d->rank == 0 && !all;
     char *messages = NULL;
     if (collective == TS_OK)
         collective = ts_dist_gather(d, &mine, sizeof mine, all ? (void *)all : (void *)&mine, &e);
+    /* The first refusing rank's message alone, by a reduction and a broadcast: rank 0 holds one
+     * message, not a line of every rank. */
+    int first_refused = -1, n_refused = 0;
     if (collective == TS_OK)
-        collective = ts_dist_gather_text(d, message, &messages, &e);
+        collective = ts_dist_first_flagged(d, status != TS_OK, &first_refused, &n_refused, &e);
+    if (collective == TS_OK && first_refused >= 0)
+        collective = ts_dist_bcast_text(d, first_refused, status == TS_OK ? "" : err->message, &messages, &e);
     if (collective != TS_OK) { /* MPI failed: this rank's error alone */
         *err = e;
         free(all);
@@ -313,12 +314,9 @@ static int check_ranks(const struct ts_config *cfg, const struct ts_cli *cli, st
             verdict = status;
             ts_error_prefix(err, "rank 0 of %d (%s): ", d->size, d->host);
         } else if (first > 0) {
-            const char *text = messages;
-            for (int r = 0; r < first && text; r++)
-                if ((text = strchr(text, '\n')))
-                    text++;
-            verdict = ts_fail(err, all[first].status, "rank %d of %d (%s): %.*s", first, d->size, all[first].host,
-                              text ? (int)strcspn(text, "\n") : 0, text ? text : "");
+            const char *text = messages; /* rank first's, the first refused (first_refused) */
+            verdict = ts_fail(err, all[first].status, "rank %d of %d (%s): %s", first, d->size, all[first].host,
+                              text ? text : "");
         }
         size_t used = strlen(err->message);
         if (refused > 1 && first >= 0 && used < sizeof err->message)

@@ -47,12 +47,13 @@ int ts_check_keys_cmd(struct ts_error *err);
  * with the same binding warnings. Prints the report to stdout. cfg and binding are NULL
  * without a CONFIG; with one, the config's openmp.threads and the binding ts_binding_apply
  * chose count as in run. threads > 0 replaces openmp.threads and OMP_NUM_THREADS. Under a
- * launcher (dist->started), rank 0 prints its report and then every rank's threads and
- * warnings in rank order (app/topo_ranks.h); the other ranks print nothing. Fails
+ * launcher (dist->started), rank 0 prints its report and then a summary of each host, the
+ * threads of the first ranks (every rank's when all_ranks: --all-ranks) and the ranks'
+ * warnings merged (app/topo_ranks.h); the other ranks print nothing. Fails
  * with TS_RESOURCE_ERROR when memory runs out, TS_IO_ERROR when stdout cannot be written.
  * machine (NULL: this one) other than this one: the machine an XML export or synthetic
  * description gives, alone (no threads); TS_BAD_INPUT when hwloc cannot load it. */
-int ts_topo_cmd(enum ts_format format, int threads, const struct ts_config *cfg,
+int ts_topo_cmd(enum ts_format format, int threads, int all_ranks, const struct ts_config *cfg,
                 const struct ts_binding_choice *binding, const struct ts_dist *dist,
                 const struct ts_cli_machine *machine, struct ts_error *err);
 

@@ -101,7 +101,7 @@ int main(int argc, char **argv)
             if (status == TS_OK)
                 status = ts_launch_start(&launch, &err);
             if (status == TS_OK)
-                status = ts_topo_cmd(cli.format, cli.threads, cli.config_path ? &cfg : NULL,
+                status = ts_topo_cmd(cli.format, cli.threads, cli.all_ranks, cli.config_path ? &cfg : NULL,
                                      cli.config_path ? &binding : NULL, &launch.dist, &cli.machine, &err);
             break;
         }

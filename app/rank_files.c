@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ts_digest.h"
+#include "ts_dist_agree.h"
 
 /* What a rank answers for, per axis in decomp order (x, y, z): its interior and the physical
  * boundary next to it, never a halo. */
@@ -132,38 +133,32 @@ void ts_rank_fill_world_rows(struct ts_rank_fill *f, const struct ts_run_exec *e
         fill_audit(f, &ex->out.placement_end, ex->out.init_node, 1);
 }
 
-/* Every rank's block written; the first failure (by rank) is everyone's answer on rank 0. */
+/* Every rank's block written; the first failure (by rank) is everyone's answer on rank 0: one
+ * reduction finds that rank, one broadcast carries its "STATUS MESSAGE", so that rank 0 holds
+ * one message, never a line of every rank. */
 static int write_blocks(struct ts_rank_fill *f, const char *tmp, struct ts_error *err)
 {
     struct ts_error mine;
     ts_error_clear(&mine);
+    const struct ts_dist *d = f->rk->dist;
     int status = ts_h5_write_blocks(tmp, f->blocks, f->n_blocks, &mine);
-    /* One line per rank, in rank order: empty, or "STATUS MESSAGE". */
-    char text[sizeof mine.message + 32] = "\n";
-    if (status != TS_OK)
-        snprintf(text, sizeof text, "%d %s\n", status, mine.message);
-    char *all = NULL;
-    int gathered = ts_dist_gather_text(f->rk->dist, text, &all, err);
-    if (gathered != TS_OK || !all)
-        return gathered;
-    status = TS_OK;
-    char *line = all;
-    for (int r = 0; r < f->rk->dist->size && *line; r++) {
-        char *end = strchr(line, '\n');
-        if (end)
-            *end = '\0';
-        if (*line) {
-            char *reason = NULL;
-            long code = strtol(line, &reason, 10);
-            status = ts_fail(err, code > 0 && code < 256 ? (int)code : TS_IO_ERROR, "rank %d: %s", r,
-                             *reason ? reason + 1 : "");
-            break;
-        }
-        if (!end)
-            break;
-        line = end + 1;
+    int first = -1, count = 0;
+    int collective = ts_dist_first_flagged(d, status != TS_OK, &first, &count, err);
+    if (collective != TS_OK || first < 0)
+        return collective;
+    char text[sizeof mine.message + 32] = "", *theirs = NULL;
+    if (d->rank == first)
+        snprintf(text, sizeof text, "%d %s", status, mine.message);
+    collective = ts_dist_bcast_text(d, first, text, &theirs, err);
+    if (collective != TS_OK || d->rank != 0) {
+        free(theirs);
+        return collective;
     }
-    free(all);
+    char *reason = NULL;
+    long code = strtol(theirs, &reason, 10);
+    status =
+        ts_fail(err, code > 0 && code < 256 ? (int)code : TS_IO_ERROR, "rank %d: %s", first, *reason ? reason + 1 : "");
+    free(theirs);
     return status;
 }
 

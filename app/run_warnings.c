@@ -112,7 +112,8 @@ int ts_run_gather_warnings(struct ts_run_record *rr, struct ts_run_ranks *rk, ch
 }
 
 /* Collective across ranks: every rank's facts (host, kernel, mask, where its threads ran),
- * compared on rank 0 (app/rank_warnings.h, as topo does): lines on rank 0, none elsewhere. */
+ * compared on each machine's first rank and merged up the ranks' tree (app/rank_warnings.h, as
+ * topo does): lines on rank 0, none elsewhere. */
 int ts_run_cross_rank_warnings(const struct ts_run_ranks *rk, const struct ts_topology_rec *machine,
                                const struct ts_binding_choice *binding, const struct ts_run_exec *ex,
                                struct ts_rank_line *lines, int *n, struct ts_error *err)

@@ -44,7 +44,8 @@ int ts_run_gather_warnings(struct ts_run_record *rr, struct ts_run_ranks *rk, ch
                            struct ts_error *err);
 
 /* Collective across ranks: every rank's facts (host, kernel, mask, where its threads ran),
- * compared on rank 0: up to TS_RUN_MAX_CROSS_WARNINGS lines there in lines, none elsewhere. */
+ * compared on each machine's first rank, the warnings merged up the ranks' tree: up to
+ * TS_RUN_MAX_CROSS_WARNINGS lines on rank 0 in lines, none elsewhere. */
 int ts_run_cross_rank_warnings(const struct ts_run_ranks *rk, const struct ts_topology_rec *machine,
                                const struct ts_binding_choice *binding, const struct ts_run_exec *ex,
                                struct ts_rank_line *lines, int *n, struct ts_error *err);

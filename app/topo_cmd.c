@@ -207,7 +207,7 @@ static int describe(enum ts_format format, const struct ts_cli_machine *machine,
     return status;
 }
 
-int ts_topo_cmd(enum ts_format format, int threads, const struct ts_config *cfg,
+int ts_topo_cmd(enum ts_format format, int threads, int all_ranks, const struct ts_config *cfg,
                 const struct ts_binding_choice *binding, const struct ts_dist *dist,
                 const struct ts_cli_machine *machine, struct ts_error *err)
 {
@@ -226,19 +226,20 @@ int ts_topo_cmd(enum ts_format format, int threads, const struct ts_config *cfg,
         status = ts_topology_record(st->topo, &st->machine, err);
     if (status == TS_OK)
         status = gather(st, threads, cfg, &rep, err);
-    /* JSON across ranks: every rank's part gathered first, then rank 0's one document. One
+    /* JSON across ranks: the world's part merged first, then rank 0's one document. One
      * rank's JSON report (launched or not) is the one of a process alone. */
     struct ts_topo_ranks_json *world = NULL;
     const int json_ranks = format == TS_FORMAT_JSON && dist->started && dist->size > 1;
     if (status == TS_OK && json_ranks)
-        status = ts_topo_ranks_json(dist, &rep, &world, err);
+        status = ts_topo_ranks_json(dist, &rep, all_ranks, &world, err);
     if (status == TS_OK && dist->rank == 0) {
         rep.world = ts_topo_ranks_world(world);
         status = print(format, &rep, err);
     }
-    /* Under a launcher, the text report then lists every rank's threads, printed by rank 0. */
+    /* Under a launcher, the text report then summarises the hosts and lists the first ranks'
+     * threads (every rank's with --all-ranks), printed by rank 0. */
     if (status == TS_OK && dist->started && format != TS_FORMAT_JSON)
-        status = ts_topo_ranks_print(dist, &rep, stdout, err);
+        status = ts_topo_ranks_print(dist, &rep, all_ranks, stdout, err);
     ts_topo_ranks_json_free(world);
 
     ts_topology_record_free(&st->machine);

@@ -13,6 +13,7 @@ static const char usage_commands[] =
     "       touchstone check CONFIG [the options of run]\n"
     "       touchstone check --keys\n"
     "       touchstone topo [CONFIG] [--set section.key=value ...] [--threads N] [--format text|json]\n"
+    "                       [--all-ranks]\n"
     "       touchstone topo --topology FILE.xml | --synthetic DESC [--format text|json]\n"
     "       touchstone advise [--ranks R] [--threads T] [--smt] [--slurm] [--topology FILE.xml | --synthetic DESC]\n"
     "                         [--check] [--format text|json]\n"
@@ -64,6 +65,8 @@ static const char usage_options[] =
     "  --format F         topo, advise, show: text (default) or json; compare, report: also csv, markdown\n"
     "  --topology FILE    topo, advise: the machine an hwloc XML export describes (lstopo FILE.xml on it)\n"
     "  --synthetic DESC   topo, advise: an hwloc synthetic machine, e.g. \"package:2 numa:4 core:16 pu:2\"\n"
+    "  --all-ranks        topo under a launcher: list every rank's threads (default: the first 16 ranks';\n"
+    "                     every host is summarised either way)\n"
     "  --ranks R          advise: ranks per node (default: the job's, else 1)\n"
     "  --smt              advise: a thread on every hardware thread, not one a core\n"
     "  --slurm            advise: #SBATCH lines and srun first\n"
@@ -219,7 +222,8 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         OPT_OVERWRITE,
         OPT_TOPOLOGY,
         OPT_SYNTHETIC,
-        OPT_KEYS
+        OPT_KEYS,
+        OPT_ALL_RANKS
     };
     static const struct option run_options[] = {
         { "serial-init", no_argument, NULL, OPT_SERIAL_INIT },
@@ -239,6 +243,7 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         { "threads", required_argument, NULL, OPT_THREADS },
         { "topology", required_argument, NULL, OPT_TOPOLOGY },
         { "synthetic", required_argument, NULL, OPT_SYNTHETIC },
+        { "all-ranks", no_argument, NULL, OPT_ALL_RANKS },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -272,6 +277,7 @@ int ts_cli_parse(struct ts_cli *cli, int argc, char **argv, struct ts_error *err
         case 'o': status = add_override(cli, long_index >= 0 ? "--output" : "-o", "output.file", optarg, err); break;
         case OPT_OVERWRITE: status = add_override(cli, "--overwrite", "output.overwrite", "true", err); break;
         case OPT_RESTART: cli->restart_path = optarg; break;
+        case OPT_ALL_RANKS: cli->all_ranks = 1; break;
         case 'q': cli->quiet = 1; break;
         case OPT_KEYS:
             if (cli->command == TS_CMD_RUN)

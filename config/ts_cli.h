@@ -49,6 +49,7 @@ struct ts_cli {
     const char *restart_path; /* run or check --restart CKPT, NULL otherwise */
     enum ts_format format;
     int threads;                   /* topo --threads N; 0: as openmp.threads, OMP_NUM_THREADS or the runtime decides */
+    int all_ranks;                 /* topo --all-ranks: list every rank's threads, not the first ranks' */
     struct ts_cli_machine machine; /* topo --topology / --synthetic; TS_MACHINE_THIS without them */
     struct ts_runs_args runs;      /* compare, report, plot, show */
     struct ts_advise_args advise;

@@ -140,48 +140,6 @@ int ts_dist_start(struct ts_dist *d, struct ts_error *err)
     return TS_OK;
 }
 
-int ts_dist_gather_text(const struct ts_dist *d, const char *text, char **all, struct ts_error *err)
-{
-    *all = NULL;
-    size_t n = strlen(text);
-    if (!d->started) {
-        *all = strdup(text);
-        return *all ? TS_OK : ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot copy %zu bytes of text", n);
-    }
-    if (n > (size_t)1 << 30)
-        return ts_fail(err, TS_INTERNAL_ERROR, "rank %d: %zu bytes of text to gather, more than 1 GiB", d->rank, n);
-    int mine = (int)n, *lengths = NULL, *offsets = NULL;
-    if (d->rank == 0) {
-        lengths = calloc((size_t)d->size, sizeof *lengths);
-        offsets = calloc((size_t)d->size, sizeof *offsets);
-    }
-    /* Every rank takes part even when rank 0 is out of memory, so that none waits forever. */
-    int code = MPI_Gather(&mine, 1, MPI_INT, lengths ? lengths : &mine, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    long long total = 0;
-    if (code == MPI_SUCCESS && lengths && offsets) {
-        for (int r = 0; r < d->size; r++) {
-            offsets[r] = (int)total;
-            total += lengths[r];
-        }
-        *all = total < INT_MAX ? malloc((size_t)total + 1) : NULL;
-    }
-    if (code == MPI_SUCCESS)
-        code = MPI_Gatherv(text, mine, MPI_CHAR, *all, lengths, offsets, MPI_CHAR, 0, MPI_COMM_WORLD);
-    free(lengths);
-    free(offsets);
-    if (code != MPI_SUCCESS) {
-        free(*all);
-        *all = NULL;
-        return ts_dist_mpi_failed(err, code, "gathering the ranks' text (MPI_Gatherv)");
-    }
-    if (d->rank == 0 && !*all)
-        return ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot gather %lld bytes of text from %d ranks", total,
-                             d->size);
-    if (*all)
-        (*all)[total] = '\0';
-    return TS_OK;
-}
-
 int ts_dist_gather(const struct ts_dist *d, const void *mine, size_t bytes, void *all, struct ts_error *err)
 {
     if (!d->started) {

@@ -41,11 +41,6 @@ void ts_dist_library_version(char *buf, size_t len);
  * be ended, whatever the status. */
 int ts_dist_start(struct ts_dist *d, struct ts_error *err);
 
-/* Collective: rank 0 gets in *all the text of every rank, in rank order (malloc'd, the caller
- * frees it); the other ranks get NULL. Not started: a copy of text. TS_RESOURCE_ERROR when
- * memory runs out, TS_INTERNAL_ERROR when MPI fails. */
-int ts_dist_gather_text(const struct ts_dist *d, const char *text, char **all, struct ts_error *err);
-
 /* Collective: rank 0 gets in all (size * bytes, in rank order) every rank's `bytes` bytes at
  * mine; all is ignored on the other ranks. One MPI item of `bytes` a rank: the whole may pass
  * 2 GiB (bytes itself at most INT_MAX). Not started: a copy of mine. TS_INTERNAL_ERROR when

@@ -100,7 +100,7 @@ _touchstone()
     case $cmd in
     run) options="--serial-init --threads --set -o --output --overwrite --restart -q --quiet --help" ;;
     check) options="--serial-init --threads --set -o --output --overwrite --restart -q --quiet --keys --help" ;;
-    topo) options="--set --threads --format --topology --synthetic --help" ;;
+    topo) options="--set --threads --format --topology --synthetic --all-ranks --help" ;;
     advise) options="--ranks --threads --smt --slurm --topology --synthetic --check --format --help" ;;
     survey) options="--quick --full -o --output --html --dump --sections --help" ;;
     compare) options="--format --force --help" ;;

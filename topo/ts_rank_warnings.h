@@ -77,11 +77,4 @@ int ts_rank_warnings_lines(const struct ts_rank_merge *set, int world, struct ts
  * give together, for the tests and a single process. -1 when memory runs out. */
 int ts_rank_warnings(const struct ts_rank_facts *ranks, int n, struct ts_rank_line *lines, int max);
 
-/* The same from the gathered text of every rank (ts_rank_facts_format's lines, in rank order),
- * which must hold n_ranks lines: the count of lines in *n_lines. TS_INTERNAL_ERROR when a
- * line does not parse (naming it) or the count is not n_ranks, TS_RESOURCE_ERROR when memory
- * runs out. */
-int ts_rank_warnings_from_text(const char *all, int n_ranks, struct ts_rank_line *lines, int max, int *n_lines,
-                               struct ts_error *err);
-
 #endif

@@ -1,7 +1,7 @@
 #!/bin/sh
-# The warnings across ranks (issue 14) in `touchstone topo` under mpirun, in the layouts whose
-# outcome a 2-core machine fixes: the launcher's binding (the mask of each rank) decides them,
-# not where the scheduler happens to put a thread.
+# The warnings across ranks (issue 14) in `touchstone topo` and `advise --check` under mpirun,
+# in the layouts whose outcome a 2-core machine fixes: the launcher's binding (the mask of each
+# rank) decides them, not where the scheduler happens to put a thread.
 # Usage: test_rank_warnings.sh TOUCHSTONE SOURCE_DIR MPIRUN
 . "$(dirname "$0")/lib.sh"
 
@@ -89,6 +89,8 @@ fi
 if expect_run 0 "topo on two node names of one kernel" "$MPIRUN" --oversubscribe --bind-to none \
     -np 1 env SLURMD_NODENAME=n1 "$TS" topo --threads 1 : -np 1 env SLURMD_NODENAME=n2 "$TS" topo --threads 1; then
     expect_in "$OUT" "^  world +2 ranks on 2 hosts sharing 1 kernel" "two node names: the world line"
+    expect_in "$OUT" "^  hosts +2 of 2 hosts \(hosts n1, n2\): 1 rank, 1 thread \(1 a rank\) on 1 of [0-9]+ CPUs, 1 of [0-9]+ cores; NUMA nodes [0-9]+\$" \
+        "two node names: one summary for both hosts"
     expect_in "$OUT" "^  across ranks: note: hosts n1, n2 share one kernel \(boot id " "two node names: the note"
     expect_not_in "$OUT" "across ranks: warning" "two node names of one kernel: a warning across ranks"
     expect_in "$OUT" "^  2 of 2 ranks \(ranks 0-1; hosts n1, n2\): warning: " \
@@ -110,5 +112,19 @@ assert any(w["kind"] == "note" and w["text"].startswith("hosts n1, n2 share one 
 assert not [w for w in d["rank_warnings"] if w["kind"] == "warning"], d["rank_warnings"]
 assert d["ranks"][1]["warnings"], "rank 1 has its own binding warnings"
 ' "$OUT" || fail "topo --format json on two node names: not the document expected"
+fi
+# advise --check on two node names, a rank each bound to one core with 2 threads: each host is
+# judged on its machine's first rank as a job of 1 rank (not rank 0's host alone, not 2 ranks on
+# one host), and the finding both give is one line naming both (issue 24). The OMP_* variables
+# by env: mpirun's -x reaches the first app context only.
+two_hosts_env="TOUCHSTONE_CONDITIONS_ROOT=$WORK/quiet OMP_PLACES=cores OMP_PROC_BIND=spread OMP_NUM_THREADS=2"
+# shellcheck disable=SC2086
+if expect_run 1 "advise --check on two node names, a core a rank" "$MPIRUN" --bind-to core --map-by core \
+    -np 1 env SLURMD_NODENAME=n1 $two_hosts_env "$TS" advise --check : \
+    -np 1 env SLURMD_NODENAME=n2 $two_hosts_env "$TS" advise --check; then
+    expect_in "$OUT" "^job +1 rank x 2 threads \(the job: 1 MPI rank on this host, " "two node names: rank 0's host planned alone"
+    expect_in "$OUT" "^  stacked: 2 of 2 hosts \(hosts n1, n2\): threads r0.t0, r0.t1 are bound to core 0\.\.1 together" \
+        "two node names: one finding for both hosts"
+    [ "$(grep -c '^  stacked: ' "$OUT")" = 1 ] || fail "two node names: not one stacked finding"
 fi
 finish

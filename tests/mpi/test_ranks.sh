@@ -1,21 +1,33 @@
 #!/bin/sh
-# Several ranks: topo lists every thread of every rank in rank order, as text and as one JSON
-# document; check shows the run's split over the ranks; a problem too small for the ranks
-# refused by run and check with one message and exit 2 from rank 0 (the others exit 0), no
-# file; a rank that fails alone ends the whole job.
+# Several ranks: topo summarises the host and lists the threads of the first 16 ranks in rank
+# order (every rank's with --all-ranks), as text and as one JSON document; check shows the
+# run's split over the ranks; a problem too small for the ranks refused by run and check with
+# one message and exit 2 from rank 0 (the others exit 0), no file; a rank that fails alone
+# ends the whole job.
 # Usage: test_ranks.sh TOUCHSTONE SOURCE_DIR MPIRUN
 . "$(dirname "$0")/lib.sh"
 
-# topo on 2, 3 and 4 ranks of 2 threads each: the world's size, and two rows for every rank.
-for ranks in 2 3 4; do
+# topo on 2, 3 and 17 ranks of 2 threads each: the world's size, the host summarised in one
+# line (made on the machine's first rank), and two rows for every rank listed: every rank up
+# to 16, then the first 16 and one line for the others (issue 24: rank 0 holds no row of them).
+for ranks in 2 3 17; do
     mpi_ts 0 "topo on $ranks ranks" "$ranks" topo --threads 2 || continue
     expect_in "$OUT" "^  world +$ranks ranks on 1 host" "topo on $ranks ranks: the world's size"
     [ "$(grep -c '^touchstone .* topo: ' "$OUT")" = 1 ] || fail "topo on $ranks ranks: not one report (rank 0's)"
+    expect_in "$OUT" "^  hosts +host [^:]+: $ranks ranks, $((2 * ranks)) threads \(2 a rank\) on [0-9]+ of [0-9]+ CPUs, [0-9]+ of [0-9]+ cores; NUMA nodes [0-9]" \
+        "topo on $ranks ranks: the host's summary"
+    [ "$(grep -c '^  hosts ' "$OUT")" = 1 ] || fail "topo on $ranks ranks: not one line of hosts"
     rows=$(awk '/^ranks \(/ { in_ranks = 1; next } in_ranks && /^$/ { in_ranks = 0 }
                 in_ranks && $2 ~ /^[0-9]+$/ && $4 ~ /^[0-9]+$/ { count[$2]++ }
                 END { for (r in count) printf "%s:%d\n", r, count[r] }' "$OUT" | sort -n | tr '\n' ' ')
-    want=$(r=0; while [ "$r" -lt "$ranks" ]; do printf '%d:2 ' "$r"; r=$((r + 1)); done)
+    listed=$((ranks < 16 ? ranks : 16))
+    want=$(r=0; while [ "$r" -lt "$listed" ]; do printf '%d:2 ' "$r"; r=$((r + 1)); done)
     [ "$rows" = "$want" ] || fail "topo on $ranks ranks: rows per rank '$rows', expected '$want'"
+    if [ "$ranks" -gt 16 ]; then
+        expect_in "$OUT" "^ranks \(every thread of the first 16 of $ranks ranks," "topo on $ranks ranks: the section's title"
+        expect_in "$OUT" "^  \($((ranks - 16)) more ranks not listed: touchstone topo --all-ranks lists every thread of every rank\)\$" \
+            "topo on $ranks ranks: the ranks not listed"
+    fi
     # Every rank's binding warnings: with binding off, each has one, and they are one line
     # naming every rank (issue 24).
     expect_in "$OUT" "^  $ranks of $ranks ranks \(ranks 0-$((ranks - 1)); host [^)]*\): warning: binding is off" \
@@ -25,14 +37,16 @@ for ranks in 2 3 4; do
 done
 
 # The JSON report of several ranks: one document (rank 0's), the machine as one rank's, plus
-# the world, every rank with its threads, and the warnings across ranks (3 ranks of 2 threads
-# on 2 CPUs: more threads than cores on the host).
+# the world, every rank with its threads (--all-ranks: accepted; 3 ranks are listed either way,
+# one launch of more than 16 ranks above is enough of this test's time), and the warnings
+# across ranks (3 ranks of 2 threads on 2 CPUs: more threads than cores on the host).
 MPI_ARGS="-x OMP_PLACES=cores"
-if mpi_ts 0 "topo --format json on 3 ranks" 3 topo --format json --threads 2; then
+if mpi_ts 0 "topo --format json --all-ranks on 3 ranks" 3 topo --format json --threads 2 --all-ranks; then
     python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["mpi"]["size"] == 3 and d["mpi"]["hosts"] == 1 and d["mpi"]["shared_kernel"] is False, d["mpi"]
+assert d["mpi"]["size"] == 3 and d["mpi"]["hosts"] == 1 and d["mpi"]["kernels"] == 1, d["mpi"]
+assert d["mpi"]["shared_kernel"] is False, d["mpi"]
 assert d["mpi"]["launcher"].startswith("OMPI_COMM_WORLD_SIZE="), d["mpi"]
 assert "hwloc_version" in d and d["openmp"]["num_threads"] == 2, "the machine and rank 0 as alone"
 ranks = d["ranks"]
@@ -45,7 +59,7 @@ for r, rank in enumerate(ranks):
 assert len({r["boot_id"] for r in ranks}) == 1
 kinds = [w["kind"] for w in d["rank_warnings"]]
 assert "warning" in kinds and any("6 threads on" in w["text"] for w in d["rank_warnings"]), d["rank_warnings"]
-' "$OUT" || fail "topo --format json on 3 ranks: not the document expected"
+' "$OUT" || fail "topo --format json --all-ranks on 3 ranks: not the document expected"
 fi
 MPI_ARGS=""
 # One rank launched: the report of a process alone, no world in it.
@@ -128,6 +142,15 @@ if mpi_ts 2 "check sum of 76 MiB on 2 ranks of a 60 MiB node" 2 check "$SRC/conf
     expect_not_in "$ERR" "MPI_ABORT" "check on a 60 MiB node: the job aborted"
 fi
 MPI_ARGS=""
+# ... the limit on rank 1 alone: its refusal is the first, its message (found by a reduction and
+# a broadcast, not a line of every rank gathered) named by rank 1.
+if expect_run 2 "check sum of 76 MiB, the 60 MiB limit on rank 1 alone" timeout 600 "$MPIRUN" --oversubscribe \
+    --bind-to none -np 1 "$TS" check "$SRC/configs/sum.ini" --set sum.n=10000000 : \
+    -np 1 env SLURM_MEM_PER_NODE=60 "$TS" check "$SRC/configs/sum.ini" --set sum.n=10000000; then
+    expect_in "$ERR" "^touchstone: error: rank 1 of 2 \(.*\): sum: the 2 ranks on this machine need .* but SLURM_MEM_PER_NODE=60 MB allows only 60 MiB .*; use fewer ranks per node, more nodes, or a smaller problem\$" \
+        "the limit on rank 1 alone: rank 1's message"
+    [ "$(grep -c '^touchstone: error:' "$ERR")" = 1 ] || fail "the limit on rank 1 alone: not one error message"
+fi
 
 # Rank 0 holds the other ranks' rows (app/run_world.c), counted in its part before anything is
 # allocated, but not their times per iteration, which each rank writes into the file itself.

@@ -372,34 +372,6 @@ static void parse_refuses(void)
     ts_rank_facts_free(&f);
 }
 
-static void from_text(void)
-{
-    rank(0, "a", A, "0", 2, (int[]){ 0, 0 }, NULL, 2, 1);
-    rank(1, "a", A, "1", 2, (int[]){ 1, 1 }, NULL, 2, 1);
-    char *l0 = NULL, *l1 = NULL, all[2048];
-    struct ts_error err = { 0 };
-    REQUIRE(ts_rank_facts_format(&ranks[0], &l0, &err) == TS_OK && ts_rank_facts_format(&ranks[1], &l1, &err) == TS_OK,
-            "format: %s", err.message);
-    snprintf(all, sizeof all, "%s%s", l0, l1);
-    int n = -1;
-    REQUIRE(ts_rank_warnings_from_text(all, 2, lines, MAX_LINES, &n, &err) == TS_OK, "from text: %s", err.message);
-    REQUIRE(n == 2 && FIND(n, "2 of 2 ranks (ranks 0-1; host a): its 2 threads all run on core 0..1") >= 0,
-            "2 ranks of 2 threads on one core each, 2 cores: expected 2 lines, got %d", n);
-    REQUIRE(ts_rank_warnings_from_text(all, 3, lines, MAX_LINES, &n, &err) == TS_INTERNAL_ERROR
-                && strstr(err.message, "2 lines, not one for each of 3 ranks"),
-            "2 lines for 3 ranks: %s", err.message);
-    REQUIRE(ts_rank_warnings_from_text(all, 1, lines, MAX_LINES, &n, &err) == TS_INTERNAL_ERROR
-                && strstr(err.message, "more lines than ranks (1)"),
-            "2 lines for 1 rank: %s", err.message);
-    snprintf(all, sizeof all, "%srank=1 broken\n", l0);
-    REQUIRE(ts_rank_warnings_from_text(all, 2, lines, MAX_LINES, &n, &err) == TS_INTERNAL_ERROR
-                && strstr(err.message, "line 2 of 2: "),
-            "a broken second line: %s", err.message);
-    REQUIRE(n == 0, "an error left %d lines", n);
-    free(l0);
-    free(l1);
-}
-
 int main(int argc, char **argv)
 {
     static const struct ts_case cases[] = {
@@ -416,7 +388,6 @@ int main(int argc, char **argv)
         { "overlap_count", overlap_count },
         { "round_trip", round_trip },
         { "parse_refuses", parse_refuses },
-        { "from_text", from_text },
     };
     return TS_RUN_CASES(cases);
 }
