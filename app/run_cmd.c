@@ -184,6 +184,7 @@ static int write_results(struct ts_run_record *rr, const struct ts_config *cfg, 
     rr->timings.total = ts_run_ranks_total(ranks, now - ranks->started);
     rr->timings.finish = now - worked;
     rr->timings.wall = now - ts_start_clock()->process;
+    rr->timings.write_from = now; /* the writer fills write from here (omp_get_wtime: CLOCK_MONOTONIC) */
     /* The summary is rendered before the write: the file keeps what the screen shows. */
     char shown[8500];
     ts_output_shown(out, shown, sizeof shown);

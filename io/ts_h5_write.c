@@ -125,7 +125,7 @@ static int write_parts(struct h5w *w, hid_t file, const void *ctx)
         if (failed)
             return w->err->status;
     }
-    return TS_OK;
+    return h5w_write_timings_write(w, file, rec) ? w->err->status : TS_OK;
 }
 
 /* Variable-length UTF-8: h5py reads such attributes as str, h5dump prints them as text. */

@@ -168,9 +168,11 @@ struct ts_timings_rec {
     double combine;    /* per-node then global combination of partials */
     double result;     /* the result pass after the last iteration (sum of u^2); 0 without one */
     double verify;
-    double placement; /* page-placement audits */
-    double write;     /* filled by the writer's caller from a previous estimate; may be 0 */
-    double total;     /* wall time of the whole run up to writing */
+    double placement;  /* page-placement audits */
+    double write;      /* assembling the file: the writer fills it from write_from; else as given, may be 0 */
+    double write_from; /* CLOCK_MONOTONIC seconds when wall was taken (omp_get_wtime's clock): the writer sets
+                        * write to the time from it to the file assembled in memory; 0: write as given */
+    double total;      /* wall time of the whole run up to writing */
     /* Where the rest of the wall time went, from the process's start to writing the file */
     double startup;          /* process start to main (the first process's, when re-executed) */
     double reexec;           /* the binding's re-execution: the first process's main to this one's; 0 without */

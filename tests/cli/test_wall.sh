@@ -1,9 +1,10 @@
 #!/bin/sh
-# Where a run's wall time went (/timings startup, reexec, setup, plan, finish, wall; issue 28):
+# Where a run's wall time went (/timings startup, reexec, setup, plan, finish, wall, write; issue 28):
 # every phase is recorded and none is negative; the phases and the work, which do not overlap,
-# fit in the wall time, and the wall time in what a clock outside saw from before the fork to
-# after the exit; the binding's re-execution is counted exactly when there was one; the
-# summary's time line says the file's split. Invariants only: no speed is judged.
+# fit in the wall time, and the wall time and the file's assembly (write) in what a clock
+# outside saw from before the fork to after the exit; the binding's re-execution is counted
+# exactly when there was one; the summary's time line says the file's split. Invariants only:
+# no speed is judged.
 . "$(dirname "$0")/lib.sh"
 H5GET=${3:?path to h5_get}
 unset OMP_PLACES OMP_PROC_BIND
@@ -45,6 +46,12 @@ check() {
         fail "$name: wall time $wall s, but $outside s passed outside from before the fork to the exit"
     awk -v v="$(get "$name.h5" /timings/startup)" 'BEGIN { exit !(v > 0) }' ||
         fail "$name: no time from the process's start to main"
+    # write: from taking wall to the file assembled, set last into the file itself; it ends
+    # before the outside clock does (the bytes stored and the exit still follow).
+    write=$(get "$name.h5" /timings/write)
+    awk -v v="$write" 'BEGIN { exit !(v > 0) }' || fail "$name: /timings/write = $write: assembling the file not measured"
+    awk -v w="$wall" -v wr="$write" -v o="$outside" 'BEGIN { exit !(w + wr <= o) }' ||
+        fail "$name: wall $wall s + write $write s, more than the $outside s that passed outside"
     # The summary (kept in the file) says the same split.
     share=$(awk -v w="$wall" -v s="$sum" -v st="$(get "$name.h5" /timings/startup)" \
         -v re="$(get "$name.h5" /timings/reexec)" -v se="$(get "$name.h5" /timings/setup)" \
