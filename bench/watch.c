@@ -24,11 +24,14 @@
  * samples every thread every SAMPLE_NS and keeps the last value of each; once more when the
  * command has exited but is not yet reaped (waitid with WNOWAIT: the zombie's own numbers are
  * still there). What a thread waited after the last sample before it ended is lost: at most one
- * interval's worth per thread. threads_seen: how many threads had a schedstat read. (Taskstats'
+ * interval's worth per thread; a thread that lived less than an interval may go unseen. Each
+ * thread's file stays open (a sample is a pread a thread); descendants are looked for every
+ * tenth sample. threads_seen: how many threads were seen. (Taskstats'
  * delay accounting keeps dead threads' delays, but it is off unless kernel.task_delayacct is set
  * and needs CAP_NET_ADMIN; schedstat needs neither.) */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
@@ -92,51 +95,71 @@ static double load(void)
     return l;
 }
 
-/* The last run delay (ns) seen of each thread, by TID. A TID reused within one command would
- * be taken for the same thread; its delay restarts at 0, so the larger value is kept. */
+/* The last run delay (ns) seen of each thread, by TID, and its schedstat file kept open (fd, -1
+ * once the thread is gone): a sample is one pread a thread, not an open and a close. A TID
+ * reused within one command would be taken for the same thread; its delay restarts at 0, so
+ * the larger value is kept. */
+struct thread_delay {
+    long tid;
+    int fd;
+    uint64_t ns;
+};
 struct delays {
-    long *tid;
-    uint64_t *ns;
+    struct thread_delay *t;
     size_t n, cap;
+    int readable; /* a schedstat was read at least once */
 };
 
-static void delays_keep(struct delays *d, long tid, uint64_t ns)
+/* The second number of a schedstat line: run delay in ns; -1 when it cannot be read. */
+static int run_delay(int fd, uint64_t *ns)
+{
+    char text[128];
+    ssize_t got = pread(fd, text, sizeof text - 1, 0);
+    if (got <= 0)
+        return -1;
+    text[got] = '\0';
+    uint64_t on_cpu;
+    return sscanf(text, "%" SCNu64 " %" SCNu64, &on_cpu, ns) == 2 ? 0 : -1;
+}
+
+static void thread_read(struct delays *d, struct thread_delay *t)
+{
+    uint64_t ns;
+    if (t->fd < 0)
+        return;
+    if (run_delay(t->fd, &ns) != 0) { /* the thread has ended: its last sample stays */
+        close(t->fd);
+        t->fd = -1;
+        return;
+    }
+    d->readable = 1;
+    if (ns > t->ns)
+        t->ns = ns;
+}
+
+/* A thread of process pid seen in its task folder: opened and read when new. */
+static void thread_seen(struct delays *d, long pid, long tid)
 {
     for (size_t i = 0; i < d->n; i++)
-        if (d->tid[i] == tid) {
-            if (ns > d->ns[i])
-                d->ns[i] = ns;
+        if (d->t[i].tid == tid)
             return;
-        }
     if (d->n == d->cap) {
         size_t cap = d->cap ? 2 * d->cap : 64;
-        long *t = realloc(d->tid, cap * sizeof *t);
-        if (t)
-            d->tid = t;
-        uint64_t *v = t ? realloc(d->ns, cap * sizeof *v) : NULL;
-        if (!v)
+        struct thread_delay *t = realloc(d->t, cap * sizeof *t);
+        if (!t)
             return; /* out of memory: this thread goes uncounted */
-        d->ns = v;
+        d->t = t;
         d->cap = cap;
     }
-    d->tid[d->n] = tid;
-    d->ns[d->n++] = ns;
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/schedstat", pid, tid);
+    d->t[d->n] = (struct thread_delay){ tid, open(path, O_RDONLY | O_CLOEXEC), 0 };
+    thread_read(d, &d->t[d->n++]);
 }
 
-/* The second number of a schedstat file: run delay in ns; -1 when it cannot be read. */
-static int run_delay(const char *path, uint64_t *ns)
-{
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return -1;
-    uint64_t on_cpu;
-    int ok = fscanf(f, "%" SCNu64 " %" SCNu64, &on_cpu, ns) == 2;
-    fclose(f);
-    return ok ? 0 : -1;
-}
-
-/* Every thread of process pid and (where the kernel lists children) of its descendants. */
-static void sample(struct delays *d, long pid, int depth)
+/* Finds the threads of process pid and, with children, of its descendants (where the kernel
+ * lists them). */
+static void discover(struct delays *d, long pid, int children, int depth)
 {
     char path[96];
     snprintf(path, sizeof path, "/proc/%ld/task", pid);
@@ -149,21 +172,27 @@ static void sample(struct delays *d, long pid, int depth)
         long tid = strtol(e->d_name, &end, 10);
         if (tid <= 0 || *end)
             continue;
-        uint64_t ns;
-        snprintf(path, sizeof path, "/proc/%ld/task/%ld/schedstat", pid, tid);
-        if (run_delay(path, &ns) == 0)
-            delays_keep(d, tid, ns);
-        if (depth >= MAX_DEPTH)
+        thread_seen(d, pid, tid);
+        if (!children || depth >= MAX_DEPTH)
             continue;
         snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", pid, tid);
         FILE *c = fopen(path, "re");
         long child;
         while (c && fscanf(c, "%ld", &child) == 1)
-            sample(d, child, depth + 1);
+            discover(d, child, children, depth + 1);
         if (c)
             fclose(c);
     }
     closedir(dir);
+}
+
+/* One sample: every thread known read again, new ones found (descendants every tenth time:
+ * their lists cost an open a thread). */
+static void sample(struct delays *d, long pid, unsigned count)
+{
+    for (size_t i = 0; i < d->n; i++)
+        thread_read(d, &d->t[i]);
+    discover(d, pid, count % 10 == 0, 0);
 }
 
 /* Samples pid's threads until it has exited, then once more before it is reaped; 0 then, -1
@@ -171,8 +200,8 @@ static void sample(struct delays *d, long pid, int depth)
 static int watch_until_exit(struct delays *d, pid_t pid)
 {
     const struct timespec interval = { 0, SAMPLE_NS };
-    for (;;) {
-        sample(d, pid, 0);
+    for (unsigned count = 0;; count++) {
+        sample(d, pid, count);
         siginfo_t info;
         memset(&info, 0, sizeof info);
         if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
@@ -181,7 +210,7 @@ static int watch_until_exit(struct delays *d, pid_t pid)
             return -1;
         }
         if (info.si_pid == pid) {
-            sample(d, pid, 0); /* the zombie: its last numbers */
+            sample(d, pid, 1); /* the zombie: its last numbers */
             return 0;
         }
         nanosleep(&interval, NULL);
@@ -221,11 +250,13 @@ int main(int argc, char **argv)
     const double tick = 1.0 / (double)(hz > 0 ? hz : 100);
     const double own = seconds(ru.ru_utime) + seconds(ru.ru_stime) + seconds(self.ru_utime) + seconds(self.ru_stime);
     uint64_t wait_ns = 0;
-    for (size_t i = 0; i < d.n; i++)
-        wait_ns += d.ns[i];
-    const double wait = d.n ? 1e-9 * (double)wait_ns : -1;
-    free(d.tid);
-    free(d.ns);
+    for (size_t i = 0; i < d.n; i++) {
+        wait_ns += d.t[i].ns;
+        if (d.t[i].fd >= 0)
+            close(d.t[i].fd);
+    }
+    const double wait = d.readable ? 1e-9 * (double)wait_ns : -1;
+    free(d.t);
     FILE *out = fopen(argv[1], "w");
     if (!out
         || fprintf(out, "%.6f %d %ld %.2f %.6f %.2f %.4f %.2f %.2f %ld %.6f %zu\n", t1 - t0, CPU_COUNT(&set),
