@@ -13,7 +13,9 @@
 # (STREAM_ARRAY_SIZE), the same counted trials (NTIMES = 11: STREAM leaves the first out), the
 # compiler flags of touchstone's Release build (-O3 -march=native) and -fopenmp, run with
 # OMP_NUM_THREADS = the cores and OMP_PLACES=cores OMP_PROC_BIND=close (one thread per core, as
-# the section binds them). STREAM's source is not in this repository: STREAM_SRC names a
+# the section binds them). Both sides keep the OpenMP runtime's default wait policy: with
+# OMP_WAIT_POLICY=passive on touchstone's side alone (as this script once set), its threads slept
+# at every trial's barrier and woke late: about half its rate on 16 MiB arrays (in a cache). STREAM's source is not in this repository: STREAM_SRC names a
 # stream.c, else it is read from a snapshot of github.com/jeffhammond/STREAM (a git directory,
 # STREAM_GIT); without either the script says so and exits 0. STREAM's licence (its header and
 # LICENSE.txt: free to use and redistribute, results from a modified source or not run by its
@@ -78,7 +80,6 @@ ts_round() {
     dir="$WORK/ts$1"
     w=watched
     [ "$1" != 0 ] || w=unwatched
-    export OMP_WAIT_POLICY=passive # ts_round runs in a subshell of its own: $(ts_round R)
     if [ "$VIA_SURVEY" = 1 ]; then
         $w "$THREADS" "$TS" survey --sections stream --full -o "$dir" >"$dir.out" 2>"$dir.err" || {
             say "touchstone survey failed (round $1): $(tail -n 1 "$dir.err")"
