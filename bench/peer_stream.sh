@@ -15,8 +15,9 @@
 # OMP_NUM_THREADS = the cores and OMP_PLACES=cores OMP_PROC_BIND=close (one thread per core, as
 # the section binds them). Both sides keep the OpenMP runtime's default wait policy: with
 # OMP_WAIT_POLICY=passive on touchstone's side alone (as this script once set), its threads slept
-# at every trial's barrier and woke late: about half its rate on 16 MiB arrays (in a cache). STREAM's source is not in this repository: STREAM_SRC names a
-# stream.c, else it is read from a snapshot of github.com/jeffhammond/STREAM (a git directory,
+# at every trial's barrier and woke late: about half its rate on 16 MiB arrays (in a cache).
+# STREAM's source is not in this repository: STREAM_SRC names a stream.c, else it is read from a
+# snapshot of github.com/jeffhammond/STREAM (a git directory,
 # STREAM_GIT); without either the script says so and exits 0. STREAM's licence (its header and
 # LICENSE.txt: free to use and redistribute, results from a modified source or not run by its
 # Run Rules must be labelled as such) covers this use: the figures here are a comparison, not
