@@ -125,8 +125,8 @@ EOC
     fi
 fi
 
-LIKWID_PAGES="take the THP mode's pages"
-[ -z "$HUGE" ] || LIKWID_PAGES="are asked them too (LIKWID_HUGE=1)"
+LIKWID_PAGES="on the THP mode's pages"
+[ -z "$HUGE" ] || LIKWID_PAGES="asked 2 MiB pages too (LIKWID_HUGE=1)"
 
 # likwid_run THREADS ARGS...: one likwid-bench run under the quiet check, with the shim when built;
 # prints its GB/s (1e9 B/s).
@@ -207,7 +207,7 @@ stats() {
 echo "touchstone peer_sweep, $(date -u +%Y-%m-%d), $(uname -n): $THREADS threads, $ROUNDS rounds," \
     "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average ${LOAD_START:-?} at the start," \
     "$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo ?) after the rounds; THP $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)," \
-    "touchstone asks 2 MiB pages, likwid-bench's arrays $LIKWID_PAGES; $(quiet_summary)"
+    "touchstone asks 2 MiB pages, likwid-bench's arrays are $LIKWID_PAGES; $(quiet_summary)"
 echo
 echo "| row | bytes | threads | likwid kernel | touchstone GB/s median (min-max) | likwid GB/s median (min-max) | ratio (min-max over rounds) | goal | quiet rounds |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
