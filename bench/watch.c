@@ -26,9 +26,9 @@
  * still there). What a thread waited after the last sample before it ended is lost: at most one
  * interval's worth per thread; a thread that lived less than an interval may go unseen. Each
  * thread's file stays open (a sample is a pread a thread); descendants are looked for every
- * tenth sample. threads_seen: how many threads were seen. (Taskstats'
- * delay accounting keeps dead threads' delays, but it is off unless kernel.task_delayacct is set
- * and needs CAP_NET_ADMIN; schedstat needs neither.) */
+ * tenth sample. threads_seen: how many threads were seen. (Taskstats' delay accounting keeps
+ * dead threads' delays, but it is off unless kernel.task_delayacct is set and needs
+ * CAP_NET_ADMIN; schedstat needs neither.) */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
