@@ -13,8 +13,11 @@
 # (STREAM_ARRAY_SIZE), the same counted trials (NTIMES = 11: STREAM leaves the first out), the
 # compiler flags of touchstone's Release build (-O3 -march=native) and -fopenmp, run with
 # OMP_NUM_THREADS = the cores and OMP_PLACES=cores OMP_PROC_BIND=close (one thread per core, as
-# the section binds them). STREAM's source is not in this repository: STREAM_SRC names a
-# stream.c, else it is read from a snapshot of github.com/jeffhammond/STREAM (a git directory,
+# the section binds them). Both sides keep the OpenMP runtime's default wait policy: with
+# OMP_WAIT_POLICY=passive on touchstone's side alone (as this script once set), its threads slept
+# at every trial's barrier and woke late: about half its rate on 16 MiB arrays (in a cache).
+# STREAM's source is not in this repository: STREAM_SRC names a stream.c, else it is read from a
+# snapshot of github.com/jeffhammond/STREAM (a git directory,
 # STREAM_GIT); without either the script says so and exits 0. STREAM's licence (its header and
 # LICENSE.txt: free to use and redistribute, results from a modified source or not run by its
 # Run Rules must be labelled as such) covers this use: the figures here are a comparison, not
@@ -22,16 +25,21 @@
 #
 # The two sides alternate, ROUNDS (5) times, the order swapped each round; per round the ratio
 # touchstone / STREAM of each kernel's best rate; the table gives each side's median and range
-# and the median ratio with its range. Goal: >= 0.95. The section's own disturbed flag is shown
-# per round (the survey's rule); STREAM is not watched. A benchmark, not a test: it exits 0.
+# and the median ratio with its range. Goal: >= 0.95. Every run (the section, both STREAM
+# builds) is watched by bench_watch and judged by the rule a run judges itself by (bench/quiet.sh,
+# bench/README.md "A quiet node"; with VIA_SURVEY=1 the survey's own DISTURBED too): a round with
+# a disturbed run is tried again (REPEATS_MAX, 3) and left out, unless QUIET_CHECK=0; QUIET_WAIT
+# (30 s) bounds the wait for a quiet second before a round. A benchmark, not a test: it exits 0.
 #
 # Environment: ROUNDS (5), BUILD (build/), LLC_MB (128), VIA_SURVEY (0), THREADS (nproc: the
 # cores, on a machine without SMT), CC (cc), STREAM_SRC, STREAM_GIT
-# (/work/.mirror/jeffhammond+STREAM/repo).
+# (/work/.mirror/jeffhammond+STREAM/repo), QUIET_CHECK (1), REPEATS_MAX (3), QUIET_WAIT (30).
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 say() { echo "peer_stream: $*" >&2; }
+# shellcheck source=bench/quiet.sh
+. "$ROOT/bench/quiet.sh"
 ROUNDS=${ROUNDS:-5}
 BUILD=${BUILD:-$ROOT/build}
 THREADS=${THREADS:-$(nproc)}
@@ -52,6 +60,9 @@ else
         exit 0
     }
 fi
+cmake --build "$BUILD" --target bench_watch >/dev/null 2>&1 || say "cannot build bench_watch in $BUILD"
+WATCH=$BUILD/bench/bench_watch
+quiet_setup "$ROOT"
 if [ -n "${STREAM_SRC:-}" ] && [ -r "$STREAM_SRC" ]; then
     cp "$STREAM_SRC" "$WORK/stream.c"
     origin="$STREAM_SRC"
@@ -64,11 +75,14 @@ else
 fi
 
 # touchstone's side, one round: "COPY SCALE ADD TRIAD MIB DISTURBED" (all cores, local memory;
-# DISTURBED 1, 0, or - when not known: the driver does not watch).
+# DISTURBED the survey's own verdict, 1 or 0, or - when the driver has none). Round 0, which
+# sizes STREAM's arrays, is not watched; the others run under bench_watch (watched).
 ts_round() {
     dir="$WORK/ts$1"
+    w=watched
+    [ "$1" != 0 ] || w=unwatched
     if [ "$VIA_SURVEY" = 1 ]; then
-        OMP_WAIT_POLICY=passive "$TS" survey --sections stream --full -o "$dir" >"$dir.out" 2>"$dir.err" || {
+        $w "$THREADS" "$TS" survey --sections stream --full -o "$dir" >"$dir.out" 2>"$dir.err" || {
             say "touchstone survey failed (round $1): $(tail -n 1 "$dir.err")"
             return 1
         }
@@ -84,7 +98,7 @@ ts_round() {
             END { if (!found) exit 1 }' "$dir.out"
         return
     fi
-    OMP_WAIT_POLICY=passive "$SECTION" $((LLC_MB * 1048576)) full >"$dir.out" 2>"$dir.err"
+    $w "$THREADS" "$SECTION" $((LLC_MB * 1048576)) full >"$dir.out" 2>"$dir.err"
     rc=$?
     [ "$rc" -eq 1 ] && say "STREAM's check failed in touchstone's section (round $1): $(grep '^note' "$dir.out")"
     [ "$rc" -le 1 ] || { say "the section failed (round $1): $(tail -n 1 "$dir.err")"; return 1; }
@@ -94,9 +108,11 @@ ts_round() {
 }
 
 # STREAM's side, BINARY ROUND: "COPY SCALE ADD TRIAD" (its Best Rate MB/s lines).
+# shellcheck disable=SC2317 # called by stream_round
 stream_one() {
     out="$WORK/$1.$2.out"
-    OMP_NUM_THREADS=$THREADS OMP_PLACES=cores OMP_PROC_BIND=close "$WORK/$1" >"$out" 2>&1 || {
+    export OMP_NUM_THREADS="$THREADS" OMP_PLACES=cores OMP_PROC_BIND=close # in $(stream_round R)'s subshell
+    watched "$THREADS" "$WORK/$1" >"$out" 2>&1 || {
         say "$1 failed (round $2)"
         return 1
     }
@@ -105,7 +121,15 @@ stream_one() {
         END { if (t == "") exit 1; print c, s, a, t }' "$out"
 }
 
+# unwatched THREADS COMMAND...: runs COMMAND (stdin /dev/null) outside the quiet check.
+# shellcheck disable=SC2317 # called through $w
+unwatched() {
+    shift
+    "$@" </dev/null
+}
+
 # Both builds of STREAM: "COPY SCALE ADD TRIAD" of the huge-page one, then the plain one's.
+# shellcheck disable=SC2317 # called by round_try
 stream_round() {
     h=$(stream_one stream_thp "$1") && p=$(stream_one stream "$1") && echo "$h $p"
 }
@@ -143,47 +167,72 @@ for v in stream stream_thp; do
 done
 say "STREAM from $origin, $elems elements (${mib} MiB) per array, $THREADS threads; $ROUNDS rounds"
 
-: >"$WORK/rounds"
-r=1
-while [ "$r" -le "$ROUNDS" ]; do
-    ok=0
-    if [ $((r % 2)) -eq 1 ]; then
-        if t=$(ts_round "$r") && s=$(stream_round "$r"); then ok=1; fi
+# quiet_before: as bench/run.sh's: waits up to QUIET_WAIT seconds for a quiet second.
+quiet_before() {
+    [ "$QUIET_CHECK" != 0 ] || return 0
+    b_waited=0
+    while [ "$b_waited" -lt "$QUIET_WAIT" ]; do
+        "$WATCH" "$WORK/probe" sleep 1 </dev/null
+        quiet_judge "$WORK/probe" 0 noload >/dev/null && return 0
+        b_waited=$((b_waited + 1))
+    done
+    say "round $round/$ROUNDS: not quiet after ${b_waited} s: measuring; disturbed tries are repeated and left out"
+}
+
+# One try of round $round, the order swapped each round: each kernel's best rate of the section
+# (ts.K), of STREAM with 2 MiB pages (thp.K) and as built (plain.K), K = 1..4 (Copy Scale Add
+# Triad); a section that says it was disturbed is a disturbed try too.
+# shellcheck disable=SC2317 # called by attempt
+round_try() {
+    t="" s=""
+    if [ $((round % 2)) -eq 1 ]; then
+        t=$(ts_round "$round") && s=$(stream_round "$round")
     else
-        if s=$(stream_round "$r") && t=$(ts_round "$r"); then ok=1; fi
+        s=$(stream_round "$round") && t=$(ts_round "$round")
     fi
-    if [ "$ok" = 1 ]; then
-        echo "$r $t $s" >>"$WORK/rounds"
-        say "round $r: touchstone $t | STREAM (2 MiB pages, as built) $s"
+    if [ -z "$t" ] || [ -z "$s" ]; then
+        echo "failed"
+        return
     fi
-    r=$((r + 1))
+    echo "$t" | awk '{ exit $6 != 1 }' && echo "the section: its own verdict DISTURBED" >>"$WORK/verdict"
+    for k in 1 2 3 4; do
+        measured "$WORK/ts.$k" "$(echo "$t" | cut -d' ' -f"$k")"
+        measured "$WORK/thp.$k" "$(echo "$s" | cut -d' ' -f"$k")"
+        measured "$WORK/plain.$k" "$(echo "$s" | cut -d' ' -f"$((k + 4))")"
+    done
+    echo "touchstone $(echo "$t" | cut -d' ' -f1-4) | STREAM (2 MiB pages) $(echo "$s" | cut -d' ' -f1-4) | STREAM as built $(echo "$s" | cut -d' ' -f5-8)"
+}
+
+LOAD_START=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)
+round=1
+while [ "$round" -le "$ROUNDS" ]; do
+    quiet_before
+    attempt stream "STREAM's kernels" round_try
+    round=$((round + 1))
 done
 
+MIN_QUIET=$((ROUNDS < 3 ? ROUNDS : 3))
+stats() {
+    s=$(kept "$1" | spread)
+    [ -n "$s" ] || { echo "n/a"; return; }
+    echo "$s" | awk '{ printf "%.0f (%.0f-%.0f)", $1, $2, $3 }'
+}
 host=$(hostname)
-model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
-echo "STREAM peer: $(date -u +%Y-%m-%d) on $host ($model), $THREADS threads, ${mib} MiB per array, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+echo "touchstone peer_stream, $(date -u +%Y-%m-%d), $host ($cpu): STREAM from $origin, $THREADS threads, ${mib} MiB per array," \
+    "$ROUNDS rounds, load average ${LOAD_START:-?} at the start, $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo ?) after"
 echo "THP $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null): touchstone asks 2 MiB pages; STREAM as built takes what the mode gives its static arrays, STREAM 2 MiB pages asks them for its .bss"
-awk -v rounds="$ROUNDS" '
-    function sort(v, n,   i, j, x) { for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j > 0 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x } }
-    function med(v, n) { sort(v, n); return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
-    { n++; dist += $7; watched = $7 != "-"
-      for (k = 0; k < 4; k++) {
-          ts[k, n] = $(2 + k); st[k, n] = $(8 + k); ratio[k, n] = $(2 + k) / $(8 + k)
-          sp[k, n] = $(12 + k); rp[k, n] = $(2 + k) / $(12 + k) } }
-    END {
-        if (n == 0) { print "no round measured"; exit }
-        split("Copy Scale Add Triad", name, " ")
-        printf "%-6s %22s %22s %22s %22s %s\n", "kernel", "touchstone MB/s", "STREAM 2 MiB pages", "ratio (range)",
-            "STREAM as built", "ratio (range)"
-        for (k = 0; k < 4; k++) {
-            for (i = 1; i <= n; i++) { a[i] = ts[k, i]; b[i] = st[k, i]; q[i] = ratio[k, i]; c[i] = sp[k, i]; p[i] = rp[k, i] }
-            ma = med(a, n); amin = a[1]; amax = a[n]
-            mb = med(b, n); mq = med(q, n); qmin = q[1]; qmax = q[n]
-            mc = med(c, n); mp = med(p, n); pmin = p[1]; pmax = p[n]
-            goal = (qmin >= 0.95) ? "goal 0.95 met (2 MiB pages)" : (mq >= 0.95) ? "goal 0.95: median met" : "goal 0.95 not met"
-            printf "%-6s %8.0f (%5.0f-%5.0f) %8.0f %13s %6.3f (%.3f-%.3f) %8.0f %13s %6.3f (%.3f-%.3f) %s\n", name[k + 1], ma,
-                amin, amax, mb, "", mq, qmin, qmax, mc, "", mp, pmin, pmax, goal
-        }
-        printf "%d rounds of %d measured; touchstone'"'"'s section disturbed in %s\n", n, rounds, watched ? dist : "(not watched)"
-    }' "$WORK/rounds"
+echo
+echo "| kernel | touchstone MB/s median (min-max) | STREAM 2 MiB pages MB/s | ratio (min-max over rounds) | goal | STREAM as built MB/s | ratio (min-max) | quiet rounds |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+k=1
+for name in Copy Scale Add Triad; do
+    echo "| $name | $(stats "$WORK/ts.$k") | $(stats "$WORK/thp.$k") | $(ratio_text "$WORK/ts.$k" "$WORK/thp.$k") |" \
+        "$(target_text "$WORK/ts.$k" "$WORK/thp.$k" 0.95 "$MIN_QUIET") | $(stats "$WORK/plain.$k") |" \
+        "$(ratio_text "$WORK/ts.$k" "$WORK/plain.$k") | $(quiet_count stream "$MIN_QUIET") |"
+    k=$((k + 1))
+done
+echo
+quiet_summary
+echo
 exit 0

@@ -9,7 +9,13 @@
 # working set in bytes (over all its arrays) and thread count, pinned to the first CPUs as the
 # engine binds to node 0's first cores, run LIKWID_RUNS times for as many iterations as one of
 # touchstone's steps has passes: the median of those runs (each its mean over its iterations)
-# against touchstone's median step. Both count the explicit bytes (no write-allocate).
+# against touchstone's median step. Both count the explicit bytes (no write-allocate): likwid's
+# "Data volume" is its working set times its iterations, its working set the bytes over all its
+# arrays, as touchstone's. Pages alike: touchstone asks 2 MiB pages for its buffers (madvise),
+# where likwid-bench takes what the THP mode gives its posix_memalign'ed arrays (4 KiB pages under
+# "madvise"), so likwid runs with a preloaded shim of the script's own (built here; LIKWID_HUGE=0
+# leaves it out) that asks 2 MiB pages for every allocation of 2 MiB or more, before it is
+# first touched.
 #
 # Rows: the sweep's read (sum) against likwid's sum, by 1 thread and by THREADS, with the working
 # set in L1 (half of it), in L2 (half), in the LLC (a quarter) and in memory (8x the LLC); the
@@ -26,8 +32,9 @@
 #
 # Environment: ROUNDS (5), THREADS (every CPU), L1_BYTES (49152), L2_BYTES (1048576), LLC_BYTES
 # (33554432: VMs hide their caches; the sweep section's inferred sizes are the ones to give),
-# LIKWID_RUNS (5: likwid-bench runs per try, their median taken), BUILD (build/), ONLY (a shell
-# pattern of row names).
+# LIKWID_RUNS (5: likwid-bench runs per try, their median taken), LIKWID_HUGE (1: likwid's
+# arrays on 2 MiB pages, as touchstone's), BUILD (build/), CC (cc), ONLY (a shell pattern of row
+# names), QUIET_CHECK (1), REPEATS_MAX (3), QUIET_WAIT (30).
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,6 +48,8 @@ L1_BYTES=${L1_BYTES:-49152}
 L2_BYTES=${L2_BYTES:-1048576}
 LLC_BYTES=${LLC_BYTES:-33554432}
 LIKWID_RUNS=${LIKWID_RUNS:-5}
+LIKWID_HUGE=${LIKWID_HUGE:-1}
+CC=${CC:-cc}
 ONLY=${ONLY:-*}
 BUILD=${BUILD:-$ROOT/build}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/touchstone-peer-sweep.XXXXXX")
@@ -87,6 +96,49 @@ else
     say "likwid-bench cannot run here: touchstone's side only"
 fi
 
+# likwid-bench's arrays on 2 MiB pages, as touchstone's buffers: a shim preloaded into it that
+# asks them (madvise) for every posix_memalign of 2 MiB or more, before likwid first touches it.
+HUGE=""
+if [ -n "$LIKWID" ] && [ "$LIKWID_HUGE" = 1 ]; then
+    cat >"$WORK/huge.c" <<'EOC'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/mman.h>
+int posix_memalign(void **out, size_t alignment, size_t size)
+{
+    static int (*real)(void **, size_t, size_t);
+    if (!real)
+        real = (int (*)(void **, size_t, size_t))dlsym(RTLD_NEXT, "posix_memalign");
+    int rc = real ? real(out, alignment, size) : 12;
+    uintptr_t b = ((uintptr_t)*out + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)*out + size) & ~(uintptr_t)4095;
+    if (rc == 0 && size >= ((size_t)2 << 20) && e > b)
+        madvise((void *)b, e - b, MADV_HUGEPAGE);
+    return rc;
+}
+EOC
+    if "$CC" -O2 -shared -fPIC "$WORK/huge.c" -o "$WORK/huge.so" -ldl 2>"$WORK/cc.err"; then
+        HUGE=$WORK/huge.so
+    else
+        say "cannot build the huge-page shim for likwid-bench ($(head -n 1 "$WORK/cc.err")): its arrays take the THP mode's pages"
+    fi
+fi
+
+LIKWID_PAGES="on the THP mode's pages"
+[ -z "$HUGE" ] || LIKWID_PAGES="asked 2 MiB pages too (LIKWID_HUGE=1)"
+
+# likwid_run THREADS ARGS...: one likwid-bench run under the quiet check, with the shim when built;
+# prints its GB/s (1e9 B/s).
+likwid_run() {
+    l_threads=$1
+    shift
+    (
+        [ -z "$HUGE" ] || export LD_PRELOAD="$HUGE"
+        watched "$l_threads" likwid-bench "$@" 2>/dev/null
+    ) | awk '/^MByte\/s:/ { printf "%.4f\n", $2 / 1000 }'
+}
+
 # rows: NAME|MIX|STORES|BYTES|THREADS|LIKWID_TEST
 MEM=$((8 * LLC_BYTES))
 rows() {
@@ -121,8 +173,7 @@ row_try() { # I MIX STORES BYTES THREADS TEST
         k=0
         : >"$WORK/likwid.runs"
         while [ "$k" -lt "$LIKWID_RUNS" ]; do
-            watched "$5" likwid-bench -t "$6" -w "S0:${4}B:$5" -i "$iters" 2>/dev/null \
-                | awk '/^MByte\/s:/ { printf "%.4f\n", $2 / 1000 }' >>"$WORK/likwid.runs"
+            likwid_run "$5" -t "$6" -w "S0:${4}B:$5" -i "$iters" >>"$WORK/likwid.runs"
             k=$((k + 1))
         done
         ref=$(spread <"$WORK/likwid.runs" | awk '{ print $1 }')
@@ -133,7 +184,7 @@ row_try() { # I MIX STORES BYTES THREADS TEST
 }
 
 LOAD_START=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)
-say "$THREADS threads; L1 $L1_BYTES B, L2 $L2_BYTES B, LLC $LLC_BYTES B; $ROUNDS rounds; likwid-bench ${LIKWID:-off}"
+say "$THREADS threads; L1 $L1_BYTES B, L2 $L2_BYTES B, LLC $LLC_BYTES B; $ROUNDS rounds; likwid-bench ${LIKWID:-off}, its arrays $LIKWID_PAGES"
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
     quiet_before
@@ -155,7 +206,8 @@ stats() {
 }
 echo "touchstone peer_sweep, $(date -u +%Y-%m-%d), $(uname -n): $THREADS threads, $ROUNDS rounds," \
     "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average ${LOAD_START:-?} at the start," \
-    "$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo ?) after the rounds; $(quiet_summary)"
+    "$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo ?) after the rounds; THP $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)," \
+    "touchstone asks 2 MiB pages, likwid-bench's arrays are $LIKWID_PAGES; $(quiet_summary)"
 echo
 echo "| row | bytes | threads | likwid kernel | touchstone GB/s median (min-max) | likwid GB/s median (min-max) | ratio (min-max over rounds) | goal | quiet rounds |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"

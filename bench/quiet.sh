@@ -11,36 +11,44 @@
 # ($QUIET_LOG) holds one line per try of a pair or group: KEY ROUND TRY quiet|disturbed.
 # shellcheck shell=sh
 
-# quiet_thresholds HEADER: sets Q_OTHERS, Q_STEAL, Q_TICKS, Q_SWITCH_RATE, Q_SWITCH_MIN from the
-# header's #defines; returns 1 (and sets nothing) when one is missing.
+# quiet_thresholds HEADER: sets Q_OTHERS, Q_STEAL, Q_TICKS, Q_SWITCH_RATE, Q_SWITCH_MIN, Q_WAIT from
+# the header's #defines; returns 1 (and sets nothing) when one is missing.
 quiet_thresholds() {
     q=$(awk '$1 == "#define" && $2 ~ /^TS_DISTURB_/ { v[$2] = $3 }
-        END { n = split("OTHERS_SHARE STEAL_SHARE ROUNDING_TICKS SWITCH_RATE SWITCH_MIN", k, " ")
+        END { n = split("OTHERS_SHARE STEAL_SHARE ROUNDING_TICKS SWITCH_RATE SWITCH_MIN WAIT_SHARE", k, " ")
               for (i = 1; i <= n; i++) { if (!(("TS_DISTURB_" k[i]) in v)) exit 1; printf "%s ", v["TS_DISTURB_" k[i]] } }' "$1" 2>/dev/null) \
         || return 1
-    # shellcheck disable=SC2086 # five numbers
+    # shellcheck disable=SC2086 # six numbers
     set -- $q
-    [ $# -eq 5 ] || return 1
-    Q_OTHERS=$1 Q_STEAL=$2 Q_TICKS=$3 Q_SWITCH_RATE=$4 Q_SWITCH_MIN=$5
+    [ $# -eq 6 ] || return 1
+    Q_OTHERS=$1 Q_STEAL=$2 Q_TICKS=$3 Q_SWITCH_RATE=$4 Q_SWITCH_MIN=$5 Q_WAIT=$6
 }
 
 # quiet_judge FACTS THREADS [noload]: bench_watch's line (elapsed n_cpus online_cpus busy own_cpu
-# steal clock_tick load_start load_end involuntary) judged as ts_disturbed judges a run's
-# counters, THREADS the command's threads; "noload" leaves the load average out. Prints the
-# reasons and returns 1 when disturbed; prints nothing and returns 0 when quiet; prints why and
-# returns 1 when the facts are missing.
+# steal clock_tick load_start load_end involuntary [wait threads_seen]) judged as ts_disturbed
+# judges a run's counters, THREADS the command's threads; "noload" leaves the load average out.
+# The threads' wait for a CPU (run delay) is judged as a share of THREADS x elapsed; the
+# involuntary switches only where the wait is not known (a line without it, or wait -1: no
+# schedstat), as for a run's file without it. Prints the reasons and returns 1 when disturbed;
+# prints nothing and returns 0 when quiet; prints why and returns 1 when the facts are missing.
 quiet_judge() {
     [ -s "$1" ] || { echo "not known: no facts from bench_watch"; return 1; }
-    awk -v threads="$2" -v noload="${3:-}" -v o="$Q_OTHERS" -v s="$Q_STEAL" -v k="$Q_TICKS" -v sr="$Q_SWITCH_RATE" -v sm="$Q_SWITCH_MIN" '
+    awk -v threads="$2" -v noload="${3:-}" -v o="$Q_OTHERS" -v s="$Q_STEAL" -v k="$Q_TICKS" -v sr="$Q_SWITCH_RATE" -v sm="$Q_SWITCH_MIN" \
+        -v ws="$Q_WAIT" '
         NF >= 10 { found = 1; elapsed = $1; n = $2; online = $3; busy = $4; own = $5; steal = $6; tick = $7
-            l0 = $8; l1 = $9; inv = $10 }
+            l0 = $8; l1 = $9; inv = $10; wait = NF >= 12 ? $11 : -1 }
         function share(x) { x -= k * tick * n; return x > 0 ? x / (n * elapsed) : 0 }
         END {
             if (!found || elapsed <= 0 || n <= 0) { print "not known: no facts from bench_watch"; exit 1 }
             others = busy > own ? busy - own : 0
             why = ""
-            rate = threads > 0 ? inv / (threads * elapsed) : 0
-            if (rate > sr && inv > sm * threads) why = why sprintf("; %.0f involuntary switches per thread-second (above %g)", rate, sr)
+            if (wait >= 0) {
+                w = threads > 0 ? wait / (threads * elapsed) : 0
+                if (w > ws) why = why sprintf("; threads waited for a CPU %.1f%% of their time (above %g%%)", 100 * w, 100 * ws)
+            } else {
+                rate = threads > 0 ? inv / (threads * elapsed) : 0
+                if (rate > sr && inv > sm * threads) why = why sprintf("; %.0f involuntary switches per thread-second (above %g)", rate, sr)
+            }
             if (share(steal) > s) why = why sprintf("; steal took %.1f%% of the CPUs'"'"' time (above %g%%)", 100 * share(steal), 100 * s)
             if (share(others) > o) why = why sprintf("; other processes took %.1f%% of the CPUs'"'"' time (above %g%%)", 100 * share(others), 100 * o)
             excess = l1 - threads > l0 ? l1 - threads : l0

@@ -18,9 +18,9 @@ say() { :; }
 quiet_thresholds "$SRC/common/ts_disturbed.h" || fail "cannot read common/ts_disturbed.h's thresholds"
 printf '#define TS_DISTURB_OTHERS_SHARE 0.05\n' >"$WORK/h"
 (quiet_thresholds "$WORK/h") && fail "a header missing thresholds was accepted"
-printf '#define TS_DISTURB_SWITCH_RATE 20.0\n#define TS_DISTURB_SWITCH_MIN 5.0\n#define TS_DISTURB_STEAL_SHARE 0.02\n#define TS_DISTURB_OTHERS_SHARE 0.05\n#define TS_DISTURB_ROUNDING_TICKS 2.0\n' >"$WORK/h"
+printf '#define TS_DISTURB_SWITCH_RATE 20.0\n#define TS_DISTURB_SWITCH_MIN 5.0\n#define TS_DISTURB_STEAL_SHARE 0.02\n#define TS_DISTURB_OTHERS_SHARE 0.05\n#define TS_DISTURB_ROUNDING_TICKS 2.0\n#define TS_DISTURB_WAIT_SHARE 0.03\n' >"$WORK/h"
 quiet_thresholds "$WORK/h" || fail "a header with every threshold was refused"
-expect "thresholds read" "$Q_OTHERS $Q_STEAL $Q_TICKS $Q_SWITCH_RATE $Q_SWITCH_MIN" "0.05 0.02 2.0 20.0 5.0"
+expect "thresholds read" "$Q_OTHERS $Q_STEAL $Q_TICKS $Q_SWITCH_RATE $Q_SWITCH_MIN $Q_WAIT" "0.05 0.02 2.0 20.0 5.0 0.03"
 
 # verdict MEDIAN MIN MAX N TARGET MIN_ROUNDS
 expect "clear above the goal" "$(verdict 1.00 0.98 1.02 5 0.90 3)" "met"
@@ -64,6 +64,17 @@ case $why in *"load average 3.50"*) ;; *) fail "load: '$why'" ;; esac
 judge "10 2 2 19.9 19.8 0 0.01 3.5 2.5 10" 2 noload >/dev/null || fail "noload still judged the load average"
 why=$(judge "10 2 2 19.9 19.8 0 0.01 1.0 2.5 1000" 2) && fail "50 switches per thread-second judged quiet"
 case $why in *"50 involuntary switches"*) ;; *) fail "switches: '$why'" ;; esac
+# With the threads' wait (run delay) known, it is judged and the switches are not: 2 threads of
+# 10 s waiting 0.5 s in all is 2.5% (quiet, though 50 switches per thread-second); 0.7 s is 3.5%.
+judge "10 2 2 19.9 19.8 0 0.01 1.0 2.5 1000 0.5 3" 2 >/dev/null \
+    || fail "a wait of 2.5% judged disturbed: $(judge "10 2 2 19.9 19.8 0 0.01 1.0 2.5 1000 0.5 3" 2)"
+why=$(judge "10 2 2 19.9 19.8 0 0.01 1.0 2.5 10 0.7 3" 2) && fail "a wait of 3.5% judged quiet"
+expect "wait share" "$why" "threads waited for a CPU 3.5% of their time (above 3%)"
+# wait -1 (no schedstat): the switches again.
+why=$(judge "10 2 2 19.9 19.8 0 0.01 1.0 2.5 1000 -1 0" 2) && fail "50 switches per thread-second with no wait judged quiet"
+case $why in *"50 involuntary switches"*) ;; *) fail "switches without the wait: '$why'" ;; esac
+# A command of no threads of its own (the probe's sleep) has no wait share.
+judge "1 2 2 0.0 0.0 0 0.01 1.0 1.0 0 0.5 1" 0 noload >/dev/null || fail "the probe judged by its wait"
 # Rounding: 2 ticks per CPU are taken off, so 3 ticks of others in a 0.1 s run are no disturbance.
 judge "0.1 2 2 0.23 0.20 0 0.01 0 0 0" 2 >/dev/null || fail "rounding ticks not taken off"
 : >"$WORK/empty"
