@@ -12,9 +12,9 @@
  * - software prefetch AHEAD doubles ahead of the plane above (the one stream memory feeds) and
  *   of the output (prefetchw: its write-allocate read starts early), within the run.
  * A third (docs/performance.md, "Three planes a pass"): the sweep takes the planes three at a
- * time where it can (planes3d_wide), each vector loading the four planes' lines its three outputs
- * need instead of three per output; the rows then were bound by the lines the L1 takes from the L2
- * (four per vector of updates, a copy's two), not by their arithmetic. There only the input
+ * time where it can (planes3d_wide): its three outputs at a point load five planes' lines, not
+ * three each, as the rows were bound by the lines the L1 takes from the L2 (four per vector of
+ * updates with the write-allocate, a copy's two), not by their arithmetic. There only the input
  * planes are prefetched: a prefetchw of three outputs cost more than it saved.
  * On Intel's AVX-512 Xeon VM a software prefetch of the next plane was slower (bench/README.md,
  * "Tried and dropped") and the portable row was at the roofline already: there, and on every
@@ -95,9 +95,9 @@ WIDE static void row3d_wide(double *restrict o, const double *restrict c, int64_
 }
 
 /* The same row in TS_STENCIL_PLANES (3) consecutive planes at once, vector by vector: the planes
- * between share their loads (plane 1's input is plane 0's neighbour above and plane 2's below,
- * from the registers), so a vector of updates loads 4 planes' lines per 3 outputs instead of 3 per
- * 1, which is what bounds the rows (docs/performance.md). before[k], here[k] as vectors' prev, cur
+ * share their loads (plane 1's input is plane 0's neighbour above and plane 2's below, from the
+ * registers), so three vectors of updates load five planes' lines instead of nine, and the lines
+ * the L1 takes from the L2 are what bound the rows (docs/performance.md). before[k], here[k] as vectors' prev, cur
  * for plane k. */
 WIDE INLINE void plane_vectors(double *restrict o, const double *restrict c, int64_t nx, int64_t plane,
                                const __m512d *weights, int64_t from, int64_t to, __m512d *before, __m512d *here,

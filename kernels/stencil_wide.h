@@ -32,7 +32,7 @@ int ts_stencil_row3d_wide_available(void);
 /* ts_stencil_row3d_wide over TS_STENCIL_PLANES planes at once: o[k * plane + i] for k < 3 and
  * i < len, each the bits ts_stencil_row3d gives it, from c[-plane .. len + 3 * plane) as three
  * calls of ts_stencil_row3d would read it (len < plane: the planes' outputs must not overlap).
- * Loads 4 planes' lines per 3 vectors of updates where the row loads 3 per 1; same availability. */
+ * Loads 5 planes' lines per 3 vectors of updates where the row loads 3 per 1; same availability. */
 extern ts_stencil_row_fn *const ts_stencil_planes3d_wide;
 
 #endif
