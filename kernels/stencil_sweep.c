@@ -152,8 +152,12 @@ int64_t ts_stencil_block_rows(const struct ts_problem *pb, int dims)
         return rows;
     if (pb->block_y > 0)
         return pb->block_y < rows ? pb->block_y : rows;
-    /* A block of b rows keeps 3 input strips of b + 2 rows and one output strip of b rows. */
-    int64_t fit = (BLOCK_CACHE_BYTES / (8 * pb->nx) - 6) / 4;
+    /* A block of b rows keeps 3 input strips of b + 2 rows and one output strip of b rows; taken
+     * three planes a pass (items_rows), 5 input strips and 3 output strips, as the next pass
+     * takes two of the input strips again from the cache. */
+    const int threes = !pb->nontemporal && ts_stencil_planes3d_for_cpu();
+    const int64_t in_strips = threes ? TS_STENCIL_PLANES + 2 : 3, out_strips = threes ? TS_STENCIL_PLANES : 1;
+    int64_t fit = (BLOCK_CACHE_BYTES / (8 * pb->nx) - 2 * in_strips) / (in_strips + out_strips);
     if (fit < MIN_BLOCK_ROWS)
         fit = MIN_BLOCK_ROWS;
     return fit < rows ? fit : rows;
@@ -395,8 +399,9 @@ int ts_stencil_plan(const struct ts_problem *pb, int dims, struct ts_plan *plan,
                  "temporal blocking: %lld steps per iteration in one wavefront sweep over each thread's %s%s",
                  (long long)k, dims == 3 ? "planes" : "rows", blocked);
     else
-        snprintf(plan->variant, sizeof plan->variant, "%s%s",
-                 pb->nontemporal ? "streaming stores of u'" : "cached stores of u' (write-allocate)", blocked);
+        snprintf(plan->variant, sizeof plan->variant, "%s%s%s",
+                 pb->nontemporal ? "streaming stores of u'" : "cached stores of u' (write-allocate)", blocked,
+                 dims == 3 && !pb->nontemporal && ts_stencil_planes3d_for_cpu() ? ", three planes a pass" : "");
     if (dims == 3) {
         /* The rows the CPU gave it (stencil_wide.c), for the record: the bits never depend on it. */
         size_t used_len = strlen(plan->variant);
