@@ -72,6 +72,7 @@ typedef void ts_stencil_stream_fn(double *restrict o, const double *restrict c, 
 /* How a step walks the grid. Items are the partition's: rows in 2D, planes in 3D. */
 struct ts_stencil_sweep {
     ts_stencil_row_fn *row;
+    ts_stencil_row_fn *planes;          /* 3D: rows of TS_STENCIL_PLANES planes at once, or NULL */
     ts_stencil_stream_fn *run_streamed; /* NULL in builds without vector streaming stores */
     struct ts_stencil_weights w;
     int64_t nx, plane;      /* neighbour distances along y and z */

@@ -39,6 +39,7 @@ struct ts_stencil_sweep ts_stencil_sweep_of(const struct ts_problem *pb, int dim
     int three = dims == 3;
     return (struct ts_stencil_sweep){
         .row = three ? ts_stencil_row3d_for_cpu() : row2d,
+        .planes = three ? ts_stencil_planes3d_for_cpu() : 0,
         .run_streamed = ts_stream_run(dims),
         .w = ts_stencil_weights(pb, dims),
         .nx = pb->nx,
@@ -118,6 +119,17 @@ static void rows_as_one_streamed(const struct ts_stencil_sweep *s, const double 
     zero_x_boundary(out + at + body_end, nx, body_end, len);
 }
 
+/* rows_as_one in TS_STENCIL_PLANES consecutive planes at once (s->planes), at, at + plane, ... */
+static void planes_as_one(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t at, int64_t n)
+{
+    const int64_t nx = s->nx, len = (n - 1) * nx + (nx - 2);
+    const int64_t head = to_line(out + at, len);
+    s->planes(out + at, in + at, nx, s->plane, s->w, head);
+    s->planes(out + at + head, in + at + head, nx, s->plane, s->w, len - head);
+    for (int k = 0; k < TS_STENCIL_PLANES; k++)
+        zero_x_boundary(out + at + k * s->plane, nx, 0, len);
+}
+
 static void run_of_rows(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t at, int64_t n)
 {
     if (n <= 0)
@@ -140,8 +152,12 @@ int64_t ts_stencil_block_rows(const struct ts_problem *pb, int dims)
         return rows;
     if (pb->block_y > 0)
         return pb->block_y < rows ? pb->block_y : rows;
-    /* A block of b rows keeps 3 input strips of b + 2 rows and one output strip of b rows. */
-    int64_t fit = (BLOCK_CACHE_BYTES / (8 * pb->nx) - 6) / 4;
+    /* A block of b rows keeps 3 input strips of b + 2 rows and one output strip of b rows; taken
+     * three planes a pass (items_rows), 5 input strips and 3 output strips, as the next pass
+     * takes two of the input strips again from the cache. */
+    const int threes = !pb->nontemporal && ts_stencil_planes3d_for_cpu();
+    const int64_t in_strips = threes ? TS_STENCIL_PLANES + 2 : 3, out_strips = threes ? TS_STENCIL_PLANES : 1;
+    int64_t fit = (BLOCK_CACHE_BYTES / (8 * pb->nx) - 2 * in_strips) / (in_strips + out_strips);
     if (fit < MIN_BLOCK_ROWS)
         fit = MIN_BLOCK_ROWS;
     return fit < rows ? fit : rows;
@@ -173,6 +189,19 @@ static void item_rows(const struct ts_stencil_sweep *s, const double *in, double
     }
 }
 
+/* Rows [j0, j1) of items [q0, q1), whole rows, the items TS_STENCIL_PLANES at a time where the CPU
+ * has s->planes (cached stores only: streamed runs keep their own path), the rest one by one. */
+static void items_rows(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q0, int64_t q1,
+                       int64_t j0, int64_t j1, int64_t x0, int64_t x1)
+{
+    int64_t q = q0;
+    if (s->planes && !s->nontemporal && x0 == 1 && x1 == s->nx - 1)
+        for (; q + TS_STENCIL_PLANES <= q1; q += TS_STENCIL_PLANES)
+            planes_as_one(s, in, out, q * s->item_elems + j0 * s->nx + 1, j1 - j0);
+    for (; q < q1; q++)
+        item_rows(s, in, out, q, j0, j1, x0, x1);
+}
+
 /* Updates the points of b, the step's way: in 2D the items (rows) one after the other, whole rows
  * as one run; in 3D by blocks of `block` rows counted from row_lo, each block sweeping the items
  * once, so that its input strips are read from memory once and reused, from cache, by the three
@@ -194,8 +223,7 @@ static void sweep_box(const struct ts_stencil_sweep *s, const double *in, double
         const int64_t end = j0 + block < s->row_hi ? j0 + block : s->row_hi, hi = end < b.j1 ? end : b.j1;
         if (lo >= hi)
             continue;
-        for (int64_t q = b.q0; q < b.q1; q++)
-            item_rows(s, in, out, q, lo, hi, b.x0, b.x1);
+        items_rows(s, in, out, b.q0, b.q1, lo, hi, b.x0, b.x1);
     }
 }
 
@@ -371,8 +399,9 @@ int ts_stencil_plan(const struct ts_problem *pb, int dims, struct ts_plan *plan,
                  "temporal blocking: %lld steps per iteration in one wavefront sweep over each thread's %s%s",
                  (long long)k, dims == 3 ? "planes" : "rows", blocked);
     else
-        snprintf(plan->variant, sizeof plan->variant, "%s%s",
-                 pb->nontemporal ? "streaming stores of u'" : "cached stores of u' (write-allocate)", blocked);
+        snprintf(plan->variant, sizeof plan->variant, "%s%s%s",
+                 pb->nontemporal ? "streaming stores of u'" : "cached stores of u' (write-allocate)", blocked,
+                 dims == 3 && !pb->nontemporal && ts_stencil_planes3d_for_cpu() ? ", three planes a pass" : "");
     if (dims == 3) {
         /* The rows the CPU gave it (stencil_wide.c), for the record: the bits never depend on it. */
         size_t used_len = strlen(plan->variant);

@@ -9,6 +9,14 @@
  * AVX-512 (found at run time), else ts_stencil_row3d. Both give the same bits. */
 ts_stencil_row_fn *ts_stencil_row3d_for_cpu(void);
 
+/* How many planes ts_stencil_planes3d_wide updates at once. */
+#define TS_STENCIL_PLANES 3
+
+/* The rows of TS_STENCIL_PLANES consecutive planes at once for this CPU: ts_stencil_planes3d_wide
+ * where ts_stencil_row3d_for_cpu picks the wide row, else NULL (the sweep then takes the planes
+ * one at a time). */
+ts_stencil_row_fn *ts_stencil_planes3d_for_cpu(void);
+
 /* Whether ts_stencil_row3d_for_cpu picks the wide row, and the pick in words, for the run's
  * variant. */
 int ts_stencil_row3d_wide_chosen(void);
@@ -20,5 +28,11 @@ const char *ts_stencil_row3d_variant(void);
  * architectures. For the tests, which compare it with ts_stencil_row3d bit for bit. */
 extern ts_stencil_row_fn *const ts_stencil_row3d_wide;
 int ts_stencil_row3d_wide_available(void);
+
+/* ts_stencil_row3d_wide over TS_STENCIL_PLANES planes at once: o[k * plane + i] for k < 3 and
+ * i < len, each the bits ts_stencil_row3d gives it, from c[-plane .. len + 3 * plane) as three
+ * calls of ts_stencil_row3d would read it (len < plane: the planes' outputs must not overlap).
+ * Loads 5 planes' lines per 3 vectors of updates where the row loads 3 per 1; same availability. */
+extern ts_stencil_row_fn *const ts_stencil_planes3d_wide;
 
 #endif
