@@ -111,7 +111,8 @@ static struct ts_numa_probes probes_of(struct ts_kernel_probe *sum, struct ts_ke
     return probes;
 }
 
-int ts_survey_triad_rate(const ts_topology *topo, int64_t bytes, double *gbs, double *touch_gbs, struct ts_error *err)
+int ts_survey_triad_rate(const ts_topology *topo, int64_t bytes, int max_cores, double *gbs, double *touch_gbs,
+                         struct ts_error *err)
 {
     static struct ts_kernel_probe sum, triad;
     const struct ts_numa_probes probes = probes_of(&sum, &triad);
@@ -120,6 +121,8 @@ int ts_survey_triad_rate(const ts_topology *topo, int64_t bytes, double *gbs, do
     ts_numa_list_nodes(topo, cpu_nodes, &n_cpu_nodes, mem_nodes, &n_mem_nodes, 1);
     if (n_cpu_nodes > 0 && n_mem_nodes > 0)
         n_cpus = ts_numa_node_cpus(topo, cpu_nodes[0], cpus, 1024);
+    if (max_cores > 0 && n_cpus > max_cores)
+        n_cpus = max_cores;
     if (n_cpus <= 0)
         return TS_OK;
     struct ts_numa_bandwidth bw;
