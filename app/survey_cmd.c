@@ -854,7 +854,8 @@ static struct ts_estimate_kernel probe_kernel(const char *exe, const char *dir, 
     struct ts_run_summary sum;
     if (st == TS_OK && code == 0 && ts_run_read_file_isolated(path, &sum, &ignored) == TS_OK) {
         if (sum.complete && sum.verified && sum.n_iterations > 0 && sum.time_median > 0 && sum.init_time >= 0)
-            k = ts_estimate_kernel_from(model->rec.kernel, took, sum.init_time, (int)sum.n_iterations, sum.time_median);
+            k = ts_estimate_kernel_from(model->rec.kernel, took, sum.init_time, model->touch_bytes,
+                                        (int)sum.n_iterations, sum.time_median);
         ts_run_summary_free(&sum);
     }
     unlinkat(runs_fd, "estimate-probe.h5", 0);
@@ -863,8 +864,8 @@ static struct ts_estimate_kernel probe_kernel(const char *exe, const char *dir, 
 }
 
 /* The rates the estimate reads, measured now for the runs still to do: each kernel's short run
- * (probe_kernel) and, when a run has fewer cores than all, triad and its first touch on one core
- * (at half the runs' size: past the caches, in half the time). ctx holds triad's at all cores. */
+ * (probe_kernel) and, when a run has fewer cores than all, triad on one core (at half the runs'
+ * size: past the caches, in half the time). ctx holds triad's at all cores. */
 static void measure_rates(const char *exe, const char *dir, const ts_topology *topo, const struct ts_battery *b,
                           const struct ts_survey_rec *s, const struct ts_section_ctx *ctx,
                           struct ts_estimate_rates *rates)
@@ -873,7 +874,7 @@ static void measure_rates(const char *exe, const char *dir, const ts_topology *t
     rates->cores = b->cores;
     rates->gbs_all = ctx->sweep_gbs;
     rates->touch_all = ctx->touch_gbs;
-    rates->gbs_one = rates->touch_one = NAN;
+    rates->gbs_one = NAN;
     int fewer = 0;
     for (int i = 0; i < b->n_runs && !stop_signal; i++) {
         const struct ts_battery_run *r = &b->runs[i];
@@ -886,8 +887,9 @@ static void measure_rates(const char *exe, const char *dir, const ts_topology *t
     }
     struct ts_error ignored;
     ts_error_clear(&ignored);
+    double touch_one = NAN;
     if (fewer && b->cores > 1 && !stop_signal)
-        ts_survey_triad_rate(topo, b->array_bytes / 2 / 4096 * 4096, 1, &rates->gbs_one, &rates->touch_one, &ignored);
+        ts_survey_triad_rate(topo, b->array_bytes / 2 / 4096 * 4096, 1, &rates->gbs_one, &touch_one, &ignored);
 }
 
 /* What the estimate up front is made of: the runs still to do, each at its kernel's rates

@@ -19,16 +19,21 @@
 /* One kernel's short run at all cores (parallel first touch, the battery's size). */
 struct ts_estimate_kernel {
     char name[32];
-    double fixed; /* s: the run beyond its first touch and its sweeps (two process starts, the
-                     binding's audit, the verification, the run file) */
-    double init;  /* s: its arrays' first touch by all cores */
-    double step;  /* s: one iteration by all cores (the median of the short run's) */
+    double fixed;       /* s: the run beyond its first touch and its sweeps (two process starts, the
+                           binding's audit, the verification, the run file) */
+    double init;        /* s: its arrays' first touch by all cores */
+    double step;        /* s: one iteration by all cores (the median of the short run's) */
+    double touch_bytes; /* its arrays' bytes */
 };
 
 struct ts_estimate_rates {
-    int cores;                   /* all cores: the team of the short runs */
-    double gbs_all, gbs_one;     /* triad GB/s on all cores and on one; 0 or NaN: unknown */
-    double touch_all, touch_one; /* first touch GB/s likewise */
+    int cores;        /* all cores: the team of the short runs */
+    double gbs_all;   /* triad GB/s on all cores; 0 or NaN: unknown */
+    double gbs_one;   /* triad GB/s on one core, likewise: how fewer cores slow a sweep and a first
+                         touch (both stream memory: a serial init took 1.9x a parallel one on two
+                         cores where triad took 2x, 2026-12-05) */
+    double touch_all; /* GB/s of fresh pages first touched by all cores, for a kernel without a
+                         short run */
     int n_kernels;
     struct ts_estimate_kernel kernels[TS_ESTIMATE_MAX_KERNELS];
 };
@@ -38,18 +43,24 @@ struct ts_estimate_rates {
  * of cores over team when a rate is unknown; 1 when team >= cores. */
 double ts_estimate_slowdown(double all, double one, int team, int cores);
 
-/* A kernel's rates from its short run: wall seconds, its first touch (init), how many timed
- * iterations it ran and their median (step); the fixed cost what the rest leaves, never below 0. */
-struct ts_estimate_kernel ts_estimate_kernel_from(const char *name, double wall, double init, int iterations,
-                                                  double step);
+/* A kernel's rates from its short run: wall seconds, its first touch (init) of touch_bytes, how
+ * many timed iterations it ran and their median (step); the fixed cost what the rest leaves, never
+ * below 0. */
+struct ts_estimate_kernel ts_estimate_kernel_from(const char *name, double wall, double init, double touch_bytes,
+                                                  int iterations, double step);
+
+/* The first touch's GB/s on all cores: the fastest of the short runs' (a run's first touch is at
+ * times slowed by the kernel freeing pages for it: no other run need share that), else
+ * touch_all. */
+double ts_estimate_touch_gbs(const struct ts_estimate_rates *rates);
 
 /* The kernel's entry in rates, NULL when none. */
 const struct ts_estimate_kernel *ts_estimate_kernel_of(const struct ts_estimate_rates *rates, const char *kernel);
 
-/* Seconds run r will take: its kernel's fixed cost, its first touch slowed to init_team cores, and
- * its iterations and warm-up slowed to team cores. A kernel without a short run: its arrays' bytes
- * swept once an iteration at gbs_all and touched at touch_all, no fixed cost. NaN when neither is
- * known. */
+/* Seconds run r will take: its kernel's fixed cost, its arrays' first touch at
+ * ts_estimate_touch_gbs slowed to init_team cores, and its iterations and warm-up at its kernel's
+ * step slowed to team cores. A kernel without a short run: its arrays' bytes swept once an
+ * iteration at gbs_all, no fixed cost. NaN when neither is known. */
 double ts_estimate_run(const struct ts_battery_run *r, const struct ts_estimate_rates *rates);
 
 /* Seconds the NUMA matrix of b will take: its bytes swept at gbs_all, touched at touch_all, its

@@ -1,8 +1,8 @@
 /* The survey's estimate up front (app/survey_estimate.c) on fixed rates whose right answer is
  * worked out by hand: how fewer cores slow a sweep and a first touch, a kernel's fixed cost from
- * its short run, a run's seconds from its own kernel's rates (all cores, a serial init, one core,
- * threads stacked on one CPU), the fallback to triad's rate for a kernel without a short run,
- * and the NUMA matrix's seconds. Nothing is timed. */
+ * its short run, the first touch's rate, a run's seconds from its own kernel's rates (all cores,
+ * a serial init, one core), the fallback to triad's rate for a kernel without a short run, and
+ * the NUMA matrix's seconds. Nothing is timed. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,52 +42,54 @@ static void slowdown(void)
 static void kernel_from(void)
 {
     /* 1 s in all: 0.2 s first touch, 3 iterations and the warm-up of 0.1 s: 0.4 s fixed. */
-    struct ts_estimate_kernel k = ts_estimate_kernel_from("triad", 1.0, 0.2, 3, 0.1);
+    struct ts_estimate_kernel k = ts_estimate_kernel_from("triad", 1.0, 0.2, 3e9, 3, 0.1);
     CHECK(strcmp(k.name, "triad") == 0, "name %s", k.name);
     CHECK(near(k.fixed, 1.0 - 0.2 - (3 + TS_ESTIMATE_WARMUP) * 0.1), "fixed %g", k.fixed);
-    CHECK(near(k.init, 0.2) && near(k.step, 0.1), "init %g step %g", k.init, k.step);
-    k = ts_estimate_kernel_from("sum", 0.3, 0.2, 3, 0.1); /* a timer's jitter: never below 0 */
+    CHECK(near(k.init, 0.2) && near(k.step, 0.1) && k.touch_bytes == 3e9, "init %g step %g", k.init, k.step);
+    k = ts_estimate_kernel_from("sum", 0.3, 0.2, 1e9, 3, 0.1); /* a timer's jitter: never below 0 */
     CHECK(k.fixed == 0.0, "fixed %g below 0", k.fixed);
 }
 
 static void runs(void)
 {
+    /* Two cores, one core half as fast; stencil2d touched 2 GB in 0.1 s (20 GB/s), triad 3 GB in
+     * 0.5 s (the kernel freeing pages for it: 6 GB/s): every run's first touch at 20 GB/s. */
     struct ts_estimate_rates r = {
         .cores = 2,
         .gbs_all = 75,
         .gbs_one = 37.5,
-        .touch_all = 10,
-        .touch_one = 4,
+        .touch_all = 5,
         .n_kernels = 2,
-        .kernels = { { "stencil2d", 0.1, 0.15, 0.017 }, { "triad", 0.2, 0.25, 0.0134 } },
+        .kernels = { { "stencil2d", 0.1, 0.1, 0.017, 2e9 }, { "triad", 0.2, 0.5, 0.0134, 3e9 } },
     };
     CHECK(ts_estimate_kernel_of(&r, "triad") == &r.kernels[1], "triad's entry");
     CHECK(ts_estimate_kernel_of(&r, "sum") == NULL, "no entry for sum");
+    CHECK(near(ts_estimate_touch_gbs(&r), 20.0), "the fastest first touch: %g GB/s", ts_estimate_touch_gbs(&r));
     const double warm = TS_ESTIMATE_WARMUP;
-    /* All cores, parallel init: the short run's fixed cost and init, 50 iterations and the warm-up. */
-    struct ts_battery_run run = run_of("stencil2d", 50, 2, 2, 2 * 335544320.0);
-    CHECK(near(ts_estimate_run(&run, &r), 0.1 + 0.15 + (50 + warm) * 0.017), "all cores: %g",
+    /* All cores, parallel init: its fixed cost, 2 GB at 20 GB/s, 50 iterations and the warm-up. */
+    struct ts_battery_run run = run_of("stencil2d", 50, 2, 2, 2e9);
+    CHECK(near(ts_estimate_run(&run, &r), 0.1 + 0.1 + (50 + warm) * 0.017), "all cores: %g", ts_estimate_run(&run, &r));
+    /* Serial init: the first touch on one core, half as fast. */
+    run = run_of("stencil2d", 50, 2, 1, 2e9);
+    CHECK(near(ts_estimate_run(&run, &r), 0.1 + 0.1 * 2 + (50 + warm) * 0.017), "serial init: %g",
           ts_estimate_run(&run, &r));
-    /* Serial init: the first touch at one core's 4 GB/s against both cores' 10. */
-    run = run_of("stencil2d", 50, 2, 1, 2 * 335544320.0);
-    CHECK(near(ts_estimate_run(&run, &r), 0.1 + 0.15 * 2.5 + (50 + warm) * 0.017), "serial init: %g",
+    /* One thread (scaling t1) or two stacked on one CPU: init and sweeps at one core's pace. */
+    run = run_of("triad", 10, 1, 1, 3e9);
+    CHECK(near(ts_estimate_run(&run, &r), 0.2 + 0.15 * 2 + (10 + warm) * 0.0134 * 2), "one core: %g",
           ts_estimate_run(&run, &r));
-    /* One thread (scaling t1) or two stacked on one CPU: init and sweeps at one core's rates. */
-    run = run_of("triad", 10, 1, 1, 3 * 335544320.0);
-    CHECK(near(ts_estimate_run(&run, &r), 0.2 + 0.25 * 2.5 + (10 + warm) * 0.0134 * 2.0), "one core: %g",
+    /* A kernel without a short run: its arrays swept once an iteration at 75 GB/s on all cores,
+     * touched at the 20 GB/s of the others, no fixed cost known. */
+    run = run_of("sum", 50, 2, 2, 1e9);
+    CHECK(near(ts_estimate_run(&run, &r), 1e9 / 20e9 + (50 + warm) * 1e9 / 75e9), "sum at triad's rates: %g",
           ts_estimate_run(&run, &r));
-    /* A kernel without a short run: its arrays touched at 10 GB/s and swept once an iteration at
-     * 75 GB/s on all cores, no fixed cost known. */
-    run = run_of("sum", 50, 2, 2, 335544320.0);
-    CHECK(near(ts_estimate_run(&run, &r), 335544320.0 / 10e9 + (50 + warm) * 335544320.0 / 75e9),
-          "sum at triad's rates: %g", ts_estimate_run(&run, &r));
     /* Nothing known of it: NaN, never a made-up number. */
     struct ts_estimate_rates none = { .cores = 2 };
     CHECK(isnan(ts_estimate_run(&run, &none)), "no rate: %g", ts_estimate_run(&run, &none));
-    /* A failed short run (step NaN) falls back to triad's rates too. */
-    r.kernels[0].step = NAN;
+    /* Failed short runs (step NaN): triad's rate and the fresh pages' touch_all instead. */
+    r.kernels[0].step = r.kernels[1].step = NAN;
     run = run_of("stencil2d", 10, 2, 2, 1e9);
-    CHECK(near(ts_estimate_run(&run, &r), 1e9 / 10e9 + (10 + warm) * 1e9 / 75e9), "failed short run: %g",
+    CHECK(near(ts_estimate_touch_gbs(&r), 5.0), "no short run: touch_all, %g", ts_estimate_touch_gbs(&r));
+    CHECK(near(ts_estimate_run(&run, &r), 1e9 / 5e9 + (10 + warm) * 1e9 / 75e9), "failed short runs: %g",
           ts_estimate_run(&run, &r));
 }
 
