@@ -708,8 +708,8 @@ static long stop_after(void)
 /* The pace of work whose rates could not be measured: weights (bytes) at an assumed 10 GB/s. */
 #define ASSUMED_GBS 10.0
 
-/* The seconds a run's work costs in the pace (its estimate, or its weight at ASSUMED_GBS when
- * its rates are unknown), and the NUMA matrix's (its weight at triad's rate). */
+/* The seconds a run's work costs in the pace: its estimate, or its weight at ASSUMED_GBS when its
+ * rates are unknown; likewise the NUMA matrix's. */
 static double run_cost(const struct ts_battery_run *r)
 {
     return isfinite(r->estimate) ? r->estimate : r->weight / (ASSUMED_GBS * 1e9);
@@ -1100,8 +1100,9 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
     if (st == TS_OK && !a->sections)
         st = battery(exe, dir, path, &b, &s, &pace, err);
     if (st == TS_OK && !stop_signal && !s.has_matrix && !a->sections) {
-        if (pace.cost_done > 0)
-            fprintf(stderr, "[matrix] NUMA matrix (estimate %.0f s) ... ", seconds_left(&pace));
+        /* Its own estimate up front, as each run's and section's line says theirs. */
+        if (isfinite(up.matrix))
+            fprintf(stderr, "[matrix] NUMA matrix (estimate %.0f s) ... ", up.matrix);
         else
             fprintf(stderr, "[matrix] NUMA matrix ... ");
         fflush(stderr);
