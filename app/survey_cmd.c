@@ -863,9 +863,10 @@ static struct ts_estimate_kernel probe_kernel(const char *exe, const char *dir, 
     return k;
 }
 
-/* The rates the estimate reads, measured now for the runs still to do: each kernel's short run
- * (probe_kernel) and, when a run has fewer cores than all, triad on one core (at half the runs'
- * size: past the caches, in half the time). ctx holds triad's at all cores. */
+/* The rates the estimate reads, measured now for the work still to do: each kernel's short run
+ * (probe_kernel), a step of the NUMA matrix's chase and, when a run has fewer cores than all,
+ * triad on one core (at half the runs' size: past the caches, in half the time). ctx holds
+ * triad's at all cores. */
 static void measure_rates(const char *exe, const char *dir, const ts_topology *topo, const struct ts_battery *b,
                           const struct ts_survey_rec *s, const struct ts_section_ctx *ctx,
                           struct ts_estimate_rates *rates)
@@ -887,6 +888,9 @@ static void measure_rates(const char *exe, const char *dir, const ts_topology *t
     }
     struct ts_error ignored;
     ts_error_clear(&ignored);
+    /* The matrix's chase over 64 MiB, past the caches of most nodes, in about 0.3 s here. */
+    if (!s->has_matrix && !stop_signal)
+        rates->chase_ns = ts_survey_chase_ns(topo, (int64_t)64 << 20);
     double touch_one = NAN;
     if (fewer && b->cores > 1 && !stop_signal)
         ts_survey_triad_rate(topo, b->array_bytes / 2 / 4096 * 4096, 1, &rates->gbs_one, &touch_one, &ignored);

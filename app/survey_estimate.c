@@ -67,5 +67,6 @@ double ts_estimate_matrix(const struct ts_battery *b, const struct ts_estimate_r
     if (!known(rates->gbs_all))
         return NAN;
     const double touch = known(rates->touch_all) ? b->matrix_touch / (rates->touch_all * 1e9) : 0.0;
-    return b->matrix_weight / (rates->gbs_all * 1e9) + touch + b->matrix_steps * TS_ESTIMATE_CHASE_NS * 1e-9;
+    const double chase_ns = known(rates->chase_ns) ? rates->chase_ns : TS_ESTIMATE_CHASE_NS;
+    return b->matrix_weight / (rates->gbs_all * 1e9) + touch + b->matrix_steps * chase_ns * 1e-9;
 }

@@ -12,8 +12,8 @@
 /* The untimed iterations before a run's timed ones: config run.warmup's default, which the
  * battery's runs keep. */
 #define TS_ESTIMATE_WARMUP 1
-/* A pointer-chase step of the NUMA matrix, a cache miss to DRAM: the 2-core VM's idle latency
- * (173 ns, 2026-12-05; bare metal's is often 80-120 ns, where the matrix takes less). */
+/* A pointer-chase step of the NUMA matrix, a cache miss to DRAM, when none was measured: the
+ * 2-core VM's idle latency (173 ns, 2026-12-05; bare metal's is often 80-120 ns). */
 #define TS_ESTIMATE_CHASE_NS 170.0
 
 /* One kernel's short run at all cores (parallel first touch, the battery's size). */
@@ -34,6 +34,8 @@ struct ts_estimate_rates {
                          cores where triad took 2x, 2026-12-05) */
     double touch_all; /* GB/s of fresh pages first touched by all cores, for a kernel without a
                          short run */
+    double chase_ns;  /* ns a step of the NUMA matrix's chases takes, its builds' lines included;
+                         0 or NaN: unknown (TS_ESTIMATE_CHASE_NS) */
     int n_kernels;
     struct ts_estimate_kernel kernels[TS_ESTIMATE_MAX_KERNELS];
 };
@@ -64,7 +66,7 @@ const struct ts_estimate_kernel *ts_estimate_kernel_of(const struct ts_estimate_
 double ts_estimate_run(const struct ts_battery_run *r, const struct ts_estimate_rates *rates);
 
 /* Seconds the NUMA matrix of b will take: its bytes swept at gbs_all, touched at touch_all, its
- * chase steps at TS_ESTIMATE_CHASE_NS each. NaN when gbs_all is unknown. */
+ * chase steps at chase_ns each (else TS_ESTIMATE_CHASE_NS). NaN when gbs_all is unknown. */
 double ts_estimate_matrix(const struct ts_battery *b, const struct ts_estimate_rates *rates);
 
 #endif

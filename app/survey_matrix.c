@@ -135,6 +135,32 @@ int ts_survey_triad_rate(const ts_topology *topo, int64_t bytes, int max_cores, 
     return status;
 }
 
+double ts_survey_chase_ns(const ts_topology *topo, int64_t bytes)
+{
+    static struct ts_kernel_probe sum, triad;
+    const struct ts_numa_probes probes = probes_of(&sum, &triad);
+    int cpu_nodes[1], mem_nodes[1], n_cpu_nodes = 0, n_mem_nodes = 0;
+    ts_numa_list_nodes(topo, cpu_nodes, &n_cpu_nodes, mem_nodes, &n_mem_nodes, 1);
+    if (n_cpu_nodes < 1 || n_mem_nodes < 1)
+        return NAN;
+    const int64_t steps = (int64_t)1 << 18, reps = 2;
+    struct ts_numa_latency lat;
+    struct ts_error ignored;
+    ts_error_clear(&ignored);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const int st = ts_numa_latency_measure(topo, &probes, cpu_nodes[0], mem_nodes[0], bytes, 0, steps, (int)reps, 1,
+                                           &lat, &ignored);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (st != TS_OK || !lat.measured)
+        return NAN;
+    /* Every line the build writes, the warm-up lap (a lap of the buffer, at most steps) and the
+     * repetitions' steps. */
+    const double lines = (double)(lat.bytes / TS_CHASE_LINE);
+    const double seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    return seconds * 1e9 / (lines + fmin(lines, (double)steps) + (double)(reps * steps));
+}
+
 int ts_survey_matrix_measure(const ts_topology *topo, int quick, double scale, struct ts_survey_matrix *out,
                              struct ts_error *err)
 {

@@ -103,6 +103,10 @@ static void matrix(void)
     const struct ts_estimate_rates r = { .cores = 2, .gbs_all = 80, .touch_all = 10 };
     CHECK(near(ts_estimate_matrix(&b, &r), 4e9 / 80e9 + 1e9 / 10e9 + 1e7 * TS_ESTIMATE_CHASE_NS * 1e-9), "matrix: %g",
           ts_estimate_matrix(&b, &r));
+    /* A chase step measured at 250 ns (a busy node) instead of the guess. */
+    const struct ts_estimate_rates chased = { .cores = 2, .gbs_all = 80, .touch_all = 10, .chase_ns = 250 };
+    CHECK(near(ts_estimate_matrix(&b, &chased), 4e9 / 80e9 + 1e9 / 10e9 + 1e7 * 250e-9), "matrix, chase measured: %g",
+          ts_estimate_matrix(&b, &chased));
     const struct ts_estimate_rates none = { .cores = 2 };
     CHECK(isnan(ts_estimate_matrix(&b, &none)), "matrix without a rate: %g", ts_estimate_matrix(&b, &none));
 }
