@@ -888,9 +888,11 @@ static void measure_rates(const char *exe, const char *dir, const ts_topology *t
     }
     struct ts_error ignored;
     ts_error_clear(&ignored);
-    /* The matrix's chase over 64 MiB, past the caches of most nodes, in about 0.3 s here. */
+    /* A chase over 64 MiB, past the caches of most nodes, in about 0.3 s here; scaled (tests) as
+     * the matrix's chases are, lest it cost more than the survey it estimates. */
+    const int64_t chase = b->scale < 1.0 ? (int64_t)fmax(1 << 20, b->scale * (64 << 20)) : (int64_t)64 << 20;
     if (!s->has_matrix && !stop_signal)
-        rates->chase_ns = ts_survey_chase_ns(topo, (int64_t)64 << 20);
+        rates->chase_ns = ts_survey_chase_ns(topo, chase, b->scale < 1.0 ? (int64_t)1 << 13 : (int64_t)1 << 18);
     double touch_one = NAN;
     if (fewer && b->cores > 1 && !stop_signal)
         ts_survey_triad_rate(topo, b->array_bytes / 2 / 4096 * 4096, 1, &rates->gbs_one, &touch_one, &ignored);

@@ -135,7 +135,7 @@ int ts_survey_triad_rate(const ts_topology *topo, int64_t bytes, int max_cores, 
     return status;
 }
 
-double ts_survey_chase_ns(const ts_topology *topo, int64_t bytes)
+double ts_survey_chase_ns(const ts_topology *topo, int64_t bytes, int64_t steps)
 {
     static struct ts_kernel_probe sum, triad;
     const struct ts_numa_probes probes = probes_of(&sum, &triad);
@@ -143,7 +143,7 @@ double ts_survey_chase_ns(const ts_topology *topo, int64_t bytes)
     ts_numa_list_nodes(topo, cpu_nodes, &n_cpu_nodes, mem_nodes, &n_mem_nodes, 1);
     if (n_cpu_nodes < 1 || n_mem_nodes < 1)
         return NAN;
-    const int64_t steps = (int64_t)1 << 18, reps = 2;
+    const int64_t reps = 2;
     struct ts_numa_latency lat;
     struct ts_error ignored;
     ts_error_clear(&ignored);

@@ -19,9 +19,9 @@ int ts_survey_matrix_measure(const ts_topology *topo, int quick, double scale, s
                              struct ts_error *err);
 
 /* Nanoseconds a step of the NUMA matrix's chase takes, for the survey's estimate: one chase over
- * bytes on the first NUMA node (its build's lines, a warm-up lap and 2 x 2^18 steps) timed whole
+ * bytes on the first NUMA node (its build's lines, a warm-up lap and twice steps) timed whole
  * and shared among its steps and lines. NaN when it could not be measured. */
-double ts_survey_chase_ns(const ts_topology *topo, int64_t bytes);
+double ts_survey_chase_ns(const ts_topology *topo, int64_t bytes, int64_t steps);
 
 /* The triad bandwidth, GB/s, of the cores of the first NUMA node on its memory (its first
  * max_cores of them; 0: all), arrays of bytes each (a moment's measurement, for the survey's
