@@ -136,6 +136,7 @@ static int add_run(struct planner *p, int group, const char *kernel, const char 
     rec->state = TS_SURVEY_PENDING;
     rec->seconds = rec->time_median = rec->gbs_median = rec->local_fraction = NAN;
     r->iterations = iterations;
+    r->estimate = NAN;
 
     snprintf(r->env[0], sizeof r->env[0], "OMP_NUM_THREADS=%d", threads);
     snprintf(r->env[1], sizeof r->env[1], "OMP_PLACES=%s", places);
@@ -163,6 +164,8 @@ static int add_run(struct planner *p, int group, const char *kernel, const char 
     /* Bytes moved per iteration, the init and warm-up counted as three more; fewer threads take
      * longer, by less than their share on memory-bound kernels. */
     const int team = strcmp(variant, "stacked") == 0 ? 1 : threads;
+    r->team = team;
+    r->init_team = strcmp(init, "serial") == 0 ? 1 : team;
     r->weight = (double)s.arrays * (double)b->array_bytes * (iterations + 3) * sqrt((double)b->cores / team);
     r->touch_bytes = (double)s.arrays * (double)b->array_bytes;
     return TS_OK;
@@ -183,7 +186,7 @@ static int choose_size(struct ts_battery *b, const ts_topology *topo, const stru
     struct ts_llc llc;
     ts_affinity_llc(topo, cpus, n, &llc);
     free(cpus);
-    b->llc_bytes = llc.bytes;
+    b->llc_bytes = b->hwloc_llc = llc.bytes;
     char why[160];
     int64_t bytes;
     if (llc.bytes > 0) {
@@ -237,12 +240,14 @@ static int choose_size(struct ts_battery *b, const ts_topology *topo, const stru
     return TS_OK;
 }
 
-/* The NUMA matrix's cost in the runs' weight (bytes moved), for the estimate: per cell, sum's
- * one array and triad's three swept for the repetitions, a warm-up and the first touch, and
- * three chases (4 KiB pages, 2 MiB pages, loaded) whose steps each miss the caches, about as
- * long as streaming 1000 bytes. Sizes as app/survey_matrix.c and topo/ts_numa_matrix.c pick
- * them: 8x the LLC, at least 64 MiB; scaled runs (tests) a share of 64 MiB, at least 1 MiB. */
-static double matrix_weight(const struct ts_battery *b, int nodes, int full)
+/* The NUMA matrix's work, for the estimate: per cell, the bytes swept (sum's one array and
+ * triad's three for the repetitions and a warm-up), those touched first (theirs and the loaded
+ * chase's stream array) and the steps of its three chases (4 KiB pages, 2 MiB pages, loaded:
+ * a warm-up lap and the repetitions each, and the lines each build writes), each step a cache
+ * miss. Sizes as app/survey_matrix.c and topo/ts_numa_matrix.c pick them: 8x hwloc's LLC, at
+ * least 64 MiB (the sweep's inferred LLC is not the matrix's), steps one a line within 2^20 and
+ * 2^22; scaled runs (tests) a share of 64 MiB, at least 1 MiB, and 2^16 steps. */
+static void matrix_work(struct ts_battery *b, int64_t hwloc_llc, int nodes, int full)
 {
     const int64_t mib = (int64_t)1 << 20;
     const int reps = full ? 5 : 3;
@@ -251,11 +256,14 @@ static double matrix_weight(const struct ts_battery *b, int nodes, int full)
         bytes = fmax((double)mib, b->scale * 64.0 * (double)mib);
         steps = 65536;
     } else {
-        bytes = fmax(64.0 * (double)mib, 8.0 * (double)(b->llc_bytes > 0 ? b->llc_bytes : LLC_FALLBACK));
+        bytes = fmax(64.0 * (double)mib, 8.0 * (double)hwloc_llc);
         steps = fmin(fmax(bytes / 64, (double)(1 << 20)), (double)(1 << 22));
     }
-    const double cell = 4.0 * bytes * (reps + 2) + 3.0 * reps * steps * 1000.0 + 3.0 * 2.0 * bytes;
-    return cell * (double)(nodes > 0 ? nodes : 1) * (double)(nodes > 0 ? nodes : 1);
+    const double lines = bytes / 64, lap = fmin(lines, steps);
+    const double cells = (double)(nodes > 0 ? nodes : 1) * (double)(nodes > 0 ? nodes : 1);
+    b->matrix_weight = cells * 4.0 * bytes * (reps + 1);
+    b->matrix_touch = cells * 5.0 * bytes;
+    b->matrix_steps = cells * 3.0 * (lap + reps * steps + lines);
 }
 
 /* TOUCHSTONE_SURVEY_REPEATS (tests): runs per point, 1 to TS_BATTERY_MAX_REPEATS. */
@@ -374,7 +382,7 @@ int ts_battery_plan(const char *mode, const ts_topology *topo, const char *dir, 
      * shows it (docs/survey.md, "Repeats and noise"). */
     for (p.repeat = 1; status == TS_OK && p.repeat <= b->repeats; p.repeat++)
         status = plan_round(&p, full, err);
-    b->matrix_weight = matrix_weight(b, node_count, full);
+    matrix_work(b, b->hwloc_llc, node_count, full);
     if (status != TS_OK)
         ts_battery_free(b);
     return status;

@@ -26,8 +26,12 @@ struct ts_battery_run {
     int n_args;
     char args[TS_BATTERY_MAX_ARGS][1100]; /* argv of the child after the program: run CONFIG --set ... */
     int iterations;
-    double weight;      /* relative cost, for the estimate: bytes x (iterations + init) / parallel share */
+    int team;           /* the cores its threads run on: its threads, 1 when stacked on one CPU */
+    int init_team;      /* the cores that first-touch its arrays: 1 for a serial init, else team */
+    double weight;      /* relative cost when no rate is known: bytes x (iterations + init) / parallel share */
     double touch_bytes; /* its arrays' bytes: the pages it faults in fresh */
+    double estimate;    /* seconds, from its kernel's rates measured as the survey starts
+                           (app/survey_estimate.h); NaN until then or when unknown */
 };
 
 struct ts_battery {
@@ -38,7 +42,10 @@ struct ts_battery {
     int64_t array_bytes;    /* per array */
     double scale;           /* TOUCHSTONE_SURVEY_SCALE (tests), 1 without it */
     int repeats;            /* runs of each point, interleaved: round after round */
-    double matrix_weight;   /* the NUMA matrix's cost in the runs' weights, for the estimate */
+    int64_t hwloc_llc;      /* hwloc's last-level caches of the allowed cores; 0: it knows none */
+    double matrix_weight;   /* the bytes the NUMA matrix sweeps, for the estimate */
+    double matrix_touch;    /* the bytes it touches first */
+    double matrix_steps;    /* the pointer-chase steps it takes, each a cache miss, for the estimate */
     int64_t uncapped_bytes; /* the size before the memory cap */
     int64_t cap_bytes;      /* the memory cap per array; 0: no limit known */
     char size_reason[256];  /* how array_bytes was chosen */

@@ -22,6 +22,7 @@
 #include "readback_stats.h"
 #include "startup.h"
 #include "survey_battery.h"
+#include "survey_estimate.h"
 #include "survey_matrix.h"
 #include "survey_sections.h"
 #include "survey_verdict.h"
@@ -704,27 +705,43 @@ static long stop_after(void)
     return v && *v ? strtol(v, NULL, 10) : -1;
 }
 
+/* The pace of work whose rates could not be measured: weights (bytes) at an assumed 10 GB/s. */
+#define ASSUMED_GBS 10.0
+
+/* The seconds a run's work costs in the pace: its estimate, or its weight at ASSUMED_GBS when its
+ * rates are unknown; likewise the NUMA matrix's. */
+static double run_cost(const struct ts_battery_run *r)
+{
+    return isfinite(r->estimate) ? r->estimate : r->weight / (ASSUMED_GBS * 1e9);
+}
+
+static double matrix_cost(const struct ts_battery *b, const struct ts_estimate_rates *rates)
+{
+    const double s = ts_estimate_matrix(b, rates);
+    return isfinite(s) ? s : (b->matrix_weight + b->matrix_touch) / (ASSUMED_GBS * 1e9);
+}
+
 /* The seconds the rest takes at the pace of the runs so far: the runs left and the NUMA matrix
- * (measured after the battery, when not kept), both by their weights. */
+ * (measured after the battery, when not kept), by their estimated seconds (costs). */
 struct pace {
-    double weight_left, weight_done, seconds_done;
+    double cost_left, cost_done, seconds_done;
+    double matrix;   /* the NUMA matrix's cost, s, when still to measure */
     double sections; /* the sections' estimates, s: measured after the matrix, at their own pace */
 };
 
 static double seconds_left(const struct pace *p)
 {
-    /* Never "-0 s": the weights left, subtracted back to zero, can end a hair below it. */
-    return (p->weight_done > 0 && p->weight_left > 0 ? p->seconds_done / p->weight_done * p->weight_left : 0)
-           + p->sections;
+    /* Never "-0 s": the costs left, subtracted back to zero, can end a hair below it. */
+    return (p->cost_done > 0 && p->cost_left > 0 ? p->seconds_done / p->cost_done * p->cost_left : 0) + p->sections;
 }
 
 static int battery(const char *exe, const char *dir, const char *path, const struct ts_battery *b,
                    struct ts_survey_rec *s, struct pace *pace, struct ts_error *err)
 {
-    pace->weight_left = s->has_matrix ? 0 : b->matrix_weight;
+    pace->cost_left = s->has_matrix ? 0 : pace->matrix;
     for (int i = 0; i < b->n_runs; i++)
         if (s->runs[i].state != TS_SURVEY_DONE)
-            pace->weight_left += b->runs[i].weight;
+            pace->cost_left += run_cost(&b->runs[i]);
     const long limit = stop_after();
     long ran = 0;
     for (int i = 0; i < b->n_runs && !stop_signal; i++) {
@@ -770,10 +787,11 @@ static int battery(const char *exe, const char *dir, const char *path, const str
                     code == 0 ? why : "", dir, r->name);
         }
         if (r->state != TS_SURVEY_PENDING) {
-            pace->weight_left -= b->runs[i].weight;
-            pace->weight_done += b->runs[i].weight;
+            pace->cost_left -= run_cost(&b->runs[i]);
+            pace->cost_done += run_cost(&b->runs[i]);
             pace->seconds_done += took;
-            fprintf(stderr, " (estimate %.0f s left%s)%s\n", seconds_left(pace),
+            fprintf(stderr, " (estimated %.1f s; estimate %.0f s left%s)%s\n", run_cost(&b->runs[i]),
+                    seconds_left(pace),
                     s->has_matrix ? ", the sections included" : ", the NUMA matrix and the sections included",
                     r->disturbed > 0 ? " DISTURBED" : "");
         }
@@ -788,23 +806,44 @@ static int battery(const char *exe, const char *dir, const char *path, const str
     return TS_OK;
 }
 
-/* A run's cost beyond the bytes its kernel moves (two process starts, the binding's audit, the
- * run file), timed on a run of the battery's first point at 64 KiB and one iteration, its files
- * removed after: NaN when it failed. */
-static double probe_run(const char *exe, const char *dir, const struct ts_battery *b, const char *elements)
+/* The timed iterations of a kernel's short run for the estimate: three, so that its time per
+ * iteration is a median, not one sweep. */
+#define PROBE_ITERATIONS 3
+
+/* The battery's run of kernel at all cores, its arrays first-touched by all of them on the first
+ * touch policy with close binding: the run its short run copies. NULL when b has none. */
+static const struct ts_battery_run *probe_model(const struct ts_battery *b, const char *kernel)
+{
+    for (int i = 0; i < b->n_runs; i++) {
+        const struct ts_battery_run *r = &b->runs[i];
+        const char *policy = planned_set(r, "init.policy"), *bind = planned_env(r, "OMP_PROC_BIND");
+        if (strcmp(r->rec.kernel, kernel) == 0 && r->team == b->cores && r->init_team == b->cores && policy
+            && strcmp(policy, "firsttouch") == 0 && bind && strcmp(bind, "close") == 0)
+            return r;
+    }
+    return NULL;
+}
+
+/* A short run of model's kernel (model's size, threads and binding, PROBE_ITERATIONS iterations),
+ * its files removed after: its rates for the estimate (app/survey_estimate.h), step NaN when it
+ * failed. */
+static struct ts_estimate_kernel probe_kernel(const char *exe, const char *dir, const struct ts_battery_run *model)
 {
     static struct ts_battery_run probe;
-    probe = b->runs[0];
+    probe = *model;
+    struct ts_estimate_kernel k = { .fixed = NAN, .init = NAN, .step = NAN };
+    snprintf(k.name, sizeof k.name, "%s", model->rec.kernel);
     snprintf(probe.rec.name, sizeof probe.rec.name, "estimate-probe");
-    /* Its program and config (args 0 and 1) as the battery's; the rest a triad of one iteration. */
-    const char *const sets[] = { "--set", "run.kernel=triad", "--set", elements, "--set", "run.iterations=1", "-o" };
-    probe.n_args = 2;
-    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
-        snprintf(probe.args[probe.n_args++], sizeof probe.args[0], "%s", sets[i]);
-    if (snprintf(probe.args[probe.n_args++], sizeof probe.args[0], "%.900s/runs/estimate-probe.h5", dir)
-        >= (int)sizeof probe.args[0])
-        return NAN;
-    snprintf(probe.args[probe.n_args++], sizeof probe.args[0], "--overwrite");
+    snprintf(probe.rec.file, sizeof probe.rec.file, "runs/estimate-probe.h5");
+    char path[PATH_MAX + 300];
+    if (snprintf(path, sizeof path, "%s/%s", dir, probe.rec.file) >= (int)sizeof path)
+        return k;
+    for (int i = 0; i < probe.n_args; i++)
+        if (strncmp(probe.args[i], "run.iterations=", 15) == 0)
+            snprintf(probe.args[i], sizeof probe.args[i], "run.iterations=%d", PROBE_ITERATIONS);
+        else if (i > 0 && strcmp(probe.args[i - 1], "-o") == 0
+                 && snprintf(probe.args[i], sizeof probe.args[i], "%s", path) >= (int)sizeof probe.args[i])
+            return k;
     int code = -1;
     struct seen seen;
     struct ts_error ignored;
@@ -812,55 +851,72 @@ static double probe_run(const char *exe, const char *dir, const struct ts_batter
     const double t0 = now();
     const int st = run_child(exe, dir, &probe, &code, &seen, &ignored);
     const double took = now() - t0;
+    struct ts_run_summary sum;
+    if (st == TS_OK && code == 0 && ts_run_read_file_isolated(path, &sum, &ignored) == TS_OK) {
+        if (sum.complete && sum.verified && sum.n_iterations > 0 && sum.time_median > 0 && sum.init_time >= 0)
+            k = ts_estimate_kernel_from(model->rec.kernel, took, sum.init_time, model->touch_bytes,
+                                        (int)sum.n_iterations, sum.time_median);
+        ts_run_summary_free(&sum);
+    }
     unlinkat(runs_fd, "estimate-probe.h5", 0);
     unlinkat(runs_fd, "estimate-probe.log", 0);
-    return st == TS_OK && code == 0 ? took : NAN;
+    return k;
 }
 
-/* What a run costs beyond the sweeps its weight counts, from triads of one iteration run now
- * (their files removed after): the fixed cost (two process starts, the binding's audit, the run
- * file) from one of 64 KiB, the better of two (the first start of a program pays for reading it
- * and its libraries), and the first touch of fresh pages, GB/s, from one of 3 x 64 MiB less the
- * fixed cost and its sweeps (the warm-up, the iteration, the verification) at sweep_gbs. */
-struct run_costs {
-    double fixed, touch_gbs;
+/* The rates the estimate reads, measured now for the work still to do: each kernel's short run
+ * (probe_kernel), a step of the NUMA matrix's chase and, when a run has fewer cores than all,
+ * triad on one core (at half the runs' size: past the caches, in half the time). ctx holds
+ * triad's at all cores. */
+static void measure_rates(const char *exe, const char *dir, const ts_topology *topo, const struct ts_battery *b,
+                          const struct ts_survey_rec *s, const struct ts_section_ctx *ctx,
+                          struct ts_estimate_rates *rates)
+{
+    memset(rates, 0, sizeof *rates);
+    rates->cores = b->cores;
+    rates->gbs_all = ctx->sweep_gbs;
+    rates->touch_all = ctx->touch_gbs;
+    rates->gbs_one = NAN;
+    int fewer = 0;
+    for (int i = 0; i < b->n_runs && !stop_signal; i++) {
+        const struct ts_battery_run *r = &b->runs[i];
+        if (s->runs[i].state == TS_SURVEY_DONE)
+            continue;
+        fewer |= r->team < b->cores || r->init_team < b->cores;
+        const struct ts_battery_run *model = probe_model(b, r->rec.kernel);
+        if (model && !ts_estimate_kernel_of(rates, r->rec.kernel) && rates->n_kernels < TS_ESTIMATE_MAX_KERNELS)
+            rates->kernels[rates->n_kernels++] = probe_kernel(exe, dir, model);
+    }
+    struct ts_error ignored;
+    ts_error_clear(&ignored);
+    /* A chase over 64 MiB, past the caches of most nodes, in about 0.3 s here; scaled (tests) as
+     * the matrix's chases are, lest it cost more than the survey it estimates. */
+    const int64_t chase = b->scale < 1.0 ? (int64_t)fmax(1 << 20, b->scale * (64 << 20)) : (int64_t)64 << 20;
+    if (!s->has_matrix && !stop_signal)
+        rates->chase_ns = ts_survey_chase_ns(topo, chase, b->scale < 1.0 ? (int64_t)1 << 13 : (int64_t)1 << 18);
+    double touch_one = NAN;
+    if (fewer && b->cores > 1 && !stop_signal)
+        ts_survey_triad_rate(topo, b->array_bytes / 2 / 4096 * 4096, 1, &rates->gbs_one, &touch_one, &ignored);
+}
+
+/* What the estimate up front is made of: the runs still to do, each at its kernel's rates
+ * (their estimates set in b), the NUMA matrix when still to measure, the sections. */
+struct upfront {
+    double runs, matrix, sections, total;
 };
 
-static struct run_costs run_costs(const char *exe, const char *dir, const struct ts_battery *b, double sweep_gbs)
+static struct upfront upfront(struct ts_battery *b, const struct ts_survey_rec *s,
+                              const struct ts_estimate_rates *rates, double sections_seconds)
 {
-    struct run_costs c = { .fixed =
-                               fmin(probe_run(exe, dir, b, "triad.n=2730"), probe_run(exe, dir, b, "triad.n=2730")),
-                           .touch_gbs = NAN };
-    const double bytes = 3.0 * 8.0 * 8388608.0;
-    const double big = probe_run(exe, dir, b, "triad.n=8388608") - c.fixed - 3.0 * bytes / (sweep_gbs * 1e9);
-    if (big > 0)
-        c.touch_gbs = bytes / big * 1e-9;
-    return c;
-}
-
-/* Seconds the survey's work left will take, said before it starts: the pending runs' and the
- * NUMA matrix's bytes (their weights) at the triad rate of all cores measured as it started
- * (ctx), each run's fixed cost and its arrays' first touch as triads run now took them
- * (run_costs), and the sections' own estimates. NaN when the rate is unknown. */
-static double upfront(const char *exe, const char *dir, const struct ts_battery *b, const struct ts_survey_rec *s,
-                      const struct ts_section_ctx *ctx, double sections_seconds)
-{
-    double weight = s->has_matrix ? 0.0 : b->matrix_weight, touch = 0.0;
-    int pending = 0;
-    for (int i = 0; i < b->n_runs; i++)
-        if (s->runs[i].state != TS_SURVEY_DONE) {
-            weight += b->runs[i].weight;
-            touch += b->runs[i].touch_bytes;
-            pending++;
-        }
-    if (weight <= 0)
-        return sections_seconds;
-    if (!(ctx->sweep_gbs > 0))
-        return NAN;
-    const struct run_costs c = pending > 0 ? run_costs(exe, dir, b, ctx->sweep_gbs) : (struct run_costs){ 0.0, NAN };
-    const double fixed = isfinite(c.fixed) ? c.fixed : 0.0;
-    return weight / (ctx->sweep_gbs * 1e9) + (c.touch_gbs > 0 ? touch / (c.touch_gbs * 1e9) : 0.0) + pending * fixed
-           + sections_seconds;
+    struct upfront u = { .sections = sections_seconds };
+    for (int i = 0; i < b->n_runs; i++) {
+        b->runs[i].estimate = ts_estimate_run(&b->runs[i], rates);
+        if (s->runs[i].state != TS_SURVEY_DONE)
+            u.runs += b->runs[i].estimate;
+    }
+    if (!s->has_matrix)
+        u.matrix = ts_estimate_matrix(b, rates);
+    u.total = u.runs + u.matrix + u.sections;
+    return u;
 }
 
 /* 1 when a battery run of s ran (done or failed): its plan is then what a resume must keep. */
@@ -1014,36 +1070,45 @@ static int survey(const struct ts_survey_args *a, int argc, char **argv, const c
         .survey = &s,
     };
     double gbs = NAN, touch_gbs = NAN;
+    const double measuring_at = now();
     if (!a->sections) { /* the rates the estimate up front reads, at the runs' own size: a smaller
                            one sits partly in a cache hwloc may not see (a VM's) */
         struct ts_error ignored;
         ts_error_clear(&ignored);
-        if (ts_survey_triad_rate(topo, b.array_bytes, &gbs, &touch_gbs, &ignored) == TS_OK) {
+        if (ts_survey_triad_rate(topo, b.array_bytes, 0, &gbs, &touch_gbs, &ignored) == TS_OK) {
             ctx.sweep_gbs = gbs > 0 ? gbs : 0.0;
             ctx.touch_gbs = touch_gbs > 0 ? touch_gbs : 0.0;
         }
     }
+    static struct ts_estimate_rates rates;
+    if (!a->sections)
+        measure_rates(exe, dir, topo, &b, &s, &ctx, &rates);
+    const double measuring = now() - measuring_at;
     const double sections_s = ts_survey_sections_estimate(&ctx, &s, a->sections);
-    const double estimate = a->sections ? sections_s : upfront(exe, dir, &b, &s, &ctx, sections_s);
+    const struct upfront up = upfront(&b, &s, &rates, sections_s);
+    const double estimate = a->sections ? sections_s : up.total;
     const double started_at = now();
     if (a->sections)
         fprintf(stderr, "touchstone survey --%s --sections %s into %s: estimate %.0f s\n", mode, a->sections, dir,
                 estimate);
     else
         fprintf(stderr,
-                "touchstone survey --%s: %d runs into %s, arrays of %lld MiB (%s); estimate %.0f s (the runs' "
-                "bytes at the %.3g GB/s of triad measured now, the sections %.0f s)\n",
-                mode, b.n_runs, dir, (long long)(b.array_bytes >> 20), b.size_reason, estimate, gbs, sections_s);
+                "touchstone survey --%s: %d runs into %s, arrays of %lld MiB (%s); estimate %.0f s (the runs %.0f s "
+                "at their kernels' rates measured now, the NUMA matrix %.0f s at the %.3g GB/s of triad, the "
+                "sections %.0f s; measuring them took %.1f s)\n",
+                mode, b.n_runs, dir, (long long)(b.array_bytes >> 20), b.size_reason, estimate, up.runs, up.matrix, gbs,
+                sections_s, measuring);
 
     read_launch_set(topo);
     install_stop_handlers();
     st = save(path, &s, err);
-    struct pace pace = { .sections = sections_s };
+    struct pace pace = { .matrix = matrix_cost(&b, &rates), .sections = sections_s };
     if (st == TS_OK && !a->sections)
         st = battery(exe, dir, path, &b, &s, &pace, err);
     if (st == TS_OK && !stop_signal && !s.has_matrix && !a->sections) {
-        if (pace.weight_done > 0)
-            fprintf(stderr, "[matrix] NUMA matrix (estimate %.0f s) ... ", seconds_left(&pace));
+        /* Its own estimate up front, as each run's and section's line says theirs. */
+        if (isfinite(up.matrix))
+            fprintf(stderr, "[matrix] NUMA matrix (estimate %.0f s) ... ", up.matrix);
         else
             fprintf(stderr, "[matrix] NUMA matrix ... ");
         fflush(stderr);

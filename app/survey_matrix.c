@@ -111,7 +111,8 @@ static struct ts_numa_probes probes_of(struct ts_kernel_probe *sum, struct ts_ke
     return probes;
 }
 
-int ts_survey_triad_rate(const ts_topology *topo, int64_t bytes, double *gbs, double *touch_gbs, struct ts_error *err)
+int ts_survey_triad_rate(const ts_topology *topo, int64_t bytes, int max_cores, double *gbs, double *touch_gbs,
+                         struct ts_error *err)
 {
     static struct ts_kernel_probe sum, triad;
     const struct ts_numa_probes probes = probes_of(&sum, &triad);
@@ -120,6 +121,8 @@ int ts_survey_triad_rate(const ts_topology *topo, int64_t bytes, double *gbs, do
     ts_numa_list_nodes(topo, cpu_nodes, &n_cpu_nodes, mem_nodes, &n_mem_nodes, 1);
     if (n_cpu_nodes > 0 && n_mem_nodes > 0)
         n_cpus = ts_numa_node_cpus(topo, cpu_nodes[0], cpus, 1024);
+    if (max_cores > 0 && n_cpus > max_cores)
+        n_cpus = max_cores;
     if (n_cpus <= 0)
         return TS_OK;
     struct ts_numa_bandwidth bw;
@@ -130,6 +133,32 @@ int ts_survey_triad_rate(const ts_topology *topo, int64_t bytes, double *gbs, do
     if (bw.seconds_touch > 0) /* fresh pages faulted in: far slower than a sweep of the same bytes */
         *touch_gbs = 3.0 * (double)bw.bytes_per_array / bw.seconds_touch * 1e-9;
     return status;
+}
+
+double ts_survey_chase_ns(const ts_topology *topo, int64_t bytes, int64_t steps)
+{
+    static struct ts_kernel_probe sum, triad;
+    const struct ts_numa_probes probes = probes_of(&sum, &triad);
+    int cpu_nodes[1], mem_nodes[1], n_cpu_nodes = 0, n_mem_nodes = 0;
+    ts_numa_list_nodes(topo, cpu_nodes, &n_cpu_nodes, mem_nodes, &n_mem_nodes, 1);
+    if (n_cpu_nodes < 1 || n_mem_nodes < 1)
+        return NAN;
+    const int64_t reps = 2;
+    struct ts_numa_latency lat;
+    struct ts_error ignored;
+    ts_error_clear(&ignored);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const int st = ts_numa_latency_measure(topo, &probes, cpu_nodes[0], mem_nodes[0], bytes, 0, steps, (int)reps, 1,
+                                           &lat, &ignored);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (st != TS_OK || !lat.measured)
+        return NAN;
+    /* Every line the build writes, the warm-up lap (a lap of the buffer, at most steps) and the
+     * repetitions' steps. */
+    const double lines = (double)(lat.bytes / TS_CHASE_LINE);
+    const double seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    return seconds * 1e9 / (lines + fmin(lines, (double)steps) + (double)(reps * steps));
 }
 
 int ts_survey_matrix_measure(const ts_topology *topo, int quick, double scale, struct ts_survey_matrix *out,

@@ -18,11 +18,17 @@
 int ts_survey_matrix_measure(const ts_topology *topo, int quick, double scale, struct ts_survey_matrix *out,
                              struct ts_error *err);
 
-/* The triad bandwidth, GB/s, of the cores of the first NUMA node on its memory, arrays of bytes
- * each (a moment's measurement, for the survey's estimate up front), and the rate at which its
- * threads first touched them (GB/s of fresh pages faulted in); NaN when no node has both CPUs
- * and memory. Errors as ts_numa_bandwidth_measure. */
-int ts_survey_triad_rate(const ts_topology *topo, int64_t bytes, double *gbs, double *touch_gbs, struct ts_error *err);
+/* Nanoseconds a step of the NUMA matrix's chase takes, for the survey's estimate: one chase over
+ * bytes on the first NUMA node (its build's lines, a warm-up lap and twice steps) timed whole
+ * and shared among its steps and lines. NaN when it could not be measured. */
+double ts_survey_chase_ns(const ts_topology *topo, int64_t bytes, int64_t steps);
+
+/* The triad bandwidth, GB/s, of the cores of the first NUMA node on its memory (its first
+ * max_cores of them; 0: all), arrays of bytes each (a moment's measurement, for the survey's
+ * estimate up front), and the rate at which its threads first touched them (GB/s of fresh pages
+ * faulted in); NaN when no node has both CPUs and memory. Errors as ts_numa_bandwidth_measure. */
+int ts_survey_triad_rate(const ts_topology *topo, int64_t bytes, int max_cores, double *gbs, double *touch_gbs,
+                         struct ts_error *err);
 
 /* 1 when this machine is emulated (qemu's TCG: a CPUID hypervisor signature "TCGTCGTCGTCG", or a
  * "QEMU" CPU model without KVM's signature), with the reason in why; 0 otherwise. A VM with

@@ -17,10 +17,11 @@
 #define MAX_NODES 64
 /* Lines an injector reads between two delays: 1 KiB, a burst the prefetchers see as a stream. */
 #define BURST_LINES 16
-/* Guesses for the estimate: a chase step over the curve (DRAM's idle ~100-200 ns, twice that and
- * more at load; a VM's nested page walks add to both), and a line of the chase's build (a
- * random write). */
-#define GUESS_STEP_NS 250.0
+/* Guesses for the estimate: a chase step over the curve (DRAM's idle ~100-200 ns, more at load;
+ * a VM's nested page walks add to both: the 2-core VM's curve went from 174 to 187 ns, and 190
+ * put the estimate within 10% of a quiet --quick's 1.2 s and --full's 13.7 s, 2026-12-05, where
+ * 250 said 138% and 134%), and a line of the chase's build (a random write). */
+#define GUESS_STEP_NS 190.0
 #define GUESS_BUILD_NS 200.0
 
 /* Delays of the delay chain (a multiply-add, ~4 cycles a step) after each burst: from the idle
