@@ -80,17 +80,6 @@ pingpong_pair() {
     echo "section ${engine:-failed} ns, plain ping-pong ${plain:-failed} ns"
 }
 
-quiet_before() {
-    [ "$QUIET_CHECK" != 0 ] || return 0
-    b_waited=0
-    while [ "$b_waited" -lt "$QUIET_WAIT" ]; do
-        "$WATCH" "$WORK/probe" sleep 1 </dev/null
-        quiet_judge "$WORK/probe" 0 noload >/dev/null && return 0
-        b_waited=$((b_waited + 1))
-    done
-    say "round $round/$ROUNDS: not quiet after ${b_waited} s: measuring; disturbed tries are repeated and left out"
-}
-
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
     quiet_before

@@ -167,18 +167,6 @@ for v in stream stream_thp; do
 done
 say "STREAM from $origin, $elems elements (${mib} MiB) per array, $THREADS threads; $ROUNDS rounds"
 
-# quiet_before: as bench/run.sh's: waits up to QUIET_WAIT seconds for a quiet second.
-quiet_before() {
-    [ "$QUIET_CHECK" != 0 ] || return 0
-    b_waited=0
-    while [ "$b_waited" -lt "$QUIET_WAIT" ]; do
-        "$WATCH" "$WORK/probe" sleep 1 </dev/null
-        quiet_judge "$WORK/probe" 0 noload >/dev/null && return 0
-        b_waited=$((b_waited + 1))
-    done
-    say "round $round/$ROUNDS: not quiet after ${b_waited} s: measuring; disturbed tries are repeated and left out"
-}
-
 # One try of round $round, the order swapped each round: each kernel's best rate of the section
 # (ts.K), of STREAM with 2 MiB pages (thp.K) and as built (plain.K), K = 1..4 (Copy Scale Add
 # Triad); a section that says it was disturbed is a disturbed try too.

@@ -66,18 +66,6 @@ WATCH=$BUILD/bench/bench_watch
 
 quiet_setup "$ROOT"
 
-# quiet_before: as bench/run.sh's: waits up to QUIET_WAIT seconds for a quiet second.
-quiet_before() {
-    [ "$QUIET_CHECK" != 0 ] || return 0
-    b_waited=0
-    while [ "$b_waited" -lt "$QUIET_WAIT" ]; do
-        "$WATCH" "$WORK/probe" sleep 1 </dev/null
-        quiet_judge "$WORK/probe" 0 noload >/dev/null && return 0
-        b_waited=$((b_waited + 1))
-    done
-    say "round $round/$ROUNDS: not quiet after ${b_waited} s: measuring; disturbed tries are repeated and left out"
-}
-
 # The widest likwid kernels this CPU runs.
 case " $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null) " in
 *" avx512f "*) W=avx512 ;;

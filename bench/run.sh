@@ -104,27 +104,6 @@ ts_judged() {
     t_why=$("$TS" show --format json "$1" 2>/dev/null | quiet_json_judge) || echo "touchstone: $t_why" >>"$WORK/verdict"
 }
 
-# quiet_before: before a round, waits up to QUIET_WAIT seconds for one second in which other
-# processes took no more of the CPUs than the rule allows (the load average, which lags a
-# minute and holds the last round's own threads, is not waited for); notes it in $WORK/probes.
-quiet_before() {
-    [ "$QUIET_CHECK" != 0 ] || return 0
-    b_waited=0
-    while :; do
-        "$WATCH" "$WORK/probe" sleep 1 </dev/null
-        if b_why=$(quiet_judge "$WORK/probe" 0 noload); then
-            echo "$round quiet $b_waited" >>"$WORK/probes"
-            [ "$b_waited" -eq 0 ] || say "round $round/$ROUNDS: quiet after waiting ${b_waited} s"
-            return 0
-        fi
-        b_waited=$((b_waited + 1))
-        if [ "$b_waited" -ge "$QUIET_WAIT" ]; then
-            echo "$round busy $b_waited" >>"$WORK/probes"
-            say "round $round/$ROUNDS: not quiet after ${b_waited} s ($b_why): measuring; disturbed tries are repeated and left out"
-            return 0
-        fi
-    done
-}
 
 # mpirun for the rank rows. touchstone takes itself for launched when one of these variables
 # is set (docs/more-than-one-node.md): unset, so that the runs without mpirun stay single-node
