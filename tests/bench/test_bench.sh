@@ -12,7 +12,7 @@ trap 'rm -f "$OUT" "$ERR"' EXIT
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
-QUIET_CHECK=0 ROUNDS=1 GB_PER_RUN=0.04 OVERHEAD_RUNS=1 BUILD="$BUILD" sh "$SRC/bench/run.sh" 4 >"$OUT" 2>"$ERR"
+QUIET_CHECK=0 ROUNDS=1 GB_PER_RUN=1 OVERHEAD_RUNS=1 BUILD="$BUILD" sh "$SRC/bench/run.sh" 4 >"$OUT" 2>"$ERR"
 status=$?
 [ "$status" -eq 0 ] || fail "bench/run.sh exited $status, expected 0 always"
 grep -q '^| kernel | likwid test | likwid GB/s median (min-max) | touchstone GB/s median (min-max) | ratio (min-max over rounds) | target | quiet rounds |$' "$OUT" \
