@@ -53,12 +53,14 @@ done
 # advise --check judges it (issue 15): 1, both threads of the rank stacked on one core, while
 # PE=2 and --bind-to none (OMP_PLACES=cores spreads them) are as planned.
 expect_in "$log" "^plain: advise exit status 1$" "$what: plain mpirun: advise --check says the binding loses"
-expect_in "$log" "^  stacked: threads r0.t0, r0.t1 are bound to core [0-9]+ together" "$what: plain mpirun: the stacked finding"
+# Both hosts give the same finding: one line naming them (advise --check judges each host, issue 24).
+expect_in "$log" "^  stacked: 2 of 2 hosts \\(hosts n[12], n[12]\\): threads r0.t0, r0.t1 are bound to core [0-9]+ together" \
+    "$what: plain mpirun: the stacked finding, once for both hosts"
 expect_in "$log" "^pe: advise exit status 0$" "$what: PE=2: advise --check as planned"
 expect_in "$log" "^none: advise exit status 0$" "$what: --bind-to none: advise --check as planned"
 # Its cause is the mask mpirun gave (issue 23), and its fix is mpirun's PE= option, which the pe
 # run below follows (as planned there): not the OMP_* variables the job has set already.
-expect_in "$log" "^  stacked: threads r0.t0, r0.t1 .*rank 0's affinity mask \\(CPU [0-9]+, .*fix: widen the mask: mpirun --map-by ppr:1:node:PE=2 --bind-to core" \
+expect_in "$log" "^  stacked: 2 of 2 hosts .*threads r0.t0, r0.t1 .*rank 0's affinity mask \\(CPU [0-9]+, .*fix: widen the mask: mpirun --map-by ppr:1:node:PE=2 --bind-to core" \
     "$what: plain mpirun: the mask named, mpirun's PE=2 to widen it"
 grep -q "^  stacked: .*export OMP" "$log" && fail "$what: plain mpirun: a fix exporting what the job has set"
 # touchstone names the pitfall: each rank's threads all on one core, with the fix the pe run uses;
