@@ -177,14 +177,6 @@ static int judge_machine(void *ctx, const char *const *texts, const int *ranks, 
     return failed ? -1 : 0;
 }
 
-/* ts_dist_text_join for this rank's set (ctx): the block above read into it, the set as text again. */
-static char *join_into(void *ctx, const char *lower, const char *higher)
-{
-    (void)lower;
-    struct ts_rank_merge *set = ctx;
-    return ts_rank_merge_read(set, higher) == 0 ? ts_rank_merge_write(set) : NULL;
-}
-
 /* This rank's items (its machine's answer) into set, past the shape line, which rank 0 keeps. */
 static int add_items(struct ts_rank_merge *set, const struct ts_dist *d, const char *items,
                      struct ts_binding_hosts *out)
@@ -265,7 +257,7 @@ int ts_binding_check_hosts(const struct ts_dist *dist, const struct ts_node *nod
     if (set && items && add_items(set, dist, items, out) == 0)
         merged = ts_rank_merge_write(set);
     free(items);
-    status = ts_dist_merge_text(dist, merged, join_into, set, &all, err);
+    status = ts_dist_merge_text(dist, merged, ts_rank_merge_join_text, set, &all, err);
     free(merged);
     if (status == TS_OK && all) /* rank 0: the set holds every host's findings */
         status = read_findings(set, out, err);

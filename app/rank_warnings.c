@@ -58,15 +58,6 @@ static int machine_items(void *ctx, const char *const *texts, const int *ranks, 
     return failed ? -1 : 0;
 }
 
-/* ts_dist_text_join for this rank's set (ctx): lower is its text already, so only the block
- * above is read in; the set as text again, to go up the tree. */
-static char *join_into(void *ctx, const char *lower, const char *higher)
-{
-    (void)lower;
-    struct ts_rank_merge *set = ctx;
-    return ts_rank_merge_read(set, higher) == 0 ? ts_rank_merge_write(set) : NULL;
-}
-
 int ts_rank_warnings_gather(const struct ts_dist *d, const char *line, struct ts_rank_line *lines, int max,
                             int *n_lines, struct ts_error *err)
 {
@@ -82,7 +73,7 @@ int ts_rank_warnings_gather(const struct ts_dist *d, const char *line, struct ts
     if (set && items && ts_rank_warnings_add(set, d->rank, d->host, items) == 0)
         mine = ts_rank_merge_write(set);
     free(items);
-    status = ts_dist_merge_text(d, mine, join_into, set, &all, err);
+    status = ts_dist_merge_text(d, mine, ts_rank_merge_join_text, set, &all, err);
     if (status == TS_OK && all) /* rank 0: the set holds every rank's lines */
         *n_lines = ts_rank_warnings_lines(set, d->size, lines, max);
     free(mine);
@@ -147,7 +138,7 @@ int ts_rank_lines_merge(const struct ts_dist *d, const char *prefix, const char 
     char *mine = set ? ts_rank_merge_write(set) : NULL, *all = NULL;
     /* A rank without memory for its set still takes part, with none: rank 0 then fails. On
      * rank 0 the set ends as the text `all` says: every rank's lines. */
-    int status = ts_dist_merge_text(d, mine, join_into, set, &all, err);
+    int status = ts_dist_merge_text(d, mine, ts_rank_merge_join_text, set, &all, err);
     const int merged = status == TS_OK && all; /* rank 0 */
     free(mine);
     free(all);

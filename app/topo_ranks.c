@@ -215,14 +215,6 @@ static int machine_summary(void *ctx, const char *const *texts, const int *ranks
     return failed ? -1 : 0;
 }
 
-/* ts_dist_text_join for this rank's set (ctx): the block above read into it, the set as text. */
-static char *join_into(void *ctx, const char *lower, const char *higher)
-{
-    (void)lower;
-    struct ts_rank_merge *set = ctx;
-    return ts_rank_merge_read(set, higher) == 0 ? ts_rank_merge_write(set) : NULL;
-}
-
 /* Items ("s TEXT", "k", a line each) of this rank into set. -1 without memory. */
 static int add_items(struct ts_rank_merge *set, const struct ts_dist *d, const char *items)
 {
@@ -291,7 +283,7 @@ static int gather_hosts(const struct ts_dist *d, const char *line, struct world 
     if (set && items && add_items(set, d, items) == 0)
         mine = ts_rank_merge_write(set);
     free(items);
-    status = ts_dist_merge_text(d, mine, join_into, set, &all, err);
+    status = ts_dist_merge_text(d, mine, ts_rank_merge_join_text, set, &all, err);
     free(mine);
     if (status == TS_OK && all && summary_lines(set, w) != 0)
         status = ts_fail_errno(err, TS_RESOURCE_ERROR, ENOMEM, "cannot hold the hosts of %d ranks", d->size);

@@ -571,3 +571,10 @@ void ts_rank_merge_line(const struct ts_rank_merge *m, int i, int world, char *b
         ts_rank_merge_text(m, i, buf + used, len - used);
 }
 #undef PUT
+
+char *ts_rank_merge_join_text(void *ctx, const char *lower, const char *higher)
+{
+    (void)lower;
+    struct ts_rank_merge *set = ctx;
+    return ts_rank_merge_read(set, higher) == 0 ? ts_rank_merge_write(set) : NULL;
+}

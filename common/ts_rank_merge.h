@@ -47,6 +47,11 @@ char *ts_rank_merge_write(const struct ts_rank_merge *m);
  * memory runs out; -2 when the text is not such a set (m then holds the lines before it). */
 int ts_rank_merge_read(struct ts_rank_merge *m, const char *text);
 
+/* A join for dist's tree merge (ts_dist_merge_text), ctx a struct ts_rank_merge that holds the
+ * lower block's set already: the higher block's text read into it, the set as text again to go
+ * up the tree (malloc'd); NULL without memory or on a malformed text. */
+char *ts_rank_merge_join_text(void *ctx, const char *lower, const char *higher);
+
 /* How many distinct lines the set holds. */
 int ts_rank_merge_count(const struct ts_rank_merge *m);
 
