@@ -36,8 +36,12 @@ static int open_with(struct h5r *r, const char *h5_name, hid_t fapl)
     if (r->file >= 0) {
         H5Pclose(fapl);
         if (H5Fget_filesize(r->file, &r->file_bytes) < 0)
-            r->file_bytes = 0; /* then only the floor may be inflated */
-        return TS_OK;
+            r->file_bytes = 0; /* then only the floor may be inflated, or be one string */
+        if (h5r_bound_strings(r->file_bytes ? r->file_bytes : TS_H5R_INFLATE_FLOOR) == 0)
+            return TS_OK;
+        H5Fclose(r->file);
+        r->file = -1;
+        return ts_fail(r->err, TS_INTERNAL_ERROR, "%s: cannot guard HDF5's string conversion", r->name);
     }
     char reason[160];
     ts_h5_error_reason(reason, sizeof reason);

@@ -38,6 +38,12 @@ int h5r_open_image(struct h5r *r, const void *bytes, size_t n, const char *name,
  * hundreds of rows; larger reads go through it in pieces. H5P_DEFAULT when it cannot be made. */
 hid_t h5r_xfer(void);
 
+/* Makes every variable-length string read from now on fail (HDF5: "a variable-length string
+ * longer than the file it is in") when its stored length exceeds file_bytes, before HDF5
+ * sizes anything from it. h5r_open_* call it with the file's size. 0, or -1 when HDF5 would
+ * not take the guard. */
+int h5r_bound_strings(hsize_t file_bytes);
+
 /* Closes the file and everything still open in it. */
 void h5r_close(struct h5r *r);
 

@@ -6,10 +6,13 @@
  *    this process: HDF5 checks the file's length when it opens it;
  * 3. 16 bytes of 0xff written at 64 places across the file either still read or are refused
  *    with a message naming the file, read as the commands read (in a child process, where
- *    HDF5 may crash or hang): never a success with values outside the schema.
+ *    HDF5 may crash or hang): never a success with values outside the schema;
+ * 4. every variable-length string's stored length set to 2 GiB is refused, in this process,
+ *    before HDF5 sizes a buffer from it (HDF5 1.10 trusts that length: io/h5_vlen_bound.c).
  * A reading takes a fork here, about 50 ms on a small VM: 64 places keep the test short.
  * Prints what happened; exit status 1 when a check failed. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +90,36 @@ static int damaged(const unsigned char *bytes, size_t n, int isolated, const cha
     return 0;
 }
 
+static uint64_t little_endian(const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Sets the stored length of every variable-length string descriptor (length in 4 bytes, the
+ * address of a global heap collection in 8, an index in 4) to 2 GiB; returns how many. The
+ * collections are found by their signature, the descriptors by an address among them. */
+static int lengthen_strings(unsigned char *bytes, size_t n)
+{
+    size_t heaps[64];
+    int n_heaps = 0, n_strings = 0;
+    for (size_t at = 0; at + 4 <= n && n_heaps < 64; at++)
+        if (memcmp(bytes + at, "GCOL", 4) == 0)
+            heaps[n_heaps++] = at;
+    for (size_t at = 0; at + 16 <= n; at++) {
+        uint64_t length = little_endian(bytes + at, 4), address = little_endian(bytes + at + 4, 8);
+        for (int h = 0; length > 0 && length < 4096 && h < n_heaps; h++)
+            if (address == heaps[h]) {
+                memcpy(bytes + at, "\xff\xff\xff\x7f", 4);
+                n_strings++;
+                break;
+            }
+    }
+    return n_strings;
+}
+
 int main(int argc, char **argv)
 {
     size_t n = 0;
@@ -123,6 +156,15 @@ int main(int argc, char **argv)
     printf("%zu-byte file: %d corrupted copies refused (HDF5 crashed on %d and looped on %d of them, in the child), "
            "%d still read (bytes the summary does not use)\n",
            n, refused, crashes, hangs, read);
+
+    int strings = copy ? (memcpy(copy, bytes, n), lengthen_strings(copy, n)) : 0;
+    CHECK(strings >= 3, "the run file's strings found (%d)", strings);
+    struct ts_run_summary s;
+    ts_error_clear(&err);
+    CHECK(ts_run_read_image(copy, n, NAME, &s, &err) == TS_BAD_INPUT
+              && strstr(err.message, "a variable-length string longer than the file it is in") != NULL,
+          "strings of 2 GiB in a small file are refused: %s", err.message);
+    printf("%d strings made 2 GiB long: %s\n", strings, err.message);
     free(copy);
     free(bytes);
     ts_run_summary_free(&disk);
