@@ -11,7 +11,10 @@
 # instead (the same code, its arrays sized from the LLC the survey knows, 32 MiB assumed). The peer
 # is McCalpin's stream.c built here, in a temporary folder, with the same array size
 # (STREAM_ARRAY_SIZE), the same counted trials (NTIMES = 11: STREAM leaves the first out), the
-# compiler flags of touchstone's Release build (-O3 -march=native) and -fopenmp, run with
+# compiler flags of touchstone's Release build (-O3 -march=native -ffp-contract=off) and
+# -fopenmp: the two Triad loops are then the same instructions (until 2026-12-05 the script left
+# -ffp-contract=off out, and STREAM's Triad was a fused multiply-add where touchstone's is a
+# multiply and an add; no difference in rate was measurable, bench/README.md), run with
 # OMP_NUM_THREADS = the cores and OMP_PLACES=cores OMP_PROC_BIND=close (one thread per core, as
 # the section binds them). Both sides keep the OpenMP runtime's default wait policy: with
 # OMP_WAIT_POLICY=passive on touchstone's side alone (as this script once set), its threads slept
@@ -159,7 +162,7 @@ for v in stream stream_thp; do
     extra=
     [ "$v" = stream_thp ] && extra="$WORK/thp.c"
     # shellcheck disable=SC2086 # extra, model: one word or none
-    if ! "$CC" -O3 -march=native -fopenmp $model -DSTREAM_ARRAY_SIZE="$elems" -DNTIMES=11 "$WORK/stream.c" $extra \
+    if ! "$CC" -O3 -march=native -ffp-contract=off -fopenmp $model -DSTREAM_ARRAY_SIZE="$elems" -DNTIMES=11 "$WORK/stream.c" $extra \
         -o "$WORK/$v" 2>"$WORK/cc.err"; then
         say "cannot build STREAM: $(head -n 3 "$WORK/cc.err")"
         exit 0
