@@ -4,7 +4,8 @@
  * blocks, ranges starting anywhere, and values chosen to break a reordering: subnormals, huge
  * and tiny values, cancellation, zeros of both signs, NaN and infinities. The reproducible sums
  * deposit the block sums in runs (ts_xsum_add_array): the accumulator must hold exactly what
- * one ts_xsum_add per block holds. */
+ * one ts_xsum_add per block holds. The fast sum's prefetching AVX-512 loop (ts_block_sum) is
+ * checked at every length through its loops' turns and at every offset within a cache line. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,22 +67,40 @@ static double range_sum(const double *x, int64_t begin, int64_t end, int narrow)
 }
 
 enum { N = 200 * TS_SUM_BLOCK + 77 };
-static double x[N];
+static _Alignas(64) double x[N];
+
+static void check_one(const char *kind, int64_t at, int64_t len)
+{
+    double want = reference(x + at, len);
+    double wide = ts_block_sum(x + at, len), narrow = ts_block_sum_narrow(x + at, len);
+    if (!same_bits(wide, want) && !(isnan(wide) && isnan(want)))
+        FAIL("%s: ts_block_sum of %lld values at %lld is %a, the definition %a", kind, (long long)len, (long long)at,
+             wide, want);
+    if (!same_bits(narrow, want) && !(isnan(narrow) && isnan(want)))
+        FAIL("%s: the portable block sum of %lld values at %lld is %a, the definition %a", kind, (long long)len,
+             (long long)at, narrow, want);
+}
+
+/* The whole-chunk sum (the fast sum) has loops of 2 x TS_BLOCK_LANES elements while its prefetch
+ * stays inside the array, then of TS_BLOCK_LANES, then a tail: every length through two turns
+ * of each, at every offset within a cache line, and long runs with every remainder of the
+ * unrolled loop. */
+static void check_whole(const char *kind)
+{
+    const int64_t turns = 2 * (2 * TS_BLOCK_LANES) + TS_BLOCK_SUM_AHEAD + TS_BLOCK_LANES;
+    for (int64_t at = 0; at < 8; at++)
+        for (int64_t len = 0; len <= turns; len++)
+            check_one(kind, at, len);
+    for (int64_t rest = 0; rest < 2 * TS_BLOCK_LANES; rest++)
+        check_one(kind, rest % 8, 100 * TS_SUM_BLOCK + rest);
+}
 
 /* Values of one kind: the sums of every length and range over them. */
 static void check_kind(const char *kind)
 {
-    for (int64_t len = 0; len <= 3 * TS_SUM_BLOCK + 1; len += len < 70 ? 1 : 37) {
-        int64_t at = (int64_t)(next() % 1000);
-        double want = reference(x + at, len);
-        double wide = ts_block_sum(x + at, len), narrow = ts_block_sum_narrow(x + at, len);
-        if (!same_bits(wide, want) && !(isnan(wide) && isnan(want)))
-            FAIL("%s: ts_block_sum of %lld values at %lld is %a, the definition %a", kind, (long long)len,
-                 (long long)at, wide, want);
-        if (!same_bits(narrow, want) && !(isnan(narrow) && isnan(want)))
-            FAIL("%s: the portable block sum of %lld values is %a, the definition %a", kind, (long long)len, narrow,
-                 want);
-    }
+    for (int64_t len = 0; len <= 3 * TS_SUM_BLOCK + 1; len += len < 70 ? 1 : 37)
+        check_one(kind, (int64_t)(next() % 1000), len);
+    check_whole(kind);
     /* Ranges on and off block boundaries, long enough for several runs of deposits. */
     const int64_t ends[][2] = { { 0, N },
                                 { 0, 4 * TS_SUM_BLOCK },
