@@ -91,7 +91,9 @@ INLINE double block_sum(const double *restrict x, int64_t len)
  * held back by how few lines the hardware prefetchers keep coming (the sum's four dependency
  * chains keep up from the L2); the prefetches keep more in flight. Into the L1 (t0): to the L2
  * only (t1) it ran slower than none. The prefetching loop stops where its prefetch would pass
- * the end, so no pointer leaves the array. Measurements: docs/performance.md. */
+ * the end, so no pointer leaves the array. Only for chunks that may sit in a cache
+ * (TS_BLOCK_SUM_PREFETCH_MAX): from memory it ran slower than block_sum's plain loop.
+ * Measurements: docs/performance.md. */
 INLINE double run_sum(const double *restrict x, int64_t len)
 {
     vec8 v[VECS] = { { 0 } };
@@ -174,7 +176,7 @@ INLINE void block_sum_range(const double *restrict x, int64_t begin, int64_t end
 #define WIDE __attribute__((target("avx512f")))
 WIDE static double block_sum_wide(const double *restrict x, int64_t len)
 {
-    return run_sum(x, len);
+    return len <= TS_BLOCK_SUM_PREFETCH_MAX ? run_sum(x, len) : block_sum(x, len);
 }
 WIDE static void block_sum_range_wide(const double *restrict x, int64_t begin, int64_t end, struct ts_xsum *acc)
 {

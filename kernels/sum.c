@@ -19,7 +19,7 @@ static const char *lanes_variant(int reproducible)
         return reproducible ? "portable vectors, one block at a time (no AVX-512 at run time)"
                             : "portable vectors (no AVX-512 at run time)";
     return reproducible ? "AVX-512, 4 blocks side by side (found at run time)"
-                        : "AVX-512, prefetching 1 KiB ahead (found at run time)";
+                        : "AVX-512, prefetch if a chunk <= 16 MiB (found at run time)";
 }
 
 static int sum_plan(const struct ts_problem *pb, struct ts_plan *plan, char *why, size_t why_len)

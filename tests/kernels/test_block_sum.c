@@ -5,10 +5,12 @@
  * and tiny values, cancellation, zeros of both signs, NaN and infinities. The reproducible sums
  * deposit the block sums in runs (ts_xsum_add_array): the accumulator must hold exactly what
  * one ts_xsum_add per block holds. The fast sum's prefetching AVX-512 loop (ts_block_sum) is
- * checked at every length through its loops' turns and at every offset within a cache line. */
+ * checked at every length through its loops' turns, at every offset within a cache line and on
+ * both sides of the longest chunk it prefetches. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "block_sum.h"
@@ -95,6 +97,28 @@ static void check_whole(const char *kind)
         check_one(kind, rest % 8, 100 * TS_SUM_BLOCK + rest);
 }
 
+/* Chunks on both sides of TS_BLOCK_SUM_PREFETCH_MAX, where the AVX-512 variant stops
+ * prefetching: the same definition either way. */
+static void check_prefetch_bound(void)
+{
+    const int64_t max = TS_BLOCK_SUM_PREFETCH_MAX, n = max + 64;
+    double *big = malloc((size_t)n * sizeof *big);
+    if (!big) {
+        FAIL("no memory for %lld doubles", (long long)n);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        big[i] = (double)(next() >> 11) * 0x1p-53 - 0.5;
+    const int64_t lens[] = { max - 1, max, max + 1, max + 37 };
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        double want = reference(big + 3, lens[k]), got = ts_block_sum(big + 3, lens[k]);
+        if (!same_bits(got, want))
+            FAIL("ts_block_sum of %lld values (the prefetch bound %lld) is %a, the definition %a", (long long)lens[k],
+                 (long long)max, got, want);
+    }
+    free(big);
+}
+
 /* Values of one kind: the sums of every length and range over them. */
 static void check_kind(const char *kind)
 {
@@ -149,6 +173,8 @@ int main(void)
     x[N / 3] = INFINITY;
     x[N / 2] = NAN;
     check_kind("NaN and infinity");
+
+    check_prefetch_bound();
 
     printf("block sums: the %s variant and the portable one agree with the definition\n",
            ts_block_sum_wide() ? "AVX-512" : "portable");
