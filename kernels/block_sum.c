@@ -92,8 +92,8 @@ INLINE double block_sum(const double *restrict x, int64_t len)
  * chains keep up from the L2); the prefetches keep more in flight. Into the L1 (t0): to the L2
  * only (t1) it ran slower than none. The prefetching loop stops where its prefetch would pass
  * the end, so no pointer leaves the array. Only for chunks that may sit in a cache
- * (TS_BLOCK_SUM_PREFETCH_MAX): from memory it ran slower than block_sum's plain loop.
- * Measurements: docs/performance.md. */
+ * (TS_BLOCK_SUM_PREFETCH_MAX): from memory it gained nothing and may have cost a little, so
+ * longer chunks keep block_sum's plain loop. Measurements: docs/performance.md. */
 INLINE double run_sum(const double *restrict x, int64_t len)
 {
     vec8 v[VECS] = { { 0 } };

@@ -14,7 +14,7 @@
  * 16 cache lines; 2 and 4 KiB ran slower in the last-level cache). */
 #define TS_BLOCK_SUM_AHEAD 128
 /* The longest run it prefetches, in elements (16 MiB, half a Zen CCD's L3): a thread's chunk
- * beyond that comes from memory, where the prefetches only slowed the hardware's down. */
+ * beyond that comes from memory, where the prefetches gained nothing over the hardware's. */
 #define TS_BLOCK_SUM_PREFETCH_MAX ((int64_t)1 << 21)
 
 /* Sums x[0..len) in one fixed order (TS_BLOCK_LANES strided lanes, then a pairwise tree). */
