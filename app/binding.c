@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "early.h"
 #include "omp_env.h"
 #include "start_clock.h"
 #include "startup.h"
@@ -122,6 +123,29 @@ static void copy(char *dst, size_t len, const char *src)
     snprintf(dst, len, "%s", src ? src : "");
 }
 
+/* libts_early.so set the default binding for this process before the OpenMP runtime read it
+ * (app/early.h); the variables are out of the environment since ts_binding_take_early. */
+static int early_binding;
+
+void ts_binding_take_early(void)
+{
+    const char *marker = getenv(TS_EARLY_MARKER);
+    if (!marker)
+        return;
+    char own[96];
+    snprintf(own, sizeof own, TS_EARLY_MARKER_FORMAT, (long long)getpid(), TS_EARLY_PROC_BIND, TS_EARLY_PLACES);
+    const char *places = getenv("OMP_PLACES"), *bind = getenv("OMP_PROC_BIND");
+    early_binding = strcmp(marker, own) == 0 && places && strcmp(places, TS_EARLY_PLACES) == 0 && bind
+                    && strcmp(bind, TS_EARLY_PROC_BIND) == 0;
+    /* Neither the judging of the environment nor a process this one starts may take them for
+     * the user's; a marker that is not this process's (inherited, set by hand) goes as well. */
+    unsetenv(TS_EARLY_MARKER);
+    if (early_binding) {
+        unsetenv("OMP_PLACES");
+        unsetenv("OMP_PROC_BIND");
+    }
+}
+
 /* What the OpenMP runtime applied, asked of it rather than read from the variables: its policy
  * (omp_get_proc_bind) and its places, each as libgomp prints them under OMP_DISPLAY_ENV
  * ("{0:2},{2},{4:2}": runs of consecutive CPUs as start:length), "" when it has none. Only in
@@ -158,6 +182,23 @@ static void runtime_binding(struct ts_binding_choice *choice)
     }
     if (used >= len && len > 4) /* cut: say so rather than show a list that looks whole */
         memcpy(choice->applied_places + len - 4, "...", 4);
+}
+
+/* The config asks for exactly the binding libts_early.so set, and the runtime applied it (a loader
+ * that ran libgomp's constructor first left it without): the binding is in place, no
+ * re-execution. Fills choice as the re-executed process would. */
+static int early_binding_kept(const struct ts_config *cfg, struct ts_binding_choice *choice, int launch_known)
+{
+    if (!early_binding || strcmp(cfg->places, TS_EARLY_PLACES) != 0 || strcmp(cfg->proc_bind, TS_EARLY_PROC_BIND) != 0)
+        return 0;
+    runtime_binding(choice);
+    if (strcmp(choice->applied_proc_bind, TS_EARLY_PROC_BIND) != 0 || choice->applied_places[0] == '\0')
+        return 0;
+    if (!launch_known) { /* the runtime has narrowed this thread: the places' union is the closest */
+        const char *source;
+        ts_affinity_available_cpus(choice->launch_cpus, sizeof choice->launch_cpus, &source);
+    }
+    return 1;
 }
 
 /* The marker this process sets before it re-executes itself to apply choice. Returns the length
@@ -261,11 +302,13 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
         runtime_binding(choice);
         return TS_OK;
     }
+    if (places_from_config && bind_from_config && early_binding_kept(cfg, choice, launch_known))
+        return TS_OK;
 
-    /* Nothing bound this process yet when neither variable was set: its mask is the launch mask.
-     * Otherwise the runtime has narrowed this thread to one place, and the re-executed process
-     * would inherit that: widen it back first. */
-    if (env_places == NULL && env_bind == NULL) {
+    /* Nothing bound this process yet when neither variable was set (nor by libts_early.so): its
+     * mask is the launch mask. Otherwise the runtime has narrowed this thread to one place, and
+     * the re-executed process would inherit that: widen it back first. */
+    if (env_places == NULL && env_bind == NULL && !early_binding) {
         cpu_set_t mask;
         if (!launch_known && sched_getaffinity(0, sizeof mask, &mask) == 0)
             ts_cpulist_format(&mask, sizeof mask, choice->launch_cpus, sizeof choice->launch_cpus);
