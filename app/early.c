@@ -25,8 +25,8 @@ __attribute__((constructor)) static void set_default_binding(int argc, char **ar
     (void)envp;
     /* Only run binds; a user's variable (even an empty one) is the user's to keep, and a marker
      * already there is main's to judge (one inherited, or set by hand). */
-    if (argc < 2 || !argv || !argv[1] || strcmp(argv[1], "run") != 0 || getenv("OMP_PLACES")
-        || getenv("OMP_PROC_BIND") || getenv(TS_EARLY_MARKER))
+    if (argc < 2 || !argv || !argv[1] || strcmp(argv[1], "run") != 0 || getenv("OMP_PLACES") || getenv("OMP_PROC_BIND")
+        || getenv(TS_EARLY_MARKER))
         return;
     char marker[96];
     snprintf(marker, sizeof marker, TS_EARLY_MARKER_FORMAT, (long long)getpid(), TS_EARLY_PROC_BIND, TS_EARLY_PLACES);
