@@ -23,6 +23,18 @@ scalar() { h5dump -d "$2" "$1" 2>/dev/null | sed -n 's/^ *(0): \(.*\)$/\1/p' | h
 h5dump -A -g /environment "$WORK/a.h5" >"$WORK/environment.txt" 2>&1 || fail "h5dump could not read /environment"
 expect_not_in "$WORK/environment.txt" "OMP_PLACES|OMP_PROC_BIND|TOUCHSTONE_EARLY" "default binding: the library's variables left in the environment"
 
+# A loader order that starts libgomp first (here the library preloaded: first in the search
+# list, so started last): the runtime never saw the variables, so the run re-executes as for any
+# other binding, with the same outcome.
+early=$(LC_ALL=C readelf -d "$TS" | sed -n 's/.*(NEEDED).*\[\$ORIGIN\/\(.*libts_early\.so\)\]$/\1/p')
+[ -n "$early" ] || fail "the binary names no \$ORIGIN/.../libts_early.so among its DT_NEEDED entries"
+# shellcheck disable=SC2086
+LD_PRELOAD=${TS%/*}/$early run_ts 0 "libgomp started first" run "$SRC/configs/sum.ini" $SMALL --threads 2 \
+    --set openmp.proc_bind=close -o "$WORK/late.h5"
+expect_in "$OUT" "OMP_PLACES=cores \(config\), OMP_PROC_BIND=close \(config\)" "libgomp started first: the config's binding"
+expect_in "$OUT" "t0 cpu[0-9]+/core0/node[0-9]+, t1 cpu[0-9]+/core1/" "libgomp started first: threads on separate cores"
+[ "$(scalar "$WORK/late.h5" /timings/reexec)" != 0 ] || fail "libgomp started first: not re-executed (/timings/reexec = 0)"
+
 # Other places than the defaults: applied by re-executing, as before.
 run_ts 0 "places threads" run "$SRC/configs/sum.ini" --set sum.n=100000 --set run.iterations=2 --threads 2 \
     --set openmp.places=threads --set openmp.proc_bind=close -o "$WORK/threads.h5"
