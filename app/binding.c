@@ -137,6 +137,10 @@ void ts_binding_take_early(void)
     const char *places = getenv("OMP_PLACES"), *bind = getenv("OMP_PROC_BIND");
     early_binding = strcmp(marker, own) == 0 && places && strcmp(places, TS_EARLY_PLACES) == 0 && bind
                     && strcmp(bind, TS_EARLY_PROC_BIND) == 0;
+    /* The runtime reads them before they go: libgomp did in its constructor, LLVM's libomp does
+     * at its first call (this one). */
+    if (early_binding)
+        (void)omp_get_proc_bind();
     /* Neither the judging of the environment nor a process this one starts may take them for
      * the user's; a marker that is not this process's (inherited, set by hand) goes as well. */
     unsetenv(TS_EARLY_MARKER);
