@@ -123,31 +123,12 @@ static void copy(char *dst, size_t len, const char *src)
     snprintf(dst, len, "%s", src ? src : "");
 }
 
-/* libts_early.so set the default binding for this process before the OpenMP runtime read it
- * (app/early.h); the variables are out of the environment since ts_binding_take_early. */
+/* The OpenMP runtime asked for the default binding as it started and was given it (app/early.h). */
 static int early_binding;
 
 void ts_binding_take_early(void)
 {
-    const char *marker = getenv(TS_EARLY_MARKER);
-    if (!marker)
-        return;
-    char own[96];
-    snprintf(own, sizeof own, TS_EARLY_MARKER_FORMAT, (long long)getpid(), TS_EARLY_PROC_BIND, TS_EARLY_PLACES);
-    const char *places = getenv("OMP_PLACES"), *bind = getenv("OMP_PROC_BIND");
-    early_binding = strcmp(marker, own) == 0 && places && strcmp(places, TS_EARLY_PLACES) == 0 && bind
-                    && strcmp(bind, TS_EARLY_PROC_BIND) == 0;
-    /* The runtime reads them before they go: libgomp did in its constructor, LLVM's libomp does
-     * at its first call (this one). */
-    if (early_binding)
-        (void)omp_get_proc_bind();
-    /* Neither the judging of the environment nor a process this one starts may take them for
-     * the user's; a marker that is not this process's (inherited, set by hand) goes as well. */
-    unsetenv(TS_EARLY_MARKER);
-    if (early_binding) {
-        unsetenv("OMP_PLACES");
-        unsetenv("OMP_PROC_BIND");
-    }
+    early_binding = ts_early_binding_taken();
 }
 
 /* What the OpenMP runtime applied, asked of it rather than read from the variables: its policy
@@ -188,8 +169,8 @@ static void runtime_binding(struct ts_binding_choice *choice)
         memcpy(choice->applied_places + len - 4, "...", 4);
 }
 
-/* The config asks for exactly the binding libts_early.so set, and the runtime applied it (a loader
- * that ran libgomp's constructor first left it without): the binding is in place, no
+/* The config asks for exactly the binding the runtime was given as it started (app/early.c), and the
+ * runtime applied it: the binding is in place, no
  * re-execution. Fills choice as the re-executed process would. */
 static int early_binding_kept(const struct ts_config *cfg, struct ts_binding_choice *choice, int launch_known)
 {
@@ -309,7 +290,7 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
     if (places_from_config && bind_from_config && early_binding_kept(cfg, choice, launch_known))
         return TS_OK;
 
-    /* Nothing bound this process yet when neither variable was set (nor by libts_early.so): its
+    /* Nothing bound this process yet when neither variable was set (nor given by app/early.c): its
      * mask is the launch mask. Otherwise the runtime has narrowed this thread to one place, and
      * the re-executed process would inherit that: widen it back first. */
     if (env_places == NULL && env_bind == NULL && !early_binding) {

@@ -1,40 +1,68 @@
-/* libts_early.so: sets OMP_PLACES and OMP_PROC_BIND for `run` before the OpenMP runtime reads
- * them, so that a run whose config asks for the defaults needs no re-execution (app/binding.h).
+/* The default binding for `run` without a re-execution (issue 28: the second process start
+ * was the largest part of a default run's fixed cost).
  *
- * libgomp reads its environment once, in its constructor. The executable's .preinit_array runs
- * earlier but too early: libc's own start-up then resets the environment to the stack's array
- * and the variables are lost. A shared library's constructor runs after libc's, and glibc runs
- * it before libgomp's when the library follows libgomp among the executable's DT_NEEDED entries
- * (app/CMakeLists.txt links it so; tests/cli/test_binding.sh checks that a default run is not
- * re-executed). Where a loader orders them otherwise, libgomp never sees the variables: main
- * asks the runtime what it applied and re-executes as before.
+ * libgomp reads OMP_PLACES and OMP_PROC_BIND once, in its constructor, before main; a value from
+ * the config can only reach it by re-executing (app/binding.h). For the defaults, which most
+ * runs ask for (configs/default.ini writes them out), the answer can be given as it asks:
+ * libgomp asks with getenv, and the executable defines getenv, to which the dynamic linker binds
+ * every library's calls (the executable is first in its lookup order). From the program's start
+ * until main calls ts_early_binding_taken, this getenv answers "cores" and "close" for the two
+ * names when the command is `run` and the environment has neither; every other name, and these
+ * two afterwards, it answers from the environment as libc does. The environment itself is never
+ * changed, so nothing a run starts inherits the answer as a user's setting.
  *
- * Nothing is decided here: main judges the variables against the config, keeps them or
- * re-executes, and removes them from the environment either way (the marker tells them from a
- * user's). The library needs libc alone and exports nothing. */
-#include <stdio.h>
+ * A runtime that reads its environment otherwise (LLVM's libomp, libgomp from GCC 13 on, which
+ * walk environ) never asks: the run re-executes as for any other binding, and main also checks
+ * what the runtime applied (omp_get_proc_bind, its places) before it keeps it. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "early.h"
 
-/* glibc passes a shared library's constructors the program's arguments and environment. */
-__attribute__((constructor)) static void set_default_binding(int argc, char **argv, char **envp)
+extern char **environ;
+
+static int answering; /* the defaults are given for the two names */
+static int answered;  /* the runtime asked for one and got it */
+
+static char default_places[] = TS_EARLY_PLACES;
+static char default_proc_bind[] = TS_EARLY_PROC_BIND;
+
+static int names(const char *entry, const char *name)
 {
-    (void)envp;
-    /* Only run binds; a user's variable (even an empty one) is the user's to keep, and a marker
-     * already there is main's to judge (one inherited, or set by hand). */
-    if (argc < 2 || !argv || !argv[1] || strcmp(argv[1], "run") != 0 || getenv("OMP_PLACES") || getenv("OMP_PROC_BIND")
-        || getenv(TS_EARLY_MARKER))
+    size_t n = strlen(name);
+    return strncmp(entry, name, n) == 0 && entry[n] == '=';
+}
+
+/* Run from the executable's .preinit_array, before any library's constructor: glibc passes it
+ * the program's arguments and the environment it started with. */
+static void decide(int argc, char **argv, char **envp)
+{
+    if (argc < 2 || !argv || !argv[1] || strcmp(argv[1], "run") != 0)
         return;
-    char marker[96];
-    snprintf(marker, sizeof marker, TS_EARLY_MARKER_FORMAT, (long long)getpid(), TS_EARLY_PROC_BIND, TS_EARLY_PLACES);
-    /* All three or none: a half-set binding would read as the user's. */
-    if (setenv(TS_EARLY_MARKER, marker, 1) != 0)
-        return;
-    if (setenv("OMP_PLACES", TS_EARLY_PLACES, 1) != 0 || setenv("OMP_PROC_BIND", TS_EARLY_PROC_BIND, 1) != 0) {
-        unsetenv("OMP_PLACES");
-        unsetenv(TS_EARLY_MARKER);
-    }
+    for (char **e = envp; e && *e; e++)
+        if (names(*e, "OMP_PLACES") || names(*e, "OMP_PROC_BIND"))
+            return; /* the user's, even empty: the environment wins (docs/how-it-works.md) */
+    answering = 1;
+}
+__attribute__((section(".preinit_array"), used)) static void (*const decide_first)(int, char **, char **) = decide;
+
+char *getenv(const char *name)
+{
+    if (!*name)
+        return NULL;
+    if (answering && strcmp(name, "OMP_PLACES") == 0)
+        return answered = 1, default_places;
+    if (answering && strcmp(name, "OMP_PROC_BIND") == 0)
+        return answered = 1, default_proc_bind;
+    for (char **e = environ; e && *e; e++)
+        if (names(*e, name))
+            return *e + strlen(name) + 1;
+    return NULL;
+}
+
+int ts_early_binding_taken(void)
+{
+    answering = 0;
+    return answered;
 }

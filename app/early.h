@@ -1,6 +1,6 @@
-/* What libts_early.so (app/early.c) and main agree on: the binding the library's constructor
- * sets for `run` before the OpenMP runtime reads its environment, and the marker that says so.
- * The library depends on libc alone; this header is all it shares with the program. */
+/* The default binding applied without a re-execution (app/early.c): for `run`, when the
+ * environment has neither OMP_PLACES nor OMP_PROC_BIND, the OpenMP runtime is told the defaults
+ * as it starts, before main. */
 #ifndef TOUCHSTONE_APP_EARLY_H
 #define TOUCHSTONE_APP_EARLY_H
 
@@ -9,9 +9,9 @@
 #define TS_EARLY_PLACES "cores"
 #define TS_EARLY_PROC_BIND "close"
 
-/* Set by the constructor next to the two variables: "pid=4321;OMP_PROC_BIND=close;OMP_PLACES=cores".
- * The pid tells this process's own from one inherited or set by hand. */
-#define TS_EARLY_MARKER "TOUCHSTONE_EARLY_BINDING"
-#define TS_EARLY_MARKER_FORMAT "pid=%lld;OMP_PROC_BIND=%s;OMP_PLACES=%s"
+/* First in main: stops answering the defaults (from now on getenv is the environment's alone)
+ * and returns 1 when the runtime asked for them and was given them, 0 otherwise (not `run`, a
+ * variable in the environment, or a runtime that reads its environment another way). */
+int ts_early_binding_taken(void);
 
 #endif

@@ -1,7 +1,5 @@
 # What `cmake --install build --prefix DIR` puts where (GNUInstallDirs; docs/building.md):
 #   DIR/bin/touchstone
-#   DIR/lib/touchstone/libts_early.so   found by the binary as $ORIGIN/../lib/touchstone (LIBDIR;
-#                                       installed by app/CMakeLists.txt, where it is built)
 #   DIR/share/touchstone/plot.py        found by the binary as ../share/touchstone/plot.py
 #   DIR/share/touchstone/configs/*.ini
 #   DIR/share/touchstone/jobs/          the batch scripts, with their executable bits

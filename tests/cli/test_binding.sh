@@ -12,28 +12,19 @@ expect_in "$OUT" "OMP_PLACES=cores \(config\), OMP_PROC_BIND=close \(config\)" "
 grep "warning" "$ERR" | grep -v "warning: the arrays (.*) fit in the" >"$WORK/other.txt"
 [ -s "$WORK/other.txt" ] && fail "a sane binding gives no warnings: $(head -3 "$WORK/other.txt")"
 expect_in "$OUT" "t0 cpu[0-9]+/core0/node[0-9]+, t1 cpu[0-9]+/core1/" "default binding: threads on separate cores"
-# The defaults were set before the OpenMP runtime loaded (libts_early.so, app/early.c): one
-# process. Fails when the loader runs libgomp's constructor first (the library's place among
-# the binary's DT_NEEDED entries): the run then re-executes as for any other binding.
+# The defaults were given to the OpenMP runtime as it started (app/early.c answers its getenv):
+# one process. Fails when the runtime did not ask with getenv (a libgomp that walks environ):
+# the run then re-executes as for any other binding.
 scalar() { h5dump -d "$2" "$1" 2>/dev/null | sed -n 's/^ *(0): \(.*\)$/\1/p' | head -n 1; }
 [ "$(scalar "$WORK/a.h5" /timings/reexec)" = 0 ] ||
-    fail "default binding: re-executed (/timings/reexec = '$(scalar "$WORK/a.h5" /timings/reexec)'): the runtime did not see what libts_early.so set"
-# What environ held when the run recorded it, which a process it starts would inherit: not the
-# library's variables, which are no user's.
+    fail "default binding: re-executed (/timings/reexec = '$(scalar "$WORK/a.h5" /timings/reexec)'): the runtime did not take the defaults at its start"
+# What environ held when the run recorded it, which a process it starts would inherit: the
+# answer is never put in the environment.
 h5dump -A -g /environment "$WORK/a.h5" >"$WORK/environment.txt" 2>&1 || fail "h5dump could not read /environment"
-expect_not_in "$WORK/environment.txt" "OMP_PLACES|OMP_PROC_BIND|TOUCHSTONE_EARLY" "default binding: the library's variables left in the environment"
-
-# A loader order that starts libgomp first (here the library preloaded: first in the search
-# list, so started last): the runtime never saw the variables, so the run re-executes as for any
-# other binding, with the same outcome.
-early=$(LC_ALL=C readelf -d "$TS" | sed -n 's/.*(NEEDED).*\[\$ORIGIN\/\(.*libts_early\.so\)\]$/\1/p')
-[ -n "$early" ] || fail "the binary names no \$ORIGIN/.../libts_early.so among its DT_NEEDED entries"
-# shellcheck disable=SC2086
-LD_PRELOAD=${TS%/*}/$early run_ts 0 "libgomp started first" run "$SRC/configs/sum.ini" $SMALL --threads 2 \
-    --set openmp.proc_bind=close -o "$WORK/late.h5"
-expect_in "$OUT" "OMP_PLACES=cores \(config\), OMP_PROC_BIND=close \(config\)" "libgomp started first: the config's binding"
-expect_in "$OUT" "t0 cpu[0-9]+/core0/node[0-9]+, t1 cpu[0-9]+/core1/" "libgomp started first: threads on separate cores"
-[ "$(scalar "$WORK/late.h5" /timings/reexec)" != 0 ] || fail "libgomp started first: not re-executed (/timings/reexec = 0)"
+expect_not_in "$WORK/environment.txt" "OMP_PLACES|OMP_PROC_BIND" "default binding: the defaults left in the environment"
+# Only `run` is answered: topo reads the variables from the environment, which has none.
+run_ts 0 "topo" topo "$SRC/configs/sum.ini" --threads 2
+expect_not_in "$OUT" "OMP_PLACES=cores \(environment\)" "topo: the defaults taken for the environment's"
 
 # Other places than the defaults: applied by re-executing, as before.
 run_ts 0 "places threads" run "$SRC/configs/sum.ini" --set sum.n=100000 --set run.iterations=2 --threads 2 \

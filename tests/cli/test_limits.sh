@@ -198,7 +198,7 @@ pending() {
 # nothing in the environment) ...
 BIND="--set openmp.proc_bind=spread"
 pending USR1 "User defined signal 1" "SIGUSR1 pending across the re-execution" -u OMP_PLACES -u OMP_PROC_BIND
-# ... and without one: the defaults, set before the OpenMP runtime loads (libts_early.so), or
+# ... and without one: the defaults, given to the OpenMP runtime as it starts (app/early.c), or
 # both variables set.
 BIND=
 pending INT "Interrupt" "SIGINT pending, the default binding" -u OMP_PLACES -u OMP_PROC_BIND

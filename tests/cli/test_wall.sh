@@ -74,7 +74,7 @@ OMP_PLACES=cores OMP_PROC_BIND=close timed environment "binding from the environ
 [ "$(get environment.h5 /timings/reexec)" = 0 ] ||
     fail "binding from the environment: /timings/reexec is $(get environment.h5 /timings/reexec), not 0"
 expect_not_in "$OUT" "re-execution" "binding from the environment: no re-execution in the time line"
-# The defaults' values, but the user's: libts_early.so leaves them alone, and the source says so.
+# The defaults' values, but the user's: app/early.c leaves them alone, and the source says so.
 [ "$(get environment.h5 /threads@OMP_PLACES_source)" = environment ] ||
     fail "binding from the environment: recorded as from '$(get environment.h5 /threads@OMP_PLACES_source)'"
 finish

@@ -7,7 +7,7 @@
 H5GET=${3:?path to h5_get}
 PYTHON=${4:?path to the Python with h5py}
 # Neither binding variable set, and small.ini binds otherwise than the defaults (which
-# libts_early.so sets before the OpenMP runtime loads): every run re-executes itself to apply it.
+# the OpenMP runtime is given as it starts, app/early.c): every run re-executes itself to apply it.
 unset OMP_PLACES OMP_PROC_BIND OMP_NUM_THREADS TOUCHSTONE_CONFIG_TIMEOUT
 cd "$WORK" || exit 1
 

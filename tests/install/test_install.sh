@@ -63,8 +63,7 @@ unset TOUCHSTONE TOUCHSTONE_PLOT_SCRIPT TOUCHSTONE_PYTHON
 run_ts 0 "--version of the moved tree" --version && expect_in "$OUT" "^touchstone [0-9]+\.[0-9]+\.[0-9]+$" "--version"
 run_ts 0 "check of an installed config" check "$DATA/configs/sum.ini" --set sum.n=100000 &&
     expect_in "$OUT" ": valid$" "check says the installed sum.ini is valid"
-# With the default binding: the moved binary finds libts_early.so (LIBDIR/touchstone, by a path
-# from its own folder in its DT_NEEDED entry), which applies it without a re-execution.
+# With the default binding: applied without a re-execution (app/early.c) by the moved binary too.
 run_ts 0 "run of an installed config" run "$DATA/configs/sum.ini" --set sum.n=100000 --set run.iterations=3 \
     --set openmp.proc_bind=close --threads 1 -o "$WORK/sum.h5" -q
 [ -s "$WORK/sum.h5" ] || fail "the run wrote no $WORK/sum.h5"

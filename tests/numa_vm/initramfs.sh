@@ -51,12 +51,6 @@ copy_libs() {
     cp -L --parents $libs "$root"
 }
 copy_libs "$ts"
-# A library the binary names by a path from its own folder ($ORIGIN/../lib/touchstone/
-# libts_early.so, app/CMakeLists.txt): at that path from the guest's /bin, where the binary is.
-for rel in $(LC_ALL=C readelf -d "$ts" | sed -n 's/.*(NEEDED).*\[\$ORIGIN\/\(.*\)\]$/\1/p'); do
-    mkdir -p "$root/bin/${rel%/*}"
-    cp -L "${ts%/*}/$rel" "$root/bin/$rel" || die "cannot copy ${ts%/*}/$rel, which $ts needs"
-done
 if [ -n "$omp_truth" ]; then
     [ -x "$omp_truth" ] && [ -f "$truth_script" ] || die "omp_truth $omp_truth or its script $truth_script missing"
     cp "$omp_truth" "$root/bin/omp_truth"
