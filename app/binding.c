@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "early.h"
 #include "omp_env.h"
 #include "start_clock.h"
 #include "startup.h"
@@ -122,6 +123,14 @@ static void copy(char *dst, size_t len, const char *src)
     snprintf(dst, len, "%s", src ? src : "");
 }
 
+/* The OpenMP runtime asked for the default binding as it started and was given it (app/early.h). */
+static int early_binding;
+
+void ts_binding_take_early(void)
+{
+    early_binding = ts_early_binding_taken();
+}
+
 /* What the OpenMP runtime applied, asked of it rather than read from the variables: its policy
  * (omp_get_proc_bind) and its places, each as libgomp prints them under OMP_DISPLAY_ENV
  * ("{0:2},{2},{4:2}": runs of consecutive CPUs as start:length), "" when it has none. Only in
@@ -158,6 +167,23 @@ static void runtime_binding(struct ts_binding_choice *choice)
     }
     if (used >= len && len > 4) /* cut: say so rather than show a list that looks whole */
         memcpy(choice->applied_places + len - 4, "...", 4);
+}
+
+/* The config asks for exactly the binding the runtime was given as it started (app/early.c), and the
+ * runtime applied it: the binding is in place, no
+ * re-execution. Fills choice as the re-executed process would. */
+static int early_binding_kept(const struct ts_config *cfg, struct ts_binding_choice *choice, int launch_known)
+{
+    if (!early_binding || strcmp(cfg->places, TS_EARLY_PLACES) != 0 || strcmp(cfg->proc_bind, TS_EARLY_PROC_BIND) != 0)
+        return 0;
+    runtime_binding(choice);
+    if (strcmp(choice->applied_proc_bind, TS_EARLY_PROC_BIND) != 0 || choice->applied_places[0] == '\0')
+        return 0;
+    if (!launch_known) { /* the runtime has narrowed this thread: the places' union is the closest */
+        const char *source;
+        ts_affinity_available_cpus(choice->launch_cpus, sizeof choice->launch_cpus, &source);
+    }
+    return 1;
 }
 
 /* The marker this process sets before it re-executes itself to apply choice. Returns the length
@@ -261,11 +287,13 @@ int ts_binding_apply(const struct ts_config *cfg, char **argv, struct ts_binding
         runtime_binding(choice);
         return TS_OK;
     }
+    if (places_from_config && bind_from_config && early_binding_kept(cfg, choice, launch_known))
+        return TS_OK;
 
-    /* Nothing bound this process yet when neither variable was set: its mask is the launch mask.
-     * Otherwise the runtime has narrowed this thread to one place, and the re-executed process
-     * would inherit that: widen it back first. */
-    if (env_places == NULL && env_bind == NULL) {
+    /* Nothing bound this process yet when neither variable was set (nor given by app/early.c): its
+     * mask is the launch mask. Otherwise the runtime has narrowed this thread to one place, and
+     * the re-executed process would inherit that: widen it back first. */
+    if (env_places == NULL && env_bind == NULL && !early_binding) {
         cpu_set_t mask;
         if (!launch_known && sched_getaffinity(0, sizeof mask, &mask) == 0)
             ts_cpulist_format(&mask, sizeof mask, choice->launch_cpus, sizeof choice->launch_cpus);

@@ -1,7 +1,8 @@
 /* Making openmp.places / openmp.proc_bind effective. The OpenMP runtime reads OMP_PLACES and
  * OMP_PROC_BIND once, when it is loaded, so a value that the environment does not already
- * carry is applied by re-executing touchstone once with the variables set. A value set in
- * the environment wins over the config and is reported as such. */
+ * carry is applied by re-executing touchstone once with the variables set; the defaults
+ * (cores, close) are given to the runtime as it starts (app/early.h) and need none. A value
+ * set in the environment wins over the config and is reported as such. */
 #ifndef TOUCHSTONE_APP_BINDING_H
 #define TOUCHSTONE_APP_BINDING_H
 
@@ -20,8 +21,14 @@ struct ts_binding_choice {
     char applied_proc_bind[16]; /* its policy for the first team: "false", "close", ... (omp_get_proc_bind) */
 };
 
+/* First in main, before anything reads the environment: ends app/early.c's answers and
+ * remembers whether the runtime took the default binding from them; ts_binding_apply then keeps
+ * it when the config asks for the same (and the runtime applied it). */
+void ts_binding_take_early(void);
+
 /* Decides the effective values; when one must come from the config and this process has not
- * been re-executed yet, sets the variables and re-executes argv (does not return on success).
+ * been re-executed yet nor was it given at start (app/early.h), sets the variables and
+ * re-executes argv (does not return on success).
  * The re-executed process gets the config text this one read (cfg->text), not the file again:
  * a pipe or FIFO reads only once, and a file may change in between. Otherwise fills choice and
  * returns TS_OK. */

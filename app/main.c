@@ -55,6 +55,7 @@ static int load_config(struct ts_config *cfg, const struct ts_cli *cli, struct t
 int main(int argc, char **argv)
 {
     ts_start_clock_at_main();
+    ts_binding_take_early(); /* before anything reads OMP_PLACES or OMP_PROC_BIND */
     struct ts_error err;
     ts_error_clear(&err);
     int status = ts_startup(&err);

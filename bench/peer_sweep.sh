@@ -41,6 +41,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 say() { echo "bench: $*" >&2; }
 # shellcheck source=bench/quiet.sh
 . "$ROOT/bench/quiet.sh"
+# shellcheck source=bench/likwid_pages.sh
+. "$ROOT/bench/likwid_pages.sh"
 
 ROUNDS=${ROUNDS:-5}
 THREADS=${THREADS:-$(nproc)}
@@ -84,47 +86,16 @@ else
     say "likwid-bench cannot run here: touchstone's side only"
 fi
 
-# likwid-bench's arrays on 2 MiB pages, as touchstone's buffers: a shim preloaded into it that
-# asks them (madvise) for every posix_memalign of 2 MiB or more, before likwid first touches it.
-HUGE=""
-if [ -n "$LIKWID" ] && [ "$LIKWID_HUGE" = 1 ]; then
-    cat >"$WORK/huge.c" <<'EOC'
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <sys/mman.h>
-int posix_memalign(void **out, size_t alignment, size_t size)
-{
-    static int (*real)(void **, size_t, size_t);
-    if (!real)
-        real = (int (*)(void **, size_t, size_t))dlsym(RTLD_NEXT, "posix_memalign");
-    int rc = real ? real(out, alignment, size) : 12;
-    uintptr_t b = ((uintptr_t)*out + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)*out + size) & ~(uintptr_t)4095;
-    if (rc == 0 && size >= ((size_t)2 << 20) && e > b)
-        madvise((void *)b, e - b, MADV_HUGEPAGE);
-    return rc;
-}
-EOC
-    if "$CC" -O2 -shared -fPIC "$WORK/huge.c" -o "$WORK/huge.so" -ldl 2>"$WORK/cc.err"; then
-        HUGE=$WORK/huge.so
-    else
-        say "cannot build the huge-page shim for likwid-bench ($(head -n 1 "$WORK/cc.err")): its arrays take the THP mode's pages"
-    fi
-fi
-
-LIKWID_PAGES="on the THP mode's pages"
-[ -z "$HUGE" ] || LIKWID_PAGES="asked 2 MiB pages too (LIKWID_HUGE=1)"
+# likwid-bench's arrays on 2 MiB pages, as touchstone's buffers (bench/likwid_pages.sh).
+LIKWID_SHIM="" LIKWID_PAGES="not run"
+[ -z "$LIKWID" ] || likwid_pages_shim "$WORK" "$CC"
 
 # likwid_run THREADS ARGS...: one likwid-bench run under the quiet check, with the shim when built;
 # prints its GB/s (1e9 B/s).
 likwid_run() {
     l_threads=$1
     shift
-    (
-        [ -z "$HUGE" ] || export LD_PRELOAD="$HUGE"
-        watched "$l_threads" likwid-bench "$@" 2>/dev/null
-    ) | awk '/^MByte\/s:/ { printf "%.4f\n", $2 / 1000 }'
+    likwid_paged watched "$l_threads" likwid-bench "$@" 2>/dev/null | awk '/^MByte\/s:/ { printf "%.4f\n", $2 / 1000 }'
 }
 
 # rows: NAME|MIX|STORES|BYTES|THREADS|LIKWID_TEST

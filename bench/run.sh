@@ -22,14 +22,17 @@
 # stencils count 16 B/update against copy_mem, whose 16 B are then all the traffic. Each side's
 # GB/s is its mean over the timed iterations (likwid-bench reports no other); the in-LLC sum
 # rows named "threads' own time" take touchstone's over its slowest thread's own time, as
-# likwid-bench times its threads (no barrier per sweep; bench/README.md).
+# likwid-bench times its threads (no barrier per sweep; bench/README.md). Both sides' arrays
+# are on 2 MiB pages: touchstone asks them, and likwid-bench runs with a preloaded shim that asks
+# them for its arrays (bench/likwid_pages.sh; LIKWID_HUGE=0 leaves it out).
 #
 # Environment: ROUNDS (5), THREADS (every CPU), LLC_MB (the last-level cache in MB: sysfs's
 # L3 size when it is plausible, see bench/README.md; cpuid in VMs can claim anything),
 # TIME_BLOCK (8, stencil2d's temporal blocking), TIME_BLOCK_3D (4, stencil3d's), GB_PER_RUN
 # (20: the data each measurement moves, which sets its iterations), OVERHEAD_RUNS (5), BUILD
-# (build/), ONLY. Rows marked "report" have no target in issue 6, only the ratio. The default
-# SIZE_MB, 20 x LLC_MB, makes each stencil grid 10x the LLC. stencil3d's planes are sized from
+# (build/), LIKWID_HUGE (1), CC (cc: builds the shim), ONLY. Rows marked "report" have no
+# target in issue 6, only the ratio. The default SIZE_MB, 20 x LLC_MB, makes each stencil grid
+# 10x the LLC. stencil3d's planes are sized from
 # the L2 so that its wavefront, 2(TIME_BLOCK_3D + 2) planes, fits in 3/4 of it; the "large
 # planes" row has planes twice the L2, where the layer condition needs stencil3d's y-blocks.
 #
@@ -49,6 +52,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 say() { echo "bench: $*" >&2; }
 # shellcheck source=bench/quiet.sh
 . "$ROOT/bench/quiet.sh"
+# shellcheck source=bench/likwid_pages.sh
+. "$ROOT/bench/likwid_pages.sh"
 
 # A cache's size in bytes from sysfs (index3 = L3, index2 = L2), or nothing.
 cache_bytes() {
@@ -135,6 +140,9 @@ elif ! why=$(likwid-bench -t "$(lw sum)" -w S0:1MB:1 -i 2 2>&1 >/dev/null) \
 else
     LIKWID=likwid-bench
 fi
+# likwid-bench's arrays on 2 MiB pages, as touchstone's buffers (bench/likwid_pages.sh).
+LIKWID_SHIM="" LIKWID_PAGES="not run"
+[ -z "$LIKWID" ] || likwid_pages_shim "$WORK" "${CC:-cc}"
 
 # --- sizes ---------------------------------------------------------------------------------
 BYTES=$((SIZE_MB * 1000000))
@@ -157,7 +165,7 @@ nzb=$((per_grid / nxb / nxb)); [ "$nzb" -lt 3 ] && nzb=3
 # --- measurements: each prints one GB/s figure, or nothing when it failed ------------------
 likwid_gbs() { # TEST SIZE_MB SCALE
     [ -n "$LIKWID" ] || return 0
-    watched "$THREADS" likwid-bench -t "$1" -w "S0:${2}MB:$THREADS" -i "$ITERS" 2>/dev/null \
+    likwid_paged watched "$THREADS" likwid-bench -t "$1" -w "S0:${2}MB:$THREADS" -i "$ITERS" 2>/dev/null \
         | awk -v s="$3" '/^MByte\/s:/ { printf "%.4f\n", $2 * s / 1000 }'
 }
 
@@ -350,7 +358,7 @@ halo_blocks() { # J K CONFIG ARGS...
 }
 
 LOAD_START=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null) # the machine's load, for the table's heading
-say "$THREADS threads, $SIZE_MB MB per kernel (LLC $LLC_MB MB, L2 $((L2_BYTES >> 10)) KiB), $ROUNDS rounds; likwid-bench ${LIKWID:-off}"
+say "$THREADS threads, $SIZE_MB MB per kernel (LLC $LLC_MB MB, L2 $((L2_BYTES >> 10)) KiB), $ROUNDS rounds; likwid-bench ${LIKWID:-off}, its arrays $LIKWID_PAGES"
 # One try of main row I: likwid-bench, then touchstone (or the baseline).
 row_try() { # I TEST SIZE_MB SCALE COMMAND...
     i=$1 r_test=$2 r_mb=$3 r_scale=$4
@@ -536,9 +544,9 @@ matrix_cells() {
         measured "$WORK/mx.$c.$m.triad.ts" "$triad"
         lread="" ltriad=""
         if [ -n "$LIKWID" ]; then
-            lread=$(watched "$t" likwid-bench -t "$(lw sum)" -w "M$c:${MATRIX_KB}kB:$t-0:M$m" -i "$MATRIX_REPS" 2>/dev/null \
+            lread=$(likwid_paged watched "$t" likwid-bench -t "$(lw sum)" -w "M$c:${MATRIX_KB}kB:$t-0:M$m" -i "$MATRIX_REPS" 2>/dev/null \
                 | awk '/^MByte\/s:/ { printf "%.4f\n", $2 / 1000 }')
-            ltriad=$(watched "$t" likwid-bench -t "$(lw stream)${FMA:+_fma}" -w "M$c:$((3 * MATRIX_KB))kB:$t-0:M$m,1:M$m,2:M$m" \
+            ltriad=$(likwid_paged watched "$t" likwid-bench -t "$(lw stream)${FMA:+_fma}" -w "M$c:$((3 * MATRIX_KB))kB:$t-0:M$m,1:M$m,2:M$m" \
                 -i "$MATRIX_REPS" 2>/dev/null | awk '/^MByte\/s:/ { printf "%.4f\n", $2 / 1000 }')
             measured "$WORK/mx.$c.$m.read.ref" "$lread"
             measured "$WORK/mx.$c.$m.triad.ref" "$ltriad"

@@ -85,6 +85,32 @@ INLINE double block_sum(const double *restrict x, int64_t len)
     return reduce_lanes(v);
 }
 
+/* ts_block_sum over a whole chunk, AVX-512: block_sum's lanes, adds and order, so its bits, with
+ * two rounds of the lanes per iteration and each line prefetched into the L1
+ * TS_BLOCK_SUM_AHEAD elements before its load. In the last-level cache one stream of loads is
+ * held back by how few lines the hardware prefetchers keep coming (the sum's four dependency
+ * chains keep up from the L2); the prefetches keep more in flight. Into the L1 (t0): to the L2
+ * only (t1) it ran slower than none. The prefetching loop stops where its prefetch would pass
+ * the end, so no pointer leaves the array. Only for chunks that may sit in a cache
+ * (TS_BLOCK_SUM_PREFETCH_MAX): from memory it gained nothing and may have cost a little, so
+ * longer chunks keep block_sum's plain loop. Measurements: docs/performance.md. */
+INLINE double run_sum(const double *restrict x, int64_t len)
+{
+    vec8 v[VECS] = { { 0 } };
+    int64_t i = 0;
+    for (; i + 2 * TS_BLOCK_LANES + TS_BLOCK_SUM_AHEAD <= len; i += 2 * TS_BLOCK_LANES) {
+        UNROLL(8)
+        for (int k = 0; k < 2 * TS_BLOCK_LANES; k += VEC_LANES)
+            __builtin_prefetch(x + i + TS_BLOCK_SUM_AHEAD + k, 0, 3);
+        add_lanes(v, x + i);
+        add_lanes(v, x + i + TS_BLOCK_LANES);
+    }
+    for (; i + TS_BLOCK_LANES <= len; i += TS_BLOCK_LANES)
+        add_lanes(v, x + i);
+    add_tail(v, x + i, len - i);
+    return reduce_lanes(v);
+}
+
 /* `blocks` (at most 4) whole blocks, each in its own lanes and in exactly ts_block_sum's order: one block's
  * lanes are each a chain of TS_SUM_BLOCK / TS_BLOCK_LANES dependent adds, and several blocks
  * side by side keep the adders and the loads busy while one chain waits, as long as their
@@ -150,7 +176,7 @@ INLINE void block_sum_range(const double *restrict x, int64_t begin, int64_t end
 #define WIDE __attribute__((target("avx512f")))
 WIDE static double block_sum_wide(const double *restrict x, int64_t len)
 {
-    return block_sum(x, len);
+    return len <= TS_BLOCK_SUM_PREFETCH_MAX ? run_sum(x, len) : block_sum(x, len);
 }
 WIDE static void block_sum_range_wide(const double *restrict x, int64_t begin, int64_t end, struct ts_xsum *acc)
 {

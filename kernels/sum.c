@@ -18,7 +18,8 @@ static const char *lanes_variant(int reproducible)
     if (!ts_block_sum_wide())
         return reproducible ? "portable vectors, one block at a time (no AVX-512 at run time)"
                             : "portable vectors (no AVX-512 at run time)";
-    return reproducible ? "AVX-512, 4 blocks side by side (found at run time)" : "AVX-512 (found at run time)";
+    return reproducible ? "AVX-512, 4 blocks side by side (found at run time)"
+                        : "AVX-512, prefetch if a chunk <= 16 MiB (found at run time)";
 }
 
 static int sum_plan(const struct ts_problem *pb, struct ts_plan *plan, char *why, size_t why_len)

@@ -24,6 +24,11 @@ grep -q '^machine, the whole bench: quiet check off (QUIET_CHECK=0): ' "$OUT" ||
 # Whatever the load, every try could be judged: touchstone show gave each run's verdict, and
 # bench_watch its facts for every other command ("not known" would mean it could not).
 ! grep -q 'not known' "$ERR" || fail "a try the quiet check could not judge: $(grep -m1 -o 'not known[^;)]*' "$ERR")"
+# likwid-bench's arrays on 2 MiB pages, as touchstone's (bench/likwid_pages.sh's shim built and used).
+if grep -q 'rounds; likwid-bench likwid-bench' "$ERR"; then
+    grep -q 'likwid-bench likwid-bench, its arrays asked 2 MiB pages too (LIKWID_HUGE=1)$' "$ERR" \
+        || fail "likwid-bench ran without the huge-page shim: $(grep -m1 'its arrays' "$ERR")"
+fi
 # Every row gives its ratio with the spread over rounds, and its tries.
 awk -F'|' '/^\| kernel \| likwid test/ { on = 1; next } /^$/ { on = 0 } on && /^\| (sum|triad|stencil)/ && ($6 !~ /^ [0-9.]+ \([0-9.]+-[0-9.]+\) $/ || $8 !~ /^ [0-9]+ of 1 tries quiet \(check off: all kept\) $/) { bad = 1 }
     END { exit bad }' "$OUT" || fail "a row without its ratio's spread or its tries"

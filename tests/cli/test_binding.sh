@@ -11,7 +11,27 @@ expect_in "$OUT" "OMP_PLACES=cores \(config\), OMP_PROC_BIND=close \(config\)" "
 # (The small problem fits in the caches, and says so: that warning is not about binding.)
 grep "warning" "$ERR" | grep -v "warning: the arrays (.*) fit in the" >"$WORK/other.txt"
 [ -s "$WORK/other.txt" ] && fail "a sane binding gives no warnings: $(head -3 "$WORK/other.txt")"
-expect_in "$OUT" "t0 cpu[0-9]+/core[0-9]+/node[0-9]+, t1 cpu" "summary shows where threads ran"
+expect_in "$OUT" "t0 cpu[0-9]+/core0/node[0-9]+, t1 cpu[0-9]+/core1/" "default binding: threads on separate cores"
+# The defaults were given to the OpenMP runtime as it started (app/early.c answers its getenv):
+# one process. Fails when the runtime did not ask with getenv (a libgomp that walks environ):
+# the run then re-executes as for any other binding.
+scalar() { h5dump -d "$2" "$1" 2>/dev/null | sed -n 's/^ *(0): \(.*\)$/\1/p' | head -n 1; }
+[ "$(scalar "$WORK/a.h5" /timings/reexec)" = 0 ] ||
+    fail "default binding: re-executed (/timings/reexec = '$(scalar "$WORK/a.h5" /timings/reexec)'): the runtime did not take the defaults at its start"
+# What environ held when the run recorded it, which a process it starts would inherit: the
+# answer is never put in the environment.
+h5dump -A -g /environment "$WORK/a.h5" >"$WORK/environment.txt" 2>&1 || fail "h5dump could not read /environment"
+expect_not_in "$WORK/environment.txt" "OMP_PLACES|OMP_PROC_BIND" "default binding: the defaults left in the environment"
+# Only `run` is answered: topo reads the variables from the environment, which has none.
+run_ts 0 "topo" topo "$SRC/configs/sum.ini" --threads 2
+expect_not_in "$OUT" "OMP_PLACES=cores \(environment\)" "topo: the defaults taken for the environment's"
+
+# Other places than the defaults: applied by re-executing, as before.
+run_ts 0 "places threads" run "$SRC/configs/sum.ini" --set sum.n=100000 --set run.iterations=2 --threads 2 \
+    --set openmp.places=threads --set openmp.proc_bind=close -o "$WORK/threads.h5"
+expect_in "$OUT" "OMP_PLACES=threads \(config\), OMP_PROC_BIND=close \(config\)" "places threads: applied from the config"
+expect_in "$OUT" "t0 cpu[0-9]+/core[0-9]+/node[0-9]+, t1 cpu" "places threads: the threads ran"
+[ "$(scalar "$WORK/threads.h5" /timings/reexec)" != 0 ] || fail "places threads: not re-executed (/timings/reexec = 0)"
 
 # A re-execution marker this process did not set (jobs/check-binding.sh's TOUCHSTONE_BINDING=strict,
 # or one inherited from another touchstone, with another pid) is ignored with a warning, and the

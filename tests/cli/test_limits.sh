@@ -183,7 +183,7 @@ pending() {
     shift 3
     rm -f "$WORK/sig"/*
     # shellcheck disable=SC2086
-    expect_run 3 "$what" env "$@" "$SIGP" "$sig" "$TS" run "$S2D" $SIG --overwrite -o "$WORK/sig/s.h5" -q || return
+    expect_run 3 "$what" env "$@" "$SIGP" "$sig" "$TS" run "$S2D" $SIG $BIND --overwrite -o "$WORK/sig/s.h5" -q || return
     expect_in "$ERR" "^touchstone: $name: stopped after 1 of 50 iterations; checkpoint $WORK/sig/s\.ckpt\.h5; continue with: $TS run $S2D .*-o $WORK/sig/s\.h5 --restart $WORK/sig/s\.ckpt\.h5\$" \
         "$what: the message"
     [ "$(get "$WORK/sig/s.h5" /@complete)" = 0 ] || fail "$what: the results file is not marked incomplete"
@@ -194,10 +194,14 @@ pending() {
         [ "$(get -x "$WORK/sig/s.h5" /results/global)" = "$ref" ] || fail "$what: the restart differs from the uninterrupted run"
     [ -e "$WORK/sig/s.ckpt.h5" ] && fail "$what: the finished restart left its checkpoint"
 }
-# Pending across the binding's re-execution (the config's places, nothing in the environment) ...
+# Pending across the binding's re-execution (a binding of the config's other than the defaults,
+# nothing in the environment) ...
+BIND="--set openmp.proc_bind=spread"
 pending USR1 "User defined signal 1" "SIGUSR1 pending across the re-execution" -u OMP_PLACES -u OMP_PROC_BIND
-pending INT "Interrupt" "SIGINT pending across the re-execution" -u OMP_PLACES -u OMP_PROC_BIND
-# ... and without one (both variables set).
+# ... and without one: the defaults, given to the OpenMP runtime as it starts (app/early.c), or
+# both variables set.
+BIND=
+pending INT "Interrupt" "SIGINT pending, the default binding" -u OMP_PLACES -u OMP_PROC_BIND
 pending TERM "Terminated" "SIGTERM pending, no re-execution" OMP_PLACES=cores OMP_PROC_BIND=close
 # SIGTERM at any moment once touchstone's own code runs: it blocks the stop signals before the
 # libraries' start-up code (.preinit_array), so from the moment /proc shows SIGTERM blocked or

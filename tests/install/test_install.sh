@@ -63,9 +63,12 @@ unset TOUCHSTONE TOUCHSTONE_PLOT_SCRIPT TOUCHSTONE_PYTHON
 run_ts 0 "--version of the moved tree" --version && expect_in "$OUT" "^touchstone [0-9]+\.[0-9]+\.[0-9]+$" "--version"
 run_ts 0 "check of an installed config" check "$DATA/configs/sum.ini" --set sum.n=100000 &&
     expect_in "$OUT" ": valid$" "check says the installed sum.ini is valid"
+# With the default binding: applied without a re-execution (app/early.c) by the moved binary too.
 run_ts 0 "run of an installed config" run "$DATA/configs/sum.ini" --set sum.n=100000 --set run.iterations=3 \
-    --threads 1 -o "$WORK/sum.h5" -q
+    --set openmp.proc_bind=close --threads 1 -o "$WORK/sum.h5" -q
 [ -s "$WORK/sum.h5" ] || fail "the run wrote no $WORK/sum.h5"
+reexec=$(h5dump -d /timings/reexec "$WORK/sum.h5" 2>/dev/null | sed -n 's/^ *(0): \(.*\)$/\1/p' | head -n 1)
+[ "$reexec" = 0 ] || fail "the moved tree's run with the default binding was re-executed (/timings/reexec = '$reexec')"
 
 # --- plot: the moved tree's plot.py, found from the binary's own place. A stand-in that fails
 # on purpose shows which file runs (the message names it), whatever else is on this machine.
