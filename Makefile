@@ -62,10 +62,12 @@ test-asan: deps-test
 	@cmake --build $(ASAN_DIR) -j $(JOBS)
 	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -LE '$(ASAN_EXCLUDE_LABELS)'
 
+# Only what label fuzz runs (tests/fuzz's fuzz_harnesses: the harnesses, fuzz_seeds and
+# touchstone): the unit tests' programs there would be a third of the build for nothing.
 fuzz-build: deps-test
 	@cmake -S . -B $(FUZZ_DIR) -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	    -DTOUCHSTONE_WERROR=ON -DTOUCHSTONE_FUZZ=ON -DTOUCHSTONE_FUZZ_SECONDS=$(FUZZ_SECONDS) >/dev/null
-	@cmake --build $(FUZZ_DIR) -j $(JOBS)
+	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target fuzz_harnesses
 
 # The regression cases and seeds replayed, then a bounded exploration per harness from a fixed
 # seed (tests/fuzz/run_fuzz.sh explore): about a minute on 2 cores.

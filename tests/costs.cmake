@@ -6,9 +6,12 @@
 # a tree that has run its tests keeps its own times in CTestCostData.txt, which ctest prefers.
 # Not a limit: only the order depends on it. The ASan tree (make test-asan) has its own figures:
 # every touchstone process there is about 10 times slower (cli.output and cli.reproducible as
-# measured after their ASan sizes shrank; cli.default_init, 2 s there now, left out).
+# measured after their ASan sizes shrank; cli.default_init, 2 s there now, left out). The fuzzing
+# tree (build-fuzz, sanitized too) has the explorations: in the order they were defined, the
+# longest (survey_read) came last, alone on one core for some 10 s.
 if(TOUCHSTONE_SANITIZE)
   set(ts_test_costs
+      fuzz.survey_read 40 fuzz.checkpoint 34 fuzz.run_read 24 fuzz.config 9 fuzz.cli 7
       cli.survey 55 cli.limits 53 cli.read_back 50 mpi.run_ranks 42 cli.output 20 cli.compare 28
       mpi.same_job 26 cli.reproducible 14 mpi.ranks 21 io.read.bad_files 19
       mpi.time_block 18 mpi.unlaunched 17 mpi.readback 16 mpi.xsum_ranks 15 cli.topo_file 13

@@ -8,6 +8,14 @@ case $TS in /*) ;; *) TS=$(pwd)/$TS ;; esac # the tests change directory
 # The suite runs as root in CI; one host: shared memory and self, no network probed.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader
+# A rank waiting for another gives its core away (Open MPI's polling loop yields: it does so by
+# itself only with more ranks than slots), and an OpenMP thread waiting for work sleeps instead
+# of spinning. These tests check results, files and messages, never speed; on 2 cores with
+# another test beside them, a polling rank or spinning thread stole the time of the one it
+# waited for: a 2-rank run took 1.3 s of CPU and 4.5 s, 0.46 s and 2.0 s with both (2026-12-05,
+# a loaded machine). Neither changes what a run computes or writes (OMP_WAIT_POLICY is recorded
+# with the other OMP_ variables, on every rank and in the one-process runs alike).
+export OMPI_MCA_mpi_yield_when_idle=1 OMP_WAIT_POLICY=passive
 # Under AddressSanitizer (build-asan), leaks are looked for in the tests that set MPI_LEAK_CHECK
 # (tests/mpi/CMakeLists.txt: every stage of a run across 8 ranks, in one launch):
 # Open MPI's own leaks suppressed (lsan.supp says why), with full stacks, since the fast

@@ -64,6 +64,10 @@ bogus'
 PLACES=${TRUTH_PLACES:-$PLACES}
 BINDS=${TRUTH_BINDS:-$BINDS}
 
+# Only what each run sets below reaches libgomp (the caller's OpenMP settings would change its
+# answers).
+unset OMP_PLACES OMP_PROC_BIND GOMP_CPU_AFFINITY OMP_DISPLAY_ENV OMP_DYNAMIC OMP_THREAD_LIMIT OMP_NUM_THREADS
+
 compared=0
 differ=0
 warned=0
@@ -82,15 +86,21 @@ sweep() {
             t=1
             while [ "$t" -le "$max" ]; do
                 IFS=$old_ifs
-                set -- env -u OMP_PLACES -u OMP_PROC_BIND -u GOMP_CPU_AFFINITY -u OMP_DISPLAY_ENV -u OMP_DYNAMIC \
-                    -u OMP_THREAD_LIMIT OMP_NUM_THREADS=$t
-                [ "$places" = - ] || set -- "$@" "OMP_PLACES=$places"
-                [ "$bind" = - ] || set -- "$@" "OMP_PROC_BIND=$bind"
                 # Every run's output and libgomp's warnings after a line naming the run, into one
                 # file that one awk reads at the end (an awk per run was a third of the time).
                 name="${LAUNCH:+$LAUNCH: }OMP_PLACES='$places' OMP_PROC_BIND='$bind' OMP_NUM_THREADS=$t"
                 echo "@@ $name" >>"$WORK/all"
-                $LAUNCH "$@" "$TRUTH" >>"$WORK/all" 2>&1
+                # The variables set in front of the program, the others unset above: an env
+                # process in between cost as much CPU as omp_truth itself.
+                if [ "$places" = - ] && [ "$bind" = - ]; then
+                    OMP_NUM_THREADS=$t $LAUNCH "$TRUTH"
+                elif [ "$places" = - ]; then
+                    OMP_NUM_THREADS=$t OMP_PROC_BIND=$bind $LAUNCH "$TRUTH"
+                elif [ "$bind" = - ]; then
+                    OMP_NUM_THREADS=$t OMP_PLACES=$places $LAUNCH "$TRUTH"
+                else
+                    OMP_NUM_THREADS=$t OMP_PLACES=$places OMP_PROC_BIND=$bind $LAUNCH "$TRUTH"
+                fi >>"$WORK/all" 2>&1
                 status=$?
                 compared=$((compared + 1))
                 if [ "$status" -ne 0 ]; then
