@@ -4,8 +4,9 @@
 #
 #   - the loaded-latency curve's idle point (topo/ts_loaded_latency.c: the chase of
 #     kernels/ts_chase.h on the node's first core, memory on that node, 4 KiB pages) against
-#     bench/plain_chase.c (i = next[i]) on the same CPU, the same buffer size (CHASE_MB, 10^6
-#     bytes) and pages, CHASE_STEPS steps a repetition, 5 repetitions: the median ns a step;
+#     bench/plain_chase.c (i = next[i], one index a line) on the same CPU, the same buffer size
+#     (CHASE_MB, 10^6 bytes) and pages, CHASE_STEPS steps a repetition, 5 repetitions: the
+#     median ns a step;
 #   - the core-to-core engine on one pair (topo/ts_c2c.c with kernels/ts_pingpong.h: CPU_A
 #     initiates, CPU_B answers) against bench/plain_pingpong.c on the same two CPUs, SAMPLES
 #     samples of ROUNDS_PP round trips each: the median one-way ns.
