@@ -47,14 +47,27 @@ static void decide(int argc, char **argv, char **envp)
 }
 __attribute__((section(".preinit_array"), used)) static void (*const decide_first)(int, char **, char **) = decide;
 
+/* The default for name while answering, NULL for any other name or afterwards. */
+static char *default_for(const char *name)
+{
+    if (!answering)
+        return NULL;
+    if (strcmp(name, "OMP_PLACES") == 0)
+        return default_places;
+    if (strcmp(name, "OMP_PROC_BIND") == 0)
+        return default_proc_bind;
+    return NULL;
+}
+
 char *getenv(const char *name)
 {
     if (!*name)
         return NULL;
-    if (answering && strcmp(name, "OMP_PLACES") == 0)
-        return answered = 1, default_places;
-    if (answering && strcmp(name, "OMP_PROC_BIND") == 0)
-        return answered = 1, default_proc_bind;
+    char *given = default_for(name);
+    if (given) {
+        answered = 1;
+        return given;
+    }
     for (char **e = environ; e && *e; e++)
         if (names(*e, name))
             return *e + strlen(name) + 1;
