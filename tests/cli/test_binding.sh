@@ -24,7 +24,8 @@ h5dump -A -g /environment "$WORK/a.h5" >"$WORK/environment.txt" 2>&1 || fail "h5
 expect_not_in "$WORK/environment.txt" "OMP_PLACES|OMP_PROC_BIND" "default binding: the defaults left in the environment"
 # Only `run` is answered: topo reads the variables from the environment, which has none.
 run_ts 0 "topo" topo "$SRC/configs/sum.ini" --threads 2
-expect_not_in "$OUT" "OMP_PLACES=cores \(environment\)" "topo: the defaults taken for the environment's"
+expect_in "$OUT" "OMP_PLACES +cores +-> [0-9]+ places \(config\)" "topo: the config's places"
+expect_not_in "$OUT" "OMP_PLACES .*\(environment\)" "topo: the defaults taken for the environment's"
 
 # Other places than the defaults: applied by re-executing, as before.
 run_ts 0 "places threads" run "$SRC/configs/sum.ini" --set sum.n=100000 --set run.iterations=2 --threads 2 \
