@@ -13,7 +13,7 @@
 struct verdict_state {
     struct ts_survey_rec *s;
     int blocked_by_disturbance; /* judgements left undone because disturbed runs were left out */
-    int busy;                   /* a first pass found some: the matrix's sentence says so too */
+    int busy;                   /* a first pass found some: the matrix's and the sections' sentences say so too */
 };
 
 static enum survey_judgement judge(struct verdict_state *v, const struct survey_point *a, const struct survey_point *b,
@@ -491,7 +491,7 @@ static int sentences(struct ts_survey_rec *s, int busy)
     for (int i = 0; i < TS_N_SECTION_SENTENCES; i++) {
         struct ts_survey_sentence said;
         struct ts_survey_sentence *t;
-        if (ts_survey_section_sentence(s, (enum ts_section_sentence)i, &said) && (t = next(s)))
+        if (ts_survey_section_sentence(s, (enum ts_section_sentence)i, busy, &said) && (t = next(s)))
             *t = said;
     }
     if (v.blocked_by_disturbance)

@@ -18,11 +18,21 @@ void ts_verdict_addf(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
-/* A section other work disturbed says nothing of the node: the sentence says only that. */
-static int disturbed(const struct ts_survey_section *c, const char *what, struct ts_survey_sentence *t)
+/* A section other work disturbed says nothing of the node: the sentence says only that. So does
+ * one measured on a node too busy to judge the runs (busy), though its own window looked quiet:
+ * a window of a few tens of ms is too short for /proc/stat's 10 ms ticks to show other work, and
+ * a scheduler may run it whole in the slice it gives a thread that wakes. */
+static int not_judged(const struct ts_survey_section *c, const char *what, int busy, struct ts_survey_sentence *t)
 {
-    if (c->disturbed <= 0)
-        return 0;
+    if (c->disturbed <= 0) {
+        if (!busy)
+            return 0;
+        ts_verdict_addf(t->text, sizeof t->text,
+                        "%s not judged: the %s section ran on a node too busy to judge the runs; measure it again "
+                        "on a quiet node (touchstone survey --sections %s).",
+                        what, c->name, c->name);
+        return 1;
+    }
     /* The note's disturbance part, which the runner puts last. */
     const char *why = strstr(c->note, "disturbed: ");
     why = why ? why + strlen("disturbed: ") : c->note[0] ? c->note : "see its conditions";
@@ -34,11 +44,11 @@ static int disturbed(const struct ts_survey_section *c, const char *what, struct
     return 1;
 }
 
-static int saturation(const struct ts_survey_section *c, struct ts_survey_sentence *t)
+static int saturation(const struct ts_survey_section *c, int busy, struct ts_survey_sentence *t)
 {
     const double k = ts_section_fact(c, "saturation_cores"), peak = ts_section_fact(c, "peak_gbs");
     const double n = ts_section_fact(c, "domain_cores");
-    if (disturbed(c, "Bandwidth scaling", t))
+    if (not_judged(c, "Bandwidth scaling", busy, t))
         return 1;
     if (!isfinite(k) || k < 1)
         return 0;
@@ -54,11 +64,11 @@ static int saturation(const struct ts_survey_section *c, struct ts_survey_senten
     return 1;
 }
 
-static int loaded_latency(const struct ts_survey_section *c, struct ts_survey_sentence *t)
+static int loaded_latency(const struct ts_survey_section *c, int busy, struct ts_survey_sentence *t)
 {
     const double idle = ts_section_fact(c, "idle_local_ns"), loaded = ts_section_fact(c, "loaded_local_ns");
     const double remote = ts_section_fact(c, "remote_extra_ns");
-    if (disturbed(c, "Latency at load", t))
+    if (not_judged(c, "Latency at load", busy, t))
         return 1;
     if (!isfinite(idle))
         return 0;
@@ -74,7 +84,7 @@ static int loaded_latency(const struct ts_survey_section *c, struct ts_survey_se
     return 1;
 }
 
-static int close_cores(const struct ts_survey_section *c, struct ts_survey_sentence *t)
+static int close_cores(const struct ts_survey_section *c, int busy, struct ts_survey_sentence *t)
 {
     static const struct {
         const char *key, *what;
@@ -85,7 +95,7 @@ static int close_cores(const struct ts_survey_section *c, struct ts_survey_sente
         { "same_node_ns", "cores of one NUMA node (hwloc knows no cache to tell them apart)" },
         { "cross_node_ns", "cores of different NUMA nodes" },
     };
-    if (disturbed(c, "Core-to-core latency", t))
+    if (not_judged(c, "Core-to-core latency", busy, t))
         return 1;
     int said = 0;
     for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
@@ -103,7 +113,7 @@ static int close_cores(const struct ts_survey_section *c, struct ts_survey_sente
     return 1;
 }
 
-int ts_survey_section_sentence(const struct ts_survey_rec *s, enum ts_section_sentence which,
+int ts_survey_section_sentence(const struct ts_survey_rec *s, enum ts_section_sentence which, int busy,
                                struct ts_survey_sentence *t)
 {
     static const char *const names[TS_N_SECTION_SENTENCES] = { "scaling", "loaded_latency", "c2c" };
@@ -114,9 +124,9 @@ int ts_survey_section_sentence(const struct ts_survey_rec *s, enum ts_section_se
         return 0;
     struct ts_survey_sentence out;
     memset(&out, 0, sizeof out);
-    int said = which == TS_SENTENCE_SATURATION       ? saturation(c, &out)
-               : which == TS_SENTENCE_LOADED_LATENCY ? loaded_latency(c, &out)
-                                                     : close_cores(c, &out);
+    int said = which == TS_SENTENCE_SATURATION       ? saturation(c, busy, &out)
+               : which == TS_SENTENCE_LOADED_LATENCY ? loaded_latency(c, busy, &out)
+                                                     : close_cores(c, busy, &out);
     if (!said)
         return 0;
     snprintf(out.sources, sizeof out.sources, "section:%s", c->name);

@@ -1,12 +1,12 @@
-/* stencil3d's row on AMD CPUs with AVX-512, chosen at run time: the third non-portable piece of
+/* stencil3d's row on CPUs with AVX-512, chosen at run time: the third non-portable piece of
  * the kernels, next to stream_store.c and stencil_stream.c. Internal to kernels/. */
 #ifndef TOUCHSTONE_KERNELS_STENCIL_WIDE_H
 #define TOUCHSTONE_KERNELS_STENCIL_WIDE_H
 
 #include "stencil_common.h"
 
-/* The 3D row function for this CPU: ts_stencil_row3d_wide when the CPU is an AMD one with
- * AVX-512 (found at run time), else ts_stencil_row3d. Both give the same bits. */
+/* The 3D row function for this CPU: ts_stencil_row3d_wide when the CPU has AVX-512
+ * (found at run time), else ts_stencil_row3d. Both give the same bits. */
 ts_stencil_row_fn *ts_stencil_row3d_for_cpu(void);
 
 /* How many planes ts_stencil_planes3d_wide updates at once. */

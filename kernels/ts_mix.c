@@ -143,28 +143,40 @@ static inline void stream_fence(void)
 /* passes sums of x[begin, end), in the sums' order of one pass repeated (the sum of a pass is
  * not rounded before the next is added: the vector sums run through every pass, so that a share
  * inside L1 pays the final reduction once a step, not once a pass). */
+static inline void add8(v8d *acc, const double *p)
+{
+    v8d v;
+    load8(&v, p);
+    *acc += v;
+}
+
 static double read_passes(const double *x, int64_t begin, int64_t end, int64_t passes)
 {
-    /* Eight vector sums: enough independent adds to keep two load ports busy in L1. */
-    v8d acc[8] = { { 0 } }, in[8];
+    /* Eight vector sums, enough independent adds to keep two load ports busy in L1, each in a
+     * variable of its own: as an array they lived on the stack with tuning that prefers 256-bit
+     * vectors (-march=native on Intel), every add a store and a reload (9.5 GB/s in L1). */
+    v8d a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 }, a4 = { 0 }, a5 = { 0 }, a6 = { 0 }, a7 = { 0 };
     double s = 0.0;
     for (int64_t p = 0; p < passes; p++) {
         int64_t i = begin;
-        for (; i + 64 <= end; i += 64)
-            for (int k = 0; k < 8; k++) {
-                load8(&in[k], x + i + 8 * k);
-                acc[k] += in[k];
-            }
-        for (; i + 8 <= end; i += 8) {
-            load8(&in[0], x + i);
-            acc[0] += in[0];
+        for (; i + 64 <= end; i += 64) {
+            add8(&a0, x + i);
+            add8(&a1, x + i + 8);
+            add8(&a2, x + i + 16);
+            add8(&a3, x + i + 24);
+            add8(&a4, x + i + 32);
+            add8(&a5, x + i + 40);
+            add8(&a6, x + i + 48);
+            add8(&a7, x + i + 56);
         }
+        for (; i + 8 <= end; i += 8)
+            add8(&a0, x + i);
         for (; i < end; i++)
             s += x[i];
         /* Every pass loads again: the compiler may not keep a sum of one pass for the next. */
         __asm__ volatile("" ::: "memory");
     }
-    v8d t = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    v8d t = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
     for (int k = 0; k < 8; k++)
         s += t[k];
     return s;

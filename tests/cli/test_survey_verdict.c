@@ -318,6 +318,23 @@ static void sections(void)
     ts_survey_verdict(&rec);
     t = sentence("A cache line moves between cores of one NUMA node (hwloc knows no cache to tell them apart) 44 ns");
     CHECK(t && strstr(t, "alike"), "the close cores' sentence without caches: %s", t ? t : "(none)");
+
+    /* The runs found the node too busy to judge: a section whose own window looked quiet (too
+     * short for /proc/stat to show anything) judges nothing either. */
+    with_section(&secs[1], "loaded_latency", 0, latency_keys, (const double[]){ 95, 190, NAN }, 3);
+    point(TS_SURVEY_INIT, "triad", "parallel", 2, fast, 3, 1);
+    point(TS_SURVEY_INIT, "triad", "serial", 2, slow, 3, 1);
+    ts_survey_verdict(&rec);
+    print_verdict();
+    expect("The node was too busy to judge: 6 of 6 runs were disturbed", "the busy node, with sections");
+    t = sentence("Latency at load not judged: the loaded_latency section ran on a node too busy to judge the runs");
+    CHECK(t && !strstr(t, "95") && strstr(t, "touchstone survey --sections loaded_latency"),
+          "a quiet-looking section on a busy node judged: %s", t ? t : "(none)");
+    CHECK(sentence("Bandwidth scaling not judged: the scaling section ran on a node too busy") != NULL,
+          "the scaling section on a busy node");
+    CHECK(sentence("Core-to-core latency not judged: the c2c section ran on a node too busy") != NULL,
+          "the c2c section on a busy node");
+    CHECK(!any_ratio(), "a section's ratio stated on a busy node");
 }
 
 int main(void)
