@@ -30,18 +30,23 @@ wait_jobs 120 $ids $steps || finish
 
 # Open MPI 4.1.4's TCP transport sometimes crashes inside MPI_Init on this emulated pair (two
 # node names on one loopback address; a core shows a NULL call from mca_btl_tcp under
-# ompi_mpi_init, before touchstone does anything; seen on 1 run in 5, main included). Such a
-# job is submitted once more, and said so: a crash of the MPI runtime is not touchstone's.
+# ompi_mpi_init, before touchstone does anything; seen on 1 run in 5, main included; its message
+# "connect() to 127.0.0.1:PORT failed: Operation now in progress (115)" prints the connect's
+# stale errno, the bug open-mpi/ompi#13110 fixed in 4.1.x in 2025). Such a job is submitted
+# again, at most twice, and said so: a crash of the MPI runtime is not touchstone's. (Under
+# make test's load the 2 x 2 layout crashed twice in a row once, on a 2-core Xeon VM.)
 for l in $layouts; do
     IFS=: read -r name o1 o2 o3 _ <<<"$l"
-    log=hybrid-${idof[$name]}.log
-    grep -q "exit status 139" "$log" 2>/dev/null && grep -q "Process received signal" "$log" || continue
-    echo "note: job ${idof[$name]} ($name): the MPI runtime crashed (exit status 139), submitting it once more:"
-    grep -E "Process received signal|Signal:|\[ *[0-9]+\]" "$log" | head -n 8 | sed 's/^/    | /'
-    # shellcheck disable=SC2086
-    id=$(submit -p "$PAIR" "$o1" "$o2" "$o3" "$JOBS/hybrid.sbatch" "$SRC/configs/sum.ini" $SUM) || finish
-    wait_jobs 120 "$id" || finish
-    idof[$name]=$id
+    for _ in 1 2; do
+        log=hybrid-${idof[$name]}.log
+        grep -q "exit status 139" "$log" 2>/dev/null && grep -q "Process received signal" "$log" || break
+        echo "note: job ${idof[$name]} ($name): the MPI runtime crashed (exit status 139), submitting it once more:"
+        grep -E "Process received signal|Signal:|\[ *[0-9]+\]" "$log" | head -n 8 | sed 's/^/    | /'
+        # shellcheck disable=SC2086
+        id=$(submit -p "$PAIR" "$o1" "$o2" "$o3" "$JOBS/hybrid.sbatch" "$SRC/configs/sum.ini" $SUM) || finish
+        wait_jobs 120 "$id" || finish
+        idof[$name]=$id
+    done
 done
 
 log=steps-$steps.log
