@@ -6,6 +6,8 @@
 double ts_disturb_share(double seconds, double n_cpus, double elapsed, double clock_tick)
 {
     double cpu_seconds = n_cpus * elapsed;
+    if (isnan(seconds)) /* fmax would make a time not known into none */
+        return NAN;
     return cpu_seconds > 0 ? fmax(0.0, seconds - TS_DISTURB_ROUNDING_TICKS * clock_tick * n_cpus) / cpu_seconds : NAN;
 }
 
@@ -21,9 +23,17 @@ void ts_disturb_numbers(const struct ts_disturb_facts *f, struct ts_disturb_numb
     /* The wait is counted over the warm-up too, as elapsed is. */
     double span = f->n_threads * (isnan(f->elapsed) ? f->kernel_time : f->elapsed);
     out->wait_share = span > 0 ? f->wait / span : NAN;
+    out->self_wait_share = f->n_cpus > 0 && f->n_threads > f->n_cpus ? 1.0 - f->n_cpus / f->n_threads : 0.0;
     out->steal_share = share(f, f->steal);
     out->others_share = share(f, f->others_cpu);
     out->load_excess = fmax(f->load_start, f->load_end - f->n_threads); /* fmax ignores one NaN */
+}
+
+/* Whether other processes' share of the CPUs' time is known over a window long enough to show a
+ * CPU half taken (TS_DISTURB_LOAD_ONLY_BELOW): then it, not the lagging load average, speaks. */
+static int others_seen(const struct ts_disturb_facts *f, const struct ts_disturb_numbers *n)
+{
+    return !isnan(n->others_share) && f->elapsed * TS_DISTURB_LOAD_ONLY_BELOW > TS_DISTURB_ROUNDING_TICKS * f->clock_tick;
 }
 
 static void add(char *why, size_t size, size_t *used, const char *text)
@@ -45,9 +55,16 @@ int ts_disturbed(const struct ts_disturb_facts *f, char *why, size_t size)
         snprintf(why, size, "not known: the file has no counters");
         return -1;
     }
-    if (n.wait_share > TS_DISTURB_WAIT_SHARE) {
-        snprintf(text, sizeof text, "threads waited for a CPU %.1f%% of their time (above %g%%)", 100 * n.wait_share,
-                 100 * TS_DISTURB_WAIT_SHARE);
+    if (n.wait_share > n.self_wait_share + TS_DISTURB_WAIT_SHARE) {
+        if (n.self_wait_share > 0)
+            snprintf(text, sizeof text,
+                     "threads waited for a CPU %.1f%% of their time (above %g%%: %g%% for %.0f threads on %.0f CPU%s, "
+                     "and %g%%)",
+                     100 * n.wait_share, 100 * (n.self_wait_share + TS_DISTURB_WAIT_SHARE), 100 * n.self_wait_share,
+                     f->n_threads, f->n_cpus, f->n_cpus == 1 ? "" : "s", 100 * TS_DISTURB_WAIT_SHARE);
+        else
+            snprintf(text, sizeof text, "threads waited for a CPU %.1f%% of their time (above %g%%)",
+                     100 * n.wait_share, 100 * TS_DISTURB_WAIT_SHARE);
         add(why, size, &used, text);
     }
     if (isnan(n.wait_share) && n.switch_rate > TS_DISTURB_SWITCH_RATE
@@ -66,7 +83,7 @@ int ts_disturbed(const struct ts_disturb_facts *f, char *why, size_t size)
                  100 * TS_DISTURB_OTHERS_SHARE);
         add(why, size, &used, text);
     }
-    if (n.load_excess > f->online_cpus) {
+    if (n.load_excess > f->online_cpus && !others_seen(f, &n)) {
         snprintf(text, sizeof text, "load average %.2f beyond its own threads, above the machine's %.0f CPUs",
                  n.load_excess, f->online_cpus);
         add(why, size, &used, text);

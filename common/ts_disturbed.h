@@ -12,6 +12,9 @@
  * library's progress thread, mpirun: 0.4-1% of a default run, 0.5% of 2 ranks bound a core
  * each under mpirun, on an idle 2-core VM), one sharing it with a busy process half its time. */
 #define TS_DISTURB_WAIT_SHARE 0.03
+/* Threads that outnumber their CPUs wait for each other, the configuration's own doing: 2 threads
+ * stacked on one CPU wait about half their time (47.8-49.8% on a quiet 2-core VM). That share,
+ * 1 - n_cpus / n_threads, is expected, and the wait counts as others' only above it. */
 /* Where the wait is not recorded (files before it, no schedstat): involuntary context switches
  * of all threads, per thread-second of kernel time, above which threads were pushed off their
  * CPUs by other work: a thread alone on its CPU is switched out a few times a second by kernel
@@ -30,6 +33,13 @@
  * what remains after taking this many ticks per watched CPU off, so a short run is not
  * called disturbed by rounding. */
 #define TS_DISTURB_ROUNDING_TICKS 2.0
+/* The load average lags by a minute and so still holds a run's predecessors: a survey's or a
+ * bench's previous run, every CPU busy, leaves it at the CPUs' count (2.01 on a quiet 2-core VM,
+ * 2 of a full survey's 84 runs called disturbed by it). It is judged only where the CPUs' time
+ * cannot speak: where the others' share is not known, or its window is shorter than the rounding
+ * over this fraction of it (a CPU half taken by other work must show above the others' 5%: 44 ms
+ * with 10 ms ticks). */
+#define TS_DISTURB_LOAD_ONLY_BELOW (0.5 - TS_DISTURB_OTHERS_SHARE)
 
 /* What a run recorded (NaN: not recorded, as in schema 1 files or without /counters). */
 struct ts_disturb_facts {
@@ -45,11 +55,12 @@ struct ts_disturb_facts {
 
 /* The numbers the rule compares (NaN where a fact is missing): involuntary switches per
  * thread-second of kernel time; the wait for a CPU as a share of the threads' time over the
- * iterations (n_threads x elapsed, or x kernel_time without the machine's facts); steal and other processes' time, less the rounding, as
+ * iterations (n_threads x elapsed, or x kernel_time without the machine's facts), and the part of it the
+ * threads' own stacking explains (self_wait_share); steal and other processes' time, less the rounding, as
  * shares of the CPUs' time (n_cpus x elapsed), at least 0; and the load average beyond the
  * run's own threads: the larger of load_start and load_end - n_threads. */
 struct ts_disturb_numbers {
-    double switch_rate, wait_share, steal_share, others_share, load_excess;
+    double switch_rate, wait_share, self_wait_share, steal_share, others_share, load_excess;
 };
 void ts_disturb_numbers(const struct ts_disturb_facts *f, struct ts_disturb_numbers *out);
 

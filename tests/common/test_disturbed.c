@@ -60,13 +60,60 @@ static void switches_without_wait(void)
     CHECK(ts_disturbed(&none, why, sizeof why) == -1, "no counters judged: %s", why);
 }
 
+/* Threads stacked on fewer CPUs wait for each other: their own share, not others'. */
+static void stacked(void)
+{
+    char why[300];
+    /* 2 threads on 1 CPU of a quiet node: 49.8% of their time waiting, for each other. */
+    struct ts_disturb_facts f = quiet(3, 0.996);
+    f.n_cpus = 1;
+    CHECK(ts_disturbed(&f, why, sizeof why) == 0, "2 threads stacked on a quiet CPU called disturbed: %s", why);
+    /* The same with a busy process on that CPU: a third of the time each, two thirds waiting. */
+    f.wait = 1.334;
+    CHECK(ts_disturbed(&f, why, sizeof why) == 1, "stacked threads behind a busy process not called disturbed");
+    CHECK(strstr(why, "threads waited for a CPU 66.7% of their time (above 53%: 50% for 2 threads on 1 CPU, and 3%)")
+              != NULL,
+          "why: %s", why);
+    /* As many CPUs as threads: nothing expected. */
+    f = quiet(3, 0.996);
+    CHECK(ts_disturbed(&f, why, sizeof why) == 1 && strstr(why, "(above 3%)"), "spread threads waiting: %s", why);
+}
+
+/* The load average holds the last run's threads for a minute: judged only where other
+ * processes' share cannot be seen. */
+static void load_lags(void)
+{
+    char why[300];
+    /* A second after a run that kept both CPUs busy: the load 2.01 at the start, no other work. */
+    struct ts_disturb_facts f = quiet(3, 1e-4);
+    f.load_start = 2.01;
+    f.load_end = 4.0;
+    CHECK(ts_disturbed(&f, why, sizeof why) == 0, "a predecessor's load called disturbed: %s", why);
+    struct ts_disturb_numbers n;
+    ts_disturb_numbers(&f, &n);
+    CHECK(fabs(n.load_excess - 2.01) < 1e-12, "the load beyond its threads still reported: %g", n.load_excess);
+    /* 40 ms: /proc/stat's ticks cannot show a CPU half taken; the load judges. */
+    f.elapsed = f.kernel_time = 0.04;
+    CHECK(ts_disturbed(&f, why, sizeof why) == 1 && strstr(why, "load average 2.01 beyond its own threads"),
+          "a short run's load not judged: %s", why);
+    /* Long enough, but the others' time not recorded: the load judges. */
+    f = quiet(3, 1e-4);
+    f.load_start = 2.01;
+    f.others_cpu = NAN;
+    CHECK(ts_disturbed(&f, why, sizeof why) == 1, "the load not judged without the others' time: %s", why);
+}
+
 int main(int argc, char **argv)
 {
-    REQUIRE(argc == 2, "usage: %s wait|switches", argv[0]);
+    REQUIRE(argc == 2, "usage: %s wait|switches|stacked|load", argv[0]);
     if (strcmp(argv[1], "wait") == 0)
         wait_judges();
     else if (strcmp(argv[1], "switches") == 0)
         switches_without_wait();
+    else if (strcmp(argv[1], "stacked") == 0)
+        stacked();
+    else if (strcmp(argv[1], "load") == 0)
+        load_lags();
     else
         REQUIRE(0, "no case %s", argv[1]);
     return ts_test_finish();
