@@ -33,7 +33,8 @@ void ts_disturb_numbers(const struct ts_disturb_facts *f, struct ts_disturb_numb
  * CPU half taken (TS_DISTURB_LOAD_ONLY_BELOW): then it, not the lagging load average, speaks. */
 static int others_seen(const struct ts_disturb_facts *f, const struct ts_disturb_numbers *n)
 {
-    return !isnan(n->others_share) && f->elapsed * TS_DISTURB_LOAD_ONLY_BELOW > TS_DISTURB_ROUNDING_TICKS * f->clock_tick;
+    return !isnan(n->others_share)
+           && f->elapsed * TS_DISTURB_LOAD_ONLY_BELOW > TS_DISTURB_ROUNDING_TICKS * f->clock_tick;
 }
 
 static void add(char *why, size_t size, size_t *used, const char *text)

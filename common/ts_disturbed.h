@@ -10,11 +10,11 @@
  * scheduler's run delay), above which other work took their CPUs: a thread alone on its CPU
  * waits microseconds now and then (kernel housekeeping, wake-ups after barriers, an MPI
  * library's progress thread, mpirun: 0.4-1% of a default run, 0.5% of 2 ranks bound a core
- * each under mpirun, on an idle 2-core VM), one sharing it with a busy process half its time. */
-#define TS_DISTURB_WAIT_SHARE 0.03
-/* Threads that outnumber their CPUs wait for each other, the configuration's own doing: 2 threads
+ * each under mpirun, on an idle 2-core VM), one sharing it with a busy process half its time.
+ * Threads that outnumber their CPUs wait for each other, the configuration's own doing: 2 threads
  * stacked on one CPU wait about half their time (47.8-49.8% on a quiet 2-core VM). That share,
- * 1 - n_cpus / n_threads, is expected, and the wait counts as others' only above it. */
+ * 1 - n_cpus / n_threads, is expected, and only the wait above it and this counts. */
+#define TS_DISTURB_WAIT_SHARE 0.03
 /* Where the wait is not recorded (files before it, no schedstat): involuntary context switches
  * of all threads, per thread-second of kernel time, above which threads were pushed off their
  * CPUs by other work: a thread alone on its CPU is switched out a few times a second by kernel
