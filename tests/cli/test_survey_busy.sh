@@ -2,8 +2,9 @@
 # touchstone survey --quick on a node made busy here: one busy loop per allowed CPU, on the
 # same CPUs as the survey's runs (killed by the trap). Nine runs in ten at least must be judged
 # disturbed, and the verdict must state no ratio as a finding: the node called too busy first,
-# with its numbers, each group and section "not judged". The summary, survey --html and report of the runs say so
-# where the numbers are. The smallest survey the tests use (TOUCHSTONE_SURVEY_SCALE).
+# with its numbers, each group and section "not judged". The summary, survey --html and report
+# of the runs say so where the numbers are. The smallest survey the tests use
+# (TOUCHSTONE_SURVEY_SCALE).
 # Arguments: TOUCHSTONE SOURCE_DIR
 . "$(dirname "$0")/lib.sh" "$@"
 export TOUCHSTONE_SURVEY_SCALE=0.005 OMP_WAIT_POLICY=passive
