@@ -44,7 +44,8 @@ quiet_judge() {
             why = ""
             if (wait >= 0) {
                 w = threads > 0 ? wait / (threads * elapsed) : 0
-                if (w > ws) why = why sprintf("; threads waited for a CPU %.1f%% of their time (above %g%%)", 100 * w, 100 * ws)
+                self = threads > n ? 1 - n / threads : 0 # threads stacked on fewer CPUs wait for each other
+                if (w > self + ws) why = why sprintf("; threads waited for a CPU %.1f%% of their time (above %g%%)", 100 * w, 100 * (self + ws))
             } else {
                 rate = threads > 0 ? inv / (threads * elapsed) : 0
                 if (rate > sr && inv > sm * threads) why = why sprintf("; %.0f involuntary switches per thread-second (above %g)", rate, sr)
@@ -52,7 +53,8 @@ quiet_judge() {
             if (share(steal) > s) why = why sprintf("; steal took %.1f%% of the CPUs'"'"' time (above %g%%)", 100 * share(steal), 100 * s)
             if (share(others) > o) why = why sprintf("; other processes took %.1f%% of the CPUs'"'"' time (above %g%%)", 100 * share(others), 100 * o)
             excess = l1 - threads > l0 ? l1 - threads : l0
-            if (noload == "" && excess > online) why = why sprintf("; load average %.2f beyond its own threads, above the machine'"'"'s %d CPUs", excess, online)
+            # The lagging load only where the window is too short for the ticks to show a CPU half taken.
+            if (noload == "" && elapsed * (0.5 - o) <= k * tick && excess > online) why = why sprintf("; load average %.2f beyond its own threads, above the machine'"'"'s %d CPUs", excess, online)
             if (why == "") exit 0
             print substr(why, 3); exit 1
         }' "$1" 2>/dev/null

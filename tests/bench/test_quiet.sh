@@ -59,9 +59,16 @@ why=$(judge "10 2 2 19.9 15.0 0 0.01 1.0 2.5 10" 2) && fail "others at 24.3% of 
 case $why in *"other processes took 24.3%"*) ;; *) fail "others' share: '$why'" ;; esac
 why=$(judge "10 2 2 19.9 19.8 1.0 0.01 1.0 2.5 10" 2) && fail "steal at 5% judged quiet"
 case $why in *"steal took 4.8%"*) ;; *) fail "steal share: '$why'" ;; esac
-why=$(judge "10 2 2 19.9 19.8 0 0.01 3.5 2.5 10" 2) && fail "load 3.5 on 2 CPUs judged quiet"
+# The load average judges only a window too short for the ticks (44 ms): over 10 s the CPUs' own
+# time speaks (a load of 3.5 whose tasks took no CPU time of ours, the last run's, is no one's).
+judge "10 2 2 19.9 19.8 0 0.01 3.5 2.5 10" 2 >/dev/null || fail "the load over a 10 s window judged"
+why=$(judge "0.04 2 2 0.08 0.08 0 0.01 3.5 2.5 0" 2) && fail "load 3.5 on 2 CPUs over 40 ms judged quiet"
 case $why in *"load average 3.50"*) ;; *) fail "load: '$why'" ;; esac
-judge "10 2 2 19.9 19.8 0 0.01 3.5 2.5 10" 2 noload >/dev/null || fail "noload still judged the load average"
+judge "0.04 2 2 0.08 0.08 0 0.01 3.5 2.5 0" 2 noload >/dev/null || fail "noload still judged the load average"
+# 2 threads on 1 CPU wait for each other half their time: above 53% only is another's.
+judge "1 1 2 1.0 1.0 0 0.01 1.0 1.0 0 0.98 3" 2 >/dev/null || fail "stacked threads' own wait judged disturbed"
+why=$(judge "1 1 2 1.0 0.6 0 0.01 1.0 1.0 0 1.3 3" 2) && fail "stacked threads behind a busy process judged quiet"
+case $why in *"threads waited for a CPU 65.0% of their time (above 53%)"*) ;; *) fail "stacked wait: '$why'" ;; esac
 why=$(judge "10 2 2 19.9 19.8 0 0.01 1.0 2.5 1000" 2) && fail "50 switches per thread-second judged quiet"
 case $why in *"50 involuntary switches"*) ;; *) fail "switches: '$why'" ;; esac
 # With the threads' wait (run delay) known, it is judged and the switches are not: 2 threads of
