@@ -140,9 +140,6 @@ static inline void stream_fence(void)
 #endif
 }
 
-/* passes sums of x[begin, end), in the sums' order of one pass repeated (the sum of a pass is
- * not rounded before the next is added: the vector sums run through every pass, so that a share
- * inside L1 pays the final reduction once a step, not once a pass). */
 static inline void add8(v8d *acc, const double *p)
 {
     v8d v;
@@ -150,6 +147,9 @@ static inline void add8(v8d *acc, const double *p)
     *acc += v;
 }
 
+/* passes sums of x[begin, end), in the sums' order of one pass repeated (the sum of a pass is
+ * not rounded before the next is added: the vector sums run through every pass, so that a share
+ * inside L1 pays the final reduction once a step, not once a pass). */
 static double read_passes(const double *x, int64_t begin, int64_t end, int64_t passes)
 {
     /* Eight vector sums, enough independent adds to keep two load ports busy in L1, each in a
