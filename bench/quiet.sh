@@ -15,13 +15,13 @@
 # the header's #defines; returns 1 (and sets nothing) when one is missing.
 quiet_thresholds() {
     q=$(awk '$1 == "#define" && $2 ~ /^TS_DISTURB_/ { v[$2] = $3 }
-        END { n = split("OTHERS_SHARE STEAL_SHARE ROUNDING_TICKS SWITCH_RATE SWITCH_MIN WAIT_SHARE", k, " ")
+        END { n = split("OTHERS_SHARE STEAL_SHARE ROUNDING_TICKS SWITCH_RATE SWITCH_MIN WAIT_SHARE LOAD_ONLY_BELOW", k, " ")
               for (i = 1; i <= n; i++) { if (!(("TS_DISTURB_" k[i]) in v)) exit 1; printf "%s ", v["TS_DISTURB_" k[i]] } }' "$1" 2>/dev/null) \
         || return 1
-    # shellcheck disable=SC2086 # six numbers
+    # shellcheck disable=SC2086 # seven numbers
     set -- $q
-    [ $# -eq 6 ] || return 1
-    Q_OTHERS=$1 Q_STEAL=$2 Q_TICKS=$3 Q_SWITCH_RATE=$4 Q_SWITCH_MIN=$5 Q_WAIT=$6
+    [ $# -eq 7 ] || return 1
+    Q_OTHERS=$1 Q_STEAL=$2 Q_TICKS=$3 Q_SWITCH_RATE=$4 Q_SWITCH_MIN=$5 Q_WAIT=$6 Q_LOAD_BELOW=$7
 }
 
 # quiet_judge FACTS THREADS [noload]: bench_watch's line (elapsed n_cpus online_cpus busy own_cpu
@@ -34,7 +34,7 @@ quiet_thresholds() {
 quiet_judge() {
     [ -s "$1" ] || { echo "not known: no facts from bench_watch"; return 1; }
     awk -v threads="$2" -v noload="${3:-}" -v o="$Q_OTHERS" -v s="$Q_STEAL" -v k="$Q_TICKS" -v sr="$Q_SWITCH_RATE" -v sm="$Q_SWITCH_MIN" \
-        -v ws="$Q_WAIT" '
+        -v ws="$Q_WAIT" -v lb="$Q_LOAD_BELOW" '
         NF >= 10 { found = 1; elapsed = $1; n = $2; online = $3; busy = $4; own = $5; steal = $6; tick = $7
             l0 = $8; l1 = $9; inv = $10; wait = NF >= 12 ? $11 : -1 }
         function share(x) { x -= k * tick * n; return x > 0 ? x / (n * elapsed) : 0 }
@@ -54,7 +54,7 @@ quiet_judge() {
             if (share(others) > o) why = why sprintf("; other processes took %.1f%% of the CPUs'"'"' time (above %g%%)", 100 * share(others), 100 * o)
             excess = l1 - threads > l0 ? l1 - threads : l0
             # The lagging load only where the window is too short for the ticks to show a CPU half taken.
-            if (noload == "" && elapsed * (0.5 - o) <= k * tick && excess > online) why = why sprintf("; load average %.2f beyond its own threads, above the machine'"'"'s %d CPUs", excess, online)
+            if (noload == "" && elapsed * lb <= k * tick && excess > online) why = why sprintf("; load average %.2f beyond its own threads, above the machine'"'"'s %d CPUs", excess, online)
             if (why == "") exit 0
             print substr(why, 3); exit 1
         }' "$1" 2>/dev/null

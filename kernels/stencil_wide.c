@@ -151,16 +151,11 @@ WIDE static void planes3d_wide(double *restrict o, const double *restrict c, int
 ts_stencil_row_fn *const ts_stencil_row3d_wide = row3d_wide;
 ts_stencil_row_fn *const ts_stencil_planes3d_wide = planes3d_wide;
 
+/* Every CPU with AVX-512 takes the wide rows: on AMD's Zen 4 and 5 VMs they gave 1.1-1.4x the
+ * portable row, on an Intel Xeon VM (AVX-512, AMX) 1.11-1.17x (docs/performance.md). */
 int ts_stencil_row3d_wide_available(void)
 {
     return __builtin_cpu_supports("avx512f") != 0;
-}
-
-/* Every CPU with AVX-512: on AMD's Zen 4 and 5 VMs the rows gave 1.1-1.4x the portable row, on
- * an Intel Xeon VM (AVX-512, AMX) 1.11-1.17x (docs/performance.md). */
-int ts_stencil_row3d_wide_chosen(void)
-{
-    return ts_stencil_row3d_wide_available();
 }
 #else
 ts_stencil_row_fn *const ts_stencil_row3d_wide = 0;
@@ -170,25 +165,20 @@ int ts_stencil_row3d_wide_available(void)
 {
     return 0;
 }
-
-int ts_stencil_row3d_wide_chosen(void)
-{
-    return 0;
-}
 #endif
 
 ts_stencil_row_fn *ts_stencil_row3d_for_cpu(void)
 {
-    return ts_stencil_row3d_wide_chosen() ? ts_stencil_row3d_wide : ts_stencil_row3d;
+    return ts_stencil_row3d_wide_available() ? ts_stencil_row3d_wide : ts_stencil_row3d;
 }
 
 ts_stencil_row_fn *ts_stencil_planes3d_for_cpu(void)
 {
-    return ts_stencil_row3d_wide_chosen() ? ts_stencil_planes3d_wide : 0;
+    return ts_stencil_row3d_wide_available() ? ts_stencil_planes3d_wide : 0;
 }
 
 const char *ts_stencil_row3d_variant(void)
 {
     /* Short: it follows the longest variant there is (the wavefront's) within ts_plan's 160. */
-    return ts_stencil_row3d_wide_chosen() ? "AVX-512 rows" : "portable rows";
+    return ts_stencil_row3d_wide_available() ? "AVX-512 rows" : "portable rows";
 }

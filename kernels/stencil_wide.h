@@ -17,15 +17,14 @@ ts_stencil_row_fn *ts_stencil_row3d_for_cpu(void);
  * one at a time). */
 ts_stencil_row_fn *ts_stencil_planes3d_for_cpu(void);
 
-/* Whether ts_stencil_row3d_for_cpu picks the wide row, and the pick in words, for the run's
- * variant. */
-int ts_stencil_row3d_wide_chosen(void);
+/* The pick of ts_stencil_row3d_for_cpu in words, for the run's variant. */
 const char *ts_stencil_row3d_variant(void);
 
 /* ts_stencil_row3d in 512-bit vectors, operation for operation, with its x-neighbours shifted
  * out of the registers and software prefetch of the plane above and of the output. Callable
- * only where the CPU has AVX-512 (ts_stencil_row3d_wide_available); NULL in builds for other
- * architectures. For the tests, which compare it with ts_stencil_row3d bit for bit. */
+ * only where the CPU has AVX-512 (ts_stencil_row3d_wide_available, which is also where
+ * ts_stencil_row3d_for_cpu picks it); NULL in builds for other architectures. The tests compare
+ * it with ts_stencil_row3d bit for bit. */
 extern ts_stencil_row_fn *const ts_stencil_row3d_wide;
 int ts_stencil_row3d_wide_available(void);
 

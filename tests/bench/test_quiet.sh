@@ -18,9 +18,10 @@ say() { :; }
 quiet_thresholds "$SRC/common/ts_disturbed.h" || fail "cannot read common/ts_disturbed.h's thresholds"
 printf '#define TS_DISTURB_OTHERS_SHARE 0.05\n' >"$WORK/h"
 (quiet_thresholds "$WORK/h") && fail "a header missing thresholds was accepted"
-printf '#define TS_DISTURB_SWITCH_RATE 20.0\n#define TS_DISTURB_SWITCH_MIN 5.0\n#define TS_DISTURB_STEAL_SHARE 0.02\n#define TS_DISTURB_OTHERS_SHARE 0.05\n#define TS_DISTURB_ROUNDING_TICKS 2.0\n#define TS_DISTURB_WAIT_SHARE 0.03\n' >"$WORK/h"
+printf '#define TS_DISTURB_SWITCH_RATE 20.0\n#define TS_DISTURB_SWITCH_MIN 5.0\n#define TS_DISTURB_STEAL_SHARE 0.02\n#define TS_DISTURB_OTHERS_SHARE 0.05\n#define TS_DISTURB_ROUNDING_TICKS 2.0\n#define TS_DISTURB_WAIT_SHARE 0.03\n#define TS_DISTURB_LOAD_ONLY_BELOW 0.45\n' >"$WORK/h"
 quiet_thresholds "$WORK/h" || fail "a header with every threshold was refused"
 expect "thresholds read" "$Q_OTHERS $Q_STEAL $Q_TICKS $Q_SWITCH_RATE $Q_SWITCH_MIN $Q_WAIT" "0.05 0.02 2.0 20.0 5.0 0.03"
+expect "the load's window threshold read" "$Q_LOAD_BELOW" "0.45"
 
 # verdict MEDIAN MIN MAX N TARGET MIN_ROUNDS
 expect "clear above the goal" "$(verdict 1.00 0.98 1.02 5 0.90 3)" "met"
