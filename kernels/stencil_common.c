@@ -6,6 +6,25 @@
 
 #include "kernels_internal.h"
 
+int64_t ts_stencil_even_rows(int64_t rows, int64_t fit)
+{
+    if (fit >= rows)
+        return rows;
+    const int64_t blocks = (rows + fit - 1) / fit;
+    return (rows + blocks - 1) / blocks;
+}
+
+struct ts_stencil_blocks ts_stencil_blocks_of(int64_t lo, int64_t hi, int64_t height)
+{
+    const int64_t rows = hi - lo;
+    return (struct ts_stencil_blocks){ .lo = lo, .rows = rows, .n = height > 0 ? (rows + height - 1) / height : 1 };
+}
+
+int64_t ts_stencil_block_edge(struct ts_stencil_blocks b, int64_t i)
+{
+    return b.lo + b.rows * i / b.n;
+}
+
 struct ts_stencil_weights ts_stencil_weights(const struct ts_problem *pb, int dims)
 {
     return (struct ts_stencil_weights){

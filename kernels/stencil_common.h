@@ -88,6 +88,21 @@ struct ts_stencil_sweep ts_stencil_sweep_of(const struct ts_problem *pb, int dim
 void ts_stencil_item(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q, int64_t j0,
                      int64_t j1);
 
+/* Blocks of rows (stencil3d's y-blocks and wavefront tiles) cut rows [lo, hi) into n blocks of
+ * heights that differ by one row at most: never a last block of the few rows left over, which
+ * costs a sweep over every plane for a sliver of rows, short runs against the memory's latency.
+ * Block i is rows [edge(i), edge(i + 1)). */
+struct ts_stencil_blocks {
+    int64_t lo, rows, n;
+};
+
+/* The fewest blocks of at most height rows each. */
+struct ts_stencil_blocks ts_stencil_blocks_of(int64_t lo, int64_t hi, int64_t height);
+int64_t ts_stencil_block_edge(struct ts_stencil_blocks b, int64_t i);
+
+/* The tallest block when rows are cut into blocks of at most fit rows: what the plan records. */
+int64_t ts_stencil_even_rows(int64_t rows, int64_t fit);
+
 /* Rows per spatial block of stencil3d: pb->block_y, or, when 0, the most rows whose strips of the
  * three input planes stay in cache (the layer condition); all rows when they fit unblocked. */
 int64_t ts_stencil_block_rows(const struct ts_problem *pb, int dims);

@@ -151,7 +151,7 @@ int64_t ts_stencil_block_rows(const struct ts_problem *pb, int dims)
     if (dims != 3)
         return rows;
     if (pb->block_y > 0)
-        return pb->block_y < rows ? pb->block_y : rows;
+        return ts_stencil_even_rows(rows, pb->block_y);
     /* A block of b rows keeps 3 input strips of b + 2 rows and one output strip of b rows; taken
      * three planes a pass (items_rows), 5 input strips and 3 output strips, as the next pass
      * takes two of the input strips again from the cache. */
@@ -160,7 +160,7 @@ int64_t ts_stencil_block_rows(const struct ts_problem *pb, int dims)
     int64_t fit = (BLOCK_CACHE_BYTES / (8 * pb->nx) - 2 * in_strips) / (in_strips + out_strips);
     if (fit < MIN_BLOCK_ROWS)
         fit = MIN_BLOCK_ROWS;
-    return fit < rows ? fit : rows;
+    return ts_stencil_even_rows(rows, fit);
 }
 
 /* The points of one step a sweep updates: items [q0, q1), rows [j0, j1) of each item (3D; [0, 1)
@@ -218,9 +218,10 @@ static void sweep_box(const struct ts_stencil_sweep *s, const double *in, double
                 item_rows(s, in, out, q, 0, 1, b.x0, b.x1);
         return;
     }
-    for (int64_t j0 = s->row_lo; j0 < s->row_hi; j0 += block) {
-        const int64_t lo = j0 > b.j0 ? j0 : b.j0;
-        const int64_t end = j0 + block < s->row_hi ? j0 + block : s->row_hi, hi = end < b.j1 ? end : b.j1;
+    const struct ts_stencil_blocks blocks = ts_stencil_blocks_of(s->row_lo, s->row_hi, block);
+    for (int64_t i = 0; i < blocks.n; i++) {
+        const int64_t j0 = ts_stencil_block_edge(blocks, i), end = ts_stencil_block_edge(blocks, i + 1);
+        const int64_t lo = j0 > b.j0 ? j0 : b.j0, hi = end < b.j1 ? end : b.j1;
         if (lo >= hi)
             continue;
         items_rows(s, in, out, b.q0, b.q1, lo, hi, b.x0, b.x1);

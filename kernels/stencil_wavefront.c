@@ -66,7 +66,7 @@ int64_t ts_stencil_wave_rows(const struct ts_problem *pb, int dims)
     if (dims != 3 || pb->time_block < 2)
         return rows;
     if (pb->block_y > 0)
-        return pb->block_y < rows ? pb->block_y : rows;
+        return ts_stencil_even_rows(rows, pb->block_y);
     /* Whole planes when 2(k + 2) of them fit; else 2(k + 2) strips of tile + k + 1 rows (the
      * skew), nx doubles each. */
     const int64_t k = pb->time_block, strip_rows = WAVE_CACHE_BYTES / (2 * (k + 2) * 8 * pb->nx);
@@ -75,7 +75,7 @@ int64_t ts_stencil_wave_rows(const struct ts_problem *pb, int dims)
     int64_t fit = strip_rows - (k + 1);
     if (fit < MIN_WAVE_ROWS)
         fit = MIN_WAVE_ROWS;
-    return fit < rows ? fit : rows;
+    return ts_stencil_even_rows(rows, fit);
 }
 
 /* Level step of items [q0, q1), every updated row. */
@@ -115,9 +115,10 @@ void ts_stencil_wavefront(const struct ts_stencil_sweep *s, double *const *array
     const int64_t open_lo = lo > 1, open_hi = hi < s->items - 1;
 
     /* Phase A, tile by tile of rows. */
-    const int64_t tile = tile_rows > 0 ? tile_rows : s->row_hi - s->row_lo;
-    for (int64_t y0 = s->row_lo; y0 < s->row_hi; y0 += tile)
-        trapezoid_tile(s, arrays, t0, k, lo, hi, open_lo, open_hi, y0, y0 + tile < s->row_hi ? y0 + tile : s->row_hi);
+    const struct ts_stencil_blocks tiles = ts_stencil_blocks_of(s->row_lo, s->row_hi, tile_rows);
+    for (int64_t i = 0; i < tiles.n; i++)
+        trapezoid_tile(s, arrays, t0, k, lo, hi, open_lo, open_hi, ts_stencil_block_edge(tiles, i),
+                       ts_stencil_block_edge(tiles, i + 1));
 
     /* Phase B: what phase A left, level by level, after the neighbours' previous level. */
     for (int64_t lev = 1; lev <= k; lev++) {
