@@ -103,8 +103,9 @@ int64_t ts_stencil_block_edge(struct ts_stencil_blocks b, int64_t i);
 /* The tallest block when rows are cut into blocks of at most fit rows: what the plan records. */
 int64_t ts_stencil_even_rows(int64_t rows, int64_t fit);
 
-/* Rows per spatial block of stencil3d: pb->block_y, or, when 0, the most rows whose strips of the
- * three input planes stay in cache (the layer condition); all rows when they fit unblocked. */
+/* Rows of stencil3d's tallest spatial block: at most pb->block_y, or, when 0, the most rows whose
+ * strips of the three input planes stay in cache (the layer condition), cut evenly
+ * (ts_stencil_even_rows); all rows when they fit unblocked. */
 int64_t ts_stencil_block_rows(const struct ts_problem *pb, int dims);
 
 /* One iteration over the items in r: time_block steps, starting at time step t0. */
@@ -115,14 +116,14 @@ void ts_stencil_step(const struct ts_problem *pb, int dims, double *const *array
 void ts_stencil_step_split(const struct ts_problem *pb, int dims, double *const *arrays, struct ts_range r, int64_t t0,
                            int rim);
 
-/* Temporal blocking: k steps of items r in one sweep (stencil_wavefront.c), in skewed tiles of
- * tile_rows rows of each item (0: all of them). */
+/* Temporal blocking: k steps of items r in one sweep (stencil_wavefront.c), in skewed tiles of at
+ * most tile_rows rows of each item, cut evenly (0: all of them). */
 void ts_stencil_wavefront(const struct ts_stencil_sweep *s, double *const *arrays, struct ts_range r, int64_t t0,
                           int64_t k, int64_t tile_rows);
 
-/* Rows per tile of stencil3d's wavefront: pb->block_y, or, when 0, the most rows whose 2(k + 2)
- * strips of the two grids stay in cache; all rows in 2D, without temporal blocking, or when
- * they fit. */
+/* Rows of stencil3d's tallest wavefront tile: at most pb->block_y, or, when 0, the most rows whose
+ * 2(k + 2) strips of the two grids stay in cache, cut evenly; all rows in 2D, without temporal
+ * blocking, or when they fit. */
 int64_t ts_stencil_wave_rows(const struct ts_problem *pb, int dims);
 
 /* Forgets part's wavefront progress; every part's init calls it before the first step. */
