@@ -33,8 +33,9 @@
 # (build/), LIKWID_HUGE (1), CC (cc: builds the shim), ONLY. Rows marked "report" have no
 # target in issue 6, only the ratio. The default SIZE_MB, 20 x LLC_MB, makes each stencil grid
 # 10x the LLC. stencil3d's planes are sized from
-# the L2 so that its wavefront, 2(TIME_BLOCK_3D + 2) planes, fits in 3/4 of it; the "large
-# planes" row has planes twice the L2, where the layer condition needs stencil3d's y-blocks.
+# the L2 so that its wavefront, 2(TIME_BLOCK_3D + 2) planes, fits in 3/4 of it; the "a cube"
+# row is the same grid as a cube; the "large planes" row has planes twice the L2, where the
+# layer condition needs stencil3d's y-blocks.
 #
 # Ranks against threads (issue 14): stencil2d, stencil3d (the grids above) and sum run on
 # THREADS ranks of 1 thread each (mpirun --map-by core --bind-to core: a core each) and on 1
@@ -159,6 +160,10 @@ nx3=$(root "$per_grid" 3 "$plane_cap")
 nz3=$((per_grid / nx3 / nx3)); [ "$nz3" -lt 3 ] && nz3=3
 # Large planes, twice the L2 each (a multiple of 64 points wide): three of them do not fit, so
 # only stencil3d's y-blocks keep the layer condition; the rows per block are read from its file.
+# A cube, the issue-25 shape (400^3 there): planes as large as the grid makes them, y-blocked
+# where three do not fit the plan's cache.
+nxc=$(root "$per_grid" 3 4096)
+nzc=$((per_grid / nxc / nxc)); [ "$nzc" -lt 3 ] && nzc=3
 nxb=$(awk -v l2="$L2_BYTES" 'BEGIN { n = sqrt(2 * l2 / 8); n = int((n + 63) / 64) * 64; print n }')
 nzb=$((per_grid / nxb / nxb)); [ "$nzb" -lt 3 ] && nzb=3
 
@@ -257,6 +262,7 @@ stencil2d ${nx2}x${ny2}|$(lw copy)|1.5|0.90|touchstone_gbs stencil2d.ini --set s
 stencil2d, streaming stores|$(lw copy_mem)|1|report|touchstone_gbs stencil2d.ini --set stencil.nx=$nx2 --set stencil.ny=$ny2 $NT_GRID
 stencil3d ${nx3}x${nx3}x${nz3}|$(lw copy)|1.5|0.90|touchstone_gbs stencil3d.ini --set stencil.nx=$nx3 --set stencil.ny=$nx3 --set stencil.nz=$nz3
 stencil3d, streaming stores|$(lw copy_mem)|1|report|touchstone_gbs stencil3d.ini --set stencil.nx=$nx3 --set stencil.ny=$nx3 --set stencil.nz=$nz3 $NT_GRID
+stencil3d ${nxc}x${nxc}x${nzc}, a cube|$(lw copy)|1.5|0.90|touchstone_gbs stencil3d.ini --set stencil.nx=$nxc --set stencil.ny=$nxc --set stencil.nz=$nzc
 stencil3d ${nxb}x${nxb}x${nzb}, large planes|$(lw copy)|1.5|0.90|touchstone_gbs stencil3d.ini --set stencil.nx=$nxb --set stencil.ny=$nxb --set stencil.nz=$nzb
 stencil2d, time_block $TIME_BLOCK|$(lw copy)|1.5|1.30|touchstone_gbs stencil2d.ini --set stencil.nx=$nx2 --set stencil.ny=$ny2 --set stencil.time_block=$TIME_BLOCK
 stencil3d, time_block $TIME_BLOCK_3D|$(lw copy)|1.5|1.30|touchstone_gbs stencil3d.ini --set stencil.nx=$nx3 --set stencil.ny=$nx3 --set stencil.nz=$nz3 --set stencil.time_block=$TIME_BLOCK_3D

@@ -38,6 +38,8 @@ for row in 'sum (reproducible)' 'sum (fast)' 'sum, one accumulator' 'triad' 'tri
     "sum (fast), [0-9]* MB in LLC, threads' own time | sum[^|]* | [^|]* | [^|]* | [^|]* | 0.90 "; do
     grep -q "^| $row" "$OUT" || fail "no row for $row"
 done
+# The grid as a cube (issue 25's shape) has its row.
+grep -q '^| stencil3d [0-9]*x[0-9]*x[0-9]*, a cube' "$OUT" || fail "no stencil3d row for the cube"
 # Planes twice the L2 are y-blocked, and the row says how many rows per block the run chose.
 grep -q '^| stencil3d [0-9]*x[0-9]*x[0-9]*, large planes, y-blocked: [0-9]* rows per block |' "$OUT" \
     || fail "no large-plane stencil3d row naming its y-block"

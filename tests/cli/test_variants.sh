@@ -69,6 +69,16 @@ case $("$H5GET" "$WORK/w.h5" /results@variant) in
 *) fail "stencil3d: /results@variant is '$("$H5GET" "$WORK/w.h5" /results@variant)', not ending in '; $rows'" ;;
 esac
 [ "$("$H5GET" "$v" /results@block_y)" = 0 ] || fail "an unblocked run records block_y $("$H5GET" "$v" /results@block_y)"
+# Three planes a pass only where the planes are whole cache lines apart (8192 x 40 doubles): with
+# 41 x 41 planes two of the three planes' stores would split lines, and each plane goes alone.
+if [ "$rows" = "AVX-512 rows" ]; then
+    expect_in "$OUT" "three planes a pass" "three planes a pass on 8192 x 40 planes"
+    run_ts 0 "planes not a whole number of lines" run "$SRC/configs/stencil3d.ini" --set stencil.nx=41 --set stencil.ny=41 \
+        --set stencil.nz=6 --set run.iterations=1 -o "$WORK/odd.h5"
+    case $("$H5GET" "$WORK/odd.h5" /results@variant) in
+    *"three planes a pass"*) fail "41 x 41 planes taken three a pass: $("$H5GET" "$WORK/odd.h5" /results@variant)" ;;
+    esac
+fi
 # time_block 4 on 400-wide planes: skewed y-tiles whose 2(4 + 2) strips of 15 + 5 rows would fill
 # 768,000 of the 786,432 bytes the wavefront may (kernels/stencil_wavefront.c): 38 rows make 3
 # tiles, cut evenly to 13, 13 and 12 rows; 88 x 88 planes fit whole (the bench's time-block row).
