@@ -57,15 +57,13 @@ int ts_disturbed(const struct ts_disturb_facts *f, char *why, size_t size)
         return -1;
     }
     if (n.wait_share > n.self_wait_share + TS_DISTURB_WAIT_SHARE) {
+        char stacked[80] = ""; /* the threshold's parts, where stacking explains some of the wait */
         if (n.self_wait_share > 0)
-            snprintf(text, sizeof text,
-                     "threads waited for a CPU %.1f%% of their time (above %g%%: %g%% for %.0f threads on %.0f CPU%s, "
-                     "and %g%%)",
-                     100 * n.wait_share, 100 * (n.self_wait_share + TS_DISTURB_WAIT_SHARE), 100 * n.self_wait_share,
-                     f->n_threads, f->n_cpus, f->n_cpus == 1 ? "" : "s", 100 * TS_DISTURB_WAIT_SHARE);
-        else
-            snprintf(text, sizeof text, "threads waited for a CPU %.1f%% of their time (above %g%%)",
-                     100 * n.wait_share, 100 * TS_DISTURB_WAIT_SHARE);
+            snprintf(stacked, sizeof stacked, ": %g%% for %.0f threads on %.0f CPU%s, and %g%%",
+                     100 * n.self_wait_share, f->n_threads, f->n_cpus, f->n_cpus == 1 ? "" : "s",
+                     100 * TS_DISTURB_WAIT_SHARE);
+        snprintf(text, sizeof text, "threads waited for a CPU %.1f%% of their time (above %g%%%s)", 100 * n.wait_share,
+                 100 * (n.self_wait_share + TS_DISTURB_WAIT_SHARE), stacked);
         add(why, size, &used, text);
     }
     if (isnan(n.wait_share) && n.switch_rate > TS_DISTURB_SWITCH_RATE

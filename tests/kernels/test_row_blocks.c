@@ -12,10 +12,9 @@ static void check_blocks(int64_t lo, int64_t rows, int64_t fit)
     const int64_t height = ts_stencil_even_rows(rows, fit);
     const struct ts_stencil_blocks b = ts_stencil_blocks_of(lo, lo + rows, height);
     const int64_t fewest = (rows + fit - 1) / fit;
-    CHECK(height <= fit || fit >= rows, "rows %lld at most %lld: height %lld", (long long)rows, (long long)fit,
-          (long long)height);
-    CHECK(b.n == (fit >= rows ? 1 : fewest), "rows %lld at most %lld: %lld blocks, expected %lld", (long long)rows,
-          (long long)fit, (long long)b.n, (long long)fewest);
+    CHECK(height <= fit, "rows %lld at most %lld: height %lld", (long long)rows, (long long)fit, (long long)height);
+    CHECK(b.n == fewest, "rows %lld at most %lld: %lld blocks, expected %lld", (long long)rows, (long long)fit,
+          (long long)b.n, (long long)fewest);
     CHECK(ts_stencil_block_edge(b, 0) == lo && ts_stencil_block_edge(b, b.n) == lo + rows,
           "rows %lld at most %lld: the blocks span [%lld, %lld), not [%lld, %lld)", (long long)rows, (long long)fit,
           (long long)ts_stencil_block_edge(b, 0), (long long)ts_stencil_block_edge(b, b.n), (long long)lo,
