@@ -121,6 +121,35 @@ void ts_stencil_step_split(const struct ts_problem *pb, int dims, double *const 
 void ts_stencil_wavefront(const struct ts_stencil_sweep *s, double *const *arrays, struct ts_range r, int64_t t0,
                           int64_t k, int64_t tile_rows);
 
+/* Where the wavefront keeps a block's levels (stencil_wave_levels.c): the grids, and for the
+ * planes [d0, d1) of stencil3d's longer parts a ring of `slots` plane strips (plus two mirrors)
+ * of slot_rows rows from row `base`, for the levels of the parity other than the last's. */
+struct ts_wave_levels {
+    double *grids[2];
+    double *ring;  /* NULL: every level in the grids */
+    double *edges; /* the two top rows of each ring level of each plane of [d0, d1) */
+    int64_t nx, plane, item_elems, t0, k;
+    int64_t slots, slot_rows, slot_elems, base;
+    int64_t d0, d1;
+    int first, last; /* the tile begun last starts at the first row, ends at the last */
+};
+
+/* The levels of part's block of k steps from t0 over its items [lo, hi), in tiles of at most
+ * tile_rows rows. */
+struct ts_wave_levels ts_wave_levels_of(const struct ts_stencil_sweep *s, double *const *arrays, int part, int64_t t0,
+                                        int64_t k, int64_t lo, int64_t hi, int64_t tile_rows);
+
+/* Starts the tile whose first row is y0; first, last: it borders the bottom, top boundary. */
+void ts_wave_levels_tile(struct ts_wave_levels *w, int64_t y0, int first, int last);
+
+/* Level lev of rows [j0, j1) of item q, in the tile begun last. */
+void ts_wave_level_rows(const struct ts_wave_levels *w, const struct ts_stencil_sweep *s, int64_t lev, int64_t q,
+                        int64_t j0, int64_t j1);
+
+/* n rows of one step as one run (as ts_stencil_item), from the input's first interior point at
+ * in, its items in_plane doubles apart, to the output's at out. */
+void ts_stencil_rows_at(const struct ts_stencil_sweep *s, const double *in, int64_t in_plane, double *out, int64_t n);
+
 /* Rows of stencil3d's tallest wavefront tile: at most pb->block_y, or, when 0, the most rows whose
  * 2(k + 2) strips of the two grids stay in cache, cut evenly; all rows in 2D, without temporal
  * blocking, or when they fit. */

@@ -156,6 +156,13 @@ void ts_stencil_item(const struct ts_stencil_sweep *s, const double *in, double 
     run_of_rows(s, in, out, q * s->item_elems + j0 * s->nx + 1, j1 - j0);
 }
 
+void ts_stencil_rows_at(const struct ts_stencil_sweep *s, const double *in, int64_t in_plane, double *out, int64_t n)
+{
+    struct ts_stencil_sweep from = *s;
+    from.plane = in_plane;
+    run_of_rows(&from, in, out, 0, n);
+}
+
 int64_t ts_stencil_block_rows(const struct ts_problem *pb, int dims)
 {
     int64_t rows = dims == 3 ? pb->ny - 2 : 1;

@@ -22,6 +22,10 @@
  * y1 - y0 + k + 1 rows live (ts_stencil_wave_rows sizes them), and its rows come from memory
  * once per k steps, with k + 1 rows of overlap with the next tile.
  *
+ * Where each level is kept is stencil_wave_levels.c's: in the grids, or, for the middle planes
+ * of longer 3D parts, the levels of the other parity than the last in a ring that stays in the
+ * L2, so that the second grid's lines never come from memory.
+ *
  * Every update is the same function of the same inputs as in a plain step, so the results
  * are bitwise those of time_block = 1, for any thread count and tile. */
 #include <sched.h>
@@ -87,10 +91,11 @@ static void level(const struct ts_stencil_sweep *s, double *const *arrays, int64
 
 /* Phase A for the tile of rows [y0, y1): level lev covers the items [lo + lev open_lo,
  * hi - lev open_hi) and the tile's rows shifted by lev - 1 (see the opening comment). */
-static void trapezoid_tile(const struct ts_stencil_sweep *s, double *const *arrays, int64_t t0, int64_t k, int64_t lo,
-                           int64_t hi, int64_t open_lo, int64_t open_hi, int64_t y0, int64_t y1)
+static void trapezoid_tile(const struct ts_stencil_sweep *s, struct ts_wave_levels *w, int64_t lo, int64_t hi,
+                           int64_t open_lo, int64_t open_hi, int64_t y0, int64_t y1)
 {
-    const int64_t first = y0 == s->row_lo, last = y1 == s->row_hi;
+    const int64_t k = w->k, first = y0 == s->row_lo, last = y1 == s->row_hi;
+    ts_wave_levels_tile(w, y0, (int)first, (int)last);
     for (int64_t p = lo + open_lo; p < hi - open_hi + k - 1; p++)
         for (int64_t lev = 1; lev <= k; lev++) {
             const int64_t q = p - (lev - 1);
@@ -100,7 +105,7 @@ static void trapezoid_tile(const struct ts_stencil_sweep *s, double *const *arra
             j0 = j0 > s->row_lo ? j0 : s->row_lo;
             j1 = j1 > s->row_lo ? j1 : s->row_lo;
             if (j0 < j1)
-                ts_stencil_item(s, arrays[(t0 + lev - 1) % 2], arrays[(t0 + lev) % 2], q, j0, j1);
+                ts_wave_level_rows(w, s, lev, q, j0, j1);
         }
 }
 
@@ -116,8 +121,9 @@ void ts_stencil_wavefront(const struct ts_stencil_sweep *s, double *const *array
 
     /* Phase A, tile by tile of rows. */
     const struct ts_stencil_blocks tiles = ts_stencil_blocks_of(s->row_lo, s->row_hi, tile_rows);
+    struct ts_wave_levels w = ts_wave_levels_of(s, arrays, r.part, t0, k, lo, hi, (tiles.rows + tiles.n - 1) / tiles.n);
     for (int64_t i = 0; i < tiles.n; i++)
-        trapezoid_tile(s, arrays, t0, k, lo, hi, open_lo, open_hi, ts_stencil_block_edge(tiles, i),
+        trapezoid_tile(s, &w, lo, hi, open_lo, open_hi, ts_stencil_block_edge(tiles, i),
                        ts_stencil_block_edge(tiles, i + 1));
 
     /* Phase B: what phase A left, level by level, after the neighbours' previous level. */
