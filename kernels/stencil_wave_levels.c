@@ -78,7 +78,7 @@ static int store_of(int part, int64_t ring_elems, int64_t edge_elems)
         memset(stores[part].ring, 0, (size_t)ring_elems * sizeof(double));
         stores[part].ring_elems = ring_elems;
     }
-    if (stores[part].edge_elems < edge_elems) {
+    if (edge_elems > 0 && stores[part].edge_elems < edge_elems) {
         free(stores[part].edges);
         stores[part].edge_elems = 0;
         stores[part].edges = malloc((size_t)edge_elems * sizeof(double));
@@ -117,7 +117,9 @@ struct ts_wave_levels ts_wave_levels_of(const struct ts_stencil_sweep *s, double
     w.slot_rows = tile_rows + k + 2;
     /* Whole pages: the slots must fill the ring's pages for its second mapping to continue it. */
     w.slot_elems = (w.slot_rows * s->nx + PAGE_DOUBLES - 1) / PAGE_DOUBLES * PAGE_DOUBLES;
-    if (!store_of(part, w.slots * w.slot_elems, k / 2 * (d1 - d0) * 2 * s->nx)) {
+    /* The edge store only where there are tiles to pass edges on. */
+    const int64_t edge_elems = tile_rows < s->row_hi - s->row_lo ? k / 2 * (d1 - d0) * 2 * s->nx : 0;
+    if (!store_of(part, w.slots * w.slot_elems, edge_elems)) {
         w.ring = stores[part].ring;
         w.edges = stores[part].edges;
         w.d0 = d0;

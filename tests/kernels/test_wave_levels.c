@@ -24,7 +24,8 @@ static void check_ring(int part, int64_t k, int64_t lo, int64_t hi, int64_t tile
     double *arrays[2] = { grid[0], grid[1] };
     const struct ts_stencil_sweep s = sweep_of(37, 30, 200, 3);
     const struct ts_wave_levels w = ts_wave_levels_of(&s, arrays, part, 5, k, lo, hi, tile_rows);
-    CHECK(w.ring && w.edges, "k %lld, items [%lld, %lld): no ring", (long long)k, (long long)lo, (long long)hi);
+    CHECK(w.ring && w.edges, "k %lld, items [%lld, %lld): no ring or edge store", (long long)k, (long long)lo,
+          (long long)hi);
     if (!w.ring)
         return;
     CHECK(w.d0 == lo + k && w.d1 == hi - k, "k %lld, items [%lld, %lld): ring planes [%lld, %lld)", (long long)k,
