@@ -413,10 +413,12 @@ int ts_stencil_plan(const struct ts_problem *pb, int dims, struct ts_plan *plan,
         snprintf(blocked, sizeof blocked,
                  k > 1 ? ", skewed y-tiles: %lld of %lld rows per tile" : ", y-blocked: %lld of %lld rows per block",
                  (long long)plan->block_y, (long long)rows);
+    /* stencil_wave_levels.c's rings, where a part can be long enough for them (on one thread). */
+    const int rings = dims == 3 && nz - 2 - 2 * k >= 5;
     if (k > 1)
         snprintf(plan->variant, sizeof plan->variant,
-                 "temporal blocking: %lld steps per iteration in one wavefront sweep over each thread's %s%s",
-                 (long long)k, dims == 3 ? "planes" : "rows", blocked);
+                 "temporal blocking: %lld steps per iteration, per-thread wavefronts%s%s", (long long)k,
+                 rings ? ", inner steps in L2 rings" : "", blocked);
     else
         snprintf(plan->variant, sizeof plan->variant, "%s%s%s",
                  pb->nontemporal ? "streaming stores of u'" : "cached stores of u' (write-allocate)", blocked,

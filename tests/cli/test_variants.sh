@@ -85,7 +85,11 @@ fi
 run_ts 0 "time_block 4, 400-wide planes" run "$SRC/configs/stencil3d.ini" --set stencil.nx=400 --set stencil.ny=40 \
     --set stencil.nz=5 --set stencil.time_block=4 --set run.iterations=1 -o "$WORK/t.h5"
 [ "$("$H5GET" "$WORK/t.h5" /results@block_y)" = 13 ] || fail "tiles of a 400-wide grid: $("$H5GET" "$WORK/t.h5" /results@block_y) rows, expected 13"
-expect_in "$OUT" "variant    temporal blocking: 4 steps per iteration in one wavefront sweep over each thread's planes, skewed y-tiles: 13 of 38 rows per tile" "tiled variant line"
+expect_in "$OUT" "variant    temporal blocking: 4 steps per iteration, per-thread wavefronts, skewed y-tiles: 13 of 38 rows per tile" "tiled variant line"
+# 5 planes are too few for the wavefront's rings (kernels/stencil_wave_levels.c); 20 are enough.
+run_ts 0 "time_block 4, 20 planes" run "$SRC/configs/stencil3d.ini" --set stencil.nx=400 --set stencil.ny=40 \
+    --set stencil.nz=20 --set stencil.time_block=4 --set run.iterations=1 -o "$WORK/t20.h5"
+expect_in "$OUT" "variant    temporal blocking: 4 steps per iteration, per-thread wavefronts, inner steps in L2 rings, skewed y-tiles: 13 of 38 rows per tile" "ring variant line"
 run_ts 0 "time_block 4, 88 x 88 planes" run "$SRC/configs/stencil3d.ini" --set stencil.nx=88 --set stencil.ny=88 \
     --set stencil.nz=5 --set stencil.time_block=4 --set run.iterations=1 -o "$WORK/t88.h5"
 [ "$("$H5GET" "$WORK/t88.h5" /results@block_y)" = 0 ] || fail "88 x 88 planes in tiles of $("$H5GET" "$WORK/t88.h5" /results@block_y) rows, expected whole planes"
