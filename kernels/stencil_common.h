@@ -122,8 +122,9 @@ void ts_stencil_wavefront(const struct ts_stencil_sweep *s, double *const *array
                           int64_t k, int64_t tile_rows);
 
 /* Where the wavefront keeps a block's levels (stencil_wave_levels.c): the grids, and for the
- * planes [d0, d1) of stencil3d's longer parts a ring of `slots` plane strips (plus two mirrors)
- * of slot_rows rows from row `base`, for the levels of the parity other than the last's. */
+ * planes [d0, d1) of stencil3d's longer parts a ring of `slots` plane strips (its pages mapped
+ * twice, back to back) of slot_rows rows from row `base`, for the levels of the parity other
+ * than the last's. */
 struct ts_wave_levels {
     double *grids[2];
     double *ring;  /* NULL: every level in the grids */
