@@ -31,6 +31,7 @@
 #include <sched.h>
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <unistd.h>
 
 #include "stencil_common.h"
 
@@ -57,10 +58,19 @@ static void wait_for(int part, int64_t step)
             sched_yield();
 }
 
-/* The cache a tile's wavefront may fill: 3/4 of the 1 MiB L2 the plan assumes per core (the
- * L2 sizes cpuid reports are sound on VMs; bench/README.md, "Notes behind the code"), the rest
- * for the hardware's own use and other data. */
-#define WAVE_CACHE_BYTES ((int64_t)768 << 10)
+/* The cache a tile's wavefront may fill: 3/4 of the L2's first MiB, the rest for the hardware's
+ * own use and other data, and half of any L2 beyond it. Measured (docs/performance.md): on 1 MiB
+ * L2s the 3/4; on an Intel Xeon VM's 2 MiB, tiles within the 1.25 MiB this gives ran 1.05-1.13x
+ * the 1 MiB plan's, while whole 128 x 128 planes at k = 4, 1.5 MiB of strips, ran 0.90x. The L2
+ * size is the C library's (cpuid, sound on VMs: bench/README.md, "Notes behind the code");
+ * where it says nothing, 1 MiB. */
+static int64_t wave_cache_bytes(void)
+{
+    const int64_t mib = (int64_t)1 << 20;
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return 3 * mib / 4 + (l2 > mib ? (l2 - mib) / 2 : 0);
+}
+
 /* Fewer rows per tile re-read too many (k + 1 of every tile's rows come twice). */
 #define MIN_WAVE_ROWS 8
 
@@ -73,7 +83,7 @@ int64_t ts_stencil_wave_rows(const struct ts_problem *pb, int dims)
         return ts_stencil_even_rows(rows, pb->block_y);
     /* Whole planes when 2(k + 2) of them fit; else 2(k + 2) strips of tile + k + 1 rows (the
      * skew), nx doubles each. */
-    const int64_t k = pb->time_block, strip_rows = WAVE_CACHE_BYTES / (2 * (k + 2) * 8 * pb->nx);
+    const int64_t k = pb->time_block, strip_rows = wave_cache_bytes() / (2 * (k + 2) * 8 * pb->nx);
     if (strip_rows >= pb->ny)
         return rows;
     int64_t fit = strip_rows - (k + 1);

@@ -79,17 +79,22 @@ if [ "$rows" = "AVX-512 rows" ]; then
     *"three planes a pass"*) fail "41 x 41 planes taken three a pass: $("$H5GET" "$WORK/odd.h5" /results@variant)" ;;
     esac
 fi
-# time_block 4 on 400-wide planes: skewed y-tiles whose 2(4 + 2) strips of 15 + 5 rows would fill
-# 768,000 of the 786,432 bytes the wavefront may (kernels/stencil_wavefront.c): 38 rows make 3
-# tiles, cut evenly to 13, 13 and 12 rows; 88 x 88 planes fit whole (the bench's time-block row).
+# time_block 4 on 400-wide planes: skewed y-tiles of 2(4 + 2) strips of tile + 5 rows, 38 400
+# bytes a row of strips, within what the wavefront may fill (kernels/stencil_wavefront.c): 3/4
+# of the L2's first MiB and half of the rest. With a 1 MiB L2, 786,432 bytes: 20 rows of strips,
+# tiles of 15, so 38 rows make 3 tiles, cut evenly to 13, 13 and 12; with 2 MiB, 1,310,720
+# bytes: 34 rows, tiles of 29, two of 19. 88 x 88 planes fit whole (the bench's time-block row).
+L2=$(getconf LEVEL2_CACHE_SIZE 2>/dev/null)
+TILE=$(awk -v l2="${L2:-0}" 'BEGIN { b = 786432 + (l2 > 1048576 ? int((l2 - 1048576) / 2) : 0)
+    fit = int(b / 38400) - 5; n = int((38 + fit - 1) / fit); print int((38 + n - 1) / n) }')
 run_ts 0 "time_block 4, 400-wide planes" run "$SRC/configs/stencil3d.ini" --set stencil.nx=400 --set stencil.ny=40 \
     --set stencil.nz=5 --set stencil.time_block=4 --set run.iterations=1 -o "$WORK/t.h5"
-[ "$("$H5GET" "$WORK/t.h5" /results@block_y)" = 13 ] || fail "tiles of a 400-wide grid: $("$H5GET" "$WORK/t.h5" /results@block_y) rows, expected 13"
-expect_in "$OUT" "variant    temporal blocking: 4 steps per iteration, per-thread wavefronts, skewed y-tiles: 13 of 38 rows per tile" "tiled variant line"
+[ "$("$H5GET" "$WORK/t.h5" /results@block_y)" = "$TILE" ] || fail "tiles of a 400-wide grid: $("$H5GET" "$WORK/t.h5" /results@block_y) rows, expected $TILE (L2 ${L2:-unknown} bytes)"
+expect_in "$OUT" "variant    temporal blocking: 4 steps per iteration, per-thread wavefronts, skewed y-tiles: $TILE of 38 rows per tile" "tiled variant line"
 # 5 planes are too few for the wavefront's rings (kernels/stencil_wave_levels.c); 20 are enough.
 run_ts 0 "time_block 4, 20 planes" run "$SRC/configs/stencil3d.ini" --set stencil.nx=400 --set stencil.ny=40 \
     --set stencil.nz=20 --set stencil.time_block=4 --set run.iterations=1 -o "$WORK/t20.h5"
-expect_in "$OUT" "variant    temporal blocking: 4 steps per iteration, per-thread wavefronts, inner steps in L2 rings, skewed y-tiles: 13 of 38 rows per tile" "ring variant line"
+expect_in "$OUT" "variant    temporal blocking: 4 steps per iteration, per-thread wavefronts, inner steps in L2 rings, skewed y-tiles: $TILE of 38 rows per tile" "ring variant line"
 run_ts 0 "time_block 4, 88 x 88 planes" run "$SRC/configs/stencil3d.ini" --set stencil.nx=88 --set stencil.ny=88 \
     --set stencil.nz=5 --set stencil.time_block=4 --set run.iterations=1 -o "$WORK/t88.h5"
 [ "$("$H5GET" "$WORK/t88.h5" /results@block_y)" = 0 ] || fail "88 x 88 planes in tiles of $("$H5GET" "$WORK/t88.h5" /results@block_y) rows, expected whole planes"
