@@ -132,7 +132,7 @@ struct ts_wave_levels {
     int64_t nx, plane, item_elems, t0, k;
     int64_t slots, slot_rows, slot_elems, base;
     int64_t d0, d1;
-    int first, last; /* the tile begun last starts at the first row, ends at the last */
+    int last; /* the tile begun last ends at the top boundary */
 };
 
 /* The levels of part's block of k steps from t0 over its items [lo, hi), in tiles of at most
@@ -140,8 +140,12 @@ struct ts_wave_levels {
 struct ts_wave_levels ts_wave_levels_of(const struct ts_stencil_sweep *s, double *const *arrays, int part, int64_t t0,
                                         int64_t k, int64_t lo, int64_t hi, int64_t tile_rows);
 
-/* Starts the tile whose first row is y0; first, last: it borders the bottom, top boundary. */
-void ts_wave_levels_tile(struct ts_wave_levels *w, int64_t y0, int first, int last);
+/* Whether a part of `planes` planes keeps its inner levels in a ring at time_block k: more than
+ * the k planes at each side that phase B reads from the grids, by five. */
+int ts_wave_rings_fit(int64_t planes, int64_t k);
+
+/* Starts the tile whose first row is y0; last: it ends at the top boundary. */
+void ts_wave_levels_tile(struct ts_wave_levels *w, int64_t y0, int last);
 
 /* Level lev of rows [j0, j1) of item q, in the tile begun last. */
 void ts_wave_level_rows(const struct ts_wave_levels *w, const struct ts_stencil_sweep *s, int64_t lev, int64_t q,

@@ -414,7 +414,7 @@ int ts_stencil_plan(const struct ts_problem *pb, int dims, struct ts_plan *plan,
                  k > 1 ? ", skewed y-tiles: %lld of %lld rows per tile" : ", y-blocked: %lld of %lld rows per block",
                  (long long)plan->block_y, (long long)rows);
     /* stencil_wave_levels.c's rings, where a part can be long enough for them (on one thread). */
-    const int rings = dims == 3 && nz - 2 - 2 * k >= 5;
+    const int rings = dims == 3 && ts_wave_rings_fit(nz - 2, k);
     if (k > 1)
         snprintf(plan->variant, sizeof plan->variant,
                  "temporal blocking: %lld steps per iteration, per-thread wavefronts%s%s", (long long)k,

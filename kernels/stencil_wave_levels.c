@@ -15,9 +15,10 @@
  * - The next y-tile reads the two top rows of each of this tile's ring levels. Those rows go to
  *   an edge store, plane after plane in the order the next tile reads them back (a stream the
  *   hardware prefetches; two rows of each plane in the grid, a plane's size apart, each arrive
- *   a memory latency late: 0.85x the speed), and each tile copies the two rows below its own from
- *   there into its ring (the boundary row from the grid for the first tile; the last tile also
- *   copies the top boundary row).
+ *   a memory latency late: the ring ran 0.97x the grids' speed with them there, 1.06-1.10x with
+ *   the store), and each tile copies the two rows below its own from there into its ring (the
+ *   boundary row from the grid for the first tile; the last tile also copies the top boundary
+ *   row).
  * - A ring wraps, and a level reads three consecutive planes at one stride: the ring's pages are
  *   mapped twice, back to back, so the slots after the last are the first ones again (a copy of
  *   the wrapping slots instead ran 0.92x as fast). Where that mapping fails, every level
@@ -96,6 +97,11 @@ static int64_t slots_of(int64_t k)
     return k + 2;
 }
 
+int ts_wave_rings_fit(int64_t planes, int64_t k)
+{
+    return k >= 2 && planes - 2 * k >= 5;
+}
+
 struct ts_wave_levels ts_wave_levels_of(const struct ts_stencil_sweep *s, double *const *arrays, int part, int64_t t0,
                                         int64_t k, int64_t lo, int64_t hi, int64_t tile_rows)
 {
@@ -110,7 +116,7 @@ struct ts_wave_levels ts_wave_levels_of(const struct ts_stencil_sweep *s, double
     };
     /* Phase B reads the trapezoid's planes up to k from each side, from the grids. */
     const int64_t d0 = lo + k, d1 = hi - k;
-    if (s->item_elems == s->nx || k < 2 || d1 - d0 < 5)
+    if (s->item_elems == s->nx || !ts_wave_rings_fit(hi - lo, k))
         return w;
     /* Rows from k + 1 below a tile's first (its last level's skew and the two rows below) to one
      * above its last (the top boundary row). */
@@ -128,10 +134,9 @@ struct ts_wave_levels ts_wave_levels_of(const struct ts_stencil_sweep *s, double
     return w;
 }
 
-void ts_wave_levels_tile(struct ts_wave_levels *w, int64_t y0, int first, int last)
+void ts_wave_levels_tile(struct ts_wave_levels *w, int64_t y0, int last)
 {
     w->base = y0 - w->k - 1;
-    w->first = first;
     w->last = last;
 }
 
@@ -172,18 +177,18 @@ static void copy_rows(double *to, const double *from, int64_t nx, int64_t rows)
 void ts_wave_level_rows(const struct ts_wave_levels *w, const struct ts_stencil_sweep *s, int64_t lev, int64_t q,
                         int64_t j0, int64_t j1)
 {
-    const int64_t nx = w->nx;
+    const int64_t nx = w->nx, index = slot_index(w, q);
     const int reads_ring = ring_level(w, lev - 1) && q > w->d0 && q < w->d1 - 1;
-    const double *in = reads_ring ? slot_row(w, slot_index(w, q), j0) : grid_row(w, lev - 1, q, j0);
+    const double *in = reads_ring ? slot_row(w, index, j0) : grid_row(w, lev - 1, q, j0);
     const int64_t in_plane = reads_ring ? w->slot_elems : w->plane;
     if (!ring_level(w, lev) || q < w->d0 || q >= w->d1) {
         ts_stencil_rows_at(s, in + 1, in_plane, grid_row(w, lev, q, j0) + 1, j1 - j0);
         return;
     }
-    const int64_t index = slot_index(w, q);
-    /* Below the tile's rows: the previous tile's top two, or the boundary row. */
+    /* Below the tile's rows: the previous tile's top two, or, where they would reach row 0 (the
+     * first tile's rows, which start at row 1, and rows the skew cut at row 1), the boundary. */
     const int64_t below = j0 - 2 > 0 ? j0 - 2 : 0, above = w->last ? 1 : 0;
-    if (!w->first && j0 >= 2)
+    if (j0 >= 2)
         copy_rows(slot_row(w, index, below), edge_rows(w, lev, q), nx, 2);
     else
         copy_rows(slot_row(w, index, below), grid_row(w, lev, q, below), nx, j0 - below);

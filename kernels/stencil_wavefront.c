@@ -105,7 +105,7 @@ static void trapezoid_tile(const struct ts_stencil_sweep *s, struct ts_wave_leve
                            int64_t open_lo, int64_t open_hi, int64_t y0, int64_t y1)
 {
     const int64_t k = w->k, first = y0 == s->row_lo, last = y1 == s->row_hi;
-    ts_wave_levels_tile(w, y0, (int)first, (int)last);
+    ts_wave_levels_tile(w, y0, (int)last);
     for (int64_t p = lo + open_lo; p < hi - open_hi + k - 1; p++)
         for (int64_t lev = 1; lev <= k; lev++) {
             const int64_t q = p - (lev - 1);
