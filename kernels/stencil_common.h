@@ -88,6 +88,12 @@ struct ts_stencil_sweep ts_stencil_sweep_of(const struct ts_problem *pb, int dim
 void ts_stencil_item(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q, int64_t j0,
                      int64_t j1);
 
+/* Every updated row of items [q0, q1) of one step, from grid in to grid out, as a plain step
+ * sweeps them: in 3D by y-blocks of at most `block` rows (ts_stencil_block_rows), each over the
+ * items, three planes a pass where the sweep has them. */
+void ts_stencil_sweep_items(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q0, int64_t q1,
+                            int64_t block);
+
 /* Blocks of rows (stencil3d's y-blocks and wavefront tiles) cut rows [lo, hi) into n blocks of
  * heights that differ by one row at most: never a last block of the few rows left over, which
  * costs a sweep over every plane for a sliver of rows, short runs against the memory's latency.
@@ -117,9 +123,10 @@ void ts_stencil_step_split(const struct ts_problem *pb, int dims, double *const 
                            int rim);
 
 /* Temporal blocking: k steps of items r in one sweep (stencil_wavefront.c), in skewed tiles of at
- * most tile_rows rows of each item, cut evenly (0: all of them). */
+ * most tile_rows rows of each item, cut evenly (0: all of them); the few items each level leaves
+ * to be done in step with the neighbours are swept as a plain step, in y-blocks of block_rows. */
 void ts_stencil_wavefront(const struct ts_stencil_sweep *s, double *const *arrays, struct ts_range r, int64_t t0,
-                          int64_t k, int64_t tile_rows);
+                          int64_t k, int64_t tile_rows, int64_t block_rows);
 
 /* Where the wavefront keeps a block's levels (stencil_wave_levels.c): the grids, and for the
  * planes [d0, d1) of stencil3d's longer parts a ring of `slots` plane strips (its pages mapped

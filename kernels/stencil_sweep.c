@@ -246,6 +246,13 @@ static void sweep_box(const struct ts_stencil_sweep *s, const double *in, double
     }
 }
 
+void ts_stencil_sweep_items(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q0, int64_t q1,
+                            int64_t block)
+{
+    sweep_box(s, in, out,
+              (struct box){ .q0 = q0, .q1 = q1, .j0 = s->row_lo, .j1 = s->row_hi, .x0 = 1, .x1 = s->nx - 1 }, block);
+}
+
 /* Every point a step updates in the items of r: items [1, items - 1) of r, rows [row_lo, row_hi),
  * x in [1, nx - 1). */
 static struct box step_box(const struct ts_stencil_sweep *s, struct ts_range r)
@@ -264,7 +271,8 @@ void ts_stencil_step(const struct ts_problem *pb, int dims, double *const *array
 {
     const struct ts_stencil_sweep s = ts_stencil_sweep_of(pb, dims);
     if (pb->time_block > 1) {
-        ts_stencil_wavefront(&s, arrays, r, t0, pb->time_block, ts_stencil_wave_rows(pb, dims));
+        ts_stencil_wavefront(&s, arrays, r, t0, pb->time_block, ts_stencil_wave_rows(pb, dims),
+                             ts_stencil_block_rows(pb, dims));
         return;
     }
     sweep_box(&s, arrays[t0 % 2], arrays[(t0 + 1) % 2], step_box(&s, r), ts_stencil_block_rows(pb, dims));

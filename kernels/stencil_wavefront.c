@@ -92,11 +92,13 @@ int64_t ts_stencil_wave_rows(const struct ts_problem *pb, int dims)
     return ts_stencil_even_rows(rows, fit);
 }
 
-/* Level step of items [q0, q1), every updated row. */
-static void level(const struct ts_stencil_sweep *s, double *const *arrays, int64_t step, int64_t q0, int64_t q1)
+/* Level step of items [q0, q1), every updated row, as a plain step sweeps them: phase B's items
+ * are whole planes, beyond the L2, and a plane at a time each of them would come from memory
+ * once for each of the three planes that read it; in the plain step's y-blocks, once. */
+static void level(const struct ts_stencil_sweep *s, double *const *arrays, int64_t step, int64_t q0, int64_t q1,
+                  int64_t block_rows)
 {
-    for (int64_t q = q0; q < q1; q++)
-        ts_stencil_item(s, arrays[(step - 1) % 2], arrays[step % 2], q, s->row_lo, s->row_hi);
+    ts_stencil_sweep_items(s, arrays[(step - 1) % 2], arrays[step % 2], q0, q1, block_rows);
 }
 
 /* Phase A for the tile of rows [y0, y1): level lev covers the items [lo + lev open_lo,
@@ -120,7 +122,7 @@ static void trapezoid_tile(const struct ts_stencil_sweep *s, struct ts_wave_leve
 }
 
 void ts_stencil_wavefront(const struct ts_stencil_sweep *s, double *const *arrays, struct ts_range r, int64_t t0,
-                          int64_t k, int64_t tile_rows)
+                          int64_t k, int64_t tile_rows, int64_t block_rows)
 {
     const int64_t lo = r.begin > 1 ? r.begin : 1;
     const int64_t hi = r.end < s->items - 1 ? r.end : s->items - 1;
@@ -144,10 +146,10 @@ void ts_stencil_wavefront(const struct ts_stencil_sweep *s, double *const *array
             wait_for(r.part + 1, t0 + lev - 1);
         int64_t a = lo + lev * open_lo, b = hi - lev * open_hi;
         if (a < b) {
-            level(s, arrays, t0 + lev, lo, a);
-            level(s, arrays, t0 + lev, b, hi);
+            level(s, arrays, t0 + lev, lo, a, block_rows);
+            level(s, arrays, t0 + lev, b, hi, block_rows);
         } else {
-            level(s, arrays, t0 + lev, lo, hi);
+            level(s, arrays, t0 + lev, lo, hi, block_rows);
         }
         atomic_store_explicit(&progress[r.part].done, t0 + lev, memory_order_release);
     }
