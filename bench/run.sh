@@ -37,6 +37,11 @@
 # row is the same grid as a cube; the "large planes" row has planes twice the L2, where the
 # layer condition needs stencil3d's y-blocks.
 #
+# Temporal blocking against the grid in cache (issue 25, item 2): the cube at TIME_BLOCK_3D and
+# at 8 steps a block against the plain sweep (time_block = 1) of the same rows on a grid whose
+# two copies fit half the L2, alternately; a table gives both sides and the per-round ratio,
+# held to 0.8 as the other targets are.
+#
 # Ranks against threads (issue 14): stencil2d, stencil3d (the grids above) and sum run on
 # THREADS ranks of 1 thread each (mpirun --map-by core --bind-to core: a core each) and on 1
 # rank of THREADS threads (mpirun --bind-to none, the config's OpenMP binding), alternately;
@@ -165,6 +170,15 @@ nz3=$((per_grid / nx3 / nx3)); [ "$nz3" -lt 3 ] && nz3=3
 nxc=$(root "$per_grid" 3 4096)
 nzc=$((per_grid / nxc / nxc)); [ "$nzc" -lt 3 ] && nzc=3
 nxb=$(awk -v l2="$L2_BYTES" 'BEGIN { n = sqrt(2 * l2 / 8); n = int((n + 63) / 64) * 64; print n }')
+# The plain sweep's grid in cache (issue 25, item 2's yardstick): the cube's rows, 24 a plane
+# (a plane then is a whole number of cache lines, so the sweep takes three planes a pass where
+# the CPU has them: the faster code in cache), and as many planes a thread as keep its share of
+# both grids within half its core's L2 (at least 3); the iterations move GB_PER_RUN by the
+# 24 B/update model, as the other rows.
+cache_ny=24
+cache_planes=$(awk -v l2="$L2_BYTES" -v nx="$nxc" -v ny="$cache_ny" 'BEGIN { p = int(l2 / 2 / (2 * 8 * nx * ny)); print (p < 3 ? 3 : p) }')
+cache_nz=$((THREADS * cache_planes + 2))
+cache_iters=$(awk -v gb="$GB_PER_RUN" -v u="$(((nxc - 2) * (cache_ny - 2) * (cache_nz - 2)))" 'BEGIN { n = int(gb * 1e9 / (24 * u)); print (n < 10 ? 10 : n) }')
 nzb=$((per_grid / nxb / nxb)); [ "$nzb" -lt 3 ] && nzb=3
 
 # --- measurements: each prints one GB/s figure, or nothing when it failed ------------------
@@ -267,6 +281,33 @@ stencil3d ${nxb}x${nxb}x${nzb}, large planes|$(lw copy)|1.5|0.90|touchstone_gbs 
 stencil2d, time_block $TIME_BLOCK|$(lw copy)|1.5|1.30|touchstone_gbs stencil2d.ini --set stencil.nx=$nx2 --set stencil.ny=$ny2 --set stencil.time_block=$TIME_BLOCK
 stencil3d, time_block $TIME_BLOCK_3D|$(lw copy)|1.5|1.30|touchstone_gbs stencil3d.ini --set stencil.nx=$nx3 --set stencil.ny=$nx3 --set stencil.nz=$nz3 --set stencil.time_block=$TIME_BLOCK_3D
 EOF
+}
+
+# --- temporal blocking against the grid in cache (issue 25, item 2) ------------------------
+# name | target ratio | the time-blocked run's arguments. Each against the plain sweep
+# (time_block = 1) of the same rows with the grid in the L2 (cache_nz planes of cache_ny rows,
+# above): how close the blocked kernel comes to the rate the core reaches when nothing comes from
+# beyond its L2. The best such rate measured on these hosts was the plain sweep's (bench/README.md).
+CUBE="stencil3d.ini --set stencil.nx=$nxc --set stencil.ny=$nxc --set stencil.nz=$nzc"
+cache_rows() {
+    cat <<EOF
+stencil3d ${nxc}x${nxc}x${nzc}, time_block $TIME_BLOCK_3D|0.80|$CUBE --set stencil.time_block=$TIME_BLOCK_3D
+stencil3d ${nxc}x${nxc}x${nzc}, time_block 8|0.80|$CUBE --set stencil.time_block=8
+EOF
+}
+
+# One try of in-cache row J: the time-blocked run, then the plain sweep in the L2.
+cache_round() { # J ARGS...
+    j=$1
+    shift
+    i="c$j" # touchstone_gbs keeps the tiled run's rows per tile in $WORK/c$j.block
+    tiled=$(touchstone_gbs "$@")
+    measured "$WORK/c$j.tiled" "$tiled"
+    saved_iters=$ITERS ITERS=$cache_iters i="c$j.l2"
+    cached=$(touchstone_gbs stencil3d.ini --set stencil.nx="$nxc" --set stencil.ny="$cache_ny" --set stencil.nz="$cache_nz")
+    ITERS=$saved_iters
+    measured "$WORK/c$j.cached" "$cached"
+    echo "time-blocked ${tiled:-failed}, the plain sweep in the L2 ${cached:-failed}"
 }
 
 # --- ranks against threads: name | target ratio | touchstone's arguments ---------------------
@@ -390,6 +431,15 @@ while [ "$round" -le "$ROUNDS" ]; do
         attempt "row$i" "$name" row_try "$i" "$test" "$mb" "$scale" $cmd
     done
     j=0
+    cache_rows | while IFS='|' read -r name target args; do
+        j=$((j + 1))
+        # shellcheck disable=SC2254
+        case "$name" in $ONLY) ;; *) continue ;; esac
+        ITERS=$(iterations "$SIZE_MB")
+        # shellcheck disable=SC2086 # the arguments are words
+        attempt "c$j" "$name against the grid in the L2" cache_round "$j" $args
+    done
+    j=0
     rank_rows | while IFS='|' read -r name target args; do
         j=$((j + 1))
         # shellcheck disable=SC2254
@@ -458,6 +508,23 @@ gain() { # STREAMED_ROW CACHED_ROW BYTES_RATIO
 echo
 echo "streaming stores over write-allocate (touchstone, elements or lattice updates per second, median of" \
     "per-round ratios, min-max): triad $(gain 7 6 1), stencil2d $(gain 9 8 1.5), stencil3d $(gain 11 10 1.5)"
+
+# Temporal blocking against the grid in cache, from the same rounds.
+echo
+echo "temporal blocking against the grid in cache (issue 25, item 2): stencil3d time-blocked against the plain sweep" \
+    "(time_block = 1) on ${nxc}x${cache_ny}x${cache_nz}, $cache_planes planes a thread, both grids within half the L2" \
+    "($((L2_BYTES >> 10)) KiB a core); GB/s by the same 24 B/update model on both sides, so the ratio is one of updates per second"
+echo
+echo "| kernel | time-blocked GB/s median (min-max) | in the L2 GB/s median (min-max) | ratio (min-max over rounds) | target | quiet rounds |"
+echo "| --- | --- | --- | --- | --- | --- |"
+j=0
+cache_rows | while IFS='|' read -r name target args; do
+    j=$((j + 1))
+    block=$(cat "$WORK/c$j.block" 2>/dev/null)
+    case $block in '' | 0) ;; *) name="$name, skewed y-tiles: $block rows per tile" ;; esac
+    echo "| $name | $(stats "$WORK/c$j.tiled") | $(stats "$WORK/c$j.cached") | $(ratio_text "$WORK/c$j.tiled" "$WORK/c$j.cached") |" \
+        "$(target_text "$WORK/c$j.tiled" "$WORK/c$j.cached" "$target" "$MIN_QUIET") | $(quiet_count "c$j" "$MIN_QUIET") |"
+done
 
 # Ranks against threads, from the same rounds.
 echo

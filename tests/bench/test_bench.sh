@@ -46,6 +46,13 @@ grep -q '^| stencil3d [0-9]*x[0-9]*x[0-9]*, large planes, y-blocked: [0-9]* rows
 # Every touchstone measurement ran: its column has a number in every row.
 awk -F'|' '/^\| (sum|triad|stencil)/ && $5 !~ /[0-9]/ { bad = 1 } END { exit bad }' "$OUT" \
     || fail "a touchstone measurement is missing (n/a in the touchstone column)"
+# Temporal blocking against the grid in cache (issue 25, item 2): a row for each block depth,
+# the time-blocked run and the plain sweep in the L2 both measured, their ratio with its spread
+# and a verdict on the 0.8.
+awk -F'|' '/^\| kernel \| time-blocked GB\/s/ { on = 1; next } /^$/ { on = 0 }
+    on && /^\| stencil3d [0-9]*x[0-9]*x[0-9]*, time_block [0-9]/ { n++
+        if ($3 !~ /[0-9]/ || $4 !~ /[0-9]/ || $5 !~ /^ [0-9.]+ \([0-9.]+-[0-9.]+\) $/ || $6 !~ /^ 0\.80 (met|NOT met|unclear) $/) bad = 1 }
+    END { exit bad || n != 2 }' "$OUT" || fail "no pair of in-cache rows with both sides, the ratio's spread and a verdict"
 grep -q '^overhead: ' "$OUT" || fail "no overhead line for the default run"
 # Ranks against threads (issue 14): a row per kernel, both sides measured (the ratio column,
 # checked above), the two sides' results compared; the default run under mpirun -np 1.
