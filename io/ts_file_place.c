@@ -221,14 +221,48 @@ static int place_new(const char *tmp, const char *path)
     return rename(tmp, path);
 }
 
+/* Replaces this run's own file at path (one of p->may_replace when looked at) by tmp. The look
+ * and the rename are two steps, and a file put there between them (by someone else, or while
+ * this process was stopped) would be renamed over: so the two files are swapped in one step
+ * (RENAME_EXCHANGE) and what came out is looked at. This run's own: removed. Another: swapped
+ * back, and the name is taken (-1, EEXIST). Gone since the look: placed as new. Where the file
+ * system cannot swap (NFS, some FUSE), a rename after the look, as nothing better is possible. */
+static int replace_own(const char *tmp, const char *path, const struct ts_place *p)
+{
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE) != 0) {
+        if (errno == ENOENT)
+            return place_new(tmp, path);
+        return cannot_noreplace(errno) ? rename(tmp, path) : -1;
+    }
+    struct ts_file_id out = ts_file_id_of(tmp);
+    if (same_as_any(&out, p->may_replace, p->n_may_replace)) {
+        /* Should the unlink fail, the old file keeps the temporary name, which the next run on
+         * this host removes once this process is gone. */
+        unlink(tmp);
+        return 0;
+    }
+    /* Should the swap back fail (the two names just swapped, so only if one was removed since),
+     * the new file keeps the name, as a rename would have left it, and the other one the
+     * temporary name: never removed by this run, whose caller removes a temporary file only
+     * when placing failed. */
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE) != 0)
+        return 0;
+    errno = EEXIST;
+    return -1;
+}
+
 int ts_file_place(const char *tmp, struct ts_place *p, struct ts_error *err)
 {
     const char *path = p->path;
+    /* The file as placed, taken from its temporary name: renaming keeps its inode, size and
+     * mtime, and the final name may hold another file by the time it could be looked at. */
+    const struct ts_file_id ours = ts_file_id_of(tmp);
     for (int moves = 0;; moves++) {
-        /* The run's own earlier file (a checkpoint) is replaced as such: one rename per write. */
+        /* The run's own earlier file (a checkpoint) is replaced as such. */
         struct ts_file_id there = ts_file_id_of(path);
-        int replace = p->replace || same_as_any(&there, p->may_replace, p->n_may_replace);
-        int rc = replace ? rename(tmp, path) : place_new(tmp, path);
+        int rc = p->replace                                              ? rename(tmp, path)
+                 : same_as_any(&there, p->may_replace, p->n_may_replace) ? replace_own(tmp, path, p)
+                                                                         : place_new(tmp, path);
         if (rc != 0 && errno == EEXIST) {
             /* Taken since the look: by this run's own file only if it is one of may_replace. */
             there = ts_file_id_of(path);
@@ -244,7 +278,7 @@ int ts_file_place(const char *tmp, struct ts_place *p, struct ts_error *err)
         if (rc != 0)
             return ts_fail_errno(err, ts_file_status(errno), errno, "cannot write output %s: renaming %s", path, tmp);
         p->path = path;
-        p->written = ts_file_id_of(path);
+        p->written = ours;
         return TS_OK;
     }
 }

@@ -63,7 +63,9 @@ struct ts_place {
 /* Gives the temporary file tmp its final name: rename when p->replace; otherwise without
  * replacing (renameat2 RENAME_NOREPLACE; where the file system cannot, link and unlink; where it
  * cannot link either, a look before the rename) unless the file there is one of
- * p->may_replace. TS_OK with p->path and p->written set; otherwise the status of the errno
+ * p->may_replace, which is swapped out in one step (RENAME_EXCHANGE) and looked at again, so
+ * that a file put there since the look is put back, never replaced. TS_OK with p->path and
+ * p->written (the file placed, known from its temporary name) set; otherwise the status of the errno
  * (ts_file_status: TS_BAD_INPUT for a name taken by a file not to be replaced) naming the name
  * and the errno text (the temporary file is then still there, for the caller to remove). */
 int ts_file_place(const char *tmp, struct ts_place *p, struct ts_error *err);
