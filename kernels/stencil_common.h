@@ -130,14 +130,14 @@ void ts_stencil_wavefront(const struct ts_stencil_sweep *s, double *const *array
 
 /* Where the wavefront keeps a block's levels (stencil_wave_levels.c): the grids, and for the
  * planes [d0, d1) of stencil3d's longer parts a ring of `slots` plane strips (its pages mapped
- * twice, back to back) of slot_rows rows from row `base`, for the levels of the parity other
- * than the last's. */
+ * twice, back to back) of slot_rows rows, for the levels of the parity other than the last's;
+ * y0 is the first row of the tile begun last. */
 struct ts_wave_levels {
     double *grids[2];
     double *ring;  /* NULL: every level in the grids */
     double *edges; /* the two top rows of each ring level of each plane of [d0, d1) */
     int64_t nx, plane, item_elems, t0, k;
-    int64_t slots, slot_rows, slot_elems, base;
+    int64_t slots, slot_rows, slot_elems, y0;
     int64_t d0, d1;
     int last; /* the tile begun last ends at the top boundary */
 };

@@ -61,10 +61,13 @@ static double *ring_map(size_t bytes)
 static struct {
     double *ring, *edges;
     int64_t ring_elems, edge_elems;
+    int64_t nx, slot_elems; /* the layout the ring's zeros are for */
 } stores[MAX_PARTS];
 
-/* Zeros: the x-boundary points of a strip are never written but with a zero. */
-static int store_of(int part, int64_t ring_elems, int64_t edge_elems)
+/* The ring starts as zeros for its layout: the x-boundary points of a slot's rows (every nx
+ * from each slot's start) are read by the stencil and never written but with a zero, so a ring
+ * that served rows of another length or slots of another size is zeroed again. */
+static int store_of(int part, int64_t ring_elems, int64_t nx, int64_t slot_elems, int64_t edge_elems)
 {
     if (part < 0 || part >= MAX_PARTS)
         return 1;
@@ -73,11 +76,16 @@ static int store_of(int part, int64_t ring_elems, int64_t edge_elems)
         if (stores[part].ring)
             munmap(stores[part].ring, 2 * (size_t)stores[part].ring_elems * sizeof(double));
         stores[part].ring_elems = 0;
+        stores[part].nx = 0;
         stores[part].ring = ring_map((size_t)ring_elems * sizeof(double));
         if (!stores[part].ring)
             return 1;
-        memset(stores[part].ring, 0, (size_t)ring_elems * sizeof(double));
         stores[part].ring_elems = ring_elems;
+    }
+    if (stores[part].nx != nx || stores[part].slot_elems != slot_elems) {
+        memset(stores[part].ring, 0, (size_t)ring_elems * sizeof(double));
+        stores[part].nx = nx;
+        stores[part].slot_elems = slot_elems;
     }
     if (edge_elems > 0 && stores[part].edge_elems < edge_elems) {
         free(stores[part].edges);
@@ -125,7 +133,7 @@ struct ts_wave_levels ts_wave_levels_of(const struct ts_stencil_sweep *s, double
     w.slot_elems = (w.slot_rows * s->nx + PAGE_DOUBLES - 1) / PAGE_DOUBLES * PAGE_DOUBLES;
     /* The edge store only where there are tiles to pass edges on. */
     const int64_t edge_elems = tile_rows < s->row_hi - s->row_lo ? k / 2 * (d1 - d0) * 2 * s->nx : 0;
-    if (!store_of(part, w.slots * w.slot_elems, edge_elems)) {
+    if (!store_of(part, w.slots * w.slot_elems, s->nx, w.slot_elems, edge_elems)) {
         w.ring = stores[part].ring;
         w.edges = stores[part].edges;
         w.d0 = d0;
@@ -136,7 +144,7 @@ struct ts_wave_levels ts_wave_levels_of(const struct ts_stencil_sweep *s, double
 
 void ts_wave_levels_tile(struct ts_wave_levels *w, int64_t y0, int last)
 {
-    w->base = y0 - w->k - 1;
+    w->y0 = y0;
     w->last = last;
 }
 
@@ -152,9 +160,13 @@ static int64_t slot_index(const struct ts_wave_levels *w, int64_t q)
     return q % w->slots ? q % w->slots : w->slots;
 }
 
-static double *slot_row(const struct ts_wave_levels *w, int64_t index, int64_t j)
+/* Row j of level lev in slot index. Each level's rows start at the slot's first row, two below
+ * its first row in the tile (y0 - lev + 1, the skew): a slot holds one level at a time, so a
+ * tile touches tile + 3 rows of it, not the tile + k + 2 the levels span together (the last
+ * tile, whose levels all end at the top boundary, up to tile + lev + 2). */
+static double *slot_row(const struct ts_wave_levels *w, int64_t index, int64_t lev, int64_t j)
 {
-    return w->ring + index * w->slot_elems + (j - w->base) * w->nx;
+    return w->ring + index * w->slot_elems + (j - (w->y0 - lev - 1)) * w->nx;
 }
 
 static double *grid_row(const struct ts_wave_levels *w, int64_t lev, int64_t q, int64_t j)
@@ -179,7 +191,7 @@ void ts_wave_level_rows(const struct ts_wave_levels *w, const struct ts_stencil_
 {
     const int64_t nx = w->nx, index = slot_index(w, q);
     const int reads_ring = ring_level(w, lev - 1) && q > w->d0 && q < w->d1 - 1;
-    const double *in = reads_ring ? slot_row(w, index, j0) : grid_row(w, lev - 1, q, j0);
+    const double *in = reads_ring ? slot_row(w, index, lev - 1, j0) : grid_row(w, lev - 1, q, j0);
     const int64_t in_plane = reads_ring ? w->slot_elems : w->plane;
     if (!ring_level(w, lev) || q < w->d0 || q >= w->d1) {
         ts_stencil_rows_at(s, in + 1, in_plane, grid_row(w, lev, q, j0) + 1, j1 - j0);
@@ -189,13 +201,13 @@ void ts_wave_level_rows(const struct ts_wave_levels *w, const struct ts_stencil_
      * first tile's rows, which start at row 1, and rows the skew cut at row 1), the boundary. */
     const int64_t below = j0 - 2 > 0 ? j0 - 2 : 0, above = w->last ? 1 : 0;
     if (j0 >= 2)
-        copy_rows(slot_row(w, index, below), edge_rows(w, lev, q), nx, 2);
+        copy_rows(slot_row(w, index, lev, below), edge_rows(w, lev, q), nx, 2);
     else
-        copy_rows(slot_row(w, index, below), grid_row(w, lev, q, below), nx, j0 - below);
-    copy_rows(slot_row(w, index, j1), grid_row(w, lev, q, j1), nx, above);
-    ts_stencil_rows_at(s, in + 1, in_plane, slot_row(w, index, j0) + 1, j1 - j0);
+        copy_rows(slot_row(w, index, lev, below), grid_row(w, lev, q, below), nx, j0 - below);
+    copy_rows(slot_row(w, index, lev, j1), grid_row(w, lev, q, j1), nx, above);
+    ts_stencil_rows_at(s, in + 1, in_plane, slot_row(w, index, lev, j0) + 1, j1 - j0);
     if (!w->last)
-        copy_rows(edge_rows(w, lev, q), slot_row(w, index, j1 - 2), nx, 2);
+        copy_rows(edge_rows(w, lev, q), slot_row(w, index, lev, j1 - 2), nx, 2);
     if (q < w->d0 + 2 || q >= w->d1 - 2)
-        copy_rows(grid_row(w, lev, q, j0), slot_row(w, index, j0), nx, j1 - j0);
+        copy_rows(grid_row(w, lev, q, j0), slot_row(w, index, lev, j0), nx, j1 - j0);
 }
