@@ -14,8 +14,9 @@
  *                             file fails (NFS reports delayed write errors at fsync and close);
  *                             "rename" is whatever gives it its final name: rename, renameat2
  *                             or link
- *   FAULTFS_NOREPLACE=NAME    renameat2(RENAME_NOREPLACE) of a temporary file fails with this
- *                             errno (EINVAL: a file system without it, such as NFS)
+ *   FAULTFS_NOREPLACE=NAME    renameat2(RENAME_NOREPLACE) and renameat2(RENAME_EXCHANGE) of a
+ *                             temporary file fail with this errno (EINVAL: a file system
+ *                             without renameat2's flags, such as NFS)
  *   FAULTFS_NOLINK=NAME       link() of a temporary file fails with this errno (EPERM: a file
  *                             system without hard links)
  *   FAULTFS_TAKE=TEXT:K       when the K-th temporary file whose path contains TEXT is created,
@@ -361,7 +362,7 @@ int renameat2(int from_dir, const char *from, int to_dir, const char *to, unsign
         *(void **)&real = dlsym(RTLD_NEXT, "renameat2");
     if (!is_temp(from))
         return real(from_dir, from, to_dir, to, flags);
-    if (noreplace_errno && (flags & RENAME_NOREPLACE)) {
+    if (noreplace_errno && (flags & (RENAME_NOREPLACE | RENAME_EXCHANGE))) {
         trace("noreplace-refused", to);
         errno = noreplace_errno;
         return -1;

@@ -51,8 +51,18 @@ for fs in native no-noreplace no-link; do
 
     # The checkpoint's name taken at the first periodic checkpoint: the run's checkpoints and
     # results move to c-2; the other file stays, the run's own last checkpoint goes.
+    # The later checkpoints replace the run's own earlier one: swapped in one step where the file
+    # system can (RENAME_EXCHANGE), else a look and a rename: refused once for the first
+    # checkpoint under c-2 (RENAME_NOREPLACE) and again for each swap.
+    rm -f "$WORK/trace"
     # shellcheck disable=SC2086
-    faulty FAULTFS_TAKE=/c.ckpt.h5.tmp.:1 $fsvars -- run "$CFG" $RUN --set output.checkpoint_every=5 -o "$D/c.h5" -q
+    faulty FAULTFS_TRACE="$WORK/trace" FAULTFS_TAKE=/c.ckpt.h5.tmp.:1 $fsvars -- run "$CFG" $RUN \
+        --set output.checkpoint_every=5 -o "$D/c.h5" -q
+    case $fs in
+    native) ;;
+    *) [ "$(grep -c " noreplace-refused $D/c-2.ckpt.h5\$" "$WORK/trace")" -ge 2 ] ||
+        fail "$fs: the swap of the run's own checkpoint was never refused (no fallback tried)" ;;
+    esac
     if expect_status 0 "$fs: checkpoint name taken"; then
         [ "$(cat "$D/c.ckpt.h5")" = "$TAKEN" ] || fail "$fs: the run replaced or deleted c.ckpt.h5, another run's file"
         [ "$(get "$D/c-2.h5" /@complete 2>/dev/null)" = 1 ] || fail "$fs: the results did not follow the checkpoint to c-2.h5"
