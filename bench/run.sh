@@ -300,12 +300,11 @@ EOF
 cache_round() { # J ARGS...
     j=$1
     shift
-    i="c$j" # touchstone_gbs keeps the tiled run's rows per tile in $WORK/c$j.block
-    tiled=$(touchstone_gbs "$@")
+    # touchstone_gbs keeps a run's rows per block in $WORK/$i.block: the tiled run's in c$j.block.
+    tiled=$(i="c$j" && touchstone_gbs "$@")
     measured "$WORK/c$j.tiled" "$tiled"
-    saved_iters=$ITERS ITERS=$cache_iters i="c$j.l2"
-    cached=$(touchstone_gbs stencil3d.ini --set stencil.nx="$nxc" --set stencil.ny="$cache_ny" --set stencil.nz="$cache_nz")
-    ITERS=$saved_iters
+    cached=$(i="c$j.l2" ITERS=$cache_iters && touchstone_gbs stencil3d.ini --set stencil.nx="$nxc" \
+        --set stencil.ny="$cache_ny" --set stencil.nz="$cache_nz")
     measured "$WORK/c$j.cached" "$cached"
     echo "time-blocked ${tiled:-failed}, the plain sweep in the L2 ${cached:-failed}"
 }

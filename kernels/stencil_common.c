@@ -8,10 +8,7 @@
 
 int64_t ts_stencil_even_rows(int64_t rows, int64_t fit)
 {
-    if (fit >= rows)
-        return rows;
-    const int64_t blocks = (rows + fit - 1) / fit;
-    return (rows + blocks - 1) / blocks;
+    return ts_stencil_block_tallest(ts_stencil_blocks_of(0, rows, fit));
 }
 
 struct ts_stencil_blocks ts_stencil_blocks_of(int64_t lo, int64_t hi, int64_t height)
@@ -23,6 +20,11 @@ struct ts_stencil_blocks ts_stencil_blocks_of(int64_t lo, int64_t hi, int64_t he
 int64_t ts_stencil_block_edge(struct ts_stencil_blocks b, int64_t i)
 {
     return b.lo + b.rows * i / b.n;
+}
+
+int64_t ts_stencil_block_tallest(struct ts_stencil_blocks b)
+{
+    return b.n > 0 ? (b.rows + b.n - 1) / b.n : b.rows; /* no rows: no blocks */
 }
 
 struct ts_stencil_weights ts_stencil_weights(const struct ts_problem *pb, int dims)

@@ -84,10 +84,6 @@ struct ts_stencil_sweep {
 
 struct ts_stencil_sweep ts_stencil_sweep_of(const struct ts_problem *pb, int dims);
 
-/* Rows [j0, j1) of item q of one step, from grid in to grid out. */
-void ts_stencil_item(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q, int64_t j0,
-                     int64_t j1);
-
 /* Every updated row of items [q0, q1) of one step, from grid in to grid out, as a plain step
  * sweeps them: in 3D by y-blocks of at most `block` rows (ts_stencil_block_rows), each over the
  * items, three planes a pass where the sweep has them. */
@@ -105,6 +101,8 @@ struct ts_stencil_blocks {
 /* The fewest blocks of at most height rows each. */
 struct ts_stencil_blocks ts_stencil_blocks_of(int64_t lo, int64_t hi, int64_t height);
 int64_t ts_stencil_block_edge(struct ts_stencil_blocks b, int64_t i);
+/* The tallest of the blocks. */
+int64_t ts_stencil_block_tallest(struct ts_stencil_blocks b);
 
 /* The tallest block when rows are cut into blocks of at most fit rows: what the plan records. */
 int64_t ts_stencil_even_rows(int64_t rows, int64_t fit);
@@ -128,15 +126,20 @@ void ts_stencil_step_split(const struct ts_problem *pb, int dims, double *const 
 void ts_stencil_wavefront(const struct ts_stencil_sweep *s, double *const *arrays, struct ts_range r, int64_t t0,
                           int64_t k, int64_t tile_rows, int64_t block_rows);
 
+/* The wavefront's parts per process: one more than openmp.threads allows. Each has its progress
+ * flag (stencil_wavefront.c) and its ring and edge store (stencil_wave_levels.c). */
+#define TS_WAVE_MAX_PARTS 4097
+
 /* Where the wavefront keeps a block's levels (stencil_wave_levels.c): the grids, and for the
  * planes [d0, d1) of stencil3d's longer parts a ring of `slots` plane strips (its pages mapped
  * twice, back to back) of slot_rows rows, for the levels of the parity other than the last's;
  * y0 is the first row of the tile begun last. */
 struct ts_wave_levels {
+    const struct ts_stencil_sweep *s; /* the step's rows, strides and grid geometry */
     double *grids[2];
     double *ring;  /* NULL: every level in the grids */
     double *edges; /* the two top rows of each ring level of each plane of [d0, d1) */
-    int64_t nx, plane, item_elems, t0, k;
+    int64_t t0, k;
     int64_t slots, slot_rows, slot_elems, y0;
     int64_t d0, d1;
     int last; /* the tile begun last ends at the top boundary */
@@ -155,11 +158,10 @@ int ts_wave_rings_fit(int64_t planes, int64_t k);
 void ts_wave_levels_tile(struct ts_wave_levels *w, int64_t y0, int last);
 
 /* Level lev of rows [j0, j1) of item q, in the tile begun last. */
-void ts_wave_level_rows(const struct ts_wave_levels *w, const struct ts_stencil_sweep *s, int64_t lev, int64_t q,
-                        int64_t j0, int64_t j1);
+void ts_wave_level_rows(const struct ts_wave_levels *w, int64_t lev, int64_t q, int64_t j0, int64_t j1);
 
-/* n rows of one step as one run (as ts_stencil_item), from the input's first interior point at
- * in, its items in_plane doubles apart, to the output's at out. */
+/* n rows of one step as one run (as a plain step sweeps an item's rows), from the input's first
+ * interior point at in, its items in_plane doubles apart, to the output's at out. */
 void ts_stencil_rows_at(const struct ts_stencil_sweep *s, const double *in, int64_t in_plane, double *out, int64_t n);
 
 /* Rows of stencil3d's tallest wavefront tile: at most pb->block_y, or, when 0, the most rows whose

@@ -151,7 +151,8 @@ static void run_of_rows(const struct ts_stencil_sweep *s, const double *in, doub
         rows_as_one(s, in, out, at, n);
 }
 
-void ts_stencil_item(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q, int64_t j0, int64_t j1)
+/* Rows [j0, j1) of item q of one step, from grid in to grid out. */
+static void item(const struct ts_stencil_sweep *s, const double *in, double *out, int64_t q, int64_t j0, int64_t j1)
 {
     run_of_rows(s, in, out, q * s->item_elems + j0 * s->nx + 1, j1 - j0);
 }
@@ -198,7 +199,7 @@ static void item_rows(const struct ts_stencil_sweep *s, const double *in, double
                       int64_t j1, int64_t x0, int64_t x1)
 {
     if (x0 == 1 && x1 == s->nx - 1) {
-        ts_stencil_item(s, in, out, q, j0, j1);
+        item(s, in, out, q, j0, j1);
         return;
     }
     for (int64_t j = j0; j < j1; j++) {

@@ -32,8 +32,6 @@
 
 #include "stencil_common.h"
 
-/* One more than openmp.threads allows, as for the wavefront's progress. */
-#define MAX_PARTS 4097
 #define PAGE_DOUBLES 512
 
 /* bytes (whole pages) mapped twice, back to back; NULL when the system refuses. */
@@ -62,14 +60,14 @@ static struct {
     double *ring, *edges;
     int64_t ring_elems, edge_elems;
     int64_t nx, slot_elems; /* the layout the ring's zeros are for */
-} stores[MAX_PARTS];
+} stores[TS_WAVE_MAX_PARTS];
 
 /* The ring starts as zeros for its layout: the x-boundary points of a slot's rows (every nx
  * from each slot's start) are read by the stencil and never written but with a zero, so a ring
  * that served rows of another length or slots of another size is zeroed again. */
 static int store_of(int part, int64_t ring_elems, int64_t nx, int64_t slot_elems, int64_t edge_elems)
 {
-    if (part < 0 || part >= MAX_PARTS)
+    if (part < 0 || part >= TS_WAVE_MAX_PARTS)
         return 1;
     /* The ring's size is where its second mapping begins: exactly what this run's slots fill. */
     if (stores[part].ring_elems != ring_elems) {
@@ -114,10 +112,8 @@ struct ts_wave_levels ts_wave_levels_of(const struct ts_stencil_sweep *s, double
                                         int64_t k, int64_t lo, int64_t hi, int64_t tile_rows)
 {
     struct ts_wave_levels w = {
+        .s = s,
         .grids = { arrays[0], arrays[1] },
-        .nx = s->nx,
-        .plane = s->plane,
-        .item_elems = s->item_elems,
         .t0 = t0,
         .k = k,
         .slots = slots_of(k),
@@ -166,18 +162,18 @@ static int64_t slot_index(const struct ts_wave_levels *w, int64_t q)
  * tile, whose levels all end at the top boundary, up to tile + lev + 2). */
 static double *slot_row(const struct ts_wave_levels *w, int64_t index, int64_t lev, int64_t j)
 {
-    return w->ring + index * w->slot_elems + (j - (w->y0 - lev - 1)) * w->nx;
+    return w->ring + index * w->slot_elems + (j - (w->y0 - lev - 1)) * w->s->nx;
 }
 
 static double *grid_row(const struct ts_wave_levels *w, int64_t lev, int64_t q, int64_t j)
 {
-    return w->grids[(w->t0 + lev) % 2] + q * w->item_elems + j * w->nx;
+    return w->grids[(w->t0 + lev) % 2] + q * w->s->item_elems + j * w->s->nx;
 }
 
 /* The two top rows of ring level lev of plane q, as the last tile left them. */
 static double *edge_rows(const struct ts_wave_levels *w, int64_t lev, int64_t q)
 {
-    return w->edges + ((w->k - 1 - lev) / 2 * (w->d1 - w->d0) + (q - w->d0)) * 2 * w->nx;
+    return w->edges + ((w->k - 1 - lev) / 2 * (w->d1 - w->d0) + (q - w->d0)) * 2 * w->s->nx;
 }
 
 static void copy_rows(double *to, const double *from, int64_t nx, int64_t rows)
@@ -186,13 +182,13 @@ static void copy_rows(double *to, const double *from, int64_t nx, int64_t rows)
         memcpy(to, from, (size_t)(rows * nx) * sizeof(double));
 }
 
-void ts_wave_level_rows(const struct ts_wave_levels *w, const struct ts_stencil_sweep *s, int64_t lev, int64_t q,
-                        int64_t j0, int64_t j1)
+void ts_wave_level_rows(const struct ts_wave_levels *w, int64_t lev, int64_t q, int64_t j0, int64_t j1)
 {
-    const int64_t nx = w->nx, index = slot_index(w, q);
+    const struct ts_stencil_sweep *s = w->s;
+    const int64_t nx = s->nx, index = slot_index(w, q);
     const int reads_ring = ring_level(w, lev - 1) && q > w->d0 && q < w->d1 - 1;
     const double *in = reads_ring ? slot_row(w, index, lev - 1, j0) : grid_row(w, lev - 1, q, j0);
-    const int64_t in_plane = reads_ring ? w->slot_elems : w->plane;
+    const int64_t in_plane = reads_ring ? w->slot_elems : s->plane;
     if (!ring_level(w, lev) || q < w->d0 || q >= w->d1) {
         ts_stencil_rows_at(s, in + 1, in_plane, grid_row(w, lev, q, j0) + 1, j1 - j0);
         return;

@@ -35,17 +35,14 @@
 
 #include "stencil_common.h"
 
-/* One more than openmp.threads allows; a part's slot is its own cache line, since the
- * neighbours spin on it. */
-#define MAX_PARTS 4097
-
+/* A part's slot is its own cache line, since the neighbours spin on it. */
 static struct {
     alignas(64) _Atomic int64_t done; /* the last time step this part's items all reached */
-} progress[MAX_PARTS];
+} progress[TS_WAVE_MAX_PARTS];
 
 void ts_stencil_wavefront_reset(int part)
 {
-    if (part >= 0 && part < MAX_PARTS)
+    if (part >= 0 && part < TS_WAVE_MAX_PARTS)
         atomic_store_explicit(&progress[part].done, 0, memory_order_relaxed);
 }
 
@@ -117,7 +114,7 @@ static void trapezoid_tile(const struct ts_stencil_sweep *s, struct ts_wave_leve
             j0 = j0 > s->row_lo ? j0 : s->row_lo;
             j1 = j1 > s->row_lo ? j1 : s->row_lo;
             if (j0 < j1)
-                ts_wave_level_rows(w, s, lev, q, j0, j1);
+                ts_wave_level_rows(w, lev, q, j0, j1);
         }
 }
 
@@ -133,7 +130,7 @@ void ts_stencil_wavefront(const struct ts_stencil_sweep *s, double *const *array
 
     /* Phase A, tile by tile of rows. */
     const struct ts_stencil_blocks tiles = ts_stencil_blocks_of(s->row_lo, s->row_hi, tile_rows);
-    struct ts_wave_levels w = ts_wave_levels_of(s, arrays, r.part, t0, k, lo, hi, (tiles.rows + tiles.n - 1) / tiles.n);
+    struct ts_wave_levels w = ts_wave_levels_of(s, arrays, r.part, t0, k, lo, hi, ts_stencil_block_tallest(tiles));
     for (int64_t i = 0; i < tiles.n; i++)
         trapezoid_tile(s, &w, lo, hi, open_lo, open_hi, ts_stencil_block_edge(tiles, i),
                        ts_stencil_block_edge(tiles, i + 1));
