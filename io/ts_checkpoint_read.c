@@ -243,7 +243,7 @@ static int dry_restore(const char *path, const struct ts_checkpoint_expect *e, s
     struct dry_run d = { path, e };
     char name[4200];
     snprintf(name, sizeof name, "checkpoint %s", path);
-    return ts_read_check_isolated(restore_without_field, &d, name, ts_read_seconds(path), err);
+    return ts_read_check_isolated(restore_without_field, &d, name, ts_read_limits_of(path), err);
 }
 
 int ts_checkpoint_restore(const char *path, const struct ts_checkpoint_expect *e, int64_t *steps_done,

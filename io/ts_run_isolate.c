@@ -6,8 +6,10 @@
  * everything before sending it; the parent only copies it back. */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -121,10 +123,42 @@ static void terminate_layout(struct ts_run_summary *s)
 #undef END
 }
 
-static void child(int fd, ts_run_reader *reader, const void *ctx, unsigned seconds)
+/* Sanitizers reserve terabytes of address space for their shadow: no limit on it there. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+
+/* A corrupted length makes HDF5 ask malloc for absurd sizes and then fill what it got (a 43 kB
+ * survey file: 21 GB, then 41 s writing it, before the read failed): the child's address space
+ * may grow by `bytes` beyond what it inherited, past which malloc fails and HDF5 reports it. */
+static void limit_memory(uint64_t bytes)
+{
+#ifndef SANITIZED
+    unsigned long long pages = 0;
+    FILE *f = bytes ? fopen("/proc/self/statm", "r") : NULL;
+    if (!f)
+        return;
+    const int known = fscanf(f, "%llu", &pages) == 1;
+    fclose(f);
+    const long page = sysconf(_SC_PAGESIZE);
+    if (!known || page <= 0)
+        return;
+    const rlim_t at = (rlim_t)(pages * (unsigned long long)page + bytes);
+    setrlimit(RLIMIT_AS, &(struct rlimit){ at, at });
+#else
+    (void)bytes;
+#endif
+}
+
+static void child(int fd, ts_run_reader *reader, const void *ctx, struct ts_read_limits limits)
 {
     signal(SIGALRM, SIG_DFL);
-    alarm(seconds);
+    alarm(limits.seconds);
+    limit_memory(limits.bytes);
     /* Both go down the pipe whole: zeroed first, so the padding and the unused tail of the
      * message are not this process's stale stack bytes (valgrind: write() of uninitialised). */
     struct ts_run_summary s;
@@ -214,7 +248,7 @@ static int receive(int fd, struct ts_run_summary *out, struct ts_error *err)
     return st;
 }
 
-int ts_run_read_isolated(ts_run_reader *reader, const void *ctx, const char *name, unsigned seconds,
+int ts_run_read_isolated(ts_run_reader *reader, const void *ctx, const char *name, struct ts_read_limits limits,
                          struct ts_run_summary *out, struct ts_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -234,7 +268,7 @@ int ts_run_read_isolated(ts_run_reader *reader, const void *ctx, const char *nam
     }
     if (pid == 0) {
         close(fds[0]);
-        child(fds[1], reader, ctx, seconds);
+        child(fds[1], reader, ctx, limits);
     }
     close(fds[1]);
     int st = receive(fds[0], out, err);
@@ -247,7 +281,7 @@ int ts_run_read_isolated(ts_run_reader *reader, const void *ctx, const char *nam
     if (st == TS_OK)
         ts_run_summary_free(out);
     out->kind = TS_FILE_UNREADABLE;
-    return child_failed(status, name, seconds, err);
+    return child_failed(status, name, limits.seconds, err);
 }
 
 struct check_call {
@@ -263,12 +297,12 @@ static int run_check(const void *ctx, struct ts_run_summary *out, struct ts_erro
     return c->check(c->ctx, err);
 }
 
-int ts_read_check_isolated(ts_read_check *check, const void *ctx, const char *name, unsigned seconds,
+int ts_read_check_isolated(ts_read_check *check, const void *ctx, const char *name, struct ts_read_limits limits,
                            struct ts_error *err)
 {
     struct check_call c = { check, ctx };
     struct ts_run_summary empty;
-    int st = ts_run_read_isolated(run_check, &c, name, seconds, &empty, err);
+    int st = ts_run_read_isolated(run_check, &c, name, limits, &empty, err);
     ts_run_summary_free(&empty);
     return st;
 }
@@ -280,19 +314,25 @@ static int read_path(const void *ctx, struct ts_run_summary *out, struct ts_erro
 
 /* Reading a run file takes milliseconds, or about as long as reading its bytes: a minute
  * plus a second per 20 MB is far beyond that, and stops HDF5 looping on a corrupted heap.
- * TOUCHSTONE_READ_TIMEOUT (seconds) replaces it: for tests, or a very slow filesystem. */
-unsigned ts_read_seconds(const char *path)
+ * What a read keeps is some of the file's values, a few of them compressed: 1 GiB plus 16
+ * bytes per byte of the file is far beyond that too, and stops HDF5 filling an absurd
+ * allocation. TOUCHSTONE_READ_TIMEOUT (seconds) and TOUCHSTONE_READ_MEMORY_MB replace them: for
+ * tests, a very slow filesystem, or a file that needs more. */
+struct ts_read_limits ts_read_limits_of(const char *path)
 {
     struct stat sb;
-    off_t size = stat(path, &sb) == 0 ? sb.st_size : 0;
-    unsigned seconds = 60 + (unsigned)(size / 20000000);
+    const uint64_t size = stat(path, &sb) == 0 && sb.st_size > 0 ? (uint64_t)sb.st_size : 0;
+    struct ts_read_limits l = { .seconds = 60 + (unsigned)(size / 20000000), .bytes = ((uint64_t)1 << 30) + 16 * size };
     const char *env = getenv("TOUCHSTONE_READ_TIMEOUT");
     if (env && atoi(env) > 0)
-        seconds = (unsigned)atoi(env);
-    return seconds;
+        l.seconds = (unsigned)atoi(env);
+    env = getenv("TOUCHSTONE_READ_MEMORY_MB");
+    if (env && atoll(env) > 0)
+        l.bytes = (uint64_t)atoll(env) << 20;
+    return l;
 }
 
 int ts_run_read_file_isolated(const char *path, struct ts_run_summary *out, struct ts_error *err)
 {
-    return ts_run_read_isolated(read_path, path, path, ts_read_seconds(path), out, err);
+    return ts_run_read_isolated(read_path, path, path, ts_read_limits_of(path), out, err);
 }

@@ -132,18 +132,26 @@ int ts_run_read_image(const void *bytes, size_t n, const char *name, struct ts_r
  * crash or a hang there into TS_BAD_INPUT ("FILE: HDF5 crashed reading it ..."); commands
  * read files this way. TS_RESOURCE_ERROR when the child cannot be started (pipe, fork). */
 typedef int ts_run_reader(const void *ctx, struct ts_run_summary *out, struct ts_error *err);
-int ts_run_read_isolated(ts_run_reader *reader, const void *ctx, const char *name, unsigned seconds,
+
+/* What an isolated read may take: seconds before it is stopped, and bytes of memory beyond what
+ * the process held when it began (0: no memory limit). */
+struct ts_read_limits {
+    unsigned seconds;
+    uint64_t bytes;
+};
+int ts_run_read_isolated(ts_run_reader *reader, const void *ctx, const char *name, struct ts_read_limits limits,
                          struct ts_run_summary *out, struct ts_error *err);
 int ts_run_read_file_isolated(const char *path, struct ts_run_summary *out, struct ts_error *err);
 
 /* The same for a check that returns only a status and err (a checkpoint read into scratch
  * before the real restore). */
 typedef int ts_read_check(const void *ctx, struct ts_error *err);
-int ts_read_check_isolated(ts_read_check *check, const void *ctx, const char *name, unsigned seconds,
+int ts_read_check_isolated(ts_read_check *check, const void *ctx, const char *name, struct ts_read_limits limits,
                            struct ts_error *err);
 
-/* The time limit of an isolated read of the file at path (TOUCHSTONE_READ_TIMEOUT overrides). */
-unsigned ts_read_seconds(const char *path);
+/* The limits of an isolated read of the file at path (TOUCHSTONE_READ_TIMEOUT and
+ * TOUCHSTONE_READ_MEMORY_MB override them). */
+struct ts_read_limits ts_read_limits_of(const char *path);
 
 void ts_run_summary_free(struct ts_run_summary *s);
 

@@ -455,7 +455,7 @@ static int check_read(const void *ctx, struct ts_error *err)
 int ts_survey_read(const char *path, struct ts_survey_rec *out, struct ts_error *err)
 {
     memset(out, 0, sizeof *out);
-    int st = ts_read_check_isolated(check_read, path, path, ts_read_seconds(path), err);
+    int st = ts_read_check_isolated(check_read, path, path, ts_read_limits_of(path), err);
     return st == TS_OK ? ts_survey_read_direct(path, out, err) : st;
 }
 

@@ -76,7 +76,8 @@ static int damaged(const unsigned char *bytes, size_t n, int isolated, const cha
     struct ts_error err;
     ts_error_clear(&err);
     struct image im = { bytes, n };
-    int st = isolated ? ts_run_read_isolated(read_image, &im, NAME, 2, &s, &err) : read_image(&im, &s, &err);
+    int st = isolated ? ts_run_read_isolated(read_image, &im, NAME, (struct ts_read_limits){ .seconds = 2 }, &s, &err)
+                      : read_image(&im, &s, &err);
     crashes += strstr(err.message, "HDF5 crashed") != NULL;
     hangs += strstr(err.message, "HDF5 did not finish") != NULL;
     if (st == TS_OK) {
