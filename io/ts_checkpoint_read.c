@@ -172,7 +172,8 @@ static int restore_opened(struct h5r *r, const struct ts_checkpoint_expect *e, i
     }
     if (rc == TS_OK)
         rc = read_thread_times(r, e, threads, format, thread_times_restored);
-    double *field = e->field[steps % 2];
+    /* steps is a number of the file's until check_header accepts it (a damaged one is -1). */
+    double *field = rc == TS_OK ? e->field[steps % 2] : NULL;
     if (rc == TS_OK && field) {
         struct h5r_doubles grid = { .path = "/field",
                                     .rank = 3,
